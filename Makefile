@@ -1,0 +1,56 @@
+# Two commands: `make run` and `make test`. Everything else is a step of those.
+SHELL := /bin/bash
+ROOT := $(shell pwd)
+export PGPORT ?= 55432
+export PGDATA ?= $(ROOT)/.pgdata
+export PG_HOST ?= 127.0.0.1
+export PG_PORT ?= $(PGPORT)
+export PG_DB ?= queen
+export PG_USER ?= postgres
+export PG_PASSWORD ?= postgres
+BUILD ?= $(ROOT)/build
+JOBS ?= $(shell nproc)
+
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-fault bench stop clean
+
+deps:
+	@scripts/deps.sh
+
+pg: deps
+	@scripts/pg.sh start
+
+db: pg
+	@scripts/db-deploy.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: db build
+	@echo "queen: psql -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB)"
+	@echo "queen: broker on http://127.0.0.1:$${PORT:-6632}"
+	exec $(BUILD)/queen-broker
+
+test: db build
+	$(MAKE) --no-print-directory test-sql test-unit test-integration test-fault
+
+test-sql:
+	pg_prove -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB) --recurse --ext .sql sql/tests
+
+test-unit:
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-integration:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/integration
+
+test-fault:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fault
+
+bench: db build
+	scripts/bench.sh
+
+stop:
+	@scripts/pg.sh stop
+
+clean:
+	rm -rf $(BUILD)
