@@ -1,0 +1,54 @@
+#pragma once
+// What the drain needs from the rest of the broker, as interfaces, so the
+// spool depends on neither the database nor the admission arbiter.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spool/spool_event.h"
+
+namespace queen::spool {
+
+struct ReplayOutcome {
+  // Ok: the batch is stored (or came back duplicate: it was stored before).
+  // Transient: the database is unreachable or overloaded; retry later, keep the file.
+  // Permanent: the database rejected the data; the same bytes will fail again.
+  enum class Kind { Ok, Transient, Permanent } kind = Kind::Ok;
+  std::string error;
+
+  static ReplayOutcome ok() { return {Kind::Ok, {}}; }
+  static ReplayOutcome transient(std::string e) { return {Kind::Transient, std::move(e)}; }
+  static ReplayOutcome permanent(std::string e) { return {Kind::Permanent, std::move(e)}; }
+};
+
+const char* to_string(ReplayOutcome::Kind kind) noexcept;
+
+// Stores one replay batch. The drain guarantees: 1 <= batch.size() <=
+// FILE_BUFFER_MAX_BATCH, every event of the batch has the same (tenant, queue,
+// partition), in file order. The store writes the batch as one transaction,
+// keeps each original transactionId, mints fresh message ids and bypasses the
+// in-memory dedup cache so the database decides about duplicates. It is called
+// from the drain thread only (or from startup recovery, before the drain runs).
+class ReplayStore {
+ public:
+  virtual ~ReplayStore() = default;
+  virtual ReplayOutcome replay(const std::vector<SpoolEvent>& batch) = 0;
+};
+
+// Held while one file is replayed; releasing it (destruction) frees the slot.
+class ReplayPermit {
+ public:
+  virtual ~ReplayPermit() = default;
+};
+
+// Admission of replay work: the place for the Maint lane of the admission
+// arbiter, so a recovering spool never outranks live traffic. Called before
+// each file of a drain cycle; nullptr means "not now": the cycle ends and the
+// file is retried next cycle, with no failure counted.
+class ReplayGate {
+ public:
+  virtual ~ReplayGate() = default;
+  virtual std::unique_ptr<ReplayPermit> admit() = 0;
+};
+
+}  // namespace queen::spool

@@ -1,0 +1,44 @@
+#include "spool/spool.h"
+
+#include <sstream>
+
+namespace queen::spool {
+namespace {
+
+SpoolDirectory prepare_and_count(const std::string& requested, SpoolLedger& ledger) {
+  SpoolDirectory dir = prepare_spool_directory(requested);
+  inventory_spool_directory(dir.path, ledger);
+  return dir;
+}
+
+}  // namespace
+
+Spool::Spool(SpoolOptions options, ReplayStore& store, const Clock& clock)
+    : options_(std::move(options)),
+      directory_(prepare_and_count(options_.dir, ledger_)),
+      writer_(SpoolWriterOptions{directory_.path, options_.events_per_file, options_.fsync, {}}, ledger_),
+      drain_(directory_.path, options_.drain, store, ledger_, &writer_, clock),
+      loop_(drain_, options_.flush_interval) {}
+
+Spool::~Spool() { loop_.stop(); }
+
+std::string Spool::describe() const {
+  std::ostringstream out;
+  out << "dir=" << directory_.path.string() << " flush_ms=" << options_.flush_interval.count()
+      << " max_batch=" << options_.drain.max_batch << " events_per_file=" << options_.events_per_file
+      << " fsync=" << to_string(options_.fsync);
+  if (directory_.fell_back)
+    out << " (fallback; requested " << directory_.requested << ": " << directory_.fallback_reason << ")";
+  return out.str();
+}
+
+void Spool::set_maintenance(bool enabled) {
+  if (enabled) {
+    loop_.pause(true);
+    return;
+  }
+  writer_.finalize_active();
+  loop_.pause(false);
+}
+
+}  // namespace queen::spool

@@ -1,0 +1,80 @@
+#pragma once
+// The spool as one object: the broker's single entry point to the module.
+//
+// Boot order (the broker's):
+//   Spool spool(options, store);            // directory (with fallback) + inventory of what is on disk
+//   log(spool.describe());                  // the "config: file_buffer" line
+//   spool.recover_at_startup();             // before the listener binds
+//   spool.start_drain();                    // background loop every flush_interval
+// Push path: spool.append(items) -> per-item ok (buffered) / not ok (failed).
+// Maintenance: spool.set_maintenance(true|false).
+// Gauges: spool.stats().
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spool/clock.h"
+#include "spool/drain_loop.h"
+#include "spool/replay.h"
+#include "spool/spool_directory.h"
+#include "spool/spool_drain.h"
+#include "spool/spool_event.h"
+#include "spool/spool_ledger.h"
+#include "spool/spool_writer.h"
+
+namespace queen::spool {
+
+struct SpoolOptions {
+  std::string dir = "/var/lib/queen/buffers";      // FILE_BUFFER_DIR
+  std::chrono::milliseconds flush_interval{100};   // FILE_BUFFER_FLUSH_MS
+  std::size_t events_per_file = 10000;             // FILE_BUFFER_EVENTS_PER_FILE
+  FsyncMode fsync = FsyncMode::Off;
+  std::chrono::milliseconds recovery_budget = std::chrono::hours(1);
+  SpoolDrainOptions drain;                         // drain.max_batch = FILE_BUFFER_MAX_BATCH
+};
+
+class Spool {
+ public:
+  // Prepares the directory (falling back to a per-user temporary directory
+  // with a warning) and counts the events already on disk into the stats.
+  // Throws std::runtime_error when no directory is usable at all.
+  Spool(SpoolOptions options, ReplayStore& store, const Clock& clock = steady_clock_instance());
+  ~Spool();  // stops the drain loop, finalizes the active file
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+
+  const SpoolDirectory& directory() const { return directory_; }
+  // "dir=/var/lib/queen/buffers flush_ms=100 max_batch=100 events_per_file=10000 fsync=off"
+  // plus " (fallback; requested <dir>: <reason>)" when the fallback is in use.
+  std::string describe() const;
+
+  std::vector<bool> append(const std::vector<SpoolEvent>& events) { return writer_.append(events); }
+  bool finalize_active() { return writer_.finalize_active(); }
+
+  RecoverySummary recover_at_startup() { return drain_.recover_at_startup(options_.recovery_budget); }
+  void start_drain() { loop_.start(); }
+  void stop_drain() { loop_.stop(); }
+  // On: every push is meant for the spool; the drain pauses so it accumulates.
+  // Off: the active file is finalized and the drain resumes at once.
+  void set_maintenance(bool enabled);
+  void set_replay_gate(ReplayGate* gate) { drain_.set_replay_gate(gate); }
+  // The push path reports what it saw of the database (e.g. false when a push
+  // transaction failed transiently), so the drain paces itself accordingly.
+  void set_db_healthy(bool healthy) { ledger_.set_db_healthy(healthy); }
+
+  SpoolStats stats() const { return ledger_.snapshot(); }
+  SpoolWriter& writer() { return writer_; }
+  SpoolDrain& drain() { return drain_; }
+
+ private:
+  SpoolOptions options_;
+  SpoolLedger ledger_;  // before directory_: the boot inventory fills it
+  SpoolDirectory directory_;
+  SpoolWriter writer_;
+  SpoolDrain drain_;
+  SpoolDrainLoop loop_;
+};
+
+}  // namespace queen::spool

@@ -1,0 +1,48 @@
+#pragma once
+// The spool directory: creation with a fallback, FIFO listings, quarantine,
+// and the boot inventory that seeds the ledger.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spool/file_names.h"
+
+namespace queen::spool {
+
+class SpoolLedger;
+
+struct SpoolDirectory {
+  std::filesystem::path path;  // the directory in use
+  std::string requested;       // FILE_BUFFER_DIR as configured
+  bool fell_back = false;      // true when `path` is the per-user temporary directory
+  std::string fallback_reason; // why the requested directory was not usable
+};
+
+// Creates `requested` (and its failed/ subdirectory) and checks it is
+// writable. When that fails, logs a warning on the spool target and uses
+// per_user_fallback_directory() instead, so a developer machine does not drop
+// every buffered push. Throws std::runtime_error only when the fallback is not
+// usable either.
+SpoolDirectory prepare_spool_directory(const std::string& requested);
+
+// <temp dir>/queen-buffers-<uid>: per user so two users on one machine never share it.
+std::filesystem::path per_user_fallback_directory();
+
+std::filesystem::path failed_directory(const std::filesystem::path& dir);
+
+// Regular files of `dir` (not recursive) whose name ends with `extension`, FIFO order.
+std::vector<std::filesystem::path> list_spool_files(const std::filesystem::path& dir, std::string_view extension);
+
+// The newest id among spool file names in `dir` and in failed/, so new names sort after all of them.
+std::optional<SpoolFileId> newest_file_id(const std::filesystem::path& dir);
+
+enum class QuarantineResult { Moved, Deleted, Stuck };
+// Moves `file` into failed/; when the move fails, deletes it. Stuck means neither worked.
+QuarantineResult quarantine_file(const std::filesystem::path& dir, const std::filesystem::path& file);
+
+// Counts the records of every .buf/.tmp file and of every file in failed/ into `ledger`.
+void inventory_spool_directory(const std::filesystem::path& dir, SpoolLedger& ledger);
+
+}  // namespace queen::spool

@@ -1,0 +1,328 @@
+#include "spool/spool_drain.h"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+
+#include "spool/file_names.h"
+#include "spool/spool_directory.h"
+#include "spool/spool_ledger.h"
+#include "spool/spool_log.h"
+#include "spool/spool_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace queen::spool {
+namespace {
+
+std::string name_of(const fs::path& file) { return file.filename().string(); }
+
+}  // namespace
+
+const char* to_string(CycleReport::Result result) noexcept {
+  switch (result) {
+    case CycleReport::Result::Paused: return "paused";
+    case CycleReport::Result::CoolingDown: return "cooling_down";
+    case CycleReport::Result::Idle: return "idle";
+    case CycleReport::Result::Drained: return "drained";
+    case CycleReport::Result::FileBudgetReached: return "file_budget_reached";
+    case CycleReport::Result::NotAdmitted: return "not_admitted";
+    case CycleReport::Result::TransientFailure: return "transient_failure";
+    case CycleReport::Result::PermanentFailure: return "permanent_failure";
+  }
+  return "unknown";
+}
+
+const char* to_string(RecoverySummary::Stop stop) noexcept {
+  switch (stop) {
+    case RecoverySummary::Stop::Completed: return "completed";
+    case RecoverySummary::Stop::Failed: return "failed";
+    case RecoverySummary::Stop::Deadline: return "deadline";
+  }
+  return "unknown";
+}
+
+SpoolDrain::SpoolDrain(fs::path dir, SpoolDrainOptions options, ReplayStore& store, SpoolLedger& ledger,
+                       SpoolWriter* writer, const Clock& clock)
+    : dir_(std::move(dir)), options_(options), store_(store), ledger_(ledger), writer_(writer), clock_(clock) {}
+
+bool SpoolDrain::cooling_down() const {
+  const auto until = cooldown_until_.load();
+  return until != 0 && clock_.now().time_since_epoch().count() < until;
+}
+
+CycleReport SpoolDrain::run_cycle() {
+  std::lock_guard lock(cycle_mutex_);
+  CycleReport report;
+  if (paused_.load()) {
+    report.result = CycleReport::Result::Paused;
+    return report;
+  }
+  if (cooling_down()) {
+    report.result = CycleReport::Result::CoolingDown;
+    return report;
+  }
+  cooldown_until_.store(0);
+
+  if (writer_ != nullptr) writer_->finalize_active();
+  const auto files = list_spool_files(dir_, kFinalizedExtension);
+  if (files.empty()) {
+    report.result = CycleReport::Result::Idle;
+    return report;
+  }
+
+  // The pace is decided once per cycle: a broker that still fails probes with
+  // one file, a healthy one refills PostgreSQL with up to ten.
+  const std::size_t budget =
+      ledger_.db_healthy() ? options_.files_per_cycle_healthy : options_.files_per_cycle_unhealthy;
+  std::size_t attempted = 0;
+  report.result = CycleReport::Result::Drained;
+  for (const auto& file : files) {
+    if (attempted >= budget) {
+      report.result = CycleReport::Result::FileBudgetReached;
+      break;
+    }
+    std::unique_ptr<ReplayPermit> permit;
+    if (gate_ != nullptr && !(permit = gate_->admit())) {
+      report.result = CycleReport::Result::NotAdmitted;
+      break;
+    }
+    const FileAttempt attempt = replay_file(file, std::nullopt);
+    report.events_replayed += attempt.events_replayed;
+    if (attempt.result == FileResult::Replayed) {
+      finish_replayed_file(file);
+      ++report.files_replayed;
+      ++attempted;
+      continue;
+    }
+    report.error = attempt.error;
+    if (attempt.result == FileResult::Transient) {
+      note_transient_failure(file, attempt.error);
+      report.result = CycleReport::Result::TransientFailure;
+      break;
+    }
+    // Permanent. A quarantined poison file does not use up the cycle's budget:
+    // the point of quarantine is that the files behind it move on now.
+    if (note_permanent_failure(file, attempt.error)) {
+      ++report.files_quarantined;
+      continue;
+    }
+    report.result = CycleReport::Result::PermanentFailure;
+    break;
+  }
+  return report;
+}
+
+SpoolDrain::HeadFile* SpoolDrain::load_head(const fs::path& file, std::string& error) {
+  const std::string stem = stem_of(name_of(file));
+  std::error_code ec;
+  const std::uint64_t size = fs::file_size(file, ec);
+  if (ec) {
+    error = "cannot stat spool file " + file.string() + ": " + ec.message();
+    return nullptr;
+  }
+  if (head_ && head_->stem == stem && head_->file_bytes == size) return &*head_;
+  head_.reset();
+  HeadFile head;
+  try {
+    head.scan = scan_spool_file(file);
+  } catch (const SpoolIoError& e) {
+    error = e.what();
+    return nullptr;
+  }
+  head.stem = stem;
+  head.file_bytes = head.scan.file_bytes;
+  std::vector<ReplayGroupKey> groups;
+  groups.reserve(head.scan.records.size());
+  for (const auto& record : head.scan.records) groups.push_back(record.group);
+  head.batches = plan_replay_batches(groups, options_.max_batch);
+  head_ = std::move(head);
+  return &*head_;
+}
+
+SpoolDrain::FileAttempt SpoolDrain::replay_file(const fs::path& file, std::optional<Clock::time_point> deadline) {
+  FileAttempt attempt;
+  const auto fail = [&](FileResult result, std::string error) {
+    attempt.result = result;
+    attempt.error = std::move(error);
+    return attempt;
+  };
+  std::string error;
+  HeadFile* head = load_head(file, error);
+  if (head == nullptr) return fail(FileResult::Permanent, error);
+
+  std::optional<SpoolFileReader> reader;  // opened only when there is a batch left to read
+  std::vector<SpoolEvent> events;
+  while (head->next_batch < head->batches.size()) {
+    if (deadline && clock_.now() >= *deadline) return fail(FileResult::DeadlineReached, "recovery deadline reached");
+    events.clear();
+    try {
+      if (!reader) reader.emplace(file);
+      for (const std::size_t index : head->batches[head->next_batch])
+        events.push_back(reader->read(head->scan.records[index]));
+    } catch (const SpoolIoError& e) {
+      head_.reset();  // read it afresh next time
+      return fail(FileResult::Permanent, e.what());
+    }
+    const ReplayOutcome outcome = call_store(events);
+    if (outcome.kind == ReplayOutcome::Kind::Transient) return fail(FileResult::Transient, outcome.error);
+    if (outcome.kind == ReplayOutcome::Kind::Permanent) return fail(FileResult::Permanent, outcome.error);
+    ++head->next_batch;
+    attempt.events_replayed += events.size();
+    ledger_.record_replayed(head->stem, events.size());
+    ledger_.set_db_healthy(true);
+    consecutive_transient_.store(0);
+    permanent_attempts_.store(0);  // the file moved forward: not the same failure any more
+  }
+  // Good records are stored; what follows them cannot be read, ever.
+  if (head->scan.torn_tail) return fail(FileResult::Permanent, "damaged data: " + head->scan.tail_reason);
+  return attempt;
+}
+
+ReplayOutcome SpoolDrain::call_store(const std::vector<SpoolEvent>& batch) {
+  try {
+    return store_.replay(batch);
+  } catch (const std::exception& e) {
+    // Unknown failure: keep the file. Good spool is never discarded on a guess.
+    return ReplayOutcome::transient(std::string("replay store threw: ") + e.what());
+  } catch (...) {
+    return ReplayOutcome::transient("replay store threw a non-standard exception");
+  }
+}
+
+void SpoolDrain::finish_replayed_file(const fs::path& file) {
+  const std::string stem = stem_of(name_of(file));
+  std::error_code ec;
+  fs::remove(file, ec);
+  if (ec) {
+    // Progress says every batch is stored, so the next cycle only retries the delete.
+    spool_log()->error("cannot delete replayed spool file {}: {}", file.string(), ec.message());
+    return;
+  }
+  ledger_.record_removed(stem);
+  permanent_attempts_.store(0);
+  permanent_head_.clear();
+  head_.reset();
+}
+
+void SpoolDrain::note_transient_failure(const fs::path& file, const std::string& error) {
+  ledger_.set_db_healthy(false);
+  const unsigned streak = consecutive_transient_.fetch_add(1) + 1;
+  // One warning when a streak starts; the rest is debug so an outage does not flood the log.
+  if (streak == 1) {
+    spool_log()->warn("spool replay of {} failed transiently, keeping it: {}", name_of(file), error);
+  } else {
+    spool_log()->debug("spool replay of {} failed transiently ({} in a row): {}", name_of(file), streak, error);
+  }
+  if (streak >= options_.transient_failures_before_cooldown) {
+    const auto until = clock_.now() + options_.transient_cooldown;
+    cooldown_until_.store(until.time_since_epoch().count());
+    consecutive_transient_.store(0);
+    spool_log()->warn("spool drain: {} consecutive transient failures, pausing replay for {} ms", streak,
+                      options_.transient_cooldown.count());
+  }
+}
+
+bool SpoolDrain::note_permanent_failure(const fs::path& file, const std::string& error) {
+  const std::string stem = stem_of(name_of(file));
+  if (permanent_head_ != stem) {
+    permanent_head_ = stem;
+    permanent_attempts_.store(0);
+  }
+  consecutive_transient_.store(0);
+  const unsigned attempt = permanent_attempts_.fetch_add(1) + 1;
+  spool_log()->error("spool replay of {} failed permanently (attempt={}, max_attempts={}): {}", name_of(file), attempt,
+                     options_.max_permanent_attempts, error);
+  if (attempt < options_.max_permanent_attempts) return false;
+
+  std::error_code ec;
+  const auto bytes = fs::file_size(file, ec);
+  const QuarantineResult result = quarantine_file(dir_, file);
+  if (result == QuarantineResult::Stuck) {
+    spool_log()->error("spool file {} can be neither quarantined nor deleted; it blocks the drain", name_of(file));
+    return false;
+  }
+  ledger_.record_quarantined(stem, result == QuarantineResult::Moved && !ec ? bytes : 0);
+  spool_log()->error("spool file {} {} after {} permanent failures; its unreplayed events will never be stored",
+                     name_of(file), result == QuarantineResult::Moved ? "moved to failed/" : "deleted", attempt);
+  permanent_attempts_.store(0);
+  permanent_head_.clear();
+  head_.reset();
+  return true;
+}
+
+RecoverySummary SpoolDrain::recover_at_startup(std::chrono::milliseconds budget) {
+  std::lock_guard lock(cycle_mutex_);
+  RecoverySummary summary;
+  const auto deadline = clock_.now() + budget;
+  const bool sync = writer_ != nullptr && writer_->options().fsync == FsyncMode::Batch;
+  if (writer_ != nullptr) writer_->finalize_active();
+
+  for (const auto& tmp : list_spool_files(dir_, kActiveExtension)) {
+    const std::string stem = stem_of(name_of(tmp));
+    try {
+      const LeftoverFinalizeResult r = finalize_leftover_file(tmp, sync);
+      if (r.removed) {
+        ledger_.record_removed(stem);
+        continue;
+      }
+      if (r.tail_cut) {
+        ++summary.torn_tails_cut;
+        std::error_code ec;
+        const auto bytes = fs::file_size(r.finalized_path, ec);
+        if (!ec) ledger_.record_resized(stem, bytes);
+        spool_log()->warn("spool file {} had a torn tail (a crash mid-write); cut it off, kept {} events",
+                          name_of(tmp), r.events);
+      }
+      ledger_.record_finalized(stem);
+      ++summary.leftover_files_finalized;
+    } catch (const SpoolIoError& e) {
+      spool_log()->error("cannot finalize leftover spool file {}: {}", name_of(tmp), e.what());
+    }
+  }
+
+  const auto files = list_spool_files(dir_, kFinalizedExtension);
+  if (!files.empty())
+    spool_log()->info("spool recovery: replaying {} file(s) ({} events) before serving", files.size(),
+                      ledger_.pending_events());
+  for (const auto& file : files) {
+    if (clock_.now() >= deadline) {
+      summary.stop = RecoverySummary::Stop::Deadline;
+      break;
+    }
+    const FileAttempt attempt = replay_file(file, deadline);
+    summary.events_replayed += attempt.events_replayed;
+    if (attempt.result == FileResult::Replayed) {
+      finish_replayed_file(file);
+      ++summary.files_replayed;
+      continue;
+    }
+    summary.error = attempt.error;
+    if (attempt.result == FileResult::DeadlineReached) {
+      summary.stop = RecoverySummary::Stop::Deadline;
+      break;
+    }
+    if (attempt.result == FileResult::Transient) {
+      note_transient_failure(file, attempt.error);
+    } else if (note_permanent_failure(file, attempt.error)) {
+      continue;  // quarantined: the files behind it are not blocked
+    }
+    ledger_.set_db_healthy(false);
+    summary.stop = RecoverySummary::Stop::Failed;
+    break;
+  }
+  summary.files_left = list_spool_files(dir_, kFinalizedExtension).size();
+  if (summary.stop == RecoverySummary::Stop::Deadline) {
+    spool_log()->warn("spool recovery stopped at its {} ms budget; {} file(s) left to the background drain",
+                      budget.count(), summary.files_left);
+  } else if (summary.stop == RecoverySummary::Stop::Failed) {
+    spool_log()->warn("spool recovery stopped on a failure ({}); {} file(s) left to the background drain",
+                      summary.error, summary.files_left);
+  } else if (summary.files_replayed > 0) {
+    spool_log()->info("spool recovery replayed {} file(s), {} events", summary.files_replayed,
+                      summary.events_replayed);
+  }
+  return summary;
+}
+
+}  // namespace queen::spool

@@ -1,0 +1,162 @@
+#pragma once
+// The drain: replays finalized spool files (.buf) into the database, oldest
+// first, and decides per failure whether to keep, retry or give up on a file.
+//
+// One call of run_cycle():
+//   1. does nothing while paused (push maintenance) or during a cooldown;
+//   2. finalizes the writer's active file so its events become drainable;
+//   3. lists .buf files in FIFO order and replays up to files_per_cycle_healthy
+//      of them while the database is considered healthy, files_per_cycle_unhealthy
+//      (1) while it is not; each file takes a ReplayGate permit first;
+//   4. a file is replayed in batches (plan_replay_batches): one
+//      ReplayStore::replay() per batch. A fully replayed file is deleted.
+//      Transient failure: keep the file, mark the database unhealthy, end the
+//      cycle; every transient_failures_before_cooldown consecutive ones start a
+//      cooldown of transient_cooldown. Permanent failure (or an unreadable or
+//      damaged file): count consecutive failures of the head file, log each as
+//      an error with attempt/max; at max_permanent_attempts move the file to
+//      failed/ (delete it if the move fails) and go on with newer files in the
+//      same cycle; otherwise end the cycle (the head blocks the FIFO). The
+//      counter resets when the head changes or a batch is stored.
+// Batches a previous attempt stored are skipped on a retry of the same file
+// (progress is kept in memory; replay is idempotent anyway).
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spool/clock.h"
+#include "spool/replay.h"
+#include "spool/replay_plan.h"
+#include "spool/spool_file.h"
+
+namespace queen::spool {
+
+class SpoolLedger;
+class SpoolWriter;
+
+struct SpoolDrainOptions {
+  std::size_t max_batch = 100;  // FILE_BUFFER_MAX_BATCH
+  std::size_t files_per_cycle_healthy = 10;
+  std::size_t files_per_cycle_unhealthy = 1;
+  unsigned max_permanent_attempts = 5;
+  unsigned transient_failures_before_cooldown = 10;
+  std::chrono::milliseconds transient_cooldown{5000};
+};
+
+struct CycleReport {
+  enum class Result {
+    Paused,            // maintenance: nothing done
+    CoolingDown,       // circuit breaker open: nothing done
+    Idle,              // no .buf file to replay
+    Drained,           // every listed file was replayed (or quarantined)
+    FileBudgetReached, // files remain for the next cycle
+    NotAdmitted,       // the gate refused a permit
+    TransientFailure,
+    PermanentFailure,
+  };
+  Result result = Result::Idle;
+  std::size_t files_replayed = 0;     // replayed completely and deleted
+  std::size_t files_quarantined = 0;
+  std::size_t events_replayed = 0;
+  std::string error;                  // of the failure that ended the cycle
+};
+
+struct RecoverySummary {
+  enum class Stop { Completed, Failed, Deadline };
+  Stop stop = Stop::Completed;
+  std::size_t leftover_files_finalized = 0;  // .tmp -> .buf
+  std::size_t torn_tails_cut = 0;
+  std::size_t files_replayed = 0;
+  std::size_t events_replayed = 0;
+  std::size_t files_left = 0;  // handed to the background drain
+  std::string error;
+};
+
+const char* to_string(CycleReport::Result result) noexcept;
+const char* to_string(RecoverySummary::Stop stop) noexcept;
+
+class SpoolDrain {
+ public:
+  // `writer` may be null (no active file to finalize). `store`, `ledger`,
+  // `writer` and `clock` must outlive the drain.
+  SpoolDrain(std::filesystem::path dir, SpoolDrainOptions options, ReplayStore& store, SpoolLedger& ledger,
+             SpoolWriter* writer = nullptr, const Clock& clock = steady_clock_instance());
+
+  // One drain cycle (see above). Serialised with recover_at_startup().
+  CycleReport run_cycle();
+
+  // Boot pass, before the listener binds: finalizes leftover .tmp files
+  // (cutting a torn tail off) and replays every .buf in FIFO order until done,
+  // until a failure (the database is marked unhealthy, the rest is left to the
+  // drain) or until `budget` elapsed (a warning; the rest is left to the drain).
+  // Does not take ReplayGate permits: there is no live traffic yet.
+  RecoverySummary recover_at_startup(std::chrono::milliseconds budget = std::chrono::hours(1));
+
+  // Where the admission arbiter's Maint lane plugs in; null = always admitted.
+  // Set it before the drain loop starts.
+  void set_replay_gate(ReplayGate* gate) { gate_ = gate; }
+
+  // Paused (push maintenance), a cycle does nothing at all, not even finalize.
+  void pause(bool paused) { paused_.store(paused); }
+  bool paused() const { return paused_.load(); }
+
+  bool cooling_down() const;
+  unsigned consecutive_transient_failures() const { return consecutive_transient_.load(); }
+  unsigned head_permanent_attempts() const { return permanent_attempts_.load(); }
+  const SpoolDrainOptions& options() const { return options_; }
+
+ private:
+  enum class FileResult { Replayed, Transient, Permanent, DeadlineReached };
+  struct FileAttempt {
+    FileResult result = FileResult::Replayed;
+    std::size_t events_replayed = 0;
+    std::string error;
+  };
+
+  FileAttempt replay_file(const std::filesystem::path& file, std::optional<Clock::time_point> deadline);
+  ReplayOutcome call_store(const std::vector<SpoolEvent>& batch);
+  void finish_replayed_file(const std::filesystem::path& file);
+  void note_transient_failure(const std::filesystem::path& file, const std::string& error);
+  // Returns true when the file left the spool directory (quarantined or deleted).
+  bool note_permanent_failure(const std::filesystem::path& file, const std::string& error);
+
+  const std::filesystem::path dir_;
+  const SpoolDrainOptions options_;
+  ReplayStore& store_;
+  SpoolLedger& ledger_;
+  SpoolWriter* const writer_;
+  const Clock& clock_;
+  ReplayGate* gate_ = nullptr;
+
+  std::mutex cycle_mutex_;  // one cycle (or the recovery pass) at a time
+  std::atomic<bool> paused_{false};
+  std::atomic<unsigned> consecutive_transient_{0};
+  std::atomic<unsigned> permanent_attempts_{0};
+  // Cooldown end as steady-clock ticks since its epoch; 0 = no cooldown.
+  std::atomic<Clock::time_point::rep> cooldown_until_{0};
+
+  // The head file's validated records and batch plan, kept between attempts
+  // so an outage does not re-read and re-parse the same file every cycle, and
+  // so a retry resumes at next_batch. Finalized files never change; a
+  // different size means a different file and a fresh scan.
+  struct HeadFile {
+    std::string stem;
+    std::uint64_t file_bytes = 0;
+    FileScan scan;
+    std::vector<ReplayBatch> batches;
+    std::size_t next_batch = 0;  // batches before it are stored
+  };
+  // Returns null with `error` set when the file cannot be read.
+  HeadFile* load_head(const std::filesystem::path& file, std::string& error);
+
+  // Guarded by cycle_mutex_.
+  std::string permanent_head_;  // stem of the file the permanent counter belongs to
+  std::optional<HeadFile> head_;
+};
+
+}  // namespace queen::spool

@@ -1,0 +1,51 @@
+#pragma once
+// One buffered push item as it sits in the spool and as the drain hands it to
+// the replay store. Plain data: no JSON types in the header.
+#include <optional>
+#include <string>
+#include <tuple>
+
+namespace queen::spool {
+
+struct SpoolEvent {
+  // Tenant resolved at push time; empty means the default tenant, whose
+  // records omit the field on disk (and an older record without the field
+  // replays as the default tenant).
+  std::string tenant;
+  std::string queue;
+  std::string partition;
+  // The original transactionId: replay keeps it so the database dedup turns an
+  // already committed event into "duplicate" instead of a second row.
+  std::string transaction_id;
+  std::optional<std::string> producer_sub;  // authenticated producer subject, if any
+  std::optional<std::string> trace_id;
+  // True when payload_json is the broker-made encryption envelope.
+  bool encrypted = false;
+  // The payload as JSON text (the plaintext JSON value, or the envelope object).
+  std::string payload_json = "{}";
+};
+
+inline bool operator==(const SpoolEvent& a, const SpoolEvent& b) {
+  return std::tie(a.tenant, a.queue, a.partition, a.transaction_id, a.producer_sub, a.trace_id, a.encrypted,
+                  a.payload_json) == std::tie(b.tenant, b.queue, b.partition, b.transaction_id, b.producer_sub,
+                                              b.trace_id, b.encrypted, b.payload_json);
+}
+
+// The unit of ordering during replay: events of one (tenant, queue, partition)
+// keep their file order; different groups have no order between them.
+struct ReplayGroupKey {
+  std::string tenant;
+  std::string queue;
+  std::string partition;
+
+  static ReplayGroupKey of(const SpoolEvent& e) { return {e.tenant, e.queue, e.partition}; }
+};
+
+inline bool operator==(const ReplayGroupKey& a, const ReplayGroupKey& b) {
+  return std::tie(a.tenant, a.queue, a.partition) == std::tie(b.tenant, b.queue, b.partition);
+}
+inline bool operator<(const ReplayGroupKey& a, const ReplayGroupKey& b) {
+  return std::tie(a.tenant, a.queue, a.partition) < std::tie(b.tenant, b.queue, b.partition);
+}
+
+}  // namespace queen::spool

@@ -1,0 +1,373 @@
+#include "spool/spool_drain.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "spool/spool_directory.h"
+#include "spool/spool_ledger.h"
+#include "spool/spool_writer.h"
+#include "spool_test_support.h"
+
+namespace queen::spool {
+namespace {
+
+using namespace testing;
+using Result = CycleReport::Result;
+
+struct DrainFixture : ::testing::Test {
+  TempDir dir;
+  SpoolLedger ledger;
+  FakeStore store;
+  ManualClock clock;
+  std::unique_ptr<SpoolWriter> writer;
+  std::unique_ptr<SpoolDrain> drain;
+
+  void SetUp() override {
+    fs::create_directories(failed_directory(dir.path()));
+    make_drain({});
+  }
+
+  void make_drain(SpoolDrainOptions options) {
+    drain.reset();
+    writer.reset();
+    SpoolWriterOptions wo;
+    wo.dir = dir.path();
+    wo.events_per_file = 10000;
+    writer = std::make_unique<SpoolWriter>(wo, ledger);
+    drain = std::make_unique<SpoolDrain>(dir.path(), options, store, ledger, writer.get(), clock);
+  }
+
+  // One finalized file per call, each later in FIFO order than the previous.
+  fs::path add_file(const std::vector<SpoolEvent>& events) {
+    writer->append(events);
+    writer->finalize_active();
+    return dir.path() / names_with_extension(dir.path(), ".buf").back();
+  }
+
+  std::vector<std::string> bufs() const { return names_with_extension(dir.path(), ".buf"); }
+  std::vector<std::string> quarantined() const { return names_with_extension(failed_directory(dir.path()), ".buf"); }
+};
+
+ReplayOutcome fail_queue(const std::vector<SpoolEvent>& batch, const std::string& queue, ReplayOutcome::Kind kind) {
+  if (batch.front().queue == queue) return {kind, "rejected " + queue};
+  return ReplayOutcome::ok();
+}
+
+TEST_F(DrainFixture, ReplaysFilesAndDeletesThem) {
+  const auto a = make_events("q", "a", 3);
+  const auto b = make_events("q", "b", 2);
+  add_file(a);
+  add_file(b);
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.files_replayed, 2u);
+  EXPECT_EQ(r.events_replayed, 5u);
+  EXPECT_TRUE(bufs().empty());
+  std::vector<SpoolEvent> expected = a;
+  expected.insert(expected.end(), b.begin(), b.end());
+  EXPECT_EQ(store.stored_events(), expected);
+  const SpoolStats s = ledger.snapshot();
+  EXPECT_EQ(s.pending_events, 0u);
+  EXPECT_EQ(s.finalized_files, 0u);
+  EXPECT_EQ(s.bytes, 0u);
+  EXPECT_EQ(s.replayed_total, 5u);
+}
+
+TEST_F(DrainFixture, ACycleFinalizesTheActiveFileFirst) {
+  writer->append(make_events("q", "live", 2));
+  ASSERT_TRUE(bufs().empty());
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"live0", "live1"}));
+  EXPECT_TRUE(names_with_extension(dir.path(), ".tmp").empty());
+  EXPECT_EQ(drain->run_cycle().result, Result::Idle);
+}
+
+TEST_F(DrainFixture, ReplaysOldestFileFirst) {
+  // Written out of order on purpose: names, not creation order, decide.
+  write_buf_file(dir.path(), {3000, 0}, {make_event("q", "Default", "third")});
+  write_buf_file(dir.path(), {1000, 0}, {make_event("q", "Default", "first")});
+  write_buf_file(dir.path(), {2000, 1}, {make_event("q", "Default", "second")});
+  drain->run_cycle();
+  EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"first", "second", "third"}));
+}
+
+TEST_F(DrainFixture, BatchesHoldOneGroupInFileOrderAndAtMostMaxBatchEvents) {
+  SpoolDrainOptions options;
+  options.max_batch = 100;
+  make_drain(options);
+  // Interleave three groups; two share queue and partition but not the tenant.
+  std::vector<SpoolEvent> events;
+  for (int i = 0; i < 250; ++i) {
+    events.push_back(make_event("orders", "p1", "a" + std::to_string(i), "acme"));
+    if (i % 5 == 0) events.push_back(make_event("orders", "p2", "b" + std::to_string(i)));
+    if (i % 3 == 0) events.push_back(make_event("orders", "p1", "c" + std::to_string(i)));
+  }
+  add_file(events);
+  drain->run_cycle();
+
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> replayed_per_group;
+  for (const auto& batch : store.stored_batches()) {
+    ASSERT_FALSE(batch.empty());
+    EXPECT_LE(batch.size(), 100u);
+    for (const auto& e : batch) {
+      EXPECT_EQ(ReplayGroupKey::of(e), ReplayGroupKey::of(batch.front()));
+      replayed_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+    }
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> written_per_group;
+  for (const auto& e : events) written_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  EXPECT_EQ(replayed_per_group, written_per_group);
+  EXPECT_EQ(replayed_per_group.size(), 3u);
+  // 250 acme events need three batches (100, 100, 50).
+  int acme_batches = 0;
+  for (const auto& batch : store.stored_batches()) acme_batches += batch.front().tenant == "acme";
+  EXPECT_EQ(acme_batches, 3);
+}
+
+TEST_F(DrainFixture, TransientFailureKeepsTheFileMarksUnhealthyAndEndsTheCycle) {
+  const fs::path first = add_file(make_events("q", "a", 2));
+  add_file(make_events("q", "b", 2));
+  store.respond = [](const auto&) { return ReplayOutcome::transient("connection refused"); };
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::TransientFailure);
+  EXPECT_EQ(r.error, "connection refused");
+  EXPECT_EQ(store.calls(), 1);
+  EXPECT_EQ(bufs().size(), 2u);
+  EXPECT_TRUE(fs::exists(first));
+  EXPECT_FALSE(ledger.db_healthy());
+  EXPECT_EQ(ledger.snapshot().pending_events, 4u);
+  EXPECT_EQ(drain->consecutive_transient_failures(), 1u);
+
+  store.respond = nullptr;  // the database is back
+  drain->run_cycle();       // unhealthy: one file only
+  EXPECT_TRUE(ledger.db_healthy());
+  EXPECT_EQ(bufs().size(), 1u);
+  EXPECT_EQ(drain->consecutive_transient_failures(), 0u);
+}
+
+TEST_F(DrainFixture, TenConsecutiveTransientFailuresStartAFiveSecondCooldown) {
+  add_file(make_events("q", "a", 1));
+  store.respond = [](const auto&) { return ReplayOutcome::transient("down"); };
+  for (int i = 1; i <= 9; ++i) {
+    EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);
+    EXPECT_FALSE(drain->cooling_down()) << i;
+  }
+  EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);  // the 10th
+  EXPECT_TRUE(drain->cooling_down());
+  EXPECT_EQ(drain->consecutive_transient_failures(), 0u);  // reset when the cooldown starts
+  const int calls = store.calls();
+  EXPECT_EQ(calls, 10);
+
+  EXPECT_EQ(drain->run_cycle().result, Result::CoolingDown);
+  clock.advance(std::chrono::milliseconds(4999));
+  EXPECT_EQ(drain->run_cycle().result, Result::CoolingDown);
+  EXPECT_EQ(store.calls(), calls);
+  clock.advance(std::chrono::milliseconds(1));
+  EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);
+  EXPECT_EQ(store.calls(), calls + 1);
+  EXPECT_EQ(drain->consecutive_transient_failures(), 1u);
+}
+
+TEST_F(DrainFixture, APoisonFileIsQuarantinedAfterExactlyFiveAttemptsThenNewerFilesDrain) {
+  const fs::path poison = add_file(make_events("poison", "p", 3));
+  add_file(make_events("q", "good", 2));
+  store.respond = [](const auto& batch) { return fail_queue(batch, "poison", ReplayOutcome::Kind::Permanent); };
+  for (unsigned attempt = 1; attempt <= 4; ++attempt) {
+    const CycleReport r = drain->run_cycle();
+    EXPECT_EQ(r.result, Result::PermanentFailure) << attempt;
+    EXPECT_EQ(drain->head_permanent_attempts(), attempt);
+    EXPECT_TRUE(fs::exists(poison)) << attempt;
+    EXPECT_TRUE(store.stored_events().empty()) << "the head blocks newer files";
+  }
+  const CycleReport r = drain->run_cycle();  // the 5th attempt
+  EXPECT_EQ(r.files_quarantined, 1u);
+  EXPECT_EQ(r.files_replayed, 1u);
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_FALSE(fs::exists(poison));
+  EXPECT_EQ(quarantined(), std::vector<std::string>{poison.filename().string()});
+  EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"good0", "good1"}));
+  EXPECT_TRUE(bufs().empty());
+  const SpoolStats s = ledger.snapshot();
+  EXPECT_EQ(s.pending_events, 0u);
+  EXPECT_EQ(s.failed_events, 3u);
+  EXPECT_EQ(s.failed_files, 1u);
+  EXPECT_EQ(s.failed_bytes, fs::file_size(failed_directory(dir.path()) / poison.filename()));
+  EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+}
+
+TEST_F(DrainFixture, ThePermanentCounterRestartsWhenTheHeadChanges) {
+  const fs::path a = add_file(make_events("poison", "a", 1));
+  const fs::path b = add_file(make_events("poison", "b", 1));
+  store.respond = [](const auto& batch) { return fail_queue(batch, "poison", ReplayOutcome::Kind::Permanent); };
+  for (int i = 0; i < 3; ++i) drain->run_cycle();
+  EXPECT_EQ(drain->head_permanent_attempts(), 3u);
+  fs::remove(a);  // an operator took the head away
+  drain->run_cycle();
+  EXPECT_EQ(drain->head_permanent_attempts(), 1u);
+  for (int i = 0; i < 3; ++i) drain->run_cycle();
+  EXPECT_TRUE(fs::exists(b)) << "b has failed 4 times, not 5";
+  drain->run_cycle();
+  EXPECT_FALSE(fs::exists(b));
+  EXPECT_EQ(quarantined().size(), 1u);
+}
+
+TEST_F(DrainFixture, ThePermanentCounterRestartsAfterASuccessfulDrain) {
+  add_file(make_events("flaky", "a", 1));
+  int failures_left = 4;
+  store.respond = [&](const auto&) {
+    return failures_left-- > 0 ? ReplayOutcome::permanent("constraint") : ReplayOutcome::ok();
+  };
+  for (int i = 0; i < 4; ++i) drain->run_cycle();
+  EXPECT_EQ(drain->head_permanent_attempts(), 4u);
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+  EXPECT_TRUE(quarantined().empty());
+
+  const fs::path next = add_file(make_events("poison", "b", 1));
+  store.respond = [](const auto&) { return ReplayOutcome::permanent("constraint"); };
+  drain->run_cycle();
+  EXPECT_EQ(drain->head_permanent_attempts(), 1u);
+  EXPECT_TRUE(fs::exists(next));
+}
+
+TEST_F(DrainFixture, APermanentFailureEndsTheTransientStreak) {
+  add_file(make_events("q", "a", 1));
+  store.respond = [](const auto&) { return ReplayOutcome::transient("down"); };
+  drain->run_cycle();
+  drain->run_cycle();
+  EXPECT_EQ(drain->consecutive_transient_failures(), 2u);
+  store.respond = [](const auto&) { return ReplayOutcome::permanent("bad"); };
+  drain->run_cycle();
+  EXPECT_EQ(drain->consecutive_transient_failures(), 0u);
+  EXPECT_EQ(drain->head_permanent_attempts(), 1u);
+}
+
+TEST_F(DrainFixture, HealthyCyclesReplayTenFilesUnhealthyCyclesOne) {
+  for (int i = 0; i < 12; ++i) add_file(make_events("q", "f" + std::to_string(i) + "-", 1));
+  CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::FileBudgetReached);
+  EXPECT_EQ(r.files_replayed, 10u);
+  EXPECT_EQ(bufs().size(), 2u);
+
+  ledger.set_db_healthy(false);
+  r = drain->run_cycle();
+  EXPECT_EQ(r.files_replayed, 1u);
+  EXPECT_EQ(r.result, Result::FileBudgetReached);
+  EXPECT_EQ(bufs().size(), 1u);
+  EXPECT_TRUE(ledger.db_healthy()) << "a stored batch proves the database is back";
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+}
+
+TEST_F(DrainFixture, AFailedRetryResumesAfterTheBatchesAlreadyStored) {
+  SpoolDrainOptions options;
+  options.max_batch = 100;
+  make_drain(options);
+  add_file(make_events("q", "e", 250));  // batches of 100, 100, 50
+  int calls = 0;
+  store.respond = [&](const auto&) { return ++calls == 3 ? ReplayOutcome::transient("blip") : ReplayOutcome::ok(); };
+  EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);
+  EXPECT_EQ(store.stored_events().size(), 200u);
+  EXPECT_EQ(ledger.snapshot().pending_events, 50u);
+
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_replayed, 50u);
+  const auto all = store.stored_events();
+  ASSERT_EQ(all.size(), 250u) << "no event replayed twice";
+  EXPECT_EQ(all.back().transaction_id, "e249");
+  EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+}
+
+TEST_F(DrainFixture, PausedDrainDoesNothingNotEvenFinalize) {
+  writer->append(make_events("q", "m", 2));
+  drain->pause(true);
+  EXPECT_TRUE(drain->paused());
+  EXPECT_EQ(drain->run_cycle().result, Result::Paused);
+  EXPECT_EQ(store.calls(), 0);
+  EXPECT_EQ(names_with_extension(dir.path(), ".tmp").size(), 1u);
+  drain->pause(false);
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_EQ(store.stored_events().size(), 2u);
+}
+
+class CountingGate final : public ReplayGate {
+ public:
+  struct Permit final : ReplayPermit {
+    explicit Permit(int& held) : held_(held) { ++held_; }
+    ~Permit() override { --held_; }
+    int& held_;
+  };
+  bool admit_next = true;
+  int held = 0;
+  int admitted = 0;
+  std::unique_ptr<ReplayPermit> admit() override {
+    if (!admit_next) return nullptr;
+    ++admitted;
+    return std::make_unique<Permit>(held);
+  }
+};
+
+TEST_F(DrainFixture, EachFileTakesAGatePermitAndARefusalEndsTheCycleWithoutFailure) {
+  CountingGate gate;
+  drain->set_replay_gate(&gate);
+  add_file(make_events("q", "a", 1));
+  add_file(make_events("q", "b", 1));
+  gate.admit_next = false;
+  EXPECT_EQ(drain->run_cycle().result, Result::NotAdmitted);
+  EXPECT_EQ(store.calls(), 0);
+  EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+  EXPECT_EQ(drain->consecutive_transient_failures(), 0u);
+
+  gate.admit_next = true;
+  std::vector<int> held_during_replay;
+  store.respond = [&](const auto&) {
+    held_during_replay.push_back(gate.held);
+    return ReplayOutcome::ok();
+  };
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_EQ(gate.admitted, 2);
+  EXPECT_EQ(held_during_replay, (std::vector<int>{1, 1}));
+  EXPECT_EQ(gate.held, 0);
+}
+
+TEST_F(DrainFixture, AnUnreadableFileIsAPermanentFailureAndIsQuarantined) {
+  write_bytes(dir.path() / finalized_file_name({1000, 0}), "this is not a spool file at all");
+  add_file(make_events("q", "after", 1));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(drain->run_cycle().result, Result::PermanentFailure);
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.files_quarantined, 1u);
+  EXPECT_EQ(quarantined(), std::vector<std::string>{finalized_file_name({1000, 0})});
+  EXPECT_EQ(txids(store.stored_events()), std::vector<std::string>{"after0"});
+}
+
+TEST_F(DrainFixture, GoodRecordsBeforeDamageAreReplayedOnceAndTheFileIsQuarantined) {
+  const auto events = make_events("q", "g", 3);
+  write_bytes(dir.path() / finalized_file_name({1000, 0}), encode_all(events) + "garbage-tail");
+  for (int i = 0; i < 5; ++i) drain->run_cycle();
+  EXPECT_EQ(store.stored_events(), events);
+  EXPECT_EQ(quarantined().size(), 1u);
+  EXPECT_TRUE(bufs().empty());
+}
+
+TEST_F(DrainFixture, AThrowingStoreCountsAsTransientAndKeepsTheFile) {
+  add_file(make_events("q", "a", 1));
+  store.respond = [](const auto&) -> ReplayOutcome { throw std::runtime_error("pool exhausted"); };
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::TransientFailure);
+  EXPECT_NE(r.error.find("pool exhausted"), std::string::npos);
+  EXPECT_EQ(bufs().size(), 1u);
+  EXPECT_FALSE(ledger.db_healthy());
+}
+
+TEST_F(DrainFixture, FilesOtherThanBufInTheTopDirectoryAreIgnored) {
+  write_bytes(dir.path() / "notes.txt", "x");
+  write_buf_file(failed_directory(dir.path()), {1000, 0}, make_events("q", "dead", 1));
+  EXPECT_EQ(drain->run_cycle().result, Result::Idle);
+  EXPECT_EQ(store.calls(), 0);
+  EXPECT_TRUE(fs::exists(dir.path() / "notes.txt"));
+}
+
+}  // namespace
+}  // namespace queen::spool
