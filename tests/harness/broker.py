@@ -1,0 +1,238 @@
+"""Broker: one queen-broker process under test.
+
+    broker = Broker(pg=PgTarget.from_env(), env={"LOG_LEVEL": "debug"}).start()
+    client = broker.client()
+    broker.kill(); broker.start()       # SIGKILL, then a new process on the same port and spool
+    broker.stop()                       # SIGTERM and wait
+
+Each broker gets its own free PORT, its own FILE_BUFFER_DIR and a log file (stdout+stderr of every
+process it started, separated by marker lines). The environment is built from scratch (only
+PATH/HOME/locale are inherited), so stray variables of the calling shell never reach the broker.
+Every Broker is registered; Broker.cleanup_all() kills any still running (the pytest session does
+this, and so does atexit).
+"""
+import atexit
+import os
+import signal
+import subprocess
+import threading
+import time
+
+from . import env as harness_env
+from .api import QueenClient
+from .httpclient import HttpClient
+from .ports import free_port
+from .waiting import Deadline
+
+INHERITED_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS")
+
+
+class BrokerError(RuntimeError):
+    pass
+
+
+class Broker:
+    _instances = []
+    _instances_lock = threading.Lock()
+
+    def __init__(self, pg=None, env=None, name=None, binary=None, port=None, spool_dir=None,
+                 startup_timeout=30.0):
+        """pg: a PgTarget (default: the project database from PG_* / PgTarget.from_env()).
+        env: extra or overriding variables; a value of None removes the variable.
+        name: QUEEN_SERVER_ID and log name (default broker-<port>).
+        """
+        from .pg import PgTarget
+        self.pg = pg or PgTarget.from_env()
+        self.port = port or free_port()
+        self.name = name or f"broker-{self.port}"
+        self.binary = binary or harness_env.broker_binary()
+        self.base_dir = harness_env.new_tmp_dir(self.name)
+        self.spool_dir = spool_dir or os.path.join(self.base_dir, "spool")
+        os.makedirs(self.spool_dir, exist_ok=True)
+        self.log_path = os.path.join(self.base_dir, "broker.log")
+        self.startup_timeout = startup_timeout
+        self.extra_env = dict(env or {})
+        self.proc = None
+        self.starts = 0
+        self.stop_timed_out = False
+        with Broker._instances_lock:
+            Broker._instances.append(self)
+
+    # --- addresses ----------------------------------------------------------------------
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def client(self, **kw):
+        """A new QueenClient (one connection; use one per thread)."""
+        return QueenClient(self.url, **kw)
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    @property
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def returncode(self):
+        return self.proc.poll() if self.proc else None
+
+    def environment(self):
+        """The exact environment the next start() passes to the process."""
+        variables = {k: os.environ[k] for k in INHERITED_VARS if k in os.environ}
+        variables.update({
+            "HOST": "127.0.0.1",
+            "PORT": str(self.port),
+            "FILE_BUFFER_DIR": self.spool_dir,
+            "QUEEN_SERVER_ID": self.name,
+            "LOG_LEVEL": "info",
+            # Several brokers and tests share one cluster: keep pools small.
+            "DB_POOL_SIZE": "20",
+        })
+        variables.update(self.pg.broker_env())
+        for key, value in self.extra_env.items():
+            if value is None:
+                variables.pop(key, None)
+            else:
+                variables[key] = str(value)
+        return variables
+
+    # --- lifecycle ----------------------------------------------------------------------
+    def start(self, wait=True, require_db=True, env=None):
+        """Start a new process (same port, same spool). env: overrides merged into this broker's env."""
+        if self.alive:
+            raise BrokerError(f"{self.name} is already running (pid {self.pid})")
+        if not os.path.isfile(self.binary) or not os.access(self.binary, os.X_OK):
+            raise BrokerError(f"broker binary not found or not executable: {self.binary} "
+                              f"(build it or set QUEEN_BROKER_BIN)")
+        if env:
+            self.extra_env.update(env)
+        self.starts += 1
+        self.stop_timed_out = False
+        variables = self.environment()
+        with open(self.log_path, "ab") as log:
+            shown = " ".join(f"{k}={v}" for k, v in sorted(variables.items()) if k not in INHERITED_VARS)
+            log.write(f"=== harness: start #{self.starts} of {self.name} at {time.strftime('%H:%M:%S')}: "
+                      f"{shown}\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen([self.binary], env=variables, cwd=self.base_dir,
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        if wait:
+            self.wait_ready(require_db=require_db)
+        return self
+
+    def wait_ready(self, timeout=None, require_db=True):
+        """Poll GET /health until it answers (200 with database "connected" when require_db).
+
+        Raises BrokerError with the log tail if the process exits or the deadline passes.
+        """
+        deadline = Deadline(timeout or self.startup_timeout)
+        last = None
+        with HttpClient(self.url, timeout=2.0, retry_stale=False) as probe:
+            while not deadline.expired():
+                if not self.alive:
+                    raise BrokerError(f"{self.name} exited with code {self.returncode} during startup\n"
+                                      f"{self.log_tail()}")
+                try:
+                    resp = probe.get("/health")
+                    last = resp
+                    if not require_db:
+                        return resp
+                    body = resp.body if isinstance(resp.body, dict) else {}
+                    if resp.status == 200 and body.get("database") == "connected":
+                        return resp
+                except OSError as exc:
+                    last = exc
+                time.sleep(0.05)
+        raise BrokerError(f"{self.name} not ready within {deadline.seconds:.0f}s (last /health: {last!r})\n"
+                          f"{self.log_tail()}")
+
+    def stop(self, timeout=15.0):
+        """SIGTERM and wait; SIGKILL after `timeout` (then stop_timed_out is True). Returns the exit code."""
+        if not self.alive:
+            return self.returncode
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.stop_timed_out = True
+            return self.kill()
+
+    def kill(self):
+        """SIGKILL: the broker dies without any cleanup (its spool stays on disk). Returns the exit code."""
+        if self.alive:
+            self.proc.kill()
+        return self.proc.wait(30) if self.proc else None
+
+    def signal(self, signum):
+        """Send any signal (SIGSTOP/SIGCONT to freeze a broker, for instance)."""
+        self.proc.send_signal(signum)
+
+    def restart(self, env=None, graceful=True, require_db=True):
+        """stop() (or kill() when graceful=False), then start() on the same port and spool dir."""
+        if graceful:
+            self.stop()
+        else:
+            self.kill()
+        return self.start(env=env, require_db=require_db)
+
+    # --- logs -----------------------------------------------------------------------------
+    def log_size(self):
+        try:
+            return os.path.getsize(self.log_path)
+        except OSError:
+            return 0
+
+    def log_text(self, since=0):
+        """The log from byte offset `since` (use log_size() before an action to get only its lines)."""
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(since)
+                return fh.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, lines=80, since=0):
+        text = self.log_text(since).splitlines()
+        return "\n".join(text[-lines:])
+
+    def wait_for_log(self, needle, timeout=10.0, since=0):
+        """Poll the log until `needle` appears after offset `since`; returns the log text."""
+        deadline = Deadline(timeout)
+        while not deadline.expired():
+            text = self.log_text(since)
+            if needle in text:
+                return text
+            time.sleep(0.05)
+        raise TimeoutError(f"{needle!r} not in {self.name} log within {timeout:.1f}s\n{self.log_tail(since=since)}")
+
+    # --- registry -------------------------------------------------------------------------
+    @classmethod
+    def instances(cls):
+        with cls._instances_lock:
+            return list(cls._instances)
+
+    @classmethod
+    def cleanup_all(cls):
+        """Kill every broker this process started that is still running."""
+        for broker in cls.instances():
+            try:
+                if broker.alive:
+                    broker.kill()
+            except Exception:
+                pass
+
+    def __enter__(self):
+        return self.start() if not self.alive else self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def __repr__(self):
+        return f"<Broker {self.name} {self.url} pid={self.pid} alive={self.alive}>"
+
+
+atexit.register(Broker.cleanup_all)
