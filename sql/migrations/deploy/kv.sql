@@ -1,0 +1,119 @@
+-- Deploy queen:kv to pg
+-- The KV store: one JSON value per key with an optional time to live.
+-- Expiry is decided by reads (an expired row reads as absent at once); deleting
+-- the expired rows is housekeeping done by every broker's sweeper in bounded batches.
+
+BEGIN;
+
+CREATE TABLE queen.kv (
+  key        text PRIMARY KEY,
+  value      jsonb NOT NULL,
+  expires_at timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  CONSTRAINT kv_key_length CHECK (length(key) BETWEEN 1 AND 255)
+);
+COMMENT ON TABLE queen.kv IS
+  'KV store: a JSON value per key; expires_at null = no TTL. Rows past expires_at read as absent and are pruned by queen.kv_prune_expired.';
+
+-- Only rows with a TTL are ever pruned: keep the index to them.
+CREATE INDEX kv_expires_at_idx ON queen.kv (expires_at) WHERE expires_at IS NOT NULL;
+
+-- One place for the key rules, shared by every KV procedure.
+CREATE FUNCTION queen.kv_check_key(p_key text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF p_key IS NULL OR p_key = '' THEN
+    RAISE EXCEPTION 'kv key is required' USING ERRCODE = '22023';
+  END IF;
+  IF length(p_key) > 255 THEN
+    RAISE EXCEPTION 'kv key is longer than 255 characters (%)', length(p_key) USING ERRCODE = '22023';
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.kv_check_key(text) IS
+  'Raises 22023 when a KV key is null, empty or longer than 255 characters.';
+
+CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint DEFAULT NULL)
+RETURNS timestamptz
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_expires_at timestamptz;
+BEGIN
+  PERFORM queen.kv_check_key(p_key);
+  IF p_value IS NULL THEN
+    -- JSON null is a value ('null'::jsonb); SQL NULL means the caller forgot it.
+    RAISE EXCEPTION 'kv value is required (use JSON null to store null)' USING ERRCODE = '22023';
+  END IF;
+  IF p_ttl_ms < 0 THEN
+    RAISE EXCEPTION 'kv ttlMs must not be negative (%)', p_ttl_ms USING ERRCODE = '22023';
+  END IF;
+  IF p_ttl_ms IS NOT NULL THEN
+    v_expires_at := clock_timestamp() + p_ttl_ms * interval '1 millisecond';
+  END IF;
+  INSERT INTO queen.kv AS k (key, value, expires_at, updated_at)
+  VALUES (p_key, p_value, v_expires_at, clock_timestamp())
+  ON CONFLICT (key) DO UPDATE
+    SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at;
+  RETURN v_expires_at;
+END;
+$$;
+COMMENT ON FUNCTION queen.kv_set(text, jsonb, bigint) IS
+  'Stores p_value under p_key (insert or replace). p_ttl_ms null = no expiry, 0 = expired at once. Returns the new expires_at (null without TTL). 22023 on a bad key, SQL NULL value or negative TTL.';
+
+CREATE FUNCTION queen.kv_get(p_key text)
+RETURNS TABLE (value jsonb, expires_at timestamptz)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  PERFORM queen.kv_check_key(p_key);
+  RETURN QUERY
+    SELECT k.value, k.expires_at
+      FROM queen.kv k
+     WHERE k.key = p_key
+       AND (k.expires_at IS NULL OR k.expires_at > clock_timestamp());
+END;
+$$;
+COMMENT ON FUNCTION queen.kv_get(text) IS
+  'The value and expires_at of p_key; no row when the key is absent or its TTL has passed (even before the sweeper deletes it). 22023 on a bad key.';
+
+CREATE FUNCTION queen.kv_delete(p_key text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_was_live boolean;
+BEGIN
+  PERFORM queen.kv_check_key(p_key);
+  DELETE FROM queen.kv k
+   WHERE k.key = p_key
+  RETURNING (k.expires_at IS NULL OR k.expires_at > clock_timestamp()) INTO v_was_live;
+  -- An expired row is removed too, but it already read as absent: report false.
+  RETURN coalesce(v_was_live, false);
+END;
+$$;
+COMMENT ON FUNCTION queen.kv_delete(text) IS
+  'Deletes p_key. True when a live (unexpired) value was deleted, false when the key was absent or already expired. 22023 on a bad key.';
+
+CREATE FUNCTION queen.kv_prune_expired(p_limit int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_deleted int;
+BEGIN
+  IF p_limit IS NULL OR p_limit < 1 THEN
+    RAISE EXCEPTION 'kv_prune_expired limit must be >= 1 (%)', p_limit USING ERRCODE = '22023';
+  END IF;
+  -- SKIP LOCKED: every broker prunes in parallel without waiting on the others.
+  WITH expired AS (
+    SELECT k.key
+      FROM queen.kv k
+     WHERE k.expires_at <= clock_timestamp()
+     ORDER BY k.expires_at
+     LIMIT p_limit
+       FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM queen.kv k USING expired e WHERE k.key = e.key;
+  GET DIAGNOSTICS v_deleted = ROW_COUNT;
+  RETURN v_deleted;
+END;
+$$;
+COMMENT ON FUNCTION queen.kv_prune_expired(int) IS
+  'Deletes at most p_limit expired KV rows (oldest expiry first, rows locked by another pruner skipped). Returns the number deleted. 22023 when p_limit < 1.';
+
+COMMIT;

@@ -1,0 +1,105 @@
+-- Deploy queen:timers_schedule to pg
+-- queen.schedule_messages: the push of items that carry deliverAt.
+
+BEGIN;
+
+-- One parsed item of a schedule call, held in a PL/pgSQL array between the
+-- insert and the answer (no temporary table: those churn the catalog per call).
+CREATE TYPE queen.schedule_item AS (
+  idx            int,
+  queue_name     text,
+  partition_name text,
+  transaction_id text,
+  deliver_at     timestamptz,
+  payload        jsonb,
+  trace_id       uuid,
+  is_encrypted   boolean,
+  namespace      text,
+  task           text,
+  occurrence     bigint,  -- 1 for the first item of the call with this (queue, partition, transactionId)
+  new_message_id uuid     -- the id this item's message gets if its timer is new
+);
+
+CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
+RETURNS TABLE (idx int, status text, message_id uuid, transaction_id text, partition_id uuid,
+               queue_name text, partition_name text, error text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  v_missing int;
+  v_items   queen.schedule_item[];
+BEGIN
+  -- The same item rules as a push (one answer per malformed request), plus deliverAt.
+  PERFORM queen.check_push_items(p_items);
+  SELECT min(x.ord - 1) INTO v_missing
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
+   WHERE queen.push_item_deliver_at(x.e, (x.ord - 1)::int) IS NULL;
+  IF v_missing IS NOT NULL THEN
+    RAISE EXCEPTION 'push item %: deliverAt is required to schedule a message', v_missing USING ERRCODE = '22023';
+  END IF;
+
+  SELECT array_agg(ROW(n.idx, n.queue_name, n.partition_name, n.transaction_id, n.deliver_at, n.payload,
+                       n.trace_id, n.is_encrypted, n.namespace, n.task, n.occurrence,
+                       queen.uuid_v7())::queen.schedule_item ORDER BY n.idx)
+    INTO v_items
+    FROM (SELECT i.*,
+                 row_number() OVER (PARTITION BY i.queue_name, i.partition_name, i.transaction_id ORDER BY i.idx)
+                   AS occurrence
+      FROM (SELECT (x.ord - 1)::int AS idx,
+                   x.e ->> 'queue' AS queue_name,
+                   queen.push_item_partition(x.e) AS partition_name,
+                   coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
+                   queen.push_item_deliver_at(x.e) AS deliver_at,
+                   coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
+                   nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
+                   coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+                   nullif(x.e ->> 'namespace', '') AS namespace,
+                   nullif(x.e ->> 'task', '') AS task
+              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) i) n;
+  IF v_items IS NULL THEN
+    RETURN;  -- an empty array
+  END IF;
+
+  -- New timers: first occurrence of a key that is neither a pending timer nor a
+  -- stored message (nor a live dedup tombstone) of that partition. A concurrent
+  -- scheduler of the same key loses on the unique key and reads as duplicate below.
+  INSERT INTO queen.timers (queue_name, partition_name, namespace, task, message_id, transaction_id,
+                            payload, trace_id, producer_sub, is_encrypted, deliver_at)
+  SELECT s.queue_name, s.partition_name, s.namespace, s.task, s.new_message_id, s.transaction_id,
+         s.payload, s.trace_id, p_producer_sub, s.is_encrypted, s.deliver_at
+    FROM unnest(v_items) s
+    LEFT JOIN queen.queues q ON q.name = s.queue_name
+    LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
+   WHERE s.occurrence = 1
+     AND NOT EXISTS (SELECT 1 FROM queen.messages m
+                      WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id)
+     AND NOT EXISTS (SELECT 1 FROM queen.dedup_tombstones t
+                      WHERE t.partition_id = p.id AND t.transaction_id = s.transaction_id
+                        AND t.expires_at > clock_timestamp())
+   ORDER BY s.idx
+  ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
+
+  -- A new statement, so it sees timers committed by a concurrent winner too.
+  -- queued: the timer row holds this item's own id. Everything else is a
+  -- duplicate answered with the winning id (a timer, a stored message or a tombstone).
+  RETURN QUERY
+  SELECT s.idx,
+         CASE WHEN t.message_id = s.new_message_id THEN 'queued' ELSE 'duplicate' END,
+         coalesce(t.message_id, m.id, d.message_id),
+         s.transaction_id, p.id, s.queue_name, s.partition_name, NULL::text
+    FROM unnest(v_items) s
+    LEFT JOIN queen.timers t
+           ON t.queue_name = s.queue_name AND t.partition_name = s.partition_name
+          AND t.transaction_id = s.transaction_id
+    LEFT JOIN queen.queues q ON q.name = s.queue_name
+    LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
+    LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = s.transaction_id
+    LEFT JOIN queen.dedup_tombstones d
+           ON d.partition_id = p.id AND d.transaction_id = s.transaction_id AND d.expires_at > clock_timestamp()
+   ORDER BY s.idx;
+END;
+$$;
+COMMENT ON FUNCTION queen.schedule_messages(jsonb, text) IS
+  'Schedules push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+
+COMMIT;

@@ -1,0 +1,10 @@
+-- Revert queen:timers_fire from pg
+
+BEGIN;
+
+DROP FUNCTION queen.next_timer_due();
+DROP FUNCTION queen.fire_timers(text, bigint[]);
+DROP FUNCTION queen.fire_locked_timers(bigint[], text);
+DROP FUNCTION queen.claim_due_timers(text, int, int);
+
+COMMIT;

@@ -1,0 +1,10 @@
+-- Verify queen:timers_fire on pg
+
+BEGIN;
+
+SELECT has_function_privilege('queen.claim_due_timers(text, int, int)', 'execute');
+SELECT has_function_privilege('queen.fire_locked_timers(bigint[], text)', 'execute');
+SELECT has_function_privilege('queen.fire_timers(text, bigint[])', 'execute');
+SELECT has_function_privilege('queen.next_timer_due()', 'execute');
+
+ROLLBACK;

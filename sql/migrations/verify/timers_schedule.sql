@@ -1,0 +1,7 @@
+-- Verify queen:timers_schedule on pg
+
+BEGIN;
+
+SELECT has_function_privilege('queen.schedule_messages(jsonb, text)', 'execute');
+
+ROLLBACK;

@@ -1,0 +1,36 @@
+#pragma once
+// Typed calls of the single-runner job procedures: the election
+// (sql/migrations/deploy/jobs.sql) and the work the jobs do (retention,
+// eviction, statistics). Failures throw DbError.
+#include <cstdint>
+#include <string>
+
+namespace queen::db {
+
+class ConnectionPool;
+
+class JobsDb {
+ public:
+  explicit JobsDb(ConnectionPool& pool) : pool_(pool) {}
+
+  // queen.try_begin_job_cycle: true when this broker runs the current cycle.
+  bool try_begin_job_cycle(const std::string& job, std::int64_t cycle_ms, const std::string& server_id);
+  // queen.finish_job_cycle: records the end and result (JSON object text) of
+  // this broker's newest run of `job`; false when there is no such open run.
+  bool finish_job_cycle(const std::string& job, const std::string& server_id, const std::string& result_json);
+
+  // queen.apply_retention: deletes at most `batch` messages past their queue's
+  // retention, keeping dedup tombstones for dedup_window_ms. Rows deleted.
+  int apply_retention(int batch, std::int64_t dedup_window_ms);
+  // queen.expire_messages: dead-letters at most `batch` messages past ttl /
+  // maxWaitTimeSeconds. DLQ entries written.
+  int expire_messages(int batch);
+  // queen.reconcile_stats: refreshes at most `limit` queues' statistics not
+  // refreshed within max_age_ms. Queues refreshed.
+  int reconcile_stats(int limit, std::int64_t max_age_ms);
+
+ private:
+  ConnectionPool& pool_;
+};
+
+}  // namespace queen::db

@@ -1,0 +1,37 @@
+#pragma once
+// Typed calls of the KV procedures (sql/migrations/deploy/kv.sql,
+// docs/timers-kv-jobs.md), for the /api/v1/kv routes and the sweeper.
+// Failures throw DbError; a bad key or a negative TTL is SQLSTATE 22023.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace queen::db {
+
+class ConnectionPool;
+
+struct KvEntry {
+  std::string value_json;                    // the stored JSON value, as text
+  std::optional<std::int64_t> expires_at_us;  // epoch microseconds; empty: no TTL
+};
+
+class KvDb {
+ public:
+  explicit KvDb(ConnectionPool& pool) : pool_(pool) {}
+
+  // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
+  // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
+  std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
+                                  std::optional<std::int64_t> ttl_ms);
+  // queen.kv_get: empty when the key is absent or expired.
+  std::optional<KvEntry> get(const std::string& key);
+  // queen.kv_delete: true when a live value was deleted.
+  bool remove(const std::string& key);
+  // queen.kv_prune_expired: deletes at most `limit` expired rows, returns how many.
+  int prune_expired(int limit);
+
+ private:
+  ConnectionPool& pool_;
+};
+
+}  // namespace queen::db

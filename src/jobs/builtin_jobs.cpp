@@ -1,0 +1,24 @@
+#include "jobs/builtin_jobs.h"
+
+#include <algorithm>
+
+namespace queen::jobs {
+
+std::int64_t stats_max_age_ms(std::int64_t stats_reconcile_interval_ms) noexcept {
+  return std::max<std::int64_t>(stats_reconcile_interval_ms / 2, 0);
+}
+
+void add_builtin_jobs(JobRunner& runner, db::JobsDb& db, const BuiltinJobOptions& o) {
+  runner.add(JobSpec{kRetentionJob, o.retention_interval_ms,
+                     batched_job([&db, window = o.dedup_window_ms](int batch) { return db.apply_retention(batch, window); },
+                                 o.retention_batch, o.max_batches_per_cycle)});
+  runner.add(JobSpec{kEvictionJob, o.eviction_interval_ms,
+                     batched_job([&db](int batch) { return db.expire_messages(batch); }, o.eviction_batch,
+                                 o.max_batches_per_cycle)});
+  runner.add(JobSpec{kStatsReconcileJob, o.stats_reconcile_interval_ms,
+                     batched_job([&db, max_age = stats_max_age_ms(o.stats_reconcile_interval_ms)](
+                                     int batch) { return db.reconcile_stats(batch, max_age); },
+                                 o.stats_batch, o.max_batches_per_cycle)});
+}
+
+}  // namespace queen::jobs

@@ -1,0 +1,52 @@
+#pragma once
+// The broker's single-runner jobs and their wiring to the database:
+//   retention        queen.apply_retention   every RETENTION_INTERVAL
+//   eviction         queen.expire_messages   every EVICTION_INTERVAL
+//   stats_reconcile  queen.reconcile_stats   every STATS_RECONCILE_INTERVAL_MS
+// Each runs on one broker per cycle (JobRunner), in bounded batches.
+#include <cstdint>
+
+#include "db/jobs_db.h"
+#include "jobs/job_runner.h"
+
+namespace queen::jobs {
+
+struct BuiltinJobOptions {
+  std::int64_t retention_interval_ms = 300000;      // RETENTION_INTERVAL
+  int retention_batch = 1000;                       // RETENTION_BATCH_SIZE
+  std::int64_t dedup_window_ms = 86400000;          // QUEEN_DEDUP_WINDOW_MS (tombstones of deleted rows)
+  std::int64_t eviction_interval_ms = 60000;        // EVICTION_INTERVAL
+  int eviction_batch = 1000;                        // EVICTION_BATCH_SIZE
+  std::int64_t stats_reconcile_interval_ms = 120000;  // STATS_RECONCILE_INTERVAL_MS
+  int stats_batch = 100;                            // queues refreshed per statement
+  int max_batches_per_cycle = 1000;                 // bounds a run besides its deadline
+};
+
+// Job names, identical on every broker (they are the election keys).
+inline constexpr const char* kRetentionJob = "retention";
+inline constexpr const char* kEvictionJob = "eviction";
+inline constexpr const char* kStatsReconcileJob = "stats_reconcile";
+
+// The stats job skips queues refreshed within half a cycle, so the batches of
+// one run move through the queues instead of refreshing the first ones again.
+std::int64_t stats_max_age_ms(std::int64_t stats_reconcile_interval_ms) noexcept;
+
+// Adds the three jobs to `runner` (before runner.start()). `db` must outlive it.
+void add_builtin_jobs(JobRunner& runner, db::JobsDb& db, const BuiltinJobOptions& options);
+
+// JobElection backed by queen.try_begin_job_cycle / finish_job_cycle.
+class DbJobElection final : public JobElection {
+ public:
+  explicit DbJobElection(db::JobsDb& db) : db_(db) {}
+  bool try_begin_cycle(const std::string& job, std::int64_t cycle_ms, const std::string& server_id) override {
+    return db_.try_begin_job_cycle(job, cycle_ms, server_id);
+  }
+  void finish_cycle(const std::string& job, const std::string& server_id, const std::string& result_json) override {
+    db_.finish_job_cycle(job, server_id, result_json);
+  }
+
+ private:
+  db::JobsDb& db_;
+};
+
+}  // namespace queen::jobs

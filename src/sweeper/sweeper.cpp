@@ -1,0 +1,132 @@
+#include "sweeper/sweeper.h"
+
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+
+namespace queen::sweeper {
+namespace {
+
+std::int64_t steady_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void require_positive(int value, const char* name) {
+  if (value <= 0) throw std::invalid_argument(std::string("sweeper option ") + name + " must be positive");
+}
+
+}  // namespace
+
+Sweeper::Sweeper(SweeperOptions options, SweeperStore& store) : options_(std::move(options)), store_(store) {
+  if (options_.server_id.empty()) throw std::invalid_argument("sweeper needs a server id (the claim owner)");
+  require_positive(options_.lease_ms, "lease_ms");
+  require_positive(options_.max_sleep_ms, "max_sleep_ms");
+  if (options_.min_sleep_ms < 0) throw std::invalid_argument("sweeper option min_sleep_ms must not be negative");
+  require_positive(options_.claim_batch, "claim_batch");
+  require_positive(options_.max_batches_per_pass, "max_batches_per_pass");
+  require_positive(options_.kv_prune_batch, "kv_prune_batch");
+  require_positive(options_.kv_prune_interval_ms, "kv_prune_interval_ms");
+}
+
+Sweeper::~Sweeper() { stop(); }
+
+void Sweeper::start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (thread_.joinable() || stopping_) return;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Sweeper::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wakeup_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Sweeper::wake() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_requested_ = true;
+  }
+  wakeup_.notify_all();
+}
+
+void Sweeper::loop() {
+  spdlog::info("sweeper: started (server {}, lease {} ms, max sleep {} ms, batch {})", options_.server_id,
+               options_.lease_ms, options_.max_sleep_ms, options_.claim_batch);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) break;
+      // Clear before the pass: a wake that arrives during the pass (after its
+      // read of the next due time) stays set and cuts the following sleep.
+      wake_requested_ = false;
+    }
+    const PassOutcome outcome = run_pass();
+    const auto sleep_ms = sleep_after_pass_ms(outcome, options_.min_sleep_ms, options_.max_sleep_ms);
+    std::unique_lock<std::mutex> lock(mutex_);
+    wakeup_.wait_for(lock, std::chrono::milliseconds(sleep_ms), [this] { return stopping_ || wake_requested_; });
+  }
+  spdlog::info("sweeper: stopped");
+}
+
+PassOutcome Sweeper::run_pass() {
+  PassOutcome outcome;
+  passes_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    fire_due_timers(outcome);
+    prune_kv_if_due();
+    if (!outcome.backlog) outcome.ms_until_next_due = store_.ms_until_next_timer();
+  } catch (const std::exception& e) {
+    outcome.failed = true;
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("sweeper: pass failed, retrying in {} ms: {}", options_.max_sleep_ms, e.what());
+  }
+  return outcome;
+}
+
+void Sweeper::fire_due_timers(PassOutcome& outcome) {
+  for (int batch = 0; batch < options_.max_batches_per_pass; ++batch) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+    }
+    const auto ids = store_.claim_due_timers(options_.server_id, options_.claim_batch, options_.lease_ms);
+    if (ids.empty()) {
+      outcome.backlog = false;
+      return;
+    }
+    timers_claimed_.fetch_add(ids.size(), std::memory_order_relaxed);
+    // If this call fails the claims stay with us until the lease expires, and
+    // then another pass (ours or another broker's) fires them: never lost.
+    const int fired = store_.fire_timers(options_.server_id, ids);
+    timers_fired_.fetch_add(fired > 0 ? fired : 0, std::memory_order_relaxed);
+    outcome.backlog = static_cast<int>(ids.size()) >= options_.claim_batch;
+    if (!outcome.backlog) return;
+  }
+}
+
+void Sweeper::prune_kv_if_due() {
+  const auto now = steady_now_ms();
+  if (!kv_prune_due(last_kv_prune_ms_, now, options_.kv_prune_interval_ms)) return;
+  // One bounded statement per interval; a large backlog drains over several
+  // intervals (expired keys already read as absent, so nothing waits on it).
+  const int pruned = store_.prune_expired_kv(options_.kv_prune_batch);
+  last_kv_prune_ms_ = now;
+  kv_pruned_.fetch_add(pruned > 0 ? pruned : 0, std::memory_order_relaxed);
+}
+
+SweeperCounters Sweeper::counters() const {
+  SweeperCounters c;
+  c.passes = passes_.load(std::memory_order_relaxed);
+  c.timers_claimed = timers_claimed_.load(std::memory_order_relaxed);
+  c.timers_fired = timers_fired_.load(std::memory_order_relaxed);
+  c.kv_pruned = kv_pruned_.load(std::memory_order_relaxed);
+  c.failures = failures_.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace queen::sweeper
