@@ -1,0 +1,213 @@
+-- Deploy queen:ack_messages to pg
+BEGIN;
+
+-- A text as uuid, or null when it is not one (no exception block: those cost a
+-- subtransaction per call, and acks parse ids per item).
+CREATE FUNCTION queen.uuid_or_null(p_text text) RETURNS uuid
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_text ~* '^\{?[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}\}?$' THEN p_text::uuid END
+$$;
+COMMENT ON FUNCTION queen.uuid_or_null(text) IS 'p_text cast to uuid, or null when it is not a UUID.';
+
+-- Writes (or refreshes) the dead letter of message (p_partition_id, p_seq) for group
+-- p_group, copying the payload so the entry outlives the message row.
+CREATE FUNCTION queen.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text, p_retry_count int)
+RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO queen.dlq AS d (message_id, consumer_group, partition_id, seq, transaction_id, payload, trace_id,
+                              producer_sub, is_encrypted, error_message, retry_count, message_created_at, failed_at)
+  SELECT m.id, p_group, m.partition_id, m.seq, m.transaction_id, m.payload, m.trace_id, m.producer_sub,
+         m.is_encrypted, p_error, p_retry_count, m.created_at, clock_timestamp()
+    FROM queen.messages m
+   WHERE m.partition_id = p_partition_id AND m.seq = p_seq
+  ON CONFLICT ON CONSTRAINT dlq_pkey DO UPDATE
+     SET error_message = EXCLUDED.error_message, retry_count = EXCLUDED.retry_count, failed_at = EXCLUDED.failed_at
+$$;
+COMMENT ON FUNCTION queen.dead_letter(uuid, bigint, text, text, int) IS
+  'Dead-letters one message for one consumer group (payload copied); a repeat refreshes error, retry count and failure time.';
+
+-- The cursor row of (partition, group), created when missing at the group's start
+-- point (an ack may arrive for a group that never popped this partition).
+CREATE FUNCTION queen.ensure_consumer(p_partition_id uuid, p_group text) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq)
+  SELECT p.id, p_group,
+         CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
+              ELSE queen.start_cursor(p.id, p.last_seq, p.last_message_at,
+                                      queen.subscription_start_at(p_group, p.queue_id, p.name)) END
+    FROM queen.partitions p
+   WHERE p.id = p_partition_id
+     AND NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group)
+  ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING
+$$;
+COMMENT ON FUNCTION queen.ensure_consumer(uuid, text) IS
+  'Creates the consumers row of (partition, group) if missing, at the group''s subscription start point.';
+
+-- Writes the working copy of a cursor row back after ack_messages processed the
+-- items of its partition; cursor movement counts as consumption.
+CREATE FUNCTION queen.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamptz)
+RETURNS void
+LANGUAGE sql AS $$
+  UPDATE queen.consumers t
+     SET cursor_seq = c.cursor_seq,
+         lease_id = c.lease_id,
+         lease_expires_at = c.lease_expires_at,
+         lease_acked = c.lease_acked,
+         retry_count = c.retry_count,
+         failed_lease_id = c.failed_lease_id,
+         available_at = c.available_at,
+         total_consumed = t.total_consumed + (c.cursor_seq - p_start_cursor),
+         last_consumed_at = CASE WHEN c.cursor_seq > p_start_cursor THEN p_now ELSE t.last_consumed_at END
+   WHERE t.partition_id = c.partition_id AND t.consumer_group = c.consumer_group
+$$;
+COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz) IS
+  'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages.';
+
+CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL)
+RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
+               lease_released bool, dlq bool)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_now timestamptz := now();
+  r record;
+  c queen.consumers;              -- working copy of the locked cursor row
+  v_partition_id uuid;            -- partition whose row is in c
+  v_start_cursor bigint;
+  v_start_lease_id uuid;          -- lease at request start, null if none or expired
+  v_start_failed_lease_id uuid;
+  v_failed_here bool;             -- a failed ack of this request already released the batch
+  v_cap bigint;                   -- the cursor may not pass this seq (first failed/retried message - 1)
+  v_retry_limit int;
+  v_retry_delay_ms int;
+  v_lease_given uuid;
+  v_lease_ok bool;
+  v_success bool;
+  v_error text;
+  v_released bool;
+  v_dlq bool;
+  n int := 0;
+  a_idx int[] := '{}'; a_txid text[] := '{}'; a_success bool[] := '{}'; a_error text[] := '{}';
+  a_queue text[] := '{}'; a_partition text[] := '{}'; a_released bool[] := '{}'; a_dlq bool[] := '{}';
+BEGIN
+  IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
+    RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
+  END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_acks) e
+              WHERE jsonb_typeof(e) <> 'object' OR jsonb_typeof(e -> 'transactionId') IS DISTINCT FROM 'string') THEN
+    RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
+  END IF;
+
+  -- Items grouped by partition (ascending id: cursor rows are locked in a fixed order,
+  -- so concurrent acks cannot deadlock) and in message order inside a partition.
+  FOR r IN
+    SELECT (x.ord - 1)::int AS idx,
+           x.e ->> 'transactionId' AS txid,
+           nullif(x.e ->> 'leaseId', '') AS lease_text,
+           lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')) AS status,
+           nullif(x.e ->> 'error', '') AS error_message,
+           m.partition_id, m.seq,
+           p.name AS partition_name, q.name AS queue_name, q.retry_limit, q.retry_delay_ms
+      FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
+      LEFT JOIN queen.partitions p ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
+      LEFT JOIN queen.queues q ON q.id = p.queue_id
+      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+     ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord
+  LOOP
+    v_success := false; v_error := NULL; v_released := false; v_dlq := false;
+
+    IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
+      -- next partition: store the previous one, lock and load this one
+      IF v_partition_id IS NOT NULL THEN
+        PERFORM queen.store_ack_state(c, v_start_cursor, v_now);
+      END IF;
+      v_partition_id := r.partition_id;
+      PERFORM queen.ensure_consumer(v_partition_id, v_group);
+      SELECT * INTO c FROM queen.consumers cc
+       WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
+      v_start_cursor := c.cursor_seq;
+      v_start_lease_id := CASE WHEN c.lease_expires_at > v_now THEN c.lease_id END;
+      v_start_failed_lease_id := c.failed_lease_id;
+      v_failed_here := false;
+      v_cap := NULL;
+      v_retry_limit := r.retry_limit;
+      v_retry_delay_ms := r.retry_delay_ms;
+    END IF;
+
+    v_lease_given := queen.uuid_or_null(r.lease_text);
+    -- a lease id, when given, must be the lease held at request start; a failed or
+    -- retry ack may also name the lease a failure already released (a no-op below)
+    v_lease_ok := r.lease_text IS NULL
+               OR coalesce(v_lease_given = v_start_lease_id, false)
+               OR (r.status IN ('failed', 'retry') AND coalesce(v_lease_given = v_start_failed_lease_id, false));
+
+    IF r.seq IS NULL THEN
+      v_error := 'Message not found';
+    ELSIF r.status NOT IN ('completed', 'success', 'failed', 'dlq', 'retry') THEN
+      v_error := 'Invalid status';
+    ELSIF NOT v_lease_ok THEN
+      v_error := 'Invalid or expired lease';
+    ELSE
+      v_success := true;
+      IF r.status = 'retry' THEN
+        -- give the batch back without spending a retry
+        IF r.seq > c.cursor_seq THEN
+          v_cap := least(coalesce(v_cap, r.seq - 1), r.seq - 1);
+          IF c.lease_id IS NOT NULL THEN
+            c.lease_id := NULL; c.lease_expires_at := NULL; v_released := true;
+          END IF;
+        END IF;
+      ELSIF r.status = 'failed' AND r.seq <= c.cursor_seq THEN
+        NULL;  -- already consumed: nothing to redeliver
+      ELSIF r.status = 'failed'
+            AND (v_failed_here OR (coalesce(v_lease_given = v_start_failed_lease_id, false)
+                                   AND v_lease_given IS DISTINCT FROM v_start_lease_id)) THEN
+        NULL;  -- this batch was already released by a failure: one failed batch costs one retry
+      ELSIF r.status = 'failed' AND c.retry_count < v_retry_limit THEN
+        -- first failure of this batch: release it for redelivery after retryDelay
+        v_failed_here := true;
+        v_cap := least(coalesce(v_cap, r.seq - 1), r.seq - 1);
+        c.retry_count := c.retry_count + 1;
+        c.available_at := v_now + v_retry_delay_ms * interval '1 millisecond';
+        IF c.lease_id IS NOT NULL THEN
+          c.failed_lease_id := c.lease_id;
+          c.lease_id := NULL; c.lease_expires_at := NULL; v_released := true;
+        END IF;
+      ELSE
+        -- completed / success, dlq, or failed with retries exhausted
+        IF r.status IN ('dlq', 'failed') AND r.seq > c.cursor_seq THEN
+          PERFORM queen.dead_letter(r.partition_id, r.seq, v_group,
+                                    coalesce(r.error_message, 'Retries exhausted'), c.retry_count);
+          v_dlq := true;
+        END IF;
+        IF r.seq > c.cursor_seq AND (v_cap IS NULL OR r.seq <= v_cap) AND c.lease_id IS NOT NULL THEN
+          c.lease_acked := c.lease_acked + 1;
+        END IF;
+        -- forward only, and never past a message this request failed or retried
+        c.cursor_seq := greatest(c.cursor_seq, least(r.seq, coalesce(v_cap, r.seq)));
+        IF c.lease_id IS NOT NULL AND c.cursor_seq >= c.lease_max_seq THEN
+          -- the whole batch is consumed: release it and forget its retries
+          c.lease_id := NULL; c.lease_expires_at := NULL; c.retry_count := 0; v_released := true;
+        END IF;
+      END IF;
+    END IF;
+
+    n := n + 1;
+    a_idx[n] := r.idx; a_txid[n] := r.txid; a_success[n] := v_success; a_error[n] := v_error;
+    a_queue[n] := r.queue_name; a_partition[n] := r.partition_name; a_released[n] := v_released; a_dlq[n] := v_dlq;
+  END LOOP;
+  IF v_partition_id IS NOT NULL THEN
+    PERFORM queen.store_ack_state(c, v_start_cursor, v_now);
+  END IF;
+
+  RETURN QUERY
+  SELECT u.i, u.t, u.s, u.e, u.q, u.p, u.l, u.d
+    FROM unnest(a_idx, a_txid, a_success, a_error, a_queue, a_partition, a_released, a_dlq) AS u(i, t, s, e, q, p, l, d)
+   ORDER BY u.i;
+END;
+$$;
+COMMENT ON FUNCTION queen.ack_messages(jsonb, text) IS
+  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures.';
+
+COMMIT;

@@ -1,0 +1,38 @@
+-- Deploy queen:list_dlq to pg
+BEGIN;
+
+CREATE FUNCTION queen.list_dlq(p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
+                               p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
+                               p_limit int DEFAULT 100, p_offset int DEFAULT 0)
+RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
+               consumer_group text, error_message text, retry_count int, payload jsonb, is_encrypted bool,
+               producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz, total bigint)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  IF p_limit IS NULL OR p_limit < 1 THEN
+    RAISE EXCEPTION 'limit must be >= 1, got %', p_limit USING ERRCODE = '22023';
+  END IF;
+  IF p_offset IS NULL OR p_offset < 0 THEN
+    RAISE EXCEPTION 'offset must be >= 0, got %', p_offset USING ERRCODE = '22023';
+  END IF;
+  RETURN QUERY
+  SELECT d.message_id, d.transaction_id, d.partition_id, q.name, p.name, d.consumer_group, d.error_message,
+         d.retry_count, d.payload, d.is_encrypted, d.producer_sub, d.trace_id, d.message_created_at, d.failed_at,
+         count(*) OVER ()
+    FROM queen.dlq d
+    JOIN queen.partitions p ON p.id = d.partition_id
+    JOIN queen.queues q ON q.id = p.queue_id
+   WHERE (p_queue IS NULL OR q.name = p_queue)
+     AND (p_group IS NULL OR d.consumer_group = p_group)
+     AND (p_partition IS NULL OR p.name = p_partition)
+     AND (p_from IS NULL OR d.failed_at >= p_from)
+     AND (p_to IS NULL OR d.failed_at <= p_to)
+   ORDER BY d.failed_at DESC, d.message_id, d.consumer_group
+   LIMIT p_limit OFFSET p_offset;
+END;
+$$;
+COMMENT ON FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int) IS
+  'Dead letters matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Every row carries total = matching entries before paging; an offset past the end returns no rows. 22023 on limit < 1 or offset < 0.';
+
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert queen:consumers from pg
+BEGIN;
+DROP TABLE queen.consumers;
+COMMIT;

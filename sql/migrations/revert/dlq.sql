@@ -1,0 +1,4 @@
+-- Revert queen:dlq from pg
+BEGIN;
+DROP TABLE queen.dlq;
+COMMIT;

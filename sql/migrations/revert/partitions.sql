@@ -1,0 +1,4 @@
+-- Revert queen:partitions from pg
+BEGIN;
+DROP TABLE queen.partitions;
+COMMIT;

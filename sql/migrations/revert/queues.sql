@@ -1,0 +1,4 @@
+-- Revert queen:queues from pg
+BEGIN;
+DROP TABLE queen.queues;
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert queen:release_expired_leases from pg
+BEGIN;
+DROP FUNCTION queen.release_expired_leases();
+COMMIT;

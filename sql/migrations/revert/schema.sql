@@ -1,0 +1,4 @@
+-- Revert queen:schema from pg
+BEGIN;
+DROP SCHEMA queen;
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert queen:subscriptions from pg
+BEGIN;
+DROP TABLE queen.subscriptions;
+COMMIT;

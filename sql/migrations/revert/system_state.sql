@@ -1,0 +1,4 @@
+-- Revert queen:system_state from pg
+BEGIN;
+DROP TABLE queen.system_state;
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert queen:uuid_v7 from pg
+BEGIN;
+DROP FUNCTION queen.uuid_v7(timestamptz);
+COMMIT;
