@@ -1,7 +1,7 @@
 -- pgTAP: queen.uuid_v7
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(6);
+SELECT plan(9);
 
 SELECT is(substring(queen.uuid_v7()::text FROM 15 FOR 1), '7', 'version nibble is 7');
 SELECT ok(substring(queen.uuid_v7()::text FROM 20 FOR 1) IN ('8', '9', 'a', 'b'), 'variant bits are 10');
@@ -13,5 +13,11 @@ SELECT isnt(queen.uuid_v7('2025-03-04 09:15:26.123+00'), queen.uuid_v7('2025-03-
             'two ids of the same millisecond differ (random tail)');
 SELECT is((SELECT count(DISTINCT queen.uuid_v7()) FROM generate_series(1, 1000)), 1000::bigint, '1000 ids are distinct');
 
+SELECT is(substring(queen.uuid_v7_ordinal(now(), 5)::text FROM 15 FOR 1), '7', 'ordinal ids keep version 7');
+SELECT ok(substring(queen.uuid_v7_ordinal(now(), 262143)::text FROM 20 FOR 1) IN ('8', '9', 'a', 'b'), 'ordinal ids keep the variant bits');
+SELECT is((SELECT count(*) FROM (SELECT o, queen.uuid_v7_ordinal('2025-03-04 09:15:26.123+00', o) AS id
+                                    FROM generate_series(0, 2999) o) s
+            WHERE id < (SELECT queen.uuid_v7_ordinal('2025-03-04 09:15:26.123+00', s.o + 1))),
+          3000::bigint, 'ids of one timestamp sort in ordinal order');
 SELECT * FROM finish();
 ROLLBACK;

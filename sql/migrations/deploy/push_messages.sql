@@ -141,7 +141,7 @@ BEGIN
            coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           queen.uuid_v7(v_created_at) AS candidate_id
+           queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
