@@ -11,7 +11,7 @@ export PG_PASSWORD ?= postgres
 BUILD ?= $(ROOT)/build
 JOBS ?= $(shell nproc)
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-fault bench stop clean
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-fault test-ha bench stop clean
 
 deps:
 	@scripts/deps.sh
@@ -32,7 +32,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) --no-print-directory test-sql test-unit test-integration test-fault
+	$(MAKE) --no-print-directory test-sql test-unit test-integration test-fault test-ha
 
 test-sql:
 	pg_prove -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB) --recurse --ext .sql sql/tests
@@ -45,6 +45,9 @@ test-integration:
 
 test-fault:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fault
+
+test-ha:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/ha
 
 bench: db build
 	scripts/bench.sh

@@ -1,0 +1,183 @@
+#include "options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+namespace bench {
+namespace {
+
+bool parseInt64(const std::string& text, std::int64_t& out) {
+    if (text.empty()) return false;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, out);
+    return ec == std::errc() && ptr == end;
+}
+
+bool parseBoundedInt(const std::string& text, std::int64_t low, std::int64_t high, std::int64_t& out) {
+    return parseInt64(text, out) && out >= low && out <= high;
+}
+
+bool parsePositiveDouble(const std::string& text, double& out) {
+    try {
+        std::size_t used = 0;
+        out = std::stod(text, &used);
+        return used == text.size() && out > 0.0;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+std::vector<std::string> splitComma(const std::string& text) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    std::string part;
+    while (std::getline(stream, part, ',')) parts.push_back(part);
+    return parts;
+}
+
+bool isKnownScenario(const std::string& name) {
+    return name == kScenarioPush || name == kScenarioPopAck || name == kScenarioWake;
+}
+
+ParseResult failure(std::string message) {
+    ParseResult result;
+    result.error = std::move(message);
+    return result;
+}
+
+} // namespace
+
+std::optional<std::vector<int>> parsePositiveIntList(const std::string& text) {
+    std::vector<int> values;
+    for (const auto& part : splitComma(text)) {
+        std::int64_t value = 0;
+        if (!parseBoundedInt(part, 1, 1'000'000, value)) return std::nullopt;
+        values.push_back(static_cast<int>(value));
+    }
+    if (values.empty()) return std::nullopt;
+    return values;
+}
+
+std::int64_t prefillCountFor(const BenchOptions& options, int batch) {
+    if (options.prefill > 0) return options.prefill;
+    const std::int64_t floor = std::min<std::int64_t>(20'000, options.prefillMax);
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(batch) * 5'000, floor, options.prefillMax);
+}
+
+ParseResult parseBenchOptions(const std::vector<std::string>& args) {
+    BenchOptions options;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& flag = args[i];
+        if (flag == "--help" || flag == "-h") {
+            ParseResult result;
+            result.helpRequested = true;
+            return result;
+        }
+        if (flag == "--keep-queues") {
+            options.keepQueues = true;
+            continue;
+        }
+        if (i + 1 >= args.size()) return failure(flag + " needs a value");
+        const std::string& value = args[++i];
+        std::int64_t number = 0;
+        auto bounded = [&](std::int64_t low, std::int64_t high) {
+            return parseBoundedInt(value, low, high, number);
+        };
+        auto invalid = [&]() { return failure("invalid value for " + flag + ": '" + value + "'"); };
+
+        if (flag == "--url") {
+            if (value.rfind("http://", 0) != 0) return failure("--url must start with http://");
+            options.url = value;
+        } else if (flag == "--connections") {
+            if (!bounded(1, 1000)) return invalid();
+            options.connections = static_cast<int>(number);
+        } else if (flag == "--partitions") {
+            if (!bounded(1, 100'000)) return invalid();
+            options.partitions = static_cast<int>(number);
+        } else if (flag == "--duration") {
+            if (!parsePositiveDouble(value, options.durationSeconds) || options.durationSeconds > 3600) return invalid();
+        } else if (flag == "--batches") {
+            auto batches = parsePositiveIntList(value);
+            if (!batches) return invalid();
+            options.batches = *batches;
+        } else if (flag == "--scenario") {
+            std::vector<std::string> names = splitComma(value);
+            if (names.empty()) return invalid();
+            for (const auto& name : names)
+                if (!isKnownScenario(name)) return failure("unknown scenario '" + name + "' (push, popack, wake)");
+            options.scenarios = names;
+        } else if (flag == "--json") {
+            options.jsonPath = value;
+        } else if (flag == "--max-messages") {
+            if (!bounded(1, INT64_MAX)) return invalid();
+            options.maxMessagesPerScenario = number;
+        } else if (flag == "--prefill") {
+            if (!bounded(1, 100'000'000)) return invalid();
+            options.prefill = number;
+        } else if (flag == "--prefill-max") {
+            if (!bounded(1, 100'000'000)) return invalid();
+            options.prefillMax = number;
+        } else if (flag == "--payload-bytes") {
+            if (!bounded(0, 16 * 1024 * 1024)) return invalid();
+            options.payloadBytes = static_cast<int>(number);
+        } else if (flag == "--wake-iterations") {
+            if (!bounded(1, 100'000)) return invalid();
+            options.wakeIterations = static_cast<int>(number);
+        } else if (flag == "--wake-settle-ms") {
+            if (!bounded(0, 60'000)) return invalid();
+            options.wakeSettleMs = static_cast<int>(number);
+        } else if (flag == "--wake-timeout-ms") {
+            if (!bounded(100, 600'000)) return invalid();
+            options.wakeTimeoutMs = static_cast<int>(number);
+        } else if (flag == "--http-timeout") {
+            if (!bounded(1, 3600)) return invalid();
+            options.httpTimeoutSeconds = static_cast<int>(number);
+        } else if (flag == "--max-latency-samples") {
+            if (!bounded(1, 100'000'000)) return invalid();
+            options.maxLatencySamples = static_cast<std::size_t>(number);
+        } else if (flag == "--broker-pid") {
+            if (!bounded(1, INT32_MAX)) return invalid();
+            options.brokerPid = static_cast<int>(number);
+        } else if (flag == "--queue-prefix") {
+            if (value.empty()) return invalid();
+            options.queuePrefix = value;
+        } else if (flag == "--label") {
+            const auto eq = value.find('=');
+            if (eq == std::string::npos || eq == 0) return failure("--label expects key=value, got '" + value + "'");
+            options.labels[value.substr(0, eq)] = value.substr(eq + 1);
+        } else {
+            return failure("unknown option " + flag);
+        }
+    }
+    ParseResult result;
+    result.options = std::move(options);
+    return result;
+}
+
+std::string usageText() {
+    return R"(usage: queen-bench [options]
+  --url URL                 broker base URL (default http://127.0.0.1:6632)
+  --connections N           HTTP keep-alive connections, one thread each (default 10)
+  --partitions P            partitions of each fresh queue (default 10)
+  --duration S              seconds per push / pop+ack scenario (default 10)
+  --batches LIST            batch sizes, e.g. 1,10,100 (default)
+  --scenario LIST           push,popack,wake (default all)
+  --json FILE               also write the results as JSON
+  --max-messages N          count bound per scenario (default 5000000)
+  --prefill N               messages pre-filled per pop+ack scenario (default batch*5000 in [20000, prefill-max])
+  --prefill-max N           cap of the derived pre-fill (default 200000)
+  --payload-bytes N         filler bytes in each payload (default 64)
+  --wake-iterations N       long-poll wake samples (default 50)
+  --wake-settle-ms MS       pause after sending the long poll before pushing (default 50)
+  --wake-timeout-ms MS      long-poll timeout (default 5000)
+  --http-timeout S          socket timeout for ordinary requests (default 30)
+  --max-latency-samples N   latency samples kept per scenario (default 2000000)
+  --broker-pid PID          read the broker's peak RSS (VmHWM) from /proc/PID/status
+  --queue-prefix NAME       prefix of the queues the bench creates (default bench)
+  --keep-queues             do not delete the bench queues afterwards
+  --label KEY=VALUE         a condition to print in the header and the JSON (repeatable)
+)";
+}
+
+} // namespace bench

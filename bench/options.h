@@ -1,0 +1,64 @@
+// Command-line options of queen-bench and their parsing (pure, unit tested).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Scenario names accepted by --scenario.
+inline constexpr const char* kScenarioPush = "push";
+inline constexpr const char* kScenarioPopAck = "popack";
+inline constexpr const char* kScenarioWake = "wake";
+
+struct BenchOptions {
+    std::string url = "http://127.0.0.1:6632";
+    int connections = 10;
+    int partitions = 10;
+    double durationSeconds = 10.0;           // wall-clock bound of each push / pop+ack scenario
+    std::vector<int> batches = {1, 10, 100}; // one push and one pop+ack scenario per batch size
+    std::vector<std::string> scenarios = {kScenarioPush, kScenarioPopAck, kScenarioWake};
+    std::string jsonPath;                    // empty: no JSON file
+
+    // Count bounds: a scenario also stops after this many messages, whatever the duration.
+    std::int64_t maxMessagesPerScenario = 5'000'000;
+    // Messages pre-filled before each pop+ack scenario; 0 = derived from the batch size
+    // (see prefillCountFor).
+    std::int64_t prefill = 0;
+    std::int64_t prefillMax = 200'000;
+
+    int payloadBytes = 64;                   // size of the filler string inside each payload
+    int wakeIterations = 50;
+    int wakeSettleMs = 50;                   // pause between the long poll being sent and the push
+    int wakeTimeoutMs = 5000;                // long-poll timeout asked of the broker
+    int httpTimeoutSeconds = 30;             // socket timeout of every non-long-poll request
+    std::size_t maxLatencySamples = 2'000'000; // per scenario, across all connections
+    int brokerPid = 0;                       // 0: peak RSS not reported
+    std::string queuePrefix = "bench";
+    bool keepQueues = false;                 // false: delete the queues a scenario created
+    std::map<std::string, std::string> labels; // free-form conditions printed in the header
+};
+
+struct ParseResult {
+    std::optional<BenchOptions> options; // set on success
+    std::string error;                   // set on failure
+    bool helpRequested = false;
+};
+
+// Parses argv[1..] (without the program name). Unknown flags and invalid values are errors.
+ParseResult parseBenchOptions(const std::vector<std::string>& args);
+
+// "1,10,100" -> {1,10,100}; nullopt on an empty list, a non-number or a value < 1.
+std::optional<std::vector<int>> parsePositiveIntList(const std::string& text);
+
+// How many messages a pop+ack scenario pre-fills: the explicit --prefill if given, otherwise
+// batch * 5000 clamped to [20000, prefillMax] so that small batches do not wait for a huge
+// pre-fill they cannot consume within the duration.
+std::int64_t prefillCountFor(const BenchOptions& options, int batch);
+
+std::string usageText();
+
+} // namespace bench

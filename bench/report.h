@@ -1,0 +1,34 @@
+// Human-readable lines and the JSON document of a bench run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "options.h"
+#include "proc_memory.h"
+#include "scenarios.h"
+
+namespace bench {
+
+struct RunConditions {
+    std::string runId;
+    std::string startedAtUtc; // ISO-8601
+    unsigned cores = 0;
+};
+
+// Header lines stating the conditions: URL, cores, durations, connections, labels
+// (PostgreSQL durability settings arrive as labels from scripts/bench.sh).
+std::string formatHeader(const BenchOptions& options, const RunConditions& conditions);
+std::string formatColumnTitles();
+// One line per scenario; the wake scenario prints "-" for msg/s.
+std::string formatScenarioLine(const ScenarioResult& result);
+// The broker's peak RSS over the whole run, or a note that it was not measured.
+std::string formatPeakRss(const std::optional<ProcessMemory>& memory);
+
+std::string resultsToJson(const BenchOptions& options, const RunConditions& conditions,
+                          const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory);
+
+std::string utcNowIso8601();
+
+} // namespace bench

@@ -1,0 +1,426 @@
+#include "scenarios.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "wire.h"
+
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// After a failed request a worker pauses this long, so a dead broker is not hammered in a hot loop.
+constexpr auto kErrorPause = std::chrono::milliseconds(20);
+// After an empty non-waiting pop (every partition leased by another consumer, or nothing left)
+// a consumer pauses this long before popping again: long enough not to spin, short enough not
+// to hide the broker's throughput.
+constexpr auto kEmptyPopPause = std::chrono::milliseconds(2);
+// Pre-fill pushes use this batch size: the fastest path, and not what the pop scenario measures.
+constexpr int kPrefillBatch = 100;
+// Upper bound on the time a pre-fill may take, whatever --prefill asks: keeps `make bench` within
+// its budget on a slow broker (the consumers then drain a smaller queue, which `prefilled` shows).
+constexpr auto kPrefillTimeLimit = std::chrono::seconds(30);
+// Extra socket time granted to a long poll beyond its own timeout.
+constexpr int kLongPollGraceSeconds = 10;
+
+std::int64_t microsBetween(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(to - from).count();
+}
+
+double secondsBetween(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
+// Counters shared by the worker threads of one scenario.
+struct SharedProgress {
+    std::atomic<std::int64_t> claimedMessages{0}; // budget handed out to workers (count bound)
+    std::atomic<std::int64_t> messages{0};
+    std::atomic<std::int64_t> requests{0};
+    std::atomic<std::int64_t> errors{0};
+    std::atomic<bool> stop{false};
+    std::mutex errorMutex;
+    std::string firstError;
+
+    void fail(const std::string& what) {
+        errors.fetch_add(1, std::memory_order_relaxed);
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (firstError.empty()) firstError = what;
+    }
+};
+
+std::string describeFailure(const std::string& request, const HttpReply& reply) {
+    if (reply.status == 0) return request + ": " + reply.error;
+    return request + ": HTTP " + std::to_string(reply.status) + " " + reply.body.substr(0, 200);
+}
+
+// Takes up to `want` messages from the scenario's count budget; 0 once it is spent.
+int claimBudget(SharedProgress& progress, std::int64_t limit, int want) {
+    const std::int64_t before = progress.claimedMessages.fetch_add(want, std::memory_order_relaxed);
+    if (before >= limit) return 0;
+    return static_cast<int>(std::min<std::int64_t>(want, limit - before));
+}
+
+struct PushLoadResult {
+    double elapsedSeconds = 0;
+    std::int64_t requests = 0;
+    std::int64_t queued = 0;
+    std::int64_t duplicates = 0;
+    std::int64_t buffered = 0;
+    std::int64_t failedItems = 0;
+    std::int64_t errors = 0;
+    std::string firstError;
+    LatencySamples latencies{0};
+};
+
+// Pushes `batch`-item requests to `queue` on `connections` keep-alive connections until
+// `messageLimit` items were sent or `deadline` passed. Connection i sends its k-th request to
+// partition (i + k) mod partitions, so the load is spread over all partitions.
+PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue, int batch,
+                        std::int64_t messageLimit, Clock::time_point deadline, std::size_t latencyCapacity) {
+    SharedProgress progress;
+    std::atomic<std::int64_t> duplicates{0}, buffered{0}, failedItems{0};
+    const int connections = options.connections;
+    std::vector<LatencySamples> perThread(connections, LatencySamples(latencyCapacity / connections + 1));
+    std::promise<void> startSignal;
+    std::shared_future<void> started = startSignal.get_future().share();
+
+    auto worker = [&](int index) {
+        BrokerClient client(address, options.httpTimeoutSeconds);
+        started.wait();
+        PushBatchSpec spec;
+        spec.queue = queue;
+        spec.txPrefix = "c" + std::to_string(index);
+        spec.payloadBytes = options.payloadBytes;
+        for (std::int64_t k = 0; Clock::now() < deadline; ++k) {
+            const int count = claimBudget(progress, messageLimit, batch);
+            if (count == 0) break;
+            spec.partition = partitionName(static_cast<int>((index + k) % options.partitions));
+            spec.count = count;
+            const std::string body = buildPushBody(spec);
+            spec.firstSequence += count;
+            const auto sent = Clock::now();
+            const HttpReply reply = client.post("/api/v1/push", body);
+            const auto answered = Clock::now();
+            progress.requests.fetch_add(1, std::memory_order_relaxed);
+            if (!reply.ok()) {
+                progress.fail(describeFailure("push", reply));
+                std::this_thread::sleep_for(kErrorPause);
+                continue;
+            }
+            perThread[index].record(microsBetween(sent, answered));
+            const PushStatusCounts counts = countPushStatuses(reply.body);
+            progress.messages.fetch_add(counts.queued, std::memory_order_relaxed);
+            duplicates.fetch_add(counts.duplicate, std::memory_order_relaxed);
+            buffered.fetch_add(counts.buffered, std::memory_order_relaxed);
+            failedItems.fetch_add(counts.failed + counts.other, std::memory_order_relaxed);
+            if (counts.total() != count) progress.fail("push: answer has " + std::to_string(counts.total()) +
+                                                       " item statuses for " + std::to_string(count) + " items");
+        }
+    };
+
+    std::vector<std::thread> threads;
+    for (int i = 0; i < connections; ++i) threads.emplace_back(worker, i);
+    const auto begin = Clock::now();
+    startSignal.set_value();
+    for (auto& thread : threads) thread.join();
+    const auto end = Clock::now();
+
+    PushLoadResult result;
+    result.elapsedSeconds = secondsBetween(begin, end);
+    result.requests = progress.requests.load();
+    result.queued = progress.messages.load();
+    result.duplicates = duplicates.load();
+    result.buffered = buffered.load();
+    result.failedItems = failedItems.load();
+    result.errors = progress.errors.load();
+    result.firstError = progress.firstError;
+    result.latencies = LatencySamples(latencyCapacity);
+    for (auto& samples : perThread) result.latencies.absorb(std::move(samples));
+    return result;
+}
+
+void finishRates(ScenarioResult& result) {
+    result.messagesPerSecond = result.elapsedSeconds > 0 ? static_cast<double>(result.messages) / result.elapsedSeconds : 0;
+}
+
+bool configureQueue(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
+                    std::string& error) {
+    BrokerClient client(address, options.httpTimeoutSeconds);
+    const HttpReply reply = client.post("/api/v1/configure", buildConfigureBody(queue));
+    if (reply.ok()) return true;
+    error = describeFailure("configure " + queue, reply);
+    return false;
+}
+
+std::string popPath(const std::string& queue, const std::string& query) {
+    return "/api/v1/pop/queue/" + encodePathSegment(queue) + "?" + query;
+}
+
+} // namespace
+
+std::string makeRunId() {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+}
+
+ScenarioRunner::ScenarioRunner(BenchOptions options, BrokerAddress address, std::string runId)
+    : options_(std::move(options)), address_(std::move(address)), runId_(std::move(runId)) {}
+
+std::string ScenarioRunner::newQueue(const std::string& kind, int batch) {
+    std::string name = options_.queuePrefix + "-" + kind + "-b" + std::to_string(batch) + "-" + runId_;
+    createdQueues_.push_back(name);
+    return name;
+}
+
+void ScenarioRunner::sampleBrokerMemory(ScenarioResult& result) const {
+    if (options_.brokerPid > 0) result.brokerMemory = readProcessMemory(options_.brokerPid);
+}
+
+ScenarioResult ScenarioRunner::runPush(int batch) {
+    ScenarioResult result;
+    result.scenario = kScenarioPush;
+    result.batch = batch;
+    result.connections = options_.connections;
+    result.partitions = options_.partitions;
+    result.queue = newQueue("push", batch);
+    // Creating the queue up front keeps its one-time creation out of the measured window.
+    std::string configureError;
+    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
+
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(options_.durationSeconds));
+    PushLoadResult load = pushLoad(address_, options_, result.queue, batch, options_.maxMessagesPerScenario, deadline,
+                                   options_.maxLatencySamples);
+    result.elapsedSeconds = load.elapsedSeconds;
+    result.messages = load.queued;
+    result.requests = load.requests;
+    result.errors = load.errors;
+    if (result.firstError.empty()) result.firstError = load.firstError;
+    result.droppedSamples = load.latencies.dropped();
+    result.latency = summarize(load.latencies.kept());
+    result.details["duplicateItems"] = static_cast<double>(load.duplicates);
+    result.details["bufferedItems"] = static_cast<double>(load.buffered);
+    result.details["failedItems"] = static_cast<double>(load.failedItems);
+    finishRates(result);
+    sampleBrokerMemory(result);
+    return result;
+}
+
+ScenarioResult ScenarioRunner::runPopAck(int batch) {
+    ScenarioResult result;
+    result.scenario = kScenarioPopAck;
+    result.batch = batch;
+    result.connections = options_.connections;
+    result.partitions = options_.partitions;
+    result.queue = newQueue("popack", batch);
+    std::string configureError;
+    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
+
+    // Pre-fill (not measured): the consumers then only pop and ack.
+    const std::int64_t prefillTarget = std::min(prefillCountFor(options_, batch), options_.maxMessagesPerScenario);
+    PushLoadResult prefill = pushLoad(address_, options_, result.queue, kPrefillBatch, prefillTarget,
+                                      Clock::now() + kPrefillTimeLimit, /*latencyCapacity=*/1);
+    const std::int64_t available = prefill.queued;
+    result.details["prefilled"] = static_cast<double>(available);
+    result.details["prefillSeconds"] = prefill.elapsedSeconds;
+    result.details["prefillTarget"] = static_cast<double>(prefillTarget);
+    result.details["prefillErrors"] = static_cast<double>(prefill.errors);
+    if (prefill.errors > 0 && result.firstError.empty()) result.firstError = "pre-fill: " + prefill.firstError;
+
+    if (available == 0) {
+        // Nothing to consume: the pre-fill failed, and firstError says why.
+        result.errors = prefill.errors;
+        sampleBrokerMemory(result);
+        return result;
+    }
+
+    SharedProgress progress;
+    std::atomic<std::int64_t> emptyPops{0}, ackFailures{0};
+    const int connections = options_.connections;
+    const std::size_t perThreadCapacity = options_.maxLatencySamples / connections + 1;
+    std::vector<LatencySamples> cycleSamples(connections, LatencySamples(perThreadCapacity));
+    std::vector<LatencySamples> popSamples(connections, LatencySamples(perThreadCapacity));
+    std::vector<LatencySamples> ackSamples(connections, LatencySamples(perThreadCapacity));
+    const std::string path = popPath(result.queue, "batch=" + std::to_string(batch) + "&wait=false&timeout=1000");
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(options_.durationSeconds));
+    std::promise<void> startSignal;
+    std::shared_future<void> started = startSignal.get_future().share();
+
+    auto consumer = [&](int index) {
+        BrokerClient client(address_, options_.httpTimeoutSeconds);
+        started.wait();
+        while (!progress.stop.load(std::memory_order_relaxed) && Clock::now() < deadline) {
+            const auto popSent = Clock::now();
+            const HttpReply popped = client.get(path);
+            const auto popAnswered = Clock::now();
+            progress.requests.fetch_add(1, std::memory_order_relaxed);
+            if (popped.status == 204) {
+                emptyPops.fetch_add(1, std::memory_order_relaxed);
+                std::this_thread::sleep_for(kEmptyPopPause);
+                continue;
+            }
+            if (!popped.ok()) {
+                progress.fail(describeFailure("pop", popped));
+                std::this_thread::sleep_for(kErrorPause);
+                continue;
+            }
+            const auto messages = parsePopMessages(popped.body);
+            if (!messages) {
+                progress.fail("pop: unexpected body " + popped.body.substr(0, 200));
+                continue;
+            }
+            if (messages->empty()) {
+                emptyPops.fetch_add(1, std::memory_order_relaxed);
+                std::this_thread::sleep_for(kEmptyPopPause);
+                continue;
+            }
+            const HttpReply acked = client.post("/api/v1/ack/batch", buildAckBatchBody(*messages));
+            const auto ackAnswered = Clock::now();
+            progress.requests.fetch_add(1, std::memory_order_relaxed);
+            if (!acked.ok()) {
+                progress.fail(describeFailure("ack/batch", acked));
+                std::this_thread::sleep_for(kErrorPause);
+                continue;
+            }
+            const auto successes = countAckSuccesses(acked.body);
+            if (!successes) {
+                progress.fail("ack/batch: unexpected body " + acked.body.substr(0, 200));
+                continue;
+            }
+            const auto unsuccessful = static_cast<std::int64_t>(messages->size()) - *successes;
+            if (unsuccessful > 0) ackFailures.fetch_add(unsuccessful, std::memory_order_relaxed);
+            popSamples[index].record(microsBetween(popSent, popAnswered));
+            ackSamples[index].record(microsBetween(popAnswered, ackAnswered));
+            cycleSamples[index].record(microsBetween(popSent, ackAnswered));
+            // Stop everyone once every pre-filled message is acked: the queue is drained.
+            if (progress.messages.fetch_add(*successes, std::memory_order_relaxed) + *successes >= available)
+                progress.stop.store(true, std::memory_order_relaxed);
+        }
+    };
+
+    std::vector<std::thread> threads;
+    for (int i = 0; i < connections; ++i) threads.emplace_back(consumer, i);
+    const auto begin = Clock::now();
+    startSignal.set_value();
+    for (auto& thread : threads) thread.join();
+    const auto end = Clock::now();
+
+    auto merge = [&](std::vector<LatencySamples>& parts) {
+        LatencySamples merged(options_.maxLatencySamples);
+        for (auto& samples : parts) merged.absorb(std::move(samples));
+        return merged;
+    };
+    LatencySamples cycles = merge(cycleSamples);
+    const LatencySummary pops = summarize(merge(popSamples).kept());
+    const LatencySummary acks = summarize(merge(ackSamples).kept());
+
+    result.elapsedSeconds = secondsBetween(begin, end);
+    result.messages = progress.messages.load();
+    result.requests = progress.requests.load();
+    result.errors = progress.errors.load();
+    if (result.firstError.empty()) result.firstError = progress.firstError;
+    result.droppedSamples = cycles.dropped();
+    result.latency = summarize(cycles.kept());
+    result.details["popP50Ms"] = pops.p50Ms;
+    result.details["popP99Ms"] = pops.p99Ms;
+    result.details["ackP50Ms"] = acks.p50Ms;
+    result.details["ackP99Ms"] = acks.p99Ms;
+    result.details["emptyPops"] = static_cast<double>(emptyPops.load());
+    result.details["ackItemFailures"] = static_cast<double>(ackFailures.load());
+    result.details["drained"] = result.messages >= available ? 1.0 : 0.0;
+    finishRates(result);
+    sampleBrokerMemory(result);
+    return result;
+}
+
+ScenarioResult ScenarioRunner::runWake() {
+    ScenarioResult result;
+    result.scenario = kScenarioWake;
+    result.batch = 1;
+    result.connections = 1;
+    result.partitions = 1;
+    result.queue = newQueue("wake", 1);
+    std::string configureError;
+    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
+
+    const int longPollSocketSeconds = options_.wakeTimeoutMs / 1000 + kLongPollGraceSeconds;
+    BrokerClient consumer(address_, longPollSocketSeconds);
+    BrokerClient producer(address_, options_.httpTimeoutSeconds);
+    const std::string partition = partitionName(0);
+    const std::string path = "/api/v1/pop/queue/" + encodePathSegment(result.queue) + "/partition/" + partition +
+                             "?batch=1&wait=true&autoAck=true&timeout=" + std::to_string(options_.wakeTimeoutMs);
+    PushBatchSpec spec;
+    spec.queue = result.queue;
+    spec.partition = partition;
+    spec.txPrefix = "wake";
+    spec.count = 1;
+    spec.payloadBytes = options_.payloadBytes;
+
+    LatencySamples wakeSamples(static_cast<std::size_t>(options_.wakeIterations));
+    std::int64_t misses = 0;
+    const auto begin = Clock::now();
+    // Bounded by count (--wake-iterations) and by time (--duration), like every scenario.
+    const auto deadline = begin + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(options_.durationSeconds));
+    int iterations = 0;
+    for (; iterations < options_.wakeIterations && Clock::now() < deadline; ++iterations) {
+        // The long poll runs on its own thread; this one pushes once the poll is parked.
+        auto parked = std::async(std::launch::async, [&] {
+            HttpReply reply = consumer.get(path);
+            return std::make_pair(std::move(reply), Clock::now());
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(options_.wakeSettleMs));
+        const std::string body = buildPushBody(spec);
+        spec.firstSequence += 1;
+        const auto pushSent = Clock::now();
+        const HttpReply pushed = producer.post("/api/v1/push", body);
+        result.requests += 2;
+        auto [popped, popReturned] = parked.get();
+        if (!pushed.ok()) {
+            ++result.errors;
+            if (result.firstError.empty()) result.firstError = describeFailure("push", pushed);
+            std::this_thread::sleep_for(kErrorPause);
+            continue;
+        }
+        const auto messages = popped.status == 200 ? parsePopMessages(popped.body) : std::nullopt;
+        if (!messages || messages->size() != 1 || popReturned < pushSent) {
+            // Timed out, answered before the push, or failed: not a wake-up sample.
+            ++misses;
+            if (popped.status != 204 && !popped.ok()) {
+                ++result.errors;
+                if (result.firstError.empty()) result.firstError = describeFailure("long poll", popped);
+            }
+            continue;
+        }
+        wakeSamples.record(microsBetween(pushSent, popReturned));
+        ++result.messages;
+    }
+    result.elapsedSeconds = secondsBetween(begin, Clock::now());
+    result.latency = summarize(wakeSamples.kept());
+    result.details["iterations"] = iterations;
+    result.details["misses"] = static_cast<double>(misses);
+    result.details["settleMs"] = options_.wakeSettleMs;
+    // Wake-ups per second would only restate the settle pause: report none.
+    result.messagesPerSecond = 0;
+    sampleBrokerMemory(result);
+    return result;
+}
+
+int ScenarioRunner::deleteCreatedQueues(std::string& firstError) {
+    BrokerClient client(address_, options_.httpTimeoutSeconds);
+    int failures = 0;
+    for (const std::string& queue : createdQueues_) {
+        const HttpReply reply = client.del("/api/v1/resources/queues/" + encodePathSegment(queue));
+        if (reply.ok()) continue;
+        if (failures++ == 0) firstError = describeFailure("delete " + queue, reply);
+    }
+    return failures;
+}
+
+} // namespace bench

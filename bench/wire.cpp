@@ -1,0 +1,130 @@
+#include "wire.h"
+
+#include <nlohmann/json.hpp>
+
+namespace bench {
+namespace {
+
+using nlohmann::json;
+
+bool isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+void countStatus(std::string_view value, PushStatusCounts& counts) {
+    if (value == "queued") ++counts.queued;
+    else if (value == "duplicate") ++counts.duplicate;
+    else if (value == "buffered") ++counts.buffered;
+    else if (value == "failed") ++counts.failed;
+    else ++counts.other;
+}
+
+} // namespace
+
+std::string partitionName(int index) { return "p" + std::to_string(index); }
+
+std::string buildPushBody(const PushBatchSpec& spec) {
+    const std::string filler(static_cast<std::size_t>(spec.payloadBytes), 'x');
+    json items = json::array();
+    for (int i = 0; i < spec.count; ++i) {
+        const std::int64_t sequence = spec.firstSequence + i;
+        items.push_back({
+            {"queue", spec.queue},
+            {"partition", spec.partition},
+            {"transactionId", spec.txPrefix + "-" + std::to_string(sequence)},
+            {"payload", {{"seq", sequence}, {"fill", filler}}},
+        });
+    }
+    return json{{"items", std::move(items)}}.dump();
+}
+
+PushStatusCounts countPushStatuses(std::string_view body) {
+    static constexpr std::string_view kKey = "\"status\"";
+    PushStatusCounts counts;
+    std::size_t pos = 0;
+    while ((pos = body.find(kKey, pos)) != std::string_view::npos) {
+        pos += kKey.size();
+        std::size_t cursor = pos;
+        while (cursor < body.size() && isJsonSpace(body[cursor])) ++cursor;
+        if (cursor >= body.size() || body[cursor] != ':') continue; // a value, not a key
+        ++cursor;
+        while (cursor < body.size() && isJsonSpace(body[cursor])) ++cursor;
+        if (cursor >= body.size() || body[cursor] != '"') {
+            ++counts.other; // a non-string status is still an item we cannot classify
+            continue;
+        }
+        const std::size_t valueStart = cursor + 1;
+        const std::size_t valueEnd = body.find('"', valueStart);
+        if (valueEnd == std::string_view::npos) break;
+        countStatus(body.substr(valueStart, valueEnd - valueStart), counts);
+        pos = valueEnd + 1;
+    }
+    return counts;
+}
+
+std::optional<std::vector<PoppedMessage>> parsePopMessages(std::string_view body) {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object()) return std::nullopt;
+    const auto messages = parsed.find("messages");
+    if (messages == parsed.end() || !messages->is_array()) return std::nullopt;
+    std::vector<PoppedMessage> popped;
+    popped.reserve(messages->size());
+    for (const json& message : *messages) {
+        if (!message.is_object()) return std::nullopt;
+        PoppedMessage item;
+        item.transactionId = message.value("transactionId", "");
+        item.partitionId = message.value("partitionId", "");
+        const auto lease = message.find("leaseId");
+        if (lease != message.end() && lease->is_string()) item.leaseId = lease->get<std::string>();
+        if (item.transactionId.empty() || item.partitionId.empty()) return std::nullopt;
+        popped.push_back(std::move(item));
+    }
+    return popped;
+}
+
+std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages) {
+    json acks = json::array();
+    for (const PoppedMessage& message : messages) {
+        json ack = {
+            {"transactionId", message.transactionId},
+            {"partitionId", message.partitionId},
+            {"status", "completed"},
+        };
+        if (!message.leaseId.empty()) ack["leaseId"] = message.leaseId;
+        acks.push_back(std::move(ack));
+    }
+    return json{{"consumerGroup", nullptr}, {"acknowledgments", std::move(acks)}}.dump();
+}
+
+std::optional<std::int64_t> countAckSuccesses(std::string_view body) {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_array()) return std::nullopt;
+    std::int64_t successes = 0;
+    for (const json& result : parsed) {
+        if (!result.is_object()) continue;
+        const auto success = result.find("success");
+        if (success != result.end() && success->is_boolean() && success->get<bool>()) ++successes;
+    }
+    return successes;
+}
+
+std::string buildConfigureBody(const std::string& queue) {
+    return json{{"queue", queue}, {"options", json::object()}}.dump();
+}
+
+std::string encodePathSegment(std::string_view segment) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string encoded;
+    for (unsigned char c : segment) {
+        const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                c == '-' || c == '_' || c == '.' || c == '~';
+        if (unreserved) {
+            encoded.push_back(static_cast<char>(c));
+        } else {
+            encoded.push_back('%');
+            encoded.push_back(kHex[c >> 4]);
+            encoded.push_back(kHex[c & 0xF]);
+        }
+    }
+    return encoded;
+}
+
+} // namespace bench

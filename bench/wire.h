@@ -1,0 +1,67 @@
+// Request bodies the bench sends and the parts of the answers it reads (http-api.md §4-§6).
+// Pure functions, unit tested; nlohmann/json stays inside wire.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bench {
+
+// One push request: `count` items for one partition of one queue. Transaction ids are
+// "<txPrefix>-<firstSequence + i>", unique per run, so every item is stored (no duplicates).
+struct PushBatchSpec {
+    std::string queue;
+    std::string partition;
+    std::string txPrefix;
+    std::int64_t firstSequence = 0;
+    int count = 1;
+    int payloadBytes = 0;
+};
+
+std::string buildPushBody(const PushBatchSpec& spec);
+
+// Name of partition `index` of a bench queue ("p0", "p1", ...).
+std::string partitionName(int index);
+
+struct PushStatusCounts {
+    std::int64_t queued = 0;
+    std::int64_t duplicate = 0;
+    std::int64_t buffered = 0;
+    std::int64_t failed = 0;
+    std::int64_t other = 0;
+    std::int64_t total() const { return queued + duplicate + buffered + failed + other; }
+};
+
+// Counts the per-item "status" values of a push answer (a JSON array of items). It scans for the
+// "status" key instead of building a JSON tree: on a 2-core box the bench shares the CPU with the
+// broker and PostgreSQL, and push answers are the bulk of what it reads. Only keys match: a
+// string value "status" is followed by ',' or '}' and an escaped one never closes with a bare
+// quote.
+PushStatusCounts countPushStatuses(std::string_view body);
+
+// What an ack needs from one popped message.
+struct PoppedMessage {
+    std::string transactionId;
+    std::string partitionId;
+    std::string leaseId;
+};
+
+// The messages of a 200 pop answer; nullopt if the body is not a pop answer.
+std::optional<std::vector<PoppedMessage>> parsePopMessages(std::string_view body);
+
+// POST /api/v1/ack/batch body acking every message as completed, in queue mode.
+std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages);
+
+// Number of results with "success": true in an ack/batch answer; nullopt if it is not an array.
+std::optional<std::int64_t> countAckSuccesses(std::string_view body);
+
+// POST /api/v1/configure body creating `queue` with server-default options.
+std::string buildConfigureBody(const std::string& queue);
+
+// Percent-encodes a path segment (RFC 3986 unreserved characters pass through).
+std::string encodePathSegment(std::string_view segment);
+
+} // namespace bench
