@@ -1,0 +1,402 @@
+#include "broker/broker.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/encoding.h"
+#include "util/uuid.h"
+
+namespace queen::broker {
+namespace {
+
+constexpr const char* kPushMaintenanceFlag = "maintenance";
+constexpr const char* kPopMaintenanceFlag = "pop_maintenance";
+
+bool is_transient_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const db::DbError& e) {
+    return e.transient();
+  } catch (...) {
+    return false;
+  }
+}
+
+// SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
+// representation, string too long ...) means the request itself is bad.
+bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
+
+PushStatus parse_push_status(const std::string& status) {
+  if (status == "queued") return PushStatus::Queued;
+  if (status == "duplicate") return PushStatus::Duplicate;
+  if (status == "buffered") return PushStatus::Buffered;
+  return PushStatus::Failed;
+}
+
+}  // namespace
+
+const char* to_string(PushStatus status) noexcept {
+  switch (status) {
+    case PushStatus::Queued: return "queued";
+    case PushStatus::Duplicate: return "duplicate";
+    case PushStatus::Buffered: return "buffered";
+    case PushStatus::Failed: return "failed";
+  }
+  return "failed";
+}
+
+Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiters& waiters,
+               metrics::Metrics& metrics)
+    : config_(config),
+      db_(db),
+      waiters_(waiters),
+      metrics_(metrics),
+      recheck_policy_(wake::RecheckPolicy::from(config.pop)),
+      combiner_([&db](const std::string& items, const std::optional<std::string>& producer_sub) {
+                  return db.push_messages(items, producer_sub);
+                },
+                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls) {}
+
+Broker::~Broker() { begin_shutdown(); }
+
+void Broker::start() {
+  refresh_flags();
+  flag_refresher_ = std::thread([this] { flag_refresh_loop(); });
+}
+
+void Broker::begin_shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(background_mutex_);
+    if (stopping_.exchange(true)) return;
+  }
+  background_wake_.notify_all();
+  waiters_.notify_all();
+  if (flag_refresher_.joinable()) flag_refresher_.join();
+}
+
+void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
+  metrics_.record_db_error();
+  if (e.transient()) {
+    spdlog::warn("db: transient failure: {}", e.what());
+    if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
+    throw BrokerError(ErrorKind::Internal, kDatabaseUnavailable);
+  }
+  if (is_bad_input(e)) throw BrokerError(ErrorKind::BadRequest, e.what());
+  spdlog::error("db: permanent failure ({}): {}", e.sqlstate(), e.what());
+  throw BrokerError(ErrorKind::Internal, e.what());
+}
+
+// ---------------------------------------------------------------- configure
+
+std::string Broker::configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
+                              const std::string& options_json) {
+  try {
+    std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
+    // Mesh: broadcast a queue-config invalidation for `queue` here.
+    return result;
+  } catch (const db::DbError& e) {
+    // http-api §3: a database failure on configure is a 500.
+    rethrow_as_broker_error(e, /*transient_is_unavailable=*/false);
+  }
+}
+
+// --------------------------------------------------------------------- push
+
+PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub) {
+  PushOutcome outcome;
+  if (items.empty()) return outcome;
+  // Minted here rather than in SQL so the spool keeps the same id a retry
+  // would carry, and the response can always name the item.
+  for (auto& item : items) {
+    if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
+  }
+
+  if (push_maintenance()) {
+    outcome.items = handle_unstored_push(items, UnstoredReason::PushMaintenance);
+    for (const auto& r : outcome.items) {
+      if (r.status == PushStatus::Failed) outcome.maintenance_spool_failed = true;
+    }
+    metrics_.record_push(0);
+    return outcome;
+  }
+
+  std::vector<std::string> encoded;
+  encoded.reserve(items.size());
+  for (const auto& item : items) encoded.push_back(encode_push_item(item));
+
+  std::vector<db::PushRow> rows;
+  try {
+    rows = combiner_.submit(encoded, producer_sub);
+  } catch (const db::DbError& e) {
+    metrics_.record_db_error();
+    if (e.transient()) {
+      spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
+      outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable);
+      return outcome;
+    }
+    if (is_bad_input(e)) throw BrokerError(ErrorKind::BadRequest, e.what());
+    spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
+    throw BrokerError(ErrorKind::Internal, e.what());
+  }
+
+  outcome.items.resize(items.size());
+  std::vector<bool> answered(items.size(), false);
+  for (auto& row : rows) {
+    if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= items.size()) continue;
+    const auto i = static_cast<std::size_t>(row.idx);
+    PushItemResult& r = outcome.items[i];
+    r.status = parse_push_status(row.status);
+    r.transaction_id = row.transaction_id.empty() ? items[i].transaction_id : std::move(row.transaction_id);
+    r.message_id = std::move(row.message_id);
+    r.partition_id = std::move(row.partition_id);
+    r.queue = row.queue_name.empty() ? items[i].queue : std::move(row.queue_name);
+    r.partition = row.partition_name.empty() ? items[i].partition : std::move(row.partition_name);
+    r.error = std::move(row.error);
+    answered[i] = true;
+  }
+  std::set<std::string> touched_queues;
+  std::uint64_t accepted = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PushItemResult& r = outcome.items[i];
+    r.index = static_cast<int>(i);
+    r.trace_id = items[i].trace_id;
+    if (!answered[i]) {
+      r.status = PushStatus::Failed;
+      r.transaction_id = items[i].transaction_id;
+      r.queue = items[i].queue;
+      r.partition = items[i].partition;
+      r.error = "the database returned no result for this item";
+    }
+    if (r.status == PushStatus::Queued) touched_queues.insert(r.queue);
+    if (r.status != PushStatus::Failed) ++accepted;
+  }
+  metrics_.record_push(accepted);
+  if (!touched_queues.empty()) after_push_committed(touched_queues);
+  return outcome;
+}
+
+std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason) {
+  // Spool integration point: append each item (tenant, queue, partition,
+  // transactionId, producerSub, payload) and answer `buffered`.
+  const char* why = reason == UnstoredReason::PushMaintenance ? "push maintenance is on and the spool is unavailable"
+                                                              : kDatabaseUnavailable;
+  std::vector<PushItemResult> results;
+  results.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PushItemResult r;
+    r.index = static_cast<int>(i);
+    r.status = PushStatus::Failed;
+    r.transaction_id = items[i].transaction_id;
+    r.trace_id = items[i].trace_id;
+    r.queue = items[i].queue;
+    r.partition = items[i].partition;
+    r.error = why;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+void Broker::after_push_committed(const std::set<std::string>& queues) {
+  notify_queues(queues);
+  // Mesh: broadcast a pop-wake hint for `queues` to the peers here.
+}
+
+void Broker::notify_queues(const std::set<std::string>& queues) {
+  for (const auto& queue : queues) waiters_.notify(queue);
+  // Filter (namespace/task) pops cannot tell which queues match them.
+  waiters_.notify(wake::kFilterPopKey);
+}
+
+// ---------------------------------------------------------------------- pop
+
+PopOutcome Broker::pop(const PopCommand& command, const std::function<bool()>& client_gone) {
+  PopOutcome outcome;
+  outcome.consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
+
+  auto attempt = [&]() -> bool {
+    // Pop maintenance: empty without touching the database.
+    if (pop_maintenance()) return false;
+    try {
+      outcome.messages = db_.pop_messages(command.query);
+      return !outcome.messages.empty();
+    } catch (const db::DbError& e) {
+      if (e.transient() && command.wait) {
+        // semantics §13.2: a long poll keeps re-checking through an outage.
+        metrics_.record_db_error();
+        spdlog::debug("pop: database unavailable, will re-check: {}", e.what());
+        return false;
+      }
+      rethrow_as_broker_error(e);
+    }
+  };
+  auto abandoned = [&] { return stopping_.load(std::memory_order_relaxed) || (client_gone && client_gone()); };
+
+  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
+  if (!command.wait || timeout_ms == 0) {
+    if (!abandoned()) attempt();
+  } else {
+    const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
+    const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
+    wake::long_poll(waiters_, key, deadline, recheck_policy_, {attempt, abandoned});
+  }
+  metrics_.record_pop(outcome.messages.size());
+  return outcome;
+}
+
+// ---------------------------------------------------------------------- ack
+
+std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
+                                   const std::optional<std::string>& consumer_group) {
+  if (items.empty()) return {};
+  std::vector<db::AckRow> rows;
+  try {
+    rows = db_.ack_messages(encode_ack_items(items), consumer_group);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  std::vector<AckResult> results(items.size());
+  std::vector<bool> answered(items.size(), false);
+  for (auto& row : rows) {
+    if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= items.size()) continue;
+    const auto i = static_cast<std::size_t>(row.idx);
+    results[i] = std::move(row);
+    answered[i] = true;
+  }
+  std::uint64_t succeeded = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    results[i].idx = static_cast<int>(i);
+    if (!answered[i]) {
+      results[i].transaction_id = items[i].transaction_id;
+      results[i].error = "the database returned no result for this item";
+    }
+    if (results[i].success) ++succeeded;
+  }
+  metrics_.record_ack(succeeded, items.size() - succeeded);
+  return results;
+}
+
+// -------------------------------------------------------------------- lease
+
+LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds) {
+  if (!util::is_uuid(lease_id)) {
+    LeaseExtension unknown;
+    unknown.error = "Lease not found";
+    return unknown;
+  }
+  try {
+    return db_.extend_lease(lease_id, seconds);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+}
+
+// -------------------------------------------------------------- maintenance
+
+void Broker::refresh_flags() {
+  try {
+    const bool push_flag = db_.get_system_flag(kPushMaintenanceFlag);
+    const bool pop_flag = db_.get_system_flag(kPopMaintenanceFlag);
+    if (push_maintenance_.exchange(push_flag) != push_flag) {
+      spdlog::info("maintenance: push maintenance {} (read from the database)", push_flag ? "on" : "off");
+    }
+    if (pop_maintenance_.exchange(pop_flag) != pop_flag) {
+      spdlog::info("maintenance: pop maintenance {} (read from the database)", pop_flag ? "on" : "off");
+      if (!pop_flag) waiters_.notify_all();
+    }
+  } catch (const db::DbError& e) {
+    spdlog::debug("maintenance: cannot read flags, keeping the last known values: {}", e.what());
+  }
+}
+
+void Broker::flag_refresh_loop() {
+  std::unique_lock<std::mutex> lock(background_mutex_);
+  const auto period = std::chrono::milliseconds(config_.system.flag_refresh_ms);
+  while (!stopping_.load()) {
+    background_wake_.wait_for(lock, period, [&] { return stopping_.load(); });
+    if (stopping_.load()) break;
+    lock.unlock();
+    refresh_flags();
+    lock.lock();
+  }
+}
+
+MaintenanceStatus Broker::maintenance_status() {
+  refresh_flags();
+  MaintenanceStatus s;
+  s.push_maintenance = push_maintenance();
+  s.pop_maintenance = pop_maintenance();
+  s.spool = spool_status();
+  return s;
+}
+
+MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
+  try {
+    db_.set_system_flag(kPushMaintenanceFlag, enabled);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  push_maintenance_.store(enabled);
+  spdlog::info("maintenance: push maintenance {}", enabled ? "enabled" : "disabled");
+  // Spool: on disable, finalize the active file and resume the drain here.
+  // Mesh: broadcast the flag flip here.
+  MaintenanceStatus s;
+  s.push_maintenance = enabled;
+  s.pop_maintenance = pop_maintenance();
+  s.spool = spool_status();
+  return s;
+}
+
+MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
+  try {
+    db_.set_system_flag(kPopMaintenanceFlag, enabled);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  pop_maintenance_.store(enabled);
+  spdlog::info("maintenance: pop maintenance {}", enabled ? "enabled" : "disabled");
+  // Parked pops re-check at once instead of waiting for their floor.
+  if (!enabled) waiters_.notify_all();
+  // Mesh: broadcast the flag flip here.
+  MaintenanceStatus s;
+  s.push_maintenance = push_maintenance();
+  s.pop_maintenance = enabled;
+  s.spool = spool_status();
+  return s;
+}
+
+SpoolStatus Broker::spool_status() const {
+  SpoolStatus s;
+  s.db_healthy = db_.healthy();
+  return s;
+}
+
+// ------------------------------------------------------------------- health
+
+DatabaseHealth Broker::database_health() {
+  DatabaseHealth h;
+  try {
+    h.latency = db_.ping();
+    h.connected = true;
+  } catch (const db::DbError& e) {
+    h.error = e.what();
+  }
+  return h;
+}
+
+metrics::Gauges Broker::gauges() const {
+  metrics::Gauges g;
+  const db::PoolStats pool = db_.pool_stats();
+  g.db_pool_size = pool.size;
+  g.db_pool_idle = pool.idle;
+  g.db_pool_active = pool.in_use;
+  g.db_pool_waiting = pool.waiting;
+  const SpoolStatus spool = spool_status();
+  g.spool_pending = spool.pending;
+  g.spool_failed = spool.failed;
+  g.spool_db_healthy = spool.db_healthy;
+  g.maintenance = push_maintenance();
+  g.pop_maintenance = pop_maintenance();
+  g.parked_pops = waiters_.parked();
+  return g;
+}
+
+}  // namespace queen::broker

@@ -1,0 +1,105 @@
+#pragma once
+// The use cases of the broker: one procedure call per request (or per group
+// of concurrent pushes), composed with the long-poll waker, the maintenance
+// flags and the metrics. Transport-neutral: the http layer parses and
+// validates, calls one method here, and renders the result.
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "broker/broker_error.h"
+#include "broker/push_combiner.h"
+#include "broker/types.h"
+#include "config/config.h"
+#include "db/db_error.h"
+#include "db/procedures.h"
+#include "metrics/metrics.h"
+#include "wake/long_poll.h"
+#include "wake/pop_waiters.h"
+
+namespace queen::broker {
+
+class Broker {
+ public:
+  Broker(const config::Config& config, db::Procedures& db, wake::PopWaiters& waiters, metrics::Metrics& metrics);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  // Reads the persisted maintenance flags (best effort) and starts the
+  // periodic flag refresh.
+  void start();
+  // Stops background work and releases every parked long poll (answering
+  // empty), so in-flight requests drain quickly.
+  void begin_shutdown();
+
+  // POST /api/v1/configure: returns the procedure's JSON result.
+  std::string configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
+                        const std::string& options_json);
+
+  // POST /api/v1/push. Items are validated by the caller.
+  PushOutcome push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub);
+
+  // The single place where a push that PostgreSQL did not store is handled.
+  // Today every item answers `failed` ("database unavailable"); the spool
+  // plugs in here and answers `buffered` (minting provisional message ids
+  // with util::new_uuid_v7()).
+  std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason);
+
+  // The three pop forms. `client_gone` is asked before every database
+  // attempt so an abandoned long poll never claims a lease.
+  PopOutcome pop(const PopCommand& command, const std::function<bool()>& client_gone);
+
+  // POST /api/v1/ack and /ack/batch (results in request order).
+  std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group);
+
+  // POST /api/v1/lease/:leaseId/extend.
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds);
+
+  // Maintenance flags: GET reads the persisted values (falling back to the
+  // last known ones while the database is down); POST persists.
+  MaintenanceStatus maintenance_status();
+  MaintenanceStatus set_push_maintenance(bool enabled);
+  MaintenanceStatus set_pop_maintenance(bool enabled);
+  bool push_maintenance() const { return push_maintenance_.load(std::memory_order_relaxed); }
+  bool pop_maintenance() const { return pop_maintenance_.load(std::memory_order_relaxed); }
+
+  // Spool state (zeros until the spool is integrated).
+  SpoolStatus spool_status() const;
+
+  // A live database ping.
+  DatabaseHealth database_health();
+  db::PoolStats pool_stats() const { return db_.pool_stats(); }
+  metrics::Gauges gauges() const;
+
+  // Wakes local long polls for queues that just received committed messages
+  // (a push here, or a mesh hint from a peer).
+  void notify_queues(const std::set<std::string>& queues);
+
+ private:
+  void after_push_committed(const std::set<std::string>& queues);
+  void refresh_flags();
+  void flag_refresh_loop();
+  [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
+
+  const config::Config config_;
+  db::Procedures& db_;
+  wake::PopWaiters& waiters_;
+  metrics::Metrics& metrics_;
+  const wake::RecheckPolicy recheck_policy_;
+  PushCombiner combiner_;
+
+  std::atomic<bool> push_maintenance_{false};
+  std::atomic<bool> pop_maintenance_{false};
+  std::atomic<bool> stopping_{false};
+
+  std::mutex background_mutex_;
+  std::condition_variable background_wake_;
+  std::thread flag_refresher_;
+};
+
+}  // namespace queen::broker

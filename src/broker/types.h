@@ -1,0 +1,96 @@
+#pragma once
+// Commands and results of the broker use cases (transport-neutral).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/procedures.h"
+
+namespace queen::broker {
+
+inline constexpr const char* kQueueModeGroup = "__QUEUE_MODE__";
+inline constexpr const char* kDefaultPartition = "Default";
+
+struct PushItem {
+  std::string queue;
+  std::string partition = kDefaultPartition;
+  std::string payload_json = "{}";  // the payload as JSON text, stored verbatim
+  std::string transaction_id;       // minted by the broker when empty
+  std::optional<std::string> trace_id;
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> task;
+};
+
+enum class PushStatus { Queued, Duplicate, Buffered, Failed };
+const char* to_string(PushStatus status) noexcept;
+
+struct PushItemResult {
+  int index = 0;
+  PushStatus status = PushStatus::Failed;
+  std::string transaction_id;
+  std::optional<std::string> message_id;
+  std::optional<std::string> partition_id;
+  std::optional<std::string> trace_id;
+  std::string queue;
+  std::string partition;
+  std::optional<std::string> error;
+};
+
+struct PushOutcome {
+  std::vector<PushItemResult> items;
+  // Push maintenance diverted the items and at least one could not be
+  // spooled: the seeds answer 500 (with the per-item array) in that case.
+  bool maintenance_spool_failed = false;
+};
+
+// Why a push was not stored in PostgreSQL (the spool hook gets to decide).
+enum class UnstoredReason { DatabaseUnavailable, PushMaintenance };
+
+struct PopCommand {
+  db::PopRequest query;
+  bool wait = false;
+  std::int64_t timeout_ms = 0;
+};
+
+struct PopOutcome {
+  std::vector<db::PoppedMessage> messages;  // empty: nothing deliverable (204)
+  std::string consumer_group;               // the group name, or __QUEUE_MODE__
+};
+
+struct AckItem {
+  std::string transaction_id;
+  std::string partition_id;
+  std::optional<std::string> lease_id;
+  std::optional<std::string> status;
+  std::optional<std::string> error;
+};
+
+using AckResult = db::AckRow;
+using LeaseExtension = db::LeaseExtension;
+
+struct SpoolStatus {
+  std::uint64_t pending = 0;
+  std::uint64_t failed = 0;
+  bool db_healthy = true;
+  bool healthy = true;
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t failed_files = 0;
+  std::uint64_t failed_bytes = 0;
+};
+
+struct MaintenanceStatus {
+  bool push_maintenance = false;
+  bool pop_maintenance = false;
+  SpoolStatus spool;
+};
+
+struct DatabaseHealth {
+  bool connected = false;
+  std::chrono::microseconds latency{0};
+  std::string error;  // why the ping failed
+};
+
+}  // namespace queen::broker

@@ -1,0 +1,293 @@
+#include "config/config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+extern char** environ;
+
+namespace queen::config {
+namespace {
+
+// Reads typed values out of an EnvMap, collecting fallback warnings and range
+// errors so that one boot reports every bad variable at once.
+class EnvReader {
+ public:
+  explicit EnvReader(const EnvMap& env) : env_(env) {}
+
+  std::int64_t integer(const char* name, std::int64_t fallback, std::int64_t min, std::int64_t max) {
+    const std::string* raw = find(name);
+    if (!raw) return fallback;
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(raw->c_str(), &end, 10);
+    if (errno == ERANGE || end == raw->c_str() || !only_spaces(end)) {
+      warnings_.push_back(std::string(name) + "='" + *raw + "' is not an integer, using default " +
+                          std::to_string(fallback));
+      return fallback;
+    }
+    if (value < min || value > max) {
+      errors_.push_back(std::string(name) + "=" + std::to_string(value) + " is out of range [" +
+                        std::to_string(min) + ", " + std::to_string(max) + "]");
+      return fallback;
+    }
+    return value;
+  }
+
+  int int32(const char* name, int fallback, int min, int max) {
+    return static_cast<int>(integer(name, fallback, min, max));
+  }
+
+  double number(const char* name, double fallback, double min, double max) {
+    const std::string* raw = find(name);
+    if (!raw) return fallback;
+    char* end = nullptr;
+    const double value = std::strtod(raw->c_str(), &end);
+    if (end == raw->c_str() || !only_spaces(end) || !std::isfinite(value)) {
+      warnings_.push_back(std::string(name) + "='" + *raw + "' is not a number, using default");
+      return fallback;
+    }
+    if (value < min || value > max) {
+      errors_.push_back(std::string(name) + "=" + *raw + " is out of range");
+      return fallback;
+    }
+    return value;
+  }
+
+  bool boolean(const char* name, bool fallback) {
+    const std::string* raw = find(name);
+    if (!raw) return fallback;
+    if (*raw == "true" || *raw == "1" || *raw == "TRUE" || *raw == "True") return true;
+    if (*raw == "false" || *raw == "0" || *raw == "FALSE" || *raw == "False") return false;
+    warnings_.push_back(std::string(name) + "='" + *raw + "' is not a boolean, using default " +
+                        (fallback ? "true" : "false"));
+    return fallback;
+  }
+
+  std::string text(const char* name, const std::string& fallback) {
+    const std::string* raw = find(name);
+    return raw ? *raw : fallback;
+  }
+
+  // Present even when empty: DEFAULT_SUBSCRIPTION_MODE="" is meaningful.
+  std::string text_allow_empty(const char* name, const std::string& fallback) {
+    auto it = env_.find(name);
+    return it == env_.end() ? fallback : it->second;
+  }
+
+  void error(std::string message) { errors_.push_back(std::move(message)); }
+
+  std::vector<std::string>& warnings() { return warnings_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  // An empty value is treated as unset (deployment templates often render "").
+  const std::string* find(const char* name) const {
+    auto it = env_.find(name);
+    if (it == env_.end() || it->second.empty()) return nullptr;
+    return &it->second;
+  }
+
+  static bool only_spaces(const char* p) {
+    while (*p == ' ' || *p == '\t') ++p;
+    return *p == '\0';
+  }
+
+  const EnvMap& env_;
+  std::vector<std::string> warnings_;
+  std::vector<std::string> errors_;
+};
+
+constexpr int kMaxInt = 2147483647;
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string current;
+  std::istringstream in(text);
+  while (std::getline(in, current, ',')) {
+    const auto first = current.find_first_not_of(" \t");
+    const auto last = current.find_last_not_of(" \t");
+    if (first == std::string::npos) continue;
+    parts.push_back(current.substr(first, last - first + 1));
+  }
+  return parts;
+}
+
+bool is_host_port(const std::string& peer) {
+  const auto colon = peer.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == peer.size()) return false;
+  const std::string port = peer.substr(colon + 1);
+  if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return false;
+  const int value = std::stoi(port);
+  return value >= 1 && value <= 65535;
+}
+
+std::string mask(const std::string& secret) { return secret.empty() ? "(unset)" : "***"; }
+
+const char* on_off(bool value) { return value ? "true" : "false"; }
+
+}  // namespace
+
+LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
+  EnvReader r(env);
+  LoadedConfig loaded;
+  Config& c = loaded.config;
+
+  c.process.server_id = r.text("QUEEN_SERVER_ID", hostname.empty() ? "queen" : hostname);
+  c.process.log_level = r.text("LOG_LEVEL", c.process.log_level);
+  if (c.process.log_level != "trace" && c.process.log_level != "debug" && c.process.log_level != "info" &&
+      c.process.log_level != "warn" && c.process.log_level != "error") {
+    r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
+  }
+  c.process.num_workers = r.int32("NUM_WORKERS", c.process.num_workers, 1, 4096);
+
+  c.http.host = r.text("HOST", c.http.host);
+  c.http.port = r.int32("PORT", c.http.port, 1, 65535);
+  c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads, 2, 16384);
+  c.http.max_queued = r.int32("HTTP_MAX_QUEUED", c.http.max_queued, 1, 1000000);
+  c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms, 100, 3600000);
+  c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes, 1024, 4LL << 30);
+  c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS", c.http.drain_timeout_ms, 0, 3600000);
+
+  c.db.host = r.text("PG_HOST", c.db.host);
+  c.db.port = r.int32("PG_PORT", c.db.port, 1, 65535);
+  c.db.name = r.text("PG_DB", c.db.name);
+  c.db.user = r.text("PG_USER", c.db.user);
+  c.db.password = r.text_allow_empty("PG_PASSWORD", c.db.password);
+  c.db.use_ssl = r.boolean("PG_USE_SSL", c.db.use_ssl);
+  c.db.ssl_reject_unauthorized = r.boolean("PG_SSL_REJECT_UNAUTHORIZED", c.db.ssl_reject_unauthorized);
+  c.db.pool_size = r.int32("DB_POOL_SIZE", c.db.pool_size, 1, 10000);
+  c.db.connection_timeout_ms = r.int32("DB_CONNECTION_TIMEOUT", c.db.connection_timeout_ms, 100, 600000);
+  c.db.statement_timeout_ms = r.int32("DB_STATEMENT_TIMEOUT", c.db.statement_timeout_ms, 0, kMaxInt);
+  c.db.lock_timeout_ms = r.int32("DB_LOCK_TIMEOUT", c.db.lock_timeout_ms, 0, kMaxInt);
+  c.db.tcp_user_timeout_ms = r.int32("DB_TCP_USER_TIMEOUT_MS", c.db.tcp_user_timeout_ms, 0, kMaxInt);
+  c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE", c.db.keepalives_idle_s, 1, 86400);
+  c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL", c.db.keepalives_interval_s, 1, 86400);
+  c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT", c.db.keepalives_count, 1, 1000);
+
+  c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT", c.pop.default_timeout_ms, 0, kMaxInt);
+  c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE", c.pop.default_batch_size, 1, 1000000);
+  c.pop.default_subscription_mode = r.text_allow_empty("DEFAULT_SUBSCRIPTION_MODE", "");
+  c.pop.wait_initial_interval_ms =
+      r.int32("POP_WAIT_INITIAL_INTERVAL_MS", c.pop.wait_initial_interval_ms, 1, 3600000);
+  c.pop.wait_backoff_threshold = r.int32("POP_WAIT_BACKOFF_THRESHOLD", c.pop.wait_backoff_threshold, 0, 1000000);
+  c.pop.wait_backoff_multiplier =
+      r.number("POP_WAIT_BACKOFF_MULTIPLIER", c.pop.wait_backoff_multiplier, 1.0, 1000.0);
+  c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms, 1, 3600000);
+  c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE", c.pop.max_batch_size, 1, 1000000);
+  c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS", c.pop.max_partitions, 1, 100000);
+  c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS", c.pop.max_timeout_ms, 0, kMaxInt);
+  if (c.pop.wait_max_interval_ms < c.pop.wait_initial_interval_ms) {
+    r.error("POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
+            ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
+  }
+
+  c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items, 1, 1000000);
+  c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls, 1, 10000);
+  c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms, 0, 365LL * 86400000);
+
+  c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
+  c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms, 1, 3600000);
+  c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch, 1, 1000000);
+  c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file, 1, 100000000);
+  const std::string fsync = r.text("FILE_BUFFER_FSYNC", "off");
+  if (fsync == "off") {
+    c.spool.fsync = FsyncMode::Off;
+  } else if (fsync == "batch") {
+    c.spool.fsync = FsyncMode::Batch;
+  } else {
+    r.error("FILE_BUFFER_FSYNC='" + fsync + "' is not one of off, batch");
+  }
+
+  c.mesh.port = r.int32("QUEEN_MESH_PORT", 0, 0, 65535);
+  c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS", ""));
+  for (const auto& peer : c.mesh.peers) {
+    if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
+  }
+  c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET", "");
+
+  c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms, 1, kMaxInt);
+  c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms, 1, kMaxInt);
+
+  c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
+
+  c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
+
+  if (!r.errors().empty()) {
+    std::string message = "invalid configuration:";
+    for (const auto& e : r.errors()) message += "\n  " + e;
+    throw ConfigError(message);
+  }
+  loaded.warnings = std::move(r.warnings());
+  return loaded;
+}
+
+EnvMap read_process_environment() {
+  EnvMap env;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    const std::string text(*entry);
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) continue;
+    env.emplace(text.substr(0, eq), text.substr(eq + 1));
+  }
+  return env;
+}
+
+std::string read_hostname() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof name - 1) != 0) return "queen";
+  return name;
+}
+
+std::vector<std::string> describe_config(const Config& c) {
+  std::vector<std::string> lines;
+  std::ostringstream s;
+  auto flush = [&] {
+    lines.push_back(s.str());
+    s.str("");
+  };
+  s << "config: process server_id=" << c.process.server_id << " log_level=" << c.process.log_level
+    << " num_workers=" << c.process.num_workers << " encryption_key=" << mask(c.encryption_key);
+  flush();
+  s << "config: http host=" << c.http.host << " port=" << c.http.port << " max_threads=" << c.http.max_threads
+    << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms
+    << " max_body_bytes=" << c.http.max_body_bytes << " drain_timeout_ms=" << c.http.drain_timeout_ms;
+  flush();
+  s << "config: db host=" << c.db.host << " port=" << c.db.port << " name=" << c.db.name << " user=" << c.db.user
+    << " password=" << mask(c.db.password) << " use_ssl=" << on_off(c.db.use_ssl)
+    << " ssl_reject_unauthorized=" << on_off(c.db.ssl_reject_unauthorized) << " pool_size=" << c.db.pool_size
+    << " connection_timeout_ms=" << c.db.connection_timeout_ms
+    << " statement_timeout_ms=" << c.db.statement_timeout_ms << " lock_timeout_ms=" << c.db.lock_timeout_ms
+    << " tcp_user_timeout_ms=" << c.db.tcp_user_timeout_ms << " keepalives_idle_s=" << c.db.keepalives_idle_s
+    << " keepalives_interval_s=" << c.db.keepalives_interval_s << " keepalives_count=" << c.db.keepalives_count
+    << " flag_refresh_ms=" << c.system.flag_refresh_ms;
+  flush();
+  s << "config: pop default_timeout_ms=" << c.pop.default_timeout_ms
+    << " default_batch_size=" << c.pop.default_batch_size << " default_subscription_mode='"
+    << c.pop.default_subscription_mode << "' wait_initial_interval_ms=" << c.pop.wait_initial_interval_ms
+    << " wait_backoff_threshold=" << c.pop.wait_backoff_threshold
+    << " wait_backoff_multiplier=" << c.pop.wait_backoff_multiplier
+    << " wait_max_interval_ms=" << c.pop.wait_max_interval_ms << " max_batch_size=" << c.pop.max_batch_size
+    << " max_partitions=" << c.pop.max_partitions << " max_timeout_ms=" << c.pop.max_timeout_ms;
+  flush();
+  s << "config: push combine_max_items=" << c.push.combine_max_items
+    << " max_concurrent_calls=" << c.push.max_concurrent_calls << " dedup_window_ms=" << c.push.dedup_window_ms;
+  flush();
+  s << "config: spool dir=" << c.spool.dir << " flush_ms=" << c.spool.flush_ms << " max_batch=" << c.spool.max_batch
+    << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync);
+  flush();
+  s << "config: mesh port=" << c.mesh.port << " peers=";
+  for (std::size_t i = 0; i < c.mesh.peers.size(); ++i) s << (i ? "," : "") << c.mesh.peers[i];
+  if (c.mesh.peers.empty()) s << "(none)";
+  s << " sync_secret=" << mask(c.mesh.sync_secret) << " sweeper_lease_ms=" << c.sweeper.lease_ms
+    << " sweeper_max_sleep_ms=" << c.sweeper.max_sleep_ms;
+  flush();
+  return lines;
+}
+
+const char* to_string(FsyncMode mode) noexcept { return mode == FsyncMode::Batch ? "batch" : "off"; }
+
+}  // namespace queen::config

@@ -1,0 +1,133 @@
+#pragma once
+// Every environment variable the broker reads, with its default and its valid
+// range (semantics.md §12). The config module is the only place that reads
+// the process environment; everything else receives a Config.
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace queen::config {
+
+using EnvMap = std::map<std::string, std::string>;
+
+struct ProcessConfig {
+  std::string server_id;          // QUEEN_SERVER_ID, default: hostname
+  std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error
+  int num_workers = 10;           // NUM_WORKERS: minimum HTTP threads kept warm
+};
+
+struct HttpConfig {
+  std::string host = "0.0.0.0";              // HOST
+  int port = 6632;                           // PORT
+  int max_threads = 256;                     // HTTP_MAX_THREADS: a long poll holds one thread
+  int max_queued = 1024;                     // HTTP_MAX_QUEUED: accepted connections waiting for a thread
+  int keep_alive_timeout_ms = 10000;         // HTTP_KEEPALIVE_TIMEOUT_MS: idle keep-alive connection hold
+  std::int64_t max_body_bytes = 64LL << 20;  // MAX_BODY_BYTES
+  int drain_timeout_ms = 30000;              // HTTP_DRAIN_TIMEOUT_MS: shutdown wait for in-flight requests
+};
+
+struct DbConfig {
+  std::string host = "localhost";  // PG_HOST
+  int port = 5432;                 // PG_PORT
+  std::string name = "postgres";   // PG_DB
+  std::string user = "postgres";   // PG_USER
+  std::string password = "postgres";  // PG_PASSWORD (masked in logs)
+  bool use_ssl = false;               // PG_USE_SSL
+  bool ssl_reject_unauthorized = true;  // PG_SSL_REJECT_UNAUTHORIZED
+  int pool_size = 150;                  // DB_POOL_SIZE
+  int connection_timeout_ms = 2000;     // DB_CONNECTION_TIMEOUT: connect and pool-acquire bound
+  int statement_timeout_ms = 30000;     // DB_STATEMENT_TIMEOUT
+  int lock_timeout_ms = 10000;          // DB_LOCK_TIMEOUT
+  int tcp_user_timeout_ms = 30000;      // DB_TCP_USER_TIMEOUT_MS
+  int keepalives_idle_s = 60;           // DB_KEEPALIVES_IDLE
+  int keepalives_interval_s = 10;       // DB_KEEPALIVES_INTERVAL
+  int keepalives_count = 3;             // DB_KEEPALIVES_COUNT
+};
+
+struct PopConfig {
+  int default_timeout_ms = 30000;             // DEFAULT_TIMEOUT
+  int default_batch_size = 1;                 // DEFAULT_BATCH_SIZE
+  std::string default_subscription_mode;      // DEFAULT_SUBSCRIPTION_MODE ("" = all)
+  int wait_initial_interval_ms = 100;         // POP_WAIT_INITIAL_INTERVAL_MS
+  int wait_backoff_threshold = 3;             // POP_WAIT_BACKOFF_THRESHOLD
+  double wait_backoff_multiplier = 2.0;       // POP_WAIT_BACKOFF_MULTIPLIER
+  int wait_max_interval_ms = 1000;            // POP_WAIT_MAX_INTERVAL_MS
+  int max_batch_size = 10000;                 // POP_MAX_BATCH_SIZE: larger `batch` values are capped
+  int max_partitions = 100;                   // POP_MAX_PARTITIONS: larger `partitions` values are capped
+  int max_timeout_ms = 3600000;               // POP_MAX_TIMEOUT_MS: larger `timeout` values are capped
+};
+
+struct PushConfig {
+  int combine_max_items = 1000;       // PUSH_COMBINE_MAX_ITEMS: items per combined push_messages call
+  int max_concurrent_calls = 4;       // PUSH_MAX_CONCURRENT_CALLS: push_messages calls in flight
+  std::int64_t dedup_window_ms = 86400000;  // QUEEN_DEDUP_WINDOW_MS
+};
+
+enum class FsyncMode { Off, Batch };
+
+struct SpoolConfig {
+  std::string dir = "/var/lib/queen/buffers";  // FILE_BUFFER_DIR
+  int flush_ms = 100;                          // FILE_BUFFER_FLUSH_MS
+  int max_batch = 100;                         // FILE_BUFFER_MAX_BATCH
+  int events_per_file = 10000;                 // FILE_BUFFER_EVENTS_PER_FILE
+  FsyncMode fsync = FsyncMode::Off;            // FILE_BUFFER_FSYNC: off|batch
+};
+
+struct MeshConfig {
+  int port = 0;                     // QUEEN_MESH_PORT (0 = no listener)
+  std::vector<std::string> peers;   // QUEEN_MESH_PEERS: comma-separated host:port
+  std::string sync_secret;          // QUEEN_SYNC_SECRET (masked in logs)
+};
+
+struct SweeperConfig {
+  int lease_ms = 30000;      // QUEEN_SWEEPER_LEASE_MS
+  int max_sleep_ms = 1000;   // QUEEN_SWEEPER_MAX_SLEEP_MS
+};
+
+struct SystemConfig {
+  // SYSTEM_FLAG_REFRESH_MS: how often the maintenance flags are re-read from
+  // the database, the floor under mesh flag broadcasts.
+  int flag_refresh_ms = 2000;
+};
+
+struct Config {
+  ProcessConfig process;
+  HttpConfig http;
+  DbConfig db;
+  PopConfig pop;
+  PushConfig push;
+  SpoolConfig spool;
+  MeshConfig mesh;
+  SweeperConfig sweeper;
+  SystemConfig system;
+  std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; validated by the crypto module)
+};
+
+// A value outside its valid range (or an unknown enum word) stops the boot.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct LoadedConfig {
+  Config config;
+  std::vector<std::string> warnings;  // unparsable values that fell back to their default
+};
+
+// Pure: builds the configuration from an environment map. `hostname` is the
+// default of QUEEN_SERVER_ID. Throws ConfigError listing every invalid value.
+LoadedConfig load_config(const EnvMap& env, const std::string& hostname);
+
+// The process environment and host name (the only impure part of this module).
+EnvMap read_process_environment();
+std::string read_hostname();
+
+// One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
+// mesh, process), secrets masked.
+std::vector<std::string> describe_config(const Config& config);
+
+const char* to_string(FsyncMode mode) noexcept;
+
+}  // namespace queen::config

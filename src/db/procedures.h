@@ -1,0 +1,107 @@
+#pragma once
+// The database API as C++: one typed function per procedure of
+// docs/procedures.md. Callers see plain structs and DbError, never libpqxx.
+// jsonb arguments and results travel as JSON text.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queen::db {
+
+struct ConfiguredQueue {
+  std::string result_json;  // {"queueId","partitionId","namespace","task","options":{...}}
+};
+
+struct PushRow {
+  int idx = 0;             // position in the items array of the call
+  std::string status;      // queued | duplicate | failed
+  std::optional<std::string> message_id;
+  std::string transaction_id;
+  std::optional<std::string> partition_id;
+  std::string queue_name;
+  std::string partition_name;
+  std::optional<std::string> error;
+};
+
+struct PopRequest {
+  std::optional<std::string> queue;       // null: filter pop by namespace/task
+  std::optional<std::string> partition;   // null: any partition of `queue`
+  std::optional<std::string> consumer_group;  // null: queue mode
+  int batch = 1;
+  int partitions = 1;
+  bool auto_ack = false;
+  std::optional<std::string> subscription_mode;
+  std::optional<std::string> subscription_from;
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> task;
+};
+
+struct PoppedMessage {
+  std::optional<std::string> lease_id;  // null with autoAck
+  std::string queue_name;
+  std::string partition_name;
+  std::string partition_id;
+  std::string message_id;
+  std::string transaction_id;
+  std::optional<std::string> trace_id;
+  std::string payload_json;
+  std::optional<std::string> producer_sub;
+  bool is_encrypted = false;
+  std::int64_t created_at_us = 0;  // microseconds since the Unix epoch
+  int retry_count = 0;
+};
+
+struct AckRow {
+  int idx = 0;
+  std::string transaction_id;
+  bool success = false;
+  std::optional<std::string> error;
+  std::optional<std::string> queue_name;
+  std::optional<std::string> partition_name;
+  bool lease_released = false;
+  bool dlq = false;
+};
+
+struct LeaseExtension {
+  bool success = false;
+  std::optional<std::int64_t> expires_at_us;
+  std::optional<std::string> error;
+};
+
+struct PoolStats {
+  int size = 0;     // configured maximum
+  int open = 0;     // connections open or being opened
+  int idle = 0;     // open and free
+  int in_use = 0;   // lent to a caller
+  int waiting = 0;  // callers waiting for a connection
+};
+
+// Every function throws DbError on failure (see db_error.h); business
+// outcomes (duplicate, lease lost ...) are returned, as the procedures do.
+class Procedures {
+ public:
+  virtual ~Procedures() = default;
+
+  virtual ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
+                                          const std::string& task, const std::string& options_json) = 0;
+  // items_json: a JSON array of push items (procedures.md); producer_sub: JWT sub.
+  virtual std::vector<PushRow> push_messages(const std::string& items_json,
+                                             const std::optional<std::string>& producer_sub) = 0;
+  virtual std::vector<PoppedMessage> pop_messages(const PopRequest& request) = 0;
+  virtual std::vector<AckRow> ack_messages(const std::string& acks_json,
+                                           const std::optional<std::string>& consumer_group) = 0;
+  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds) = 0;
+  virtual bool set_system_flag(const std::string& key, bool enabled) = 0;
+  virtual bool get_system_flag(const std::string& key) = 0;
+  // A trivial round trip; returns its latency.
+  virtual std::chrono::microseconds ping() = 0;
+
+  virtual PoolStats pool_stats() const = 0;
+  // The database health flag: false after a transient failure, true again
+  // after the next successful call.
+  virtual bool healthy() const = 0;
+};
+
+}  // namespace queen::db

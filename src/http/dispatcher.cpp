@@ -1,0 +1,62 @@
+#include "http/dispatcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker_error.h"
+
+namespace queen::http {
+namespace {
+
+int status_of(broker::ErrorKind kind) {
+  switch (kind) {
+    case broker::ErrorKind::BadRequest: return 400;
+    case broker::ErrorKind::Unavailable: return 503;
+    case broker::ErrorKind::Internal: return 500;
+  }
+  return 500;
+}
+
+}  // namespace
+
+void add_cors_headers(Response& response) {
+  response.headers.emplace_back("Access-Control-Allow-Origin", "*");
+  response.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS");
+  response.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type, Authorization");
+}
+
+Response Dispatcher::dispatch(Request& request) const {
+  metrics_.record_request();
+  Response response;
+  if (request.method == "OPTIONS") {
+    response = Response::no_content();
+    response.headers.emplace_back("Access-Control-Max-Age", "86400");
+  } else {
+    Router::Match match = router_.match(request.method, request.path);
+    if (!match.handler) {
+      if (match.allowed_methods.empty()) {
+        response = Response::error(404, "Not found");
+      } else {
+        response = Response::error(405, "Method not allowed");
+        std::string allow;
+        for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
+        response.headers.emplace_back("Allow", allow + ", OPTIONS");
+      }
+    } else {
+      request.params = std::move(match.params);
+      try {
+        response = (*match.handler)(request);
+      } catch (const HttpError& e) {
+        response = Response::error(e.status(), e.what());
+      } catch (const broker::BrokerError& e) {
+        response = Response::error(status_of(e.kind()), e.what());
+      } catch (const std::exception& e) {
+        spdlog::error("http: {} {} failed: {}", request.method, request.path, e.what());
+        response = Response::error(500, e.what());
+      }
+    }
+  }
+  add_cors_headers(response);
+  return response;
+}
+
+}  // namespace queen::http

@@ -1,0 +1,24 @@
+#pragma once
+// Turns a Request into a Response: CORS preflight, route lookup (404/405),
+// the handler, and the error envelope for every failure. Never throws.
+#include "http/http_types.h"
+#include "http/router.h"
+#include "metrics/metrics.h"
+
+namespace queen::http {
+
+class Dispatcher {
+ public:
+  Dispatcher(Router router, metrics::Metrics& metrics) : router_(std::move(router)), metrics_(metrics) {}
+
+  Response dispatch(Request& request) const;
+
+ private:
+  Router router_;
+  metrics::Metrics& metrics_;
+};
+
+// The CORS headers every response carries (http-api §0.5).
+void add_cors_headers(Response& response);
+
+}  // namespace queen::http

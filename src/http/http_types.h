@@ -1,0 +1,55 @@
+#pragma once
+// Transport-neutral request/response used by the route handlers, so the
+// handlers and the dispatcher are testable without sockets; the Poco adapter
+// (server.cpp) converts to and from the wire.
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace queen::http {
+
+using PathParams = std::map<std::string, std::string>;   // decoded :params
+using QueryParams = std::map<std::string, std::string>;  // decoded, first occurrence wins
+
+struct Request {
+  std::string method;
+  std::string path;  // as received, without the query string
+  QueryParams query;
+  std::string body;
+  PathParams params;
+  // True once the client closed its connection (checked before a long poll
+  // claims anything). Absent in tests.
+  std::function<bool()> client_gone;
+
+  const std::string& param(const std::string& name) const;
+  std::optional<std::string> query_value(const std::string& name) const;  // empty value = absent
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static Response json(int status, std::string body);
+  static Response error(int status, const std::string& message);
+  static Response no_content();
+};
+
+// Thrown by handlers for a client error; rendered as {"error": message}.
+class HttpError : public std::runtime_error {
+ public:
+  HttpError(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int status() const noexcept { return status_; }
+
+ private:
+  int status_;
+};
+
+using Handler = std::function<Response(const Request&)>;
+
+}  // namespace queen::http

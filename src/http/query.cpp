@@ -1,0 +1,45 @@
+#include "http/query.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "util/percent_decode.h"
+
+namespace queen::http {
+
+QueryParams parse_query_string(std::string_view query) {
+  QueryParams params;
+  std::size_t start = 0;
+  while (start < query.size()) {
+    std::size_t end = query.find('&', start);
+    if (end == std::string_view::npos) end = query.size();
+    const std::string_view pair = query.substr(start, end - start);
+    if (!pair.empty()) {
+      const std::size_t eq = pair.find('=');
+      const std::string name = util::percent_decode(pair.substr(0, eq), util::PlusMeans::Space);
+      const std::string value =
+          eq == std::string_view::npos ? std::string() : util::percent_decode(pair.substr(eq + 1), util::PlusMeans::Space);
+      params.emplace(name, value);  // emplace keeps the first occurrence
+    }
+    start = end + 1;
+  }
+  return params;
+}
+
+bool query_bool(const QueryParams& query, const std::string& name, bool fallback) {
+  auto it = query.find(name);
+  if (it == query.end()) return fallback;
+  return it->second == "true" || it->second == "1";
+}
+
+std::int64_t query_int(const QueryParams& query, const std::string& name, std::int64_t fallback) {
+  auto it = query.find(name);
+  if (it == query.end() || it->second.empty()) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(it->second.c_str(), &end, 10);
+  if (errno == ERANGE || end == it->second.c_str() || *end != '\0') return fallback;
+  return value;
+}
+
+}  // namespace queen::http

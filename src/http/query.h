@@ -1,0 +1,21 @@
+#pragma once
+// Query-string parsing and the typed readers of http-api §0.4.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "http/http_types.h"
+
+namespace queen::http {
+
+// Form-encoded: '+' is a space, %XX decoded; the first occurrence of a
+// name wins; a name without '=' has an empty value.
+QueryParams parse_query_string(std::string_view query);
+
+// "true" or "1" is true; anything else present is false; absent = fallback.
+bool query_bool(const QueryParams& query, const std::string& name, bool fallback);
+
+// Unparsable or absent = fallback.
+std::int64_t query_int(const QueryParams& query, const std::string& name, std::int64_t fallback);
+
+}  // namespace queen::http

@@ -1,0 +1,213 @@
+#include "http/request_parsing.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "http/json_body.h"
+#include "http/query.h"
+#include "util/uuid.h"
+
+namespace queen::http {
+namespace {
+
+using nlohmann::json;
+
+// null is exactly like absent (http-api §0.3).
+const json* field(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::optional<std::string> optional_string(const json& object, const char* name) {
+  const json* f = field(object, name);
+  if (!f || !f->is_string()) return std::nullopt;
+  return f->get<std::string>();
+}
+
+std::optional<std::string> non_empty(std::optional<std::string> value) {
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
+std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// A consumer group named __QUEUE_MODE__ is queue mode, like an absent one.
+std::optional<std::string> normalize_group(std::optional<std::string> group) {
+  group = non_empty(std::move(group));
+  if (group && *group == broker::kQueueModeGroup) return std::nullopt;
+  return group;
+}
+
+broker::PushItem parse_push_item(const json& item) {
+  if (!item.is_object()) throw HttpError(400, "Queue must be a string");
+  broker::PushItem out;
+  const json* queue = field(item, "queue");
+  if (!queue || !queue->is_string()) throw HttpError(400, "Queue must be a string");
+  out.queue = queue->get<std::string>();
+  if (out.queue.empty()) throw HttpError(400, "Queue must be a non-empty string");
+
+  if (const json* partition = field(item, "partition")) {
+    if (!partition->is_string()) throw HttpError(400, "Partition must be a string");
+    if (!partition->get_ref<const std::string&>().empty()) out.partition = partition->get<std::string>();
+  }
+  if (const json* txid = field(item, "transactionId")) {
+    if (!txid->is_string()) throw HttpError(400, "TransactionId must be a string");
+    out.transaction_id = txid->get<std::string>();
+    if (out.transaction_id.size() > 255) throw HttpError(400, "TransactionId must be at most 255 characters");
+  }
+  if (const json* trace = field(item, "traceId")) {
+    if (!trace->is_string()) throw HttpError(400, "TraceId must be a string");
+    const auto& text = trace->get_ref<const std::string&>();
+    if (!text.empty()) {
+      if (!util::is_uuid(text)) throw HttpError(400, "TraceId must be a valid UUID");
+      out.trace_id = text;
+    }
+  }
+  // Absent payload is {}; an explicit null payload is stored as null.
+  auto payload = item.find("payload");
+  if (payload != item.end()) out.payload_json = dump(*payload);
+  out.namespace_name = optional_string(item, "namespace");
+  out.task = optional_string(item, "task");
+  return out;
+}
+
+broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, const char* missing_partition,
+                                 const char* bad_partition) {
+  broker::AckItem item;
+  const json* txid = field(object, "transactionId");
+  if (!txid || !txid->is_string() || txid->get_ref<const std::string&>().empty()) throw HttpError(400, missing_txid);
+  item.transaction_id = txid->get<std::string>();
+  const json* partition = field(object, "partitionId");
+  if (!partition || !partition->is_string() || partition->get_ref<const std::string&>().empty()) {
+    throw HttpError(400, missing_partition);
+  }
+  item.partition_id = partition->get<std::string>();
+  if (!util::is_uuid(item.partition_id)) throw HttpError(400, bad_partition);
+  item.lease_id = non_empty(optional_string(object, "leaseId"));
+  if (const json* status = field(object, "status")) {
+    if (!status->is_string()) throw HttpError(400, "status must be a string");
+    item.status = non_empty(status->get<std::string>());
+  }
+  if (const json* error = field(object, "error")) {
+    item.error = error->is_string() ? error->get<std::string>() : dump(*error);
+  }
+  return item;
+}
+
+}  // namespace
+
+std::vector<broker::PushItem> parse_push_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  const json* items = doc.is_object() ? field(doc, "items") : nullptr;
+  if (!items || !items->is_array()) throw HttpError(400, "items array is required");
+  std::vector<broker::PushItem> out;
+  out.reserve(items->size());
+  for (const auto& item : *items) out.push_back(parse_push_item(item));
+  return out;
+}
+
+AckRequest parse_ack_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  if (!doc.is_object()) throw HttpError(400, "transactionId is required");
+  AckRequest out;
+  out.items.push_back(parse_ack_fields(doc, "transactionId is required",
+                                       "partitionId is required to ensure message uniqueness",
+                                       "partitionId must be a valid UUID"));
+  out.consumer_group = normalize_group(optional_string(doc, "consumerGroup"));
+  return out;
+}
+
+AckRequest parse_ack_batch_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  const json* acks = doc.is_object() ? field(doc, "acknowledgments") : nullptr;
+  if (!acks || !acks->is_array()) throw HttpError(400, "acknowledgments array is required");
+  AckRequest out;
+  out.items.reserve(acks->size());
+  for (const auto& ack : *acks) {
+    if (!ack.is_object()) throw HttpError(400, "Each acknowledgment must have a valid transactionId string");
+    out.items.push_back(
+        parse_ack_fields(ack, "Each acknowledgment must have a valid transactionId string",
+                         "Each acknowledgment must have a valid partitionId string to ensure message uniqueness",
+                         "Each acknowledgment must have a valid partitionId string to ensure message uniqueness"));
+  }
+  // The group comes from the top level only; per-item values are ignored.
+  out.consumer_group = normalize_group(optional_string(doc, "consumerGroup"));
+  return out;
+}
+
+broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop) {
+  broker::PopCommand command;
+  db::PopRequest& q = command.query;
+  if (form == PopForm::Filter) {
+    q.namespace_name = request.query_value("namespace");
+    q.task = request.query_value("task");
+    if (!q.namespace_name && !q.task) throw HttpError(400, "namespace or task is required");
+  } else {
+    q.queue = request.param("queue");
+    if (q.queue->empty()) throw HttpError(400, "queue is required");
+    if (form == PopForm::Specific) {
+      q.partition = request.param("partition");
+      if (q.partition->empty()) throw HttpError(400, "partition is required");
+    }
+  }
+  const std::int64_t batch = query_int(request.query, "batch", pop.default_batch_size);
+  q.batch = static_cast<int>(std::clamp<std::int64_t>(batch, 1, pop.max_batch_size));
+  if (form == PopForm::Specific) {
+    q.partitions = 1;  // silently 1 on the specific-partition path
+  } else {
+    q.partitions = static_cast<int>(std::clamp<std::int64_t>(query_int(request.query, "partitions", 1), 1,
+                                                             pop.max_partitions));
+  }
+  q.consumer_group = normalize_group(request.query_value("consumerGroup"));
+  q.auto_ack = query_bool(request.query, "autoAck", false);
+  q.subscription_mode = request.query_value("subscriptionMode");
+  if (!q.subscription_mode && !pop.default_subscription_mode.empty()) {
+    q.subscription_mode = pop.default_subscription_mode;
+  }
+  q.subscription_from = request.query_value("subscriptionFrom");
+  command.wait = query_bool(request.query, "wait", false);
+  command.timeout_ms = std::clamp<std::int64_t>(query_int(request.query, "timeout", pop.default_timeout_ms), 0,
+                                                pop.max_timeout_ms);
+  return command;
+}
+
+int parse_lease_seconds(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Optional);
+  if (!doc.is_object()) throw HttpError(400, "Request body must be a JSON object");
+  const json* seconds = field(doc, "seconds");
+  if (!seconds) return 60;
+  if (!seconds->is_number_integer() || seconds->get<std::int64_t>() < 1 ||
+      seconds->get<std::int64_t>() > 86400 * 365) {
+    throw HttpError(400, "seconds must be a positive integer");
+  }
+  return seconds->get<int>();
+}
+
+ConfigureRequest parse_configure_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  if (!doc.is_object()) throw HttpError(400, "queue is required");
+  ConfigureRequest out;
+  const json* queue = field(doc, "queue");
+  if (!queue || !queue->is_string() || queue->get_ref<const std::string&>().empty()) {
+    throw HttpError(400, "queue is required");
+  }
+  out.queue = queue->get<std::string>();
+  out.namespace_name = optional_string(doc, "namespace").value_or("");
+  out.task = optional_string(doc, "task").value_or("");
+  if (const json* options = field(doc, "options")) {
+    if (!options->is_object()) throw HttpError(400, "options must be an object");
+    out.options_json = dump(*options);
+  }
+  return out;
+}
+
+bool parse_enabled_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  const json* enabled = doc.is_object() ? field(doc, "enabled") : nullptr;
+  if (!enabled || !enabled->is_boolean()) throw HttpError(400, "enabled (boolean) is required");
+  return enabled->get<bool>();
+}
+
+}  // namespace queen::http

@@ -1,0 +1,44 @@
+#pragma once
+// Validation of request bodies and query strings into broker commands.
+// Pure functions: every 400 message of http-api §3-§8 and §14 is produced
+// here (HttpError), so they are unit-tested without a server.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/types.h"
+#include "config/config.h"
+#include "http/http_types.h"
+
+namespace queen::http {
+
+// POST /api/v1/push body {"items": [...]}.
+std::vector<broker::PushItem> parse_push_body(const std::string& body);
+
+struct AckRequest {
+  std::vector<broker::AckItem> items;
+  std::optional<std::string> consumer_group;  // absent / null / "" = queue mode
+};
+// POST /api/v1/ack (one item) and POST /api/v1/ack/batch.
+AckRequest parse_ack_body(const std::string& body);
+AckRequest parse_ack_batch_body(const std::string& body);
+
+enum class PopForm { Wildcard, Specific, Filter };
+// The three pop forms: path params `queue` / `partition`, query of §5.1.
+broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop);
+
+// POST /api/v1/lease/:leaseId/extend body (optional) -> seconds (default 60).
+int parse_lease_seconds(const std::string& body);
+
+struct ConfigureRequest {
+  std::string queue;
+  std::string namespace_name;
+  std::string task;
+  std::string options_json = "{}";
+};
+ConfigureRequest parse_configure_body(const std::string& body);
+
+// POST /api/v1/system/maintenance(/pop) body {"enabled": bool}.
+bool parse_enabled_body(const std::string& body);
+
+}  // namespace queen::http

@@ -1,0 +1,46 @@
+#pragma once
+// Route table: method + pattern with `:name` segments. Path segments are
+// percent-decoded after splitting, so an encoded '/' (%2F) stays inside its
+// segment. When several patterns match, the one with a literal segment at
+// the first position where they differ wins (`/consumer-groups/lagging`
+// beats `/consumer-groups/:group`), independent of registration order.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/http_types.h"
+
+namespace queen::http {
+
+std::vector<std::string> split_path(std::string_view path);  // decoded segments, empty ones dropped
+
+class Router {
+ public:
+  void add(std::string method, const std::string& pattern, Handler handler);
+
+  struct Match {
+    const Handler* handler = nullptr;  // null: no route for this method
+    PathParams params;
+    std::vector<std::string> allowed_methods;  // non-empty when the path exists for other methods
+  };
+  Match match(const std::string& method, std::string_view path) const;
+
+ private:
+  struct Segment {
+    std::string text;
+    bool is_param;
+  };
+  struct Route {
+    std::string method;
+    std::vector<Segment> segments;
+    Handler handler;
+  };
+
+  static bool matches(const Route& route, const std::vector<std::string>& segments, PathParams* params);
+  static bool more_specific(const Route& a, const Route& b);
+
+  std::vector<Route> routes_;
+};
+
+}  // namespace queen::http

@@ -1,0 +1,18 @@
+#include "http/routes.h"
+
+namespace queen::http {
+
+Router build_router(const RouteContext& context) {
+  Router router;
+  register_health_routes(router, context);
+  register_metrics_routes(router, context);
+  register_queue_routes(router, context);
+  register_push_routes(router, context);
+  register_pop_routes(router, context);
+  register_ack_routes(router, context);
+  register_lease_routes(router, context);
+  register_maintenance_routes(router, context);
+  return router;
+}
+
+}  // namespace queen::http

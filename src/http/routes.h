@@ -1,0 +1,29 @@
+#pragma once
+// Route groups, one file each (routes_*.cpp). Each registers its handlers
+// on the router; handlers parse, call one broker use case, and render.
+#include "broker/broker.h"
+#include "config/config.h"
+#include "http/router.h"
+#include "metrics/metrics.h"
+
+namespace queen::http {
+
+struct RouteContext {
+  broker::Broker& broker;
+  metrics::Metrics& metrics;
+  const config::Config& config;
+};
+
+void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
+void register_metrics_routes(Router& router, const RouteContext& context);      // /metrics, /metrics/prometheus
+void register_queue_routes(Router& router, const RouteContext& context);        // /api/v1/configure
+void register_push_routes(Router& router, const RouteContext& context);         // /api/v1/push
+void register_pop_routes(Router& router, const RouteContext& context);          // the three pop forms
+void register_ack_routes(Router& router, const RouteContext& context);          // /api/v1/ack, /ack/batch
+void register_lease_routes(Router& router, const RouteContext& context);        // /api/v1/lease/:id/extend
+void register_maintenance_routes(Router& router, const RouteContext& context);  // /api/v1/system/maintenance*
+
+// Every group above.
+Router build_router(const RouteContext& context);
+
+}  // namespace queen::http

@@ -1,0 +1,23 @@
+// POST /api/v1/ack (one-element array) and POST /api/v1/ack/batch (http-api §6).
+#include "http/render.h"
+#include "http/request_parsing.h"
+#include "http/routes.h"
+
+namespace queen::http {
+
+void register_ack_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("POST", "/api/v1/ack", [&broker](const Request& request) {
+    const AckRequest ack = parse_ack_body(request.body);
+    return Response::json(200, render_ack_results(broker.ack(ack.items, ack.consumer_group)));
+  });
+
+  router.add("POST", "/api/v1/ack/batch", [&broker](const Request& request) {
+    const AckRequest ack = parse_ack_batch_body(request.body);
+    if (ack.items.empty()) return Response::json(200, "[]");
+    return Response::json(200, render_ack_results(broker.ack(ack.items, ack.consumer_group)));
+  });
+}
+
+}  // namespace queen::http

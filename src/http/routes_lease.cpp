@@ -1,0 +1,18 @@
+// POST /api/v1/lease/:leaseId/extend (http-api §8): always an object.
+#include "http/render.h"
+#include "http/request_parsing.h"
+#include "http/routes.h"
+
+namespace queen::http {
+
+void register_lease_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("POST", "/api/v1/lease/:leaseId/extend", [&broker](const Request& request) {
+    const int seconds = parse_lease_seconds(request.body);
+    const std::string& lease_id = request.param("leaseId");
+    return Response::json(200, render_lease_extension(lease_id, broker.extend_lease(lease_id, seconds)));
+  });
+}
+
+}  // namespace queen::http

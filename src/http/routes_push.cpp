@@ -1,0 +1,22 @@
+// POST /api/v1/push (http-api §4).
+#include "http/render.h"
+#include "http/request_parsing.h"
+#include "http/routes.h"
+
+namespace queen::http {
+
+void register_push_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("POST", "/api/v1/push", [&broker](const Request& request) {
+    std::vector<broker::PushItem> items = parse_push_body(request.body);
+    if (items.empty()) return Response::json(201, "[]");
+    // producerSub comes from the authenticated token (none until auth exists).
+    const broker::PushOutcome outcome = broker.push(std::move(items), std::nullopt);
+    // 201 whatever the per-item statuses; 500 only when push maintenance
+    // could not spool (seeds), still with the per-item array.
+    return Response::json(outcome.maintenance_spool_failed ? 500 : 201, render_push_results(outcome.items));
+  });
+}
+
+}  // namespace queen::http

@@ -1,0 +1,29 @@
+// POST /api/v1/configure (http-api §3).
+#include <nlohmann/json.hpp>
+
+#include "http/request_parsing.h"
+#include "http/routes.h"
+
+namespace queen::http {
+
+void register_queue_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("POST", "/api/v1/configure", [&broker](const Request& request) {
+    const ConfigureRequest req = parse_configure_body(request.body);
+    const std::string result_json = broker.configure(req.queue, req.namespace_name, req.task, req.options_json);
+    const nlohmann::json result = nlohmann::json::parse(result_json.empty() ? "{}" : result_json);
+    nlohmann::json body = {
+        {"configured", true},
+        {"queue", req.queue},
+        {"namespace", result.value("namespace", req.namespace_name)},
+        {"task", result.value("task", req.task)},
+        {"queueId", result.value("queueId", nlohmann::json())},
+        {"partitionId", result.value("partitionId", nlohmann::json())},
+        {"options", result.value("options", nlohmann::json::object())},
+    };
+    return Response::json(200, body.dump());
+  });
+}
+
+}  // namespace queen::http

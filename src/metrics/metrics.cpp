@@ -1,0 +1,177 @@
+#include "metrics/metrics.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace queen::metrics {
+
+void RateMeter::add(std::uint64_t n, std::int64_t now_s) {
+  Bucket& b = buckets_[static_cast<std::size_t>(now_s % kBuckets)];
+  std::int64_t seen = b.second.load(std::memory_order_relaxed);
+  if (seen != now_s) {
+    if (b.second.compare_exchange_strong(seen, now_s, std::memory_order_relaxed)) {
+      b.count.store(0, std::memory_order_relaxed);
+    }
+  }
+  b.count.fetch_add(n, std::memory_order_relaxed);
+}
+
+double RateMeter::rate(std::int64_t now_s, int window_s) const {
+  if (window_s <= 0) return 0.0;
+  if (window_s >= kBuckets) window_s = kBuckets - 1;
+  std::uint64_t total = 0;
+  for (std::int64_t s = now_s - window_s; s < now_s; ++s) {
+    if (s < 0) continue;
+    const Bucket& b = buckets_[static_cast<std::size_t>(s % kBuckets)];
+    if (b.second.load(std::memory_order_relaxed) == s) total += b.count.load(std::memory_order_relaxed);
+  }
+  return static_cast<double>(total) / window_s;
+}
+
+Metrics::Metrics() : started_(std::chrono::steady_clock::now()) {}
+
+std::int64_t Metrics::now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void Metrics::record_request() {
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  request_rate_.add(1, now_s());
+}
+
+void Metrics::record_push(std::uint64_t accepted_items) {
+  push_requests_.fetch_add(1, std::memory_order_relaxed);
+  push_messages_.fetch_add(accepted_items, std::memory_order_relaxed);
+  if (accepted_items) message_rate_.add(accepted_items, now_s());
+}
+
+void Metrics::record_pop(std::uint64_t messages) {
+  pop_requests_.fetch_add(1, std::memory_order_relaxed);
+  pop_messages_.fetch_add(messages, std::memory_order_relaxed);
+  if (messages) message_rate_.add(messages, now_s());
+}
+
+void Metrics::record_ack(std::uint64_t succeeded, std::uint64_t failed) {
+  ack_requests_.fetch_add(1, std::memory_order_relaxed);
+  ack_messages_.fetch_add(succeeded + failed, std::memory_order_relaxed);
+  ack_success_.fetch_add(succeeded, std::memory_order_relaxed);
+  ack_failed_.fetch_add(failed, std::memory_order_relaxed);
+}
+
+void Metrics::record_db_error() { db_errors_.fetch_add(1, std::memory_order_relaxed); }
+
+Counters Metrics::counters() const {
+  Counters c;
+  c.requests = requests_.load(std::memory_order_relaxed);
+  c.push_requests = push_requests_.load(std::memory_order_relaxed);
+  c.push_messages = push_messages_.load(std::memory_order_relaxed);
+  c.pop_requests = pop_requests_.load(std::memory_order_relaxed);
+  c.pop_messages = pop_messages_.load(std::memory_order_relaxed);
+  c.ack_requests = ack_requests_.load(std::memory_order_relaxed);
+  c.ack_messages = ack_messages_.load(std::memory_order_relaxed);
+  c.ack_success = ack_success_.load(std::memory_order_relaxed);
+  c.ack_failed = ack_failed_.load(std::memory_order_relaxed);
+  c.db_errors = db_errors_.load(std::memory_order_relaxed);
+  return c;
+}
+
+double Metrics::uptime_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+double Metrics::request_rate() const { return request_rate_.rate(now_s()); }
+double Metrics::message_rate() const { return message_rate_.rate(now_s()); }
+
+ProcessStats read_process_stats() {
+  ProcessStats s;
+  // /proc/self/statm: size resident ... in pages.
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t size_pages = 0, resident_pages = 0;
+  if (statm >> size_pages >> resident_pages) {
+    const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    s.virtual_bytes = size_pages * page;
+    s.resident_bytes = resident_pages * page;
+  }
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    s.cpu_user_us = static_cast<std::uint64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
+    s.cpu_system_us = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000 + usage.ru_stime.tv_usec;
+  }
+  return s;
+}
+
+namespace {
+
+void series(std::string& out, const char* name, const char* type, const char* help, const std::string& value,
+            const char* labels = "") {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+  out += name;
+  out += labels;
+  out += ' ';
+  out += value;
+  out += '\n';
+}
+
+std::string num(std::uint64_t v) { return std::to_string(v); }
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessStats& p, double uptime_seconds) {
+  std::string out;
+  out.reserve(4096);
+  series(out, "queen_uptime_seconds", "gauge", "Seconds since the broker process started.", num(uptime_seconds));
+  series(out, "queen_file_buffer_pending", "gauge", "Spooled push events not yet replayed.", num(g.spool_pending));
+  series(out, "queen_file_buffer_failed", "gauge", "Spooled events in quarantined files.", num(g.spool_failed));
+  series(out, "queen_file_buffer_db_healthy", "gauge", "1 if the spool drain considers the database healthy.",
+         num(std::uint64_t{g.spool_db_healthy}));
+  series(out, "queen_maintenance_mode_enabled", "gauge", "1 while push maintenance mode is on.",
+         num(std::uint64_t{g.maintenance}));
+  series(out, "queen_pop_maintenance_mode_enabled", "gauge", "1 while pop maintenance mode is on.",
+         num(std::uint64_t{g.pop_maintenance}));
+  series(out, "queen_db_pool_size", "gauge", "Configured database connection pool size.",
+         num(static_cast<std::uint64_t>(g.db_pool_size)));
+  series(out, "queen_db_pool_idle", "gauge", "Open database connections not in use.",
+         num(static_cast<std::uint64_t>(g.db_pool_idle)));
+  series(out, "queen_db_pool_active", "gauge", "Database connections lent to requests.",
+         num(static_cast<std::uint64_t>(g.db_pool_active)));
+  series(out, "queen_db_pool_waiting", "gauge", "Requests waiting for a database connection.",
+         num(static_cast<std::uint64_t>(g.db_pool_waiting)));
+  series(out, "queen_parked_pops", "gauge", "Long polls parked waiting for messages.", num(g.parked_pops));
+  series(out, "queen_cpu_user_microseconds_total", "counter", "User CPU time of the process.", num(p.cpu_user_us));
+  series(out, "queen_cpu_system_microseconds_total", "counter", "System CPU time of the process.",
+         num(p.cpu_system_us));
+  series(out, "queen_process_resident_memory_bytes", "gauge", "Resident memory of the process.",
+         num(p.resident_bytes));
+  series(out, "queen_process_virtual_memory_bytes", "gauge", "Virtual memory of the process.", num(p.virtual_bytes));
+  series(out, "queen_http_requests_total", "counter", "HTTP requests served by this broker.", num(c.requests));
+  series(out, "queen_push_requests_total", "counter", "Push requests served by this broker.", num(c.push_requests));
+  series(out, "queen_push_messages_total", "counter", "Push items accepted by this broker.", num(c.push_messages));
+  series(out, "queen_pop_requests_total", "counter", "Pop requests served by this broker.", num(c.pop_requests));
+  series(out, "queen_pop_messages_total", "counter", "Messages delivered by this broker.", num(c.pop_messages));
+  series(out, "queen_ack_requests_total", "counter", "Ack requests served by this broker.", num(c.ack_requests));
+  out += "# HELP queen_ack_messages_total Ack items processed by this broker, by outcome.\n";
+  out += "# TYPE queen_ack_messages_total counter\n";
+  out += "queen_ack_messages_total{result=\"success\"} " + num(c.ack_success) + "\n";
+  out += "queen_ack_messages_total{result=\"failed\"} " + num(c.ack_failed) + "\n";
+  series(out, "queen_db_errors_total", "counter", "Failed database calls of this broker.", num(c.db_errors));
+  return out;
+}
+
+}  // namespace queen::metrics

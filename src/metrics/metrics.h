@@ -1,0 +1,97 @@
+#pragma once
+// In-process counters of the broker and their two renderings (JSON fields
+// for GET /metrics are assembled by the http layer from a MetricsSnapshot;
+// the Prometheus text exposition is rendered here). Never touches the
+// database: /metrics/prometheus must answer while PostgreSQL is down.
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace queen::metrics {
+
+// Events per second over a sliding window of whole seconds, lock-free on the
+// recording side. Counts racing with a bucket rollover may be lost, which is
+// acceptable for a rate.
+class RateMeter {
+ public:
+  void add(std::uint64_t n, std::int64_t now_s);
+  // Average per second over the `window_s` complete seconds before `now_s`.
+  double rate(std::int64_t now_s, int window_s = 10) const;
+
+ private:
+  static constexpr int kBuckets = 64;
+  struct Bucket {
+    std::atomic<std::int64_t> second{-1};
+    std::atomic<std::uint64_t> count{0};
+  };
+  std::array<Bucket, kBuckets> buckets_;
+};
+
+struct Counters {
+  std::uint64_t requests = 0;
+  std::uint64_t push_requests = 0;
+  std::uint64_t push_messages = 0;   // items accepted (queued/duplicate/buffered)
+  std::uint64_t pop_requests = 0;
+  std::uint64_t pop_messages = 0;
+  std::uint64_t ack_requests = 0;
+  std::uint64_t ack_messages = 0;
+  std::uint64_t ack_success = 0;
+  std::uint64_t ack_failed = 0;
+  std::uint64_t db_errors = 0;
+};
+
+class Metrics {
+ public:
+  Metrics();
+
+  void record_request();
+  void record_push(std::uint64_t accepted_items);
+  void record_pop(std::uint64_t messages);
+  void record_ack(std::uint64_t succeeded, std::uint64_t failed);
+  void record_db_error();
+
+  Counters counters() const;
+  double uptime_seconds() const;
+  double request_rate() const;
+  double message_rate() const;  // pushed + popped messages per second
+
+ private:
+  static std::int64_t now_s();
+
+  const std::chrono::steady_clock::time_point started_;
+  std::atomic<std::uint64_t> requests_{0}, push_requests_{0}, push_messages_{0}, pop_requests_{0},
+      pop_messages_{0}, ack_requests_{0}, ack_messages_{0}, ack_success_{0}, ack_failed_{0}, db_errors_{0};
+  RateMeter request_rate_;
+  RateMeter message_rate_;
+};
+
+// Process resource usage from /proc and getrusage.
+struct ProcessStats {
+  std::uint64_t resident_bytes = 0;
+  std::uint64_t virtual_bytes = 0;
+  std::uint64_t cpu_user_us = 0;
+  std::uint64_t cpu_system_us = 0;
+};
+ProcessStats read_process_stats();
+
+// Gauges owned by other modules, sampled when rendering.
+struct Gauges {
+  int db_pool_size = 0;
+  int db_pool_idle = 0;
+  int db_pool_active = 0;
+  int db_pool_waiting = 0;
+  std::uint64_t spool_pending = 0;
+  std::uint64_t spool_failed = 0;
+  bool spool_db_healthy = true;
+  bool maintenance = false;
+  bool pop_maintenance = false;
+  std::size_t parked_pops = 0;
+};
+
+// Prometheus text exposition format 0.0.4.
+std::string render_prometheus(const Counters& counters, const Gauges& gauges, const ProcessStats& process,
+                              double uptime_seconds);
+
+}  // namespace queen::metrics

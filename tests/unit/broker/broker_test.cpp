@@ -1,0 +1,301 @@
+#include "broker/broker.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "util/uuid.h"
+
+using namespace queen;
+using namespace queen::broker;
+using namespace std::chrono_literals;
+
+namespace {
+
+// In-memory stand-in for the database: records calls, fails on demand.
+class FakeProcedures : public db::Procedures {
+ public:
+  std::atomic<bool> down{false};
+  std::string permanent_sqlstate;  // non-empty: every call fails with it
+  std::atomic<int> push_calls{0}, pop_calls{0}, ack_calls{0}, extend_calls{0};
+  void set_next_pop(std::vector<db::PoppedMessage> messages) {
+    std::lock_guard<std::mutex> lock(pop_mutex_);
+    next_pop_ = std::move(messages);
+  }
+  std::string last_push_items, last_acks;
+  std::optional<std::string> last_ack_group;
+  std::map<std::string, bool> flags;
+
+  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
+                                      const std::string&) override {
+    fail_if_needed();
+    return {"{\"queueId\":\"q\"}"};
+  }
+  std::vector<db::PushRow> push_messages(const std::string& items_json, const std::optional<std::string>&) override {
+    ++push_calls;
+    fail_if_needed();
+    last_push_items = items_json;
+    // One queued row per item; the caller's order of items is idx order.
+    std::vector<db::PushRow> rows;
+    std::size_t pos = 0;
+    int idx = 0;
+    while ((pos = items_json.find("\"queue\":", pos)) != std::string::npos) {
+      db::PushRow row;
+      row.idx = idx++;
+      row.status = "queued";
+      row.message_id = util::new_uuid_v7();
+      const std::size_t start = pos + 9;
+      row.queue_name = items_json.substr(start, items_json.find('"', start) - start);
+      rows.push_back(row);
+      pos = start;
+    }
+    return rows;
+  }
+  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override {
+    ++pop_calls;
+    fail_if_needed();
+    std::lock_guard<std::mutex> lock(pop_mutex_);
+    return next_pop_;
+  }
+  std::vector<db::AckRow> ack_messages(const std::string& acks, const std::optional<std::string>& group) override {
+    ++ack_calls;
+    fail_if_needed();
+    last_acks = acks;
+    last_ack_group = group;
+    db::AckRow only_second;  // answers the second item only: the first must be reported missing
+    only_second.idx = 1;
+    only_second.transaction_id = "t2";
+    only_second.success = true;
+    return {only_second};
+  }
+  db::LeaseExtension extend_lease(const std::string&, int) override {
+    ++extend_calls;
+    fail_if_needed();
+    return {true, 1000000, std::nullopt};
+  }
+  bool set_system_flag(const std::string& key, bool enabled) override {
+    fail_if_needed();
+    flags[key] = enabled;
+    return enabled;
+  }
+  bool get_system_flag(const std::string& key) override {
+    fail_if_needed();
+    return flags[key];
+  }
+  std::chrono::microseconds ping() override {
+    fail_if_needed();
+    return 5us;
+  }
+  db::PoolStats pool_stats() const override { return {}; }
+  bool healthy() const override { return !down; }
+
+ private:
+  std::mutex pop_mutex_;
+  std::vector<db::PoppedMessage> next_pop_;
+
+  void fail_if_needed() {
+    if (down) throw db::DbError("connection refused", "");
+    if (!permanent_sqlstate.empty()) throw db::DbError("bad input", permanent_sqlstate);
+  }
+};
+
+config::Config test_config() {
+  config::Config c;
+  c.pop.wait_initial_interval_ms = 20;
+  c.pop.wait_max_interval_ms = 20;
+  return c;
+}
+
+PushItem item(const std::string& queue, const std::string& txid = "") {
+  PushItem i;
+  i.queue = queue;
+  i.transaction_id = txid;
+  return i;
+}
+
+PopCommand pop_command(bool wait, std::int64_t timeout_ms) {
+  PopCommand c;
+  c.query.queue = "q";
+  c.wait = wait;
+  c.timeout_ms = timeout_ms;
+  return c;
+}
+
+db::PoppedMessage message() {
+  db::PoppedMessage m;
+  m.message_id = "m1";
+  m.queue_name = "q";
+  return m;
+}
+
+struct BrokerFixture : ::testing::Test {
+  config::Config config = test_config();
+  FakeProcedures db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  Broker broker{config, db, waiters, metrics};
+};
+
+}  // namespace
+
+TEST_F(BrokerFixture, PushMintsMissingTransactionIdsAndReportsPerItem) {
+  const PushOutcome out = broker.push({item("q", "given"), item("q")}, std::nullopt);
+  ASSERT_EQ(out.items.size(), 2u);
+  EXPECT_EQ(out.items[0].status, PushStatus::Queued);
+  EXPECT_EQ(out.items[0].transaction_id, "given");
+  EXPECT_TRUE(util::is_uuid(out.items[1].transaction_id));
+  EXPECT_EQ(out.items[1].index, 1);
+  EXPECT_NE(db.last_push_items.find(out.items[1].transaction_id), std::string::npos);
+  EXPECT_EQ(metrics.counters().push_messages, 2u);
+}
+
+TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
+  wake::PopWaiters::Registration queue_waiter(waiters, "q");
+  wake::PopWaiters::Registration filter_waiter(waiters, std::string(wake::kFilterPopKey));
+  wake::PopWaiters::Registration other_waiter(waiters, "other");
+  broker.push({item("q")}, std::nullopt);
+  EXPECT_TRUE(queue_waiter.wait_until(wake::Clock::now() + 1s));
+  EXPECT_TRUE(filter_waiter.wait_until(wake::Clock::now() + 1s));
+  EXPECT_FALSE(other_waiter.wait_until(wake::Clock::now() + 20ms));
+}
+
+TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
+  db.down = true;
+  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")}, std::nullopt);
+  ASSERT_EQ(out.items.size(), 2u);
+  for (const auto& r : out.items) {
+    EXPECT_EQ(r.status, PushStatus::Failed);
+    EXPECT_EQ(r.error, std::optional<std::string>("database unavailable"));
+  }
+  EXPECT_EQ(out.items[1].transaction_id, "b");
+  EXPECT_FALSE(out.maintenance_spool_failed);
+  EXPECT_EQ(metrics.counters().db_errors, 1u);
+}
+
+TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
+  db.permanent_sqlstate = "22023";
+  try {
+    broker.push({item("q")}, std::nullopt);
+    FAIL();
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::BadRequest);
+  }
+}
+
+TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
+  broker.set_push_maintenance(true);
+  const PushOutcome out = broker.push({item("q")}, std::nullopt);
+  EXPECT_EQ(db.push_calls, 0);
+  ASSERT_EQ(out.items.size(), 1u);
+  EXPECT_EQ(out.items[0].status, PushStatus::Failed);  // no spool yet
+  EXPECT_TRUE(out.maintenance_spool_failed);
+  EXPECT_TRUE(db.flags["maintenance"]);
+}
+
+TEST_F(BrokerFixture, NonWaitingPopDuringAnOutageIsUnavailable) {
+  db.down = true;
+  try {
+    broker.pop(pop_command(false, 0), nullptr);
+    FAIL();
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_STREQ(e.what(), "database unavailable");
+  }
+}
+
+TEST_F(BrokerFixture, WaitingPopRechecksThroughAnOutageAndEndsEmpty) {
+  db.down = true;
+  const auto started = std::chrono::steady_clock::now();
+  const PopOutcome out = broker.pop(pop_command(true, 200), nullptr);
+  EXPECT_TRUE(out.messages.empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 200ms);
+  EXPECT_GE(db.pop_calls, 3);
+}
+
+TEST_F(BrokerFixture, WaitingPopReturnsOnceTheDatabaseHasMessages) {
+  std::thread later([&] {
+    std::this_thread::sleep_for(60ms);
+    db.set_next_pop({message()});  // published before the notify below
+    std::set<std::string> queues{"q"};
+    broker.notify_queues(queues);
+  });
+  const PopOutcome out = broker.pop(pop_command(true, 5000), nullptr);
+  later.join();
+  ASSERT_EQ(out.messages.size(), 1u);
+  EXPECT_EQ(out.consumer_group, "__QUEUE_MODE__");
+}
+
+TEST_F(BrokerFixture, PopMaintenanceAnswersEmptyWithoutTheDatabaseAndHoldsLongPolls) {
+  broker.set_pop_maintenance(true);
+  db.set_next_pop({message()});
+  EXPECT_TRUE(broker.pop(pop_command(false, 0), nullptr).messages.empty());
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(broker.pop(pop_command(true, 150), nullptr).messages.empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
+  EXPECT_EQ(db.pop_calls, 0);
+}
+
+TEST_F(BrokerFixture, AGoneClientNeverClaims) {
+  db.set_next_pop({message()});
+  EXPECT_TRUE(broker.pop(pop_command(true, 1000), [] { return true; }).messages.empty());
+  EXPECT_TRUE(broker.pop(pop_command(false, 0), [] { return true; }).messages.empty());
+  EXPECT_EQ(db.pop_calls, 0);
+}
+
+TEST_F(BrokerFixture, ShutdownReleasesParkedPops) {
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(50ms);
+    broker.begin_shutdown();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(broker.pop(pop_command(true, 10000), nullptr).messages.empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+  stopper.join();
+}
+
+TEST_F(BrokerFixture, AckKeepsRequestOrderAndReportsMissingRows) {
+  const std::vector<AckItem> items{{"t1", "p", std::nullopt, std::nullopt, std::nullopt},
+                                   {"t2", "p", std::nullopt, std::nullopt, std::nullopt}};
+  const auto results = broker.ack(items, std::string("g"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(results[0].success);
+  EXPECT_EQ(results[0].transaction_id, "t1");
+  EXPECT_TRUE(results[0].error.has_value());
+  EXPECT_TRUE(results[1].success);
+  EXPECT_EQ(db.last_ack_group, std::optional<std::string>("g"));
+  EXPECT_EQ(metrics.counters().ack_success, 1u);
+  EXPECT_EQ(metrics.counters().ack_failed, 1u);
+}
+
+TEST_F(BrokerFixture, AckDuringAnOutageIsUnavailable) {
+  db.down = true;
+  try {
+    broker.ack({{"t1", "p", std::nullopt, std::nullopt, std::nullopt}}, std::nullopt);
+    FAIL();
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+  }
+}
+
+TEST_F(BrokerFixture, MalformedLeaseIdIsNotFoundWithoutTheDatabase) {
+  const LeaseExtension out = broker.extend_lease("not-a-uuid", 60);
+  EXPECT_FALSE(out.success);
+  EXPECT_EQ(out.error, std::optional<std::string>("Lease not found"));
+  EXPECT_EQ(db.extend_calls, 0);
+  EXPECT_TRUE(broker.extend_lease(util::new_uuid_v7(), 60).success);
+}
+
+TEST_F(BrokerFixture, MaintenanceStatusFallsBackToTheLastKnownFlags) {
+  broker.set_pop_maintenance(true);
+  db.down = true;
+  EXPECT_TRUE(broker.maintenance_status().pop_maintenance);
+  EXPECT_THROW(broker.set_push_maintenance(true), BrokerError);
+  EXPECT_FALSE(broker.push_maintenance());
+}
+
+TEST_F(BrokerFixture, FlagsPersistedByAnotherBrokerAreRead) {
+  db.flags["maintenance"] = true;
+  EXPECT_TRUE(broker.maintenance_status().push_maintenance);
+  EXPECT_TRUE(broker.push_maintenance());
+}

@@ -1,0 +1,253 @@
+#include "broker/push_combiner.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <future>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "db/db_error.h"
+
+using namespace queen;
+using namespace queen::broker;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A fake push_messages: one `queued` row per item, transaction_id echoed,
+// optionally blocked until released, failing on items named "bad".
+class FakePushCall {
+ public:
+  std::vector<db::PushRow> operator()(const std::string& items_json, const std::optional<std::string>&) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      calls_.push_back(items_json);
+      ++entered_;
+      entered_cv_.notify_all();
+      released_cv_.wait(lock, [&] { return !blocked_; });
+    }
+    const auto items = nlohmann::json::parse(items_json);
+    std::vector<db::PushRow> rows;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string txid = items[i].at("transactionId").get<std::string>();
+      if (txid == "bad") throw db::DbError("invalid input", "22023");
+      if (txid == "down") throw db::DbError("connection lost", "");
+      db::PushRow row;
+      row.idx = static_cast<int>(i);
+      row.status = "queued";
+      row.transaction_id = txid;
+      rows.push_back(row);
+    }
+    // Out of order on purpose: the combiner must split by idx, not position.
+    std::reverse(rows.begin(), rows.end());
+    return rows;
+  }
+
+  void block() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocked_ = true;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocked_ = false;
+    }
+    released_cv_.notify_all();
+  }
+  void wait_entered(int n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    entered_cv_.wait(lock, [&] { return entered_ >= n; });
+  }
+  std::vector<std::string> calls() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable entered_cv_, released_cv_;
+  bool blocked_ = false;
+  int entered_ = 0;
+  std::vector<std::string> calls_;
+};
+
+bool transient(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const db::DbError& error) {
+    return error.transient();
+  } catch (...) {
+    return false;
+  }
+}
+
+std::vector<std::string> items(std::initializer_list<std::string> txids) {
+  std::vector<std::string> out;
+  for (const auto& t : txids) out.push_back("{\"queue\":\"q\",\"transactionId\":\"" + t + "\"}");
+  return out;
+}
+
+void wait_until_queued(const PushCombiner& combiner, std::size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (combiner.waiting() < n && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(combiner.waiting(), n);
+}
+
+}  // namespace
+
+TEST(PushCombiner, AnIdleRequestCallsAloneAtOnce) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 4);
+  const auto rows = combiner.submit(items({"a", "b"}), std::nullopt);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(fake.calls().size(), 1u);
+  EXPECT_EQ(combiner.stats().combined_requests, 0u);
+}
+
+TEST(PushCombiner, RequestsArrivingDuringABusyCallShareTheNextAndAreSplitBack) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+
+  EXPECT_EQ(first.get().size(), 1u);
+  auto rows_b = second.get();
+  auto rows_c = third.get();
+  ASSERT_EQ(rows_b.size(), 2u);
+  ASSERT_EQ(rows_c.size(), 3u);
+  for (const auto& row : rows_b) EXPECT_EQ(row.transaction_id, "b" + std::to_string(row.idx));
+  for (const auto& row : rows_c) EXPECT_EQ(row.transaction_id, "c" + std::to_string(row.idx));
+
+  const auto calls = fake.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(calls[1]).size(), 5u);
+  EXPECT_EQ(combiner.stats().combined_requests, 2u);
+}
+
+TEST(PushCombiner, ACombinedCallNeverExceedsMaxItems) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 5, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1", "b2"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+  first.get();
+  EXPECT_EQ(second.get().size(), 3u);
+  EXPECT_EQ(third.get().size(), 3u);
+  const auto calls = fake.calls();
+  ASSERT_EQ(calls.size(), 3u);  // 3 + 3 > 5: b and c went separately
+  for (const auto& call : calls) EXPECT_LE(nlohmann::json::parse(call).size(), 5u);
+}
+
+TEST(PushCombiner, DifferentProducersAreNotCombined) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), std::string("alice")); });
+  wait_until_queued(combiner, 1);
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), std::string("bob")); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+  first.get();
+  second.get();
+  third.get();
+  EXPECT_EQ(fake.calls().size(), 3u);
+}
+
+TEST(PushCombiner, APermanentFailureOfACombinedCallIsRetriedPerRequest) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto good = std::async(std::launch::async, [&] { return combiner.submit(items({"g0", "g1"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto bad = std::async(std::launch::async, [&] { return combiner.submit(items({"bad"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+  first.get();
+  EXPECT_EQ(good.get().size(), 2u);
+  try {
+    bad.get();
+    FAIL() << "the bad request must fail";
+  } catch (const db::DbError& e) {
+    EXPECT_EQ(e.sqlstate(), "22023");
+  }
+  // first, the failed combined call, then good and bad alone
+  EXPECT_EQ(fake.calls().size(), 4u);
+  EXPECT_EQ(combiner.stats().solo_retries, 2u);
+}
+
+TEST(PushCombiner, ATransientFailureFailsEveryParticipantWithoutRetry) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto one = std::async(std::launch::async, [&] { return combiner.submit(items({"x"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto two = std::async(std::launch::async, [&] { return combiner.submit(items({"down"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+  first.get();
+  EXPECT_THROW(one.get(), db::DbError);
+  EXPECT_THROW(two.get(), db::DbError);
+  EXPECT_EQ(fake.calls().size(), 2u);
+  EXPECT_EQ(combiner.stats().solo_retries, 0u);
+}
+
+TEST(PushCombiner, ManyConcurrentRequestsAllGetTheirOwnRows) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 50, 2);
+  std::vector<std::future<bool>> results;
+  for (int r = 0; r < 40; ++r) {
+    results.push_back(std::async(std::launch::async, [&, r] {
+      std::vector<std::string> mine;
+      for (int i = 0; i < 5; ++i) {
+        mine.push_back("{\"transactionId\":\"r" + std::to_string(r) + "-" + std::to_string(i) + "\"}");
+      }
+      const auto rows = combiner.submit(mine, std::nullopt);
+      if (rows.size() != 5) return false;
+      for (const auto& row : rows) {
+        if (row.transaction_id != "r" + std::to_string(r) + "-" + std::to_string(row.idx)) return false;
+      }
+      return true;
+    }));
+  }
+  for (auto& f : results) EXPECT_TRUE(f.get());
+  for (const auto& call : fake.calls()) EXPECT_LE(nlohmann::json::parse(call).size(), 50u);
+}
+
+TEST(PushCombiner, FollowersWaitingOnARunningCallSurviveAnEmptyQueue) {
+  // Regression: with a free call slot, a follower whose request is already
+  // inside another leader's call must not inspect the (empty) queue.
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 2);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), std::nullopt); });
+  fake.wait_entered(2);  // both slots busy
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+  EXPECT_EQ(first.get().size(), 1u);
+  EXPECT_EQ(second.get().size(), 1u);
+  EXPECT_EQ(third.get().size(), 1u);
+  EXPECT_EQ(fourth.get().size(), 1u);
+}

@@ -1,0 +1,157 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace queen::config;
+
+namespace {
+
+bool contains(const std::vector<std::string>& lines, const std::string& needle) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST(Config, DefaultsMatchTheSpec) {
+  const LoadedConfig loaded = load_config({}, "host-a");
+  const Config& c = loaded.config;
+  EXPECT_TRUE(loaded.warnings.empty());
+  EXPECT_EQ(c.http.port, 6632);
+  EXPECT_EQ(c.http.host, "0.0.0.0");
+  EXPECT_EQ(c.http.max_body_bytes, 64LL * 1024 * 1024);
+  EXPECT_EQ(c.process.server_id, "host-a");
+  EXPECT_EQ(c.process.log_level, "info");
+  EXPECT_EQ(c.db.host, "localhost");
+  EXPECT_EQ(c.db.port, 5432);
+  EXPECT_EQ(c.db.pool_size, 150);
+  EXPECT_EQ(c.db.connection_timeout_ms, 2000);
+  EXPECT_EQ(c.db.statement_timeout_ms, 30000);
+  EXPECT_EQ(c.db.lock_timeout_ms, 10000);
+  EXPECT_EQ(c.db.tcp_user_timeout_ms, 30000);
+  EXPECT_EQ(c.db.keepalives_idle_s, 60);
+  EXPECT_EQ(c.db.keepalives_interval_s, 10);
+  EXPECT_EQ(c.db.keepalives_count, 3);
+  EXPECT_EQ(c.pop.default_timeout_ms, 30000);
+  EXPECT_EQ(c.pop.default_batch_size, 1);
+  EXPECT_EQ(c.pop.default_subscription_mode, "");
+  EXPECT_EQ(c.pop.wait_initial_interval_ms, 100);
+  EXPECT_EQ(c.pop.wait_backoff_threshold, 3);
+  EXPECT_DOUBLE_EQ(c.pop.wait_backoff_multiplier, 2.0);
+  EXPECT_EQ(c.pop.wait_max_interval_ms, 1000);
+  EXPECT_EQ(c.push.dedup_window_ms, 86400000);
+  EXPECT_EQ(c.spool.dir, "/var/lib/queen/buffers");
+  EXPECT_EQ(c.spool.flush_ms, 100);
+  EXPECT_EQ(c.spool.max_batch, 100);
+  EXPECT_EQ(c.spool.events_per_file, 10000);
+  EXPECT_EQ(c.spool.fsync, FsyncMode::Off);
+  EXPECT_EQ(c.mesh.port, 0);
+  EXPECT_TRUE(c.mesh.peers.empty());
+  EXPECT_EQ(c.sweeper.lease_ms, 30000);
+  EXPECT_EQ(c.sweeper.max_sleep_ms, 1000);
+}
+
+TEST(Config, ReadsEveryGroup) {
+  const EnvMap env{{"PORT", "7000"},
+                   {"HOST", "127.0.0.1"},
+                   {"QUEEN_SERVER_ID", "queen-a"},
+                   {"PG_HOST", "db"},
+                   {"PG_PORT", "55432"},
+                   {"PG_DB", "queen"},
+                   {"PG_PASSWORD", "s3cret"},
+                   {"PG_USE_SSL", "true"},
+                   {"DB_POOL_SIZE", "20"},
+                   {"POP_WAIT_BACKOFF_MULTIPLIER", "1.5"},
+                   {"DEFAULT_SUBSCRIPTION_MODE", "new"},
+                   {"PUSH_COMBINE_MAX_ITEMS", "500"},
+                   {"PUSH_MAX_CONCURRENT_CALLS", "2"},
+                   {"FILE_BUFFER_FSYNC", "batch"},
+                   {"FILE_BUFFER_DIR", "/tmp/spool"},
+                   {"QUEEN_MESH_PORT", "6700"},
+                   {"QUEEN_MESH_PEERS", " b:6700, c:6701 ,"},
+                   {"QUEEN_SYNC_SECRET", "shh"}};
+  const Config c = load_config(env, "ignored").config;
+  EXPECT_EQ(c.http.port, 7000);
+  EXPECT_EQ(c.http.host, "127.0.0.1");
+  EXPECT_EQ(c.process.server_id, "queen-a");
+  EXPECT_EQ(c.db.host, "db");
+  EXPECT_EQ(c.db.port, 55432);
+  EXPECT_EQ(c.db.name, "queen");
+  EXPECT_EQ(c.db.password, "s3cret");
+  EXPECT_TRUE(c.db.use_ssl);
+  EXPECT_EQ(c.db.pool_size, 20);
+  EXPECT_DOUBLE_EQ(c.pop.wait_backoff_multiplier, 1.5);
+  EXPECT_EQ(c.pop.default_subscription_mode, "new");
+  EXPECT_EQ(c.push.combine_max_items, 500);
+  EXPECT_EQ(c.push.max_concurrent_calls, 2);
+  EXPECT_EQ(c.spool.fsync, FsyncMode::Batch);
+  EXPECT_EQ(c.spool.dir, "/tmp/spool");
+  EXPECT_EQ(c.mesh.port, 6700);
+  EXPECT_EQ(c.mesh.peers, (std::vector<std::string>{"b:6700", "c:6701"}));
+  EXPECT_EQ(c.mesh.sync_secret, "shh");
+}
+
+TEST(Config, UnparsableIntegerFallsBackWithAWarning) {
+  const LoadedConfig loaded = load_config({{"PORT", "http"}, {"DB_POOL_SIZE", "12abc"}}, "h");
+  EXPECT_EQ(loaded.config.http.port, 6632);
+  EXPECT_EQ(loaded.config.db.pool_size, 150);
+  ASSERT_EQ(loaded.warnings.size(), 2u);
+  EXPECT_TRUE(contains(loaded.warnings, "PORT='http'"));
+  EXPECT_TRUE(contains(loaded.warnings, "DB_POOL_SIZE='12abc'"));
+}
+
+TEST(Config, EmptyValueMeansUnset) {
+  const LoadedConfig loaded = load_config({{"PORT", ""}, {"PG_HOST", ""}}, "h");
+  EXPECT_EQ(loaded.config.http.port, 6632);
+  EXPECT_EQ(loaded.config.db.host, "localhost");
+  EXPECT_TRUE(loaded.warnings.empty());
+}
+
+TEST(Config, OutOfRangeIsABootErrorNamingEveryBadVariable) {
+  try {
+    load_config({{"PORT", "70000"}, {"DB_POOL_SIZE", "0"}, {"LOG_LEVEL", "chatty"}}, "h");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("PORT=70000"), std::string::npos);
+    EXPECT_NE(message.find("DB_POOL_SIZE=0"), std::string::npos);
+    EXPECT_NE(message.find("LOG_LEVEL='chatty'"), std::string::npos);
+  }
+}
+
+TEST(Config, InvalidEnumsAndPeersAreBootErrors) {
+  EXPECT_THROW(load_config({{"FILE_BUFFER_FSYNC", "always"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"QUEEN_MESH_PEERS", "b"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"QUEEN_MESH_PEERS", "b:99999"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"POP_WAIT_BACKOFF_MULTIPLIER", "0.5"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"POP_WAIT_INITIAL_INTERVAL_MS", "500"}, {"POP_WAIT_MAX_INTERVAL_MS", "100"}}, "h"),
+               ConfigError);
+}
+
+TEST(Config, BooleansAcceptTrueAndOneOnly) {
+  EXPECT_TRUE(load_config({{"PG_USE_SSL", "1"}}, "h").config.db.use_ssl);
+  EXPECT_FALSE(load_config({{"PG_USE_SSL", "false"}}, "h").config.db.use_ssl);
+  const LoadedConfig odd = load_config({{"PG_USE_SSL", "maybe"}}, "h");
+  EXPECT_FALSE(odd.config.db.use_ssl);
+  EXPECT_EQ(odd.warnings.size(), 1u);
+}
+
+TEST(Config, DescribeHasOneLinePerGroupAndMasksSecrets) {
+  Config c = load_config({{"PG_PASSWORD", "hunter2"}, {"QUEEN_SYNC_SECRET", "mesh-secret"},
+                          {"QUEEN_ENCRYPTION_KEY", std::string(64, 'a')}},
+                         "h")
+                 .config;
+  const std::vector<std::string> lines = describe_config(c);
+  for (const char* group : {"config: http ", "config: db ", "config: pop ", "config: push ", "config: spool ",
+                            "config: mesh ", "config: process "}) {
+    EXPECT_TRUE(contains(lines, group)) << group;
+  }
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
+    EXPECT_EQ(line.find("mesh-secret"), std::string::npos) << line;
+    EXPECT_EQ(line.find(std::string(64, 'a')), std::string::npos) << line;
+  }
+  EXPECT_TRUE(contains(lines, "password=***"));
+  EXPECT_TRUE(contains(lines, "sync_secret=***"));
+}
