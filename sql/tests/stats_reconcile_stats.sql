@@ -20,7 +20,10 @@ SELECT p.id, 'g', 2, gen_random_uuid(), now() - interval '1 minute', 3, 0  -- an
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'stats-a' AND p.name = 'p1';
 INSERT INTO queen.dlq (message_id, consumer_group, partition_id, seq, transaction_id, error_message, message_created_at)
 SELECT m.id, 'g', m.partition_id, m.seq, m.transaction_id, 'boom', m.created_at
-  FROM queen.messages m WHERE m.transaction_id = 'a1';
+  FROM queen.messages m
+  JOIN queen.partitions p ON p.id = m.partition_id
+  JOIN queen.queues q ON q.id = p.queue_id AND q.name = 'stats-a'
+ WHERE m.transaction_id = 'a1';
 -- Queue B: empty.
 SELECT queen.configure_queue('stats-b', '', '', '{}');
 
@@ -45,7 +48,9 @@ SELECT results_eq(
   'an empty queue has zero counters (its Default partition counted)');
 
 -- The refresh follows the data.
-UPDATE queen.consumers SET cursor_seq = 5 WHERE consumer_group = 'g';
+UPDATE queen.consumers c SET cursor_seq = 5
+  FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.name = 'stats-a'
+ WHERE c.partition_id = p.id AND c.consumer_group = 'g';
 SELECT is(queen.reconcile_stats(10, 0), 2, 'refresh again');
 SELECT is((SELECT pending FROM queen.queue_stats s JOIN queen.queues q ON q.id = s.queue_id WHERE q.name = 'stats-a'),
           4::bigint, 'the slowest group is now the queue mode (cursor 4): p1 1 + p2 3');
