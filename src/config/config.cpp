@@ -125,6 +125,44 @@ bool is_host_port(const std::string& peer) {
   return value >= 1 && value <= 65535;
 }
 
+// Variables of the reference server that have no meaning here (its UDP sync
+// and cache tuning, superseded by the mesh, semantics §12.7; its engine
+// tuning, §12.9). Deployment manifests may set them: accepted silently.
+bool is_reference_only_variable(const std::string& name) {
+  static const char* const kExact[] = {
+      "QUEEN_UDP_PEERS", "QUEEN_UDP_NOTIFY_PORT", "QUEEN_SYNC_ENABLED", "QUEEN_SYNC_RECV_BUFFER_MB",
+      "QUEEN_CACHE_PARTITION_MAX", "QUEEN_CACHE_PARTITION_TTL_MS", "QUEEN_CACHE_REFRESH_INTERVAL_MS",
+      "RESPONSE_TIMER_INTERVAL_MS", "RESPONSE_BATCH_SIZE", "RESPONSE_BATCH_MAX", "QUEEN_CONCURRENCY_MODE",
+      "DB_THREAD_POOL_SERVICE_THREADS", "QUEUE_BACKOFF_CLEANUP_THRESHOLD", "LIBQUEEN_INFLIGHT_DEADLINE_MS"};
+  static const char* const kPrefixes[] = {"SIDECAR_", "QUEEN_VEGAS_", "PARTITION_LOOKUP_RECONCILE_"};
+  // QUEEN_<TYPE>_{PREFERRED_BATCH_SIZE,MAX_HOLD_MS,MAX_BATCH_SIZE,MAX_CONCURRENT}
+  static const char* const kTypeTuningSuffixes[] = {"_PREFERRED_BATCH_SIZE", "_MAX_HOLD_MS", "_MAX_BATCH_SIZE",
+                                                    "_MAX_CONCURRENT"};
+  for (const char* exact : kExact) {
+    if (name == exact) return true;
+  }
+  for (const char* prefix : kPrefixes) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  if (name.rfind("QUEEN_", 0) == 0) {
+    for (const char* suffix : kTypeTuningSuffixes) {
+      const std::string tail(suffix);
+      if (name.size() > 6 + tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> reference_only_variables(const EnvMap& env) {
+  std::vector<std::string> names;
+  for (const auto& entry : env) {
+    if (is_reference_only_variable(entry.first)) names.push_back(entry.first);
+  }
+  return names;
+}
+
 std::string mask(const std::string& secret) { return secret.empty() ? "(unset)" : "***"; }
 
 const char* on_off(bool value) { return value ? "true" : "false"; }
@@ -142,11 +180,15 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
       c.process.log_level != "warn" && c.process.log_level != "error") {
     r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
   }
-  c.process.num_workers = r.int32("NUM_WORKERS", c.process.num_workers, 1, 4096);
 
   c.http.host = r.text("HOST", c.http.host);
   c.http.port = r.int32("PORT", c.http.port, 1, 65535);
   c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads, 2, 16384);
+  c.http.min_threads = r.int32("NUM_WORKERS", c.http.min_threads, 1, 16384);
+  if (c.http.min_threads > c.http.max_threads) {
+    r.error("NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
+            std::to_string(c.http.max_threads) + ")");
+  }
   c.http.max_queued = r.int32("HTTP_MAX_QUEUED", c.http.max_queued, 1, 1000000);
   c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms, 100, 3600000);
   c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes, 1024, 4LL << 30);
@@ -208,9 +250,32 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
     if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
   }
   c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET", "");
+  c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS", c.mesh.heartbeat_ms, 10, 3600000);
+  c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms, 20, 86400000);
+  if (!c.mesh.peers.empty()) {
+    // The mesh port is a control surface: it never runs unauthenticated, and
+    // peers dial a port this broker must actually bind.
+    if (c.mesh.sync_secret.empty()) {
+      r.error("QUEEN_MESH_PEERS is set but QUEEN_SYNC_SECRET is empty: mesh frames must be authenticated; "
+              "set the same QUEEN_SYNC_SECRET on every broker");
+    }
+    if (c.mesh.port == 0) r.error("QUEEN_MESH_PEERS is set but QUEEN_MESH_PORT is not: peers need a port to dial");
+    if (c.mesh.dead_threshold_ms <= c.mesh.heartbeat_ms) {
+      r.error("QUEEN_SYNC_DEAD_THRESHOLD_MS (" + std::to_string(c.mesh.dead_threshold_ms) +
+              ") must be greater than QUEEN_SYNC_HEARTBEAT_MS (" + std::to_string(c.mesh.heartbeat_ms) + ")");
+    }
+  }
 
   c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms, 1, kMaxInt);
   c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms, 1, kMaxInt);
+
+  constexpr std::int64_t kYearMs = 365LL * 86400000;
+  c.jobs.retention_interval_ms = r.integer("RETENTION_INTERVAL", c.jobs.retention_interval_ms, 100, kYearMs);
+  c.jobs.retention_batch_size = r.int32("RETENTION_BATCH_SIZE", c.jobs.retention_batch_size, 1, 1000000);
+  c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL", c.jobs.eviction_interval_ms, 100, kYearMs);
+  c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE", c.jobs.eviction_batch_size, 1, 1000000);
+  c.jobs.stats_reconcile_interval_ms =
+      r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms, 100, kYearMs);
 
   c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
 
@@ -222,6 +287,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
     throw ConfigError(message);
   }
   loaded.warnings = std::move(r.warnings());
+  loaded.ignored = reference_only_variables(env);
   return loaded;
 }
 
@@ -250,10 +316,10 @@ std::vector<std::string> describe_config(const Config& c) {
     s.str("");
   };
   s << "config: process server_id=" << c.process.server_id << " log_level=" << c.process.log_level
-    << " num_workers=" << c.process.num_workers << " encryption_key=" << mask(c.encryption_key);
+    << " encryption_key=" << mask(c.encryption_key);
   flush();
-  s << "config: http host=" << c.http.host << " port=" << c.http.port << " max_threads=" << c.http.max_threads
-    << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms
+  s << "config: http host=" << c.http.host << " port=" << c.http.port << " min_threads=" << c.http.min_threads
+    << " max_threads=" << c.http.max_threads << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms
     << " max_body_bytes=" << c.http.max_body_bytes << " drain_timeout_ms=" << c.http.drain_timeout_ms;
   flush();
   s << "config: db host=" << c.db.host << " port=" << c.db.port << " name=" << c.db.name << " user=" << c.db.user
@@ -282,8 +348,15 @@ std::vector<std::string> describe_config(const Config& c) {
   s << "config: mesh port=" << c.mesh.port << " peers=";
   for (std::size_t i = 0; i < c.mesh.peers.size(); ++i) s << (i ? "," : "") << c.mesh.peers[i];
   if (c.mesh.peers.empty()) s << "(none)";
-  s << " sync_secret=" << mask(c.mesh.sync_secret) << " sweeper_lease_ms=" << c.sweeper.lease_ms
+  s << " sync_secret=" << mask(c.mesh.sync_secret) << " heartbeat_ms=" << c.mesh.heartbeat_ms
+    << " dead_threshold_ms=" << c.mesh.dead_threshold_ms << " sweeper_lease_ms=" << c.sweeper.lease_ms
     << " sweeper_max_sleep_ms=" << c.sweeper.max_sleep_ms;
+  flush();
+  s << "config: jobs retention_interval_ms=" << c.jobs.retention_interval_ms
+    << " retention_batch_size=" << c.jobs.retention_batch_size
+    << " eviction_interval_ms=" << c.jobs.eviction_interval_ms
+    << " eviction_batch_size=" << c.jobs.eviction_batch_size
+    << " stats_reconcile_interval_ms=" << c.jobs.stats_reconcile_interval_ms;
   flush();
   return lines;
 }

@@ -15,12 +15,12 @@ using EnvMap = std::map<std::string, std::string>;
 struct ProcessConfig {
   std::string server_id;          // QUEEN_SERVER_ID, default: hostname
   std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error
-  int num_workers = 10;           // NUM_WORKERS: minimum HTTP threads kept warm
 };
 
 struct HttpConfig {
   std::string host = "0.0.0.0";              // HOST
   int port = 6632;                           // PORT
+  int min_threads = 10;                      // NUM_WORKERS: HTTP threads kept warm
   int max_threads = 256;                     // HTTP_MAX_THREADS: a long poll holds one thread
   int max_queued = 1024;                     // HTTP_MAX_QUEUED: accepted connections waiting for a thread
   int keep_alive_timeout_ms = 10000;         // HTTP_KEEPALIVE_TIMEOUT_MS: idle keep-alive connection hold
@@ -76,9 +76,20 @@ struct SpoolConfig {
 };
 
 struct MeshConfig {
-  int port = 0;                     // QUEEN_MESH_PORT (0 = no listener)
+  int port = 0;                     // QUEEN_MESH_PORT (0 = no listener; required with peers)
   std::vector<std::string> peers;   // QUEEN_MESH_PEERS: comma-separated host:port
-  std::string sync_secret;          // QUEEN_SYNC_SECRET (masked in logs)
+  std::string sync_secret;          // QUEEN_SYNC_SECRET (masked in logs; required with peers)
+  int heartbeat_ms = 1000;          // QUEEN_SYNC_HEARTBEAT_MS: mesh heartbeat period
+  int dead_threshold_ms = 5000;     // QUEEN_SYNC_DEAD_THRESHOLD_MS: a silent peer is reported dead after
+};
+
+// Single-runner jobs (semantics §12.4), each elected per cycle by advisory lock.
+struct JobsConfig {
+  std::int64_t retention_interval_ms = 300000;        // RETENTION_INTERVAL
+  int retention_batch_size = 1000;                    // RETENTION_BATCH_SIZE
+  std::int64_t eviction_interval_ms = 60000;          // EVICTION_INTERVAL
+  int eviction_batch_size = 1000;                     // EVICTION_BATCH_SIZE
+  std::int64_t stats_reconcile_interval_ms = 120000;  // STATS_RECONCILE_INTERVAL_MS
 };
 
 struct SweeperConfig {
@@ -101,6 +112,7 @@ struct Config {
   SpoolConfig spool;
   MeshConfig mesh;
   SweeperConfig sweeper;
+  JobsConfig jobs;
   SystemConfig system;
   std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; validated by the crypto module)
 };
@@ -114,6 +126,9 @@ class ConfigError : public std::runtime_error {
 struct LoadedConfig {
   Config config;
   std::vector<std::string> warnings;  // unparsable values that fell back to their default
+  // Reference-server variables that are set but mean nothing here (semantics
+  // §12.7, §12.9): accepted without a warning, listed for a debug line.
+  std::vector<std::string> ignored;
 };
 
 // Pure: builds the configuration from an environment map. `hostname` is the

@@ -1,5 +1,6 @@
 #include "http/server.h"
 
+#include <algorithm>
 #include <thread>
 
 #include <Poco/Net/HTTPRequestHandler.h>
@@ -150,7 +151,8 @@ HttpServer::~HttpServer() {
 void HttpServer::start() {
   // A long poll holds its worker thread while parked, so the pool is sized
   // for parked polls plus live traffic (HTTP_MAX_THREADS).
-  threads_ = std::make_unique<Poco::ThreadPool>("http", 2, config_.max_threads, 60);
+  threads_ = std::make_unique<Poco::ThreadPool>("http", std::min(config_.min_threads, config_.max_threads),
+                                                config_.max_threads, 60);
   Poco::Net::ServerSocket socket(Poco::Net::SocketAddress(config_.host, static_cast<Poco::UInt16>(config_.port)),
                                  1024);
   auto* params = new Poco::Net::HTTPServerParams;

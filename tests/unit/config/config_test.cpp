@@ -21,6 +21,8 @@ TEST(Config, DefaultsMatchTheSpec) {
   EXPECT_EQ(c.http.port, 6632);
   EXPECT_EQ(c.http.host, "0.0.0.0");
   EXPECT_EQ(c.http.max_body_bytes, 64LL * 1024 * 1024);
+  EXPECT_EQ(c.http.min_threads, 10);
+  EXPECT_EQ(c.http.max_threads, 256);
   EXPECT_EQ(c.process.server_id, "host-a");
   EXPECT_EQ(c.process.log_level, "info");
   EXPECT_EQ(c.db.host, "localhost");
@@ -122,6 +124,7 @@ TEST(Config, OutOfRangeIsABootErrorNamingEveryBadVariable) {
 
 TEST(Config, InvalidEnumsAndPeersAreBootErrors) {
   EXPECT_THROW(load_config({{"FILE_BUFFER_FSYNC", "always"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"NUM_WORKERS", "64"}, {"HTTP_MAX_THREADS", "32"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"QUEEN_MESH_PEERS", "b"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"QUEEN_MESH_PEERS", "b:99999"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"POP_WAIT_BACKOFF_MULTIPLIER", "0.5"}}, "h"), ConfigError);
