@@ -1,0 +1,68 @@
+"""Fault: PostgreSQL crashes (`pg_ctl stop -m immediate`) under a running push load, producers keep
+pushing through the outage, PostgreSQL comes back (seed "Surviving a PostgreSQL outage").
+
+The client-side ledger of transactionIds decides, not counts: every item answered `queued` or
+`buffered` is stored exactly once, nothing is stored that was never sent, and per partition each
+producer's items keep their send order (live-stored and spooled items separately: a spooled item
+is replayed later, so it may legitimately land after a later live one). The spool is empty after.
+"""
+from harness import Ledger, unique_name
+
+from fault_support import (Producer, running, spool_gauges, wait_buffer_status, wait_for_status,
+                           wait_spool_empty)
+
+PRODUCERS = 3
+# Progress each phase must make before the next fault is injected (items, all producers together).
+QUEUED_BEFORE_CRASH = 60
+BUFFERED_DURING_OUTAGE = 60
+QUEUED_AFTER_RESTART = 60
+PHASE_TIMEOUT_S = 45
+DRAIN_TIMEOUT_S = 60
+# The spool has room and the broker stays up: no item may be lost (`failed`) or go unanswered (`unknown`).
+LOST_OR_UNANSWERED = ("failed", "unknown")
+
+
+def test_push_load_survives_an_immediate_postgres_stop(pg_cluster, broker_factory):
+    cluster = pg_cluster()
+    broker = broker_factory(pg=cluster.target, name="pg-crash", env={"FILE_BUFFER_FLUSH_MS": 50})
+    ledger, queue = Ledger(), unique_name("crash")
+    producers = [Producer(broker, ledger, queue, stream=f"w{i}", partitions=("p0", "p1"), batch=5)
+                 for i in range(PRODUCERS)]
+
+    with broker.client() as client, running(producers):
+        wait_for_status(ledger, "queued", QUEUED_BEFORE_CRASH, PHASE_TIMEOUT_S, "pushes stored before the crash",
+                        forbidden=LOST_OR_UNANSWERED)
+        cluster.stop(mode="immediate")
+        wait_for_status(ledger, "buffered", BUFFERED_DURING_OUTAGE, PHASE_TIMEOUT_S,
+                        "pushes spooled while PostgreSQL is down", forbidden=LOST_OR_UNANSWERED)
+
+        # The outage is visible: events pending in the spool, the drain sees an unhealthy database,
+        # the live ping fails, and the gauges say the same (they never need the database).
+        outage = wait_buffer_status(client, lambda s: s["pending"] > 0 and s["dbHealthy"] is False,
+                                    timeout=15, what="/status/buffers reporting the outage")
+        assert outage["database"]["reachable"] is False, outage
+        gauges = spool_gauges(client)
+        assert gauges["queen_file_buffer_pending"] > 0, gauges
+        assert gauges["queen_file_buffer_db_healthy"] == 0, gauges
+
+        queued_before_restart = ledger.status_counts().get("queued", 0)
+        cluster.start()
+        wait_for_status(ledger, "queued", queued_before_restart + QUEUED_AFTER_RESTART, PHASE_TIMEOUT_S,
+                        "pushes stored again after PostgreSQL restarted", forbidden=LOST_OR_UNANSWERED)
+
+    counts = ledger.status_counts()
+    assert counts.get("failed", 0) == 0, f"a push was lost although the spool had room: {counts}"
+    assert counts.get("unknown", 0) == 0, f"the broker stopped answering pushes: {counts}"
+    ledger.assert_consistent(cluster.target, timeout=DRAIN_TIMEOUT_S, order_statuses=("queued",))
+    spooled_order = ledger.check(cluster.target, order_statuses=("buffered",))
+    assert spooled_order.ok, "spooled items replayed out of order:\n" + spooled_order.summary()
+
+    with broker.client() as client:
+        wait_spool_empty(client, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
+        healthy = wait_buffer_status(client, lambda s: s["dbHealthy"] is True, timeout=15,
+                                     what="/status/buffers healthy again")
+        assert healthy["database"]["reachable"] is True, healthy
+        gauges = spool_gauges(client)
+        assert gauges["queen_file_buffer_pending"] == 0, gauges
+        assert gauges["queen_file_buffer_failed"] == 0, gauges
+        assert gauges["queen_file_buffer_db_healthy"] == 1, gauges
