@@ -8,8 +8,8 @@ CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT plan(19);
 
 CREATE TEMP TABLE t AS SELECT 't_conc_' || replace(gen_random_uuid()::text, '-', '') AS q;
-SELECT dblink_connect('a', 'host=127.0.0.1 port=55432 user=postgres dbname=' || current_database());
-SELECT dblink_connect('b', 'host=127.0.0.1 port=55432 user=postgres dbname=' || current_database());
+SELECT dblink_connect('a', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
+SELECT dblink_connect('b', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
 -- a broken implementation must fail these tests, not hang them
 SELECT dblink_exec('a', 'SET statement_timeout = ''10s''');
 SELECT dblink_exec('b', 'SET statement_timeout = ''10s''');
