@@ -32,7 +32,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) --no-print-directory test-sql test-unit test-integration test-fault test-ha
+	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha
 
 test-sql:
 	pg_prove -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB) --recurse --ext .sql sql/tests
