@@ -2,16 +2,23 @@
 // or SIGINT, then stops accepting, drains in-flight requests and exits 0.
 #include <csignal>
 #include <iostream>
+#include <memory>
+#include <set>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
+#include "broker/cluster.h"
+#include "broker/cluster_options.h"
+#include "broker/spool_bridge.h"
 #include "config/config.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
 #include "http/routes.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
+#include "spool/spool_log.h"
 #include "wake/pop_waiters.h"
 
 namespace {
@@ -54,14 +61,57 @@ int main() {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.process.server_id + "] %v");
   for (const auto& warning : loaded.warnings) spdlog::warn("config: {}", warning);
   for (const auto& line : queen::config::describe_config(config)) spdlog::info("{}", line);
+  for (const auto& name : loaded.ignored) spdlog::debug("config: {} is a reference-server setting, ignored", name);
+
+  queen::broker::MeshOptionsResult mesh_options = queen::broker::mesh_options_from(config);
+  if (!mesh_options.ok()) {
+    for (const auto& error : mesh_options.errors) spdlog::critical("mesh: {}", error);
+    return 2;
+  }
 
   queen::db::Database database(config.db);
   queen::wake::PopWaiters waiters;
   queen::metrics::Metrics metrics;
   queen::broker::Broker broker(config, database, waiters, metrics);
+
+  // The spool: built before the flags are read so it follows the persisted
+  // push-maintenance flag from the start; stopped (with its drain) before
+  // the database pool goes away (it is declared after it).
+  std::unique_ptr<queen::broker::SpoolBridge> spool;
+  try {
+    spool = std::make_unique<queen::broker::SpoolBridge>(
+        database, queen::broker::spool_options_from(config.spool),
+        queen::broker::spool_bridge_options_from(config.spool),
+        [&broker](const std::set<std::string>& queues) { broker.after_push_committed(queues); });
+  } catch (const std::exception& e) {
+    spdlog::critical("spool: no usable spool directory: {}", e.what());
+    return 1;
+  }
+  spdlog::info("config: file_buffer {}", spool->spool().describe());
+  broker.attach_spool(spool.get());
   broker.start();
 
-  const queen::http::RouteContext routes{broker, metrics, config};
+  // Startup recovery runs before the listener binds, so /health/ready cannot
+  // answer 200 (nor anything else) until it ends.
+  const queen::spool::RecoverySummary recovery = spool->recover_at_startup(broker.push_maintenance());
+  queen::spool::spool_log()->info(
+      "spool recovery: {} (leftover files finalized {}, files replayed {}, events replayed {}, files left {})",
+      queen::spool::to_string(recovery.stop), recovery.leftover_files_finalized, recovery.files_replayed,
+      recovery.events_replayed, recovery.files_left);
+  spool->start();
+
+  // Mesh, sweeper, jobs and KV; stopped before the database pool goes away
+  // (declared after it).
+  auto cluster = std::make_unique<queen::broker::Cluster>(config, std::move(mesh_options.options), database.pool(),
+                                                          broker);
+  if (const std::string error = cluster->start(); !error.empty()) {
+    spdlog::critical("mesh: {}", error);
+    broker.begin_shutdown();
+    spool->stop();
+    return 1;
+  }
+
+  const queen::http::RouteContext routes{broker, metrics, config, cluster.get()};
   const queen::http::Dispatcher dispatcher(queen::http::build_router(routes), metrics);
   queen::http::HttpServer server(config.http, dispatcher);
   try {
@@ -69,6 +119,8 @@ int main() {
   } catch (const std::exception& e) {
     spdlog::critical("http: cannot listen on {}:{}: {}", config.http.host, config.http.port, e.what());
     broker.begin_shutdown();
+    spool->stop();
+    cluster->stop();
     return 1;
   }
   spdlog::info("queen-broker listening on {}:{}", config.http.host, server.port());
@@ -83,6 +135,11 @@ int main() {
   broker.begin_shutdown();
   server.stop_accepting();  // Poco's stopAll(false) waits for running requests
   server.drain(std::chrono::milliseconds(config.http.drain_timeout_ms));
+  // The drain stops between cycles; what is left stays on disk for the next boot.
+  spool->stop();
+  // Sweeper claims are not handed back: they fire elsewhere once their lease
+  // (QUEEN_SWEEPER_LEASE_MS) expires. Cheaper than a second shutdown path.
+  cluster->stop();
   spdlog::info("queen-broker stopped");
   return 0;
 }

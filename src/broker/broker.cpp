@@ -1,8 +1,11 @@
 #include "broker/broker.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "broker/encoding.h"
+#include "broker/spool_bridge.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
@@ -24,6 +27,11 @@ bool is_transient_exception(const std::exception_ptr& error) {
 // SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
 // representation, string too long ...) means the request itself is bad.
 bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
+
+std::uint64_t accepted_items(const std::vector<PushItemResult>& results) {
+  return static_cast<std::uint64_t>(std::count_if(results.begin(), results.end(),
+                                                  [](const PushItemResult& r) { return r.status != PushStatus::Failed; }));
+}
 
 PushStatus parse_push_status(const std::string& status) {
   if (status == "queued") return PushStatus::Queued;
@@ -91,7 +99,7 @@ std::string Broker::configure(const std::string& queue, const std::string& names
                               const std::string& options_json) {
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
-    // Mesh: broadcast a queue-config invalidation for `queue` here.
+    if (ClusterHooks* cluster = cluster_.load()) cluster->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
     // http-api §3: a database failure on configure is a 500.
@@ -111,11 +119,19 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
   }
 
   if (push_maintenance()) {
-    outcome.items = handle_unstored_push(items, UnstoredReason::PushMaintenance);
+    outcome.items = handle_unstored_push(items, UnstoredReason::PushMaintenance, producer_sub);
     for (const auto& r : outcome.items) {
       if (r.status == PushStatus::Failed) outcome.maintenance_spool_failed = true;
     }
-    metrics_.record_push(0);
+    metrics_.record_push(accepted_items(outcome.items));
+    return outcome;
+  }
+  // After a transient failure the database is skipped (no timeout wait per
+  // push) until it answers again; while older events are spooled, a push
+  // waits for the drain or queues up behind them (per-partition order).
+  if (spool_ != nullptr && spool_->route_push() == PushRoute::Spool) {
+    outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable, producer_sub);
+    metrics_.record_push(accepted_items(outcome.items));
     return outcome;
   }
 
@@ -130,7 +146,9 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
     metrics_.record_db_error();
     if (e.transient()) {
       spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
-      outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable);
+      if (spool_ != nullptr) spool_->note_database_unavailable(e.what());
+      outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable, producer_sub);
+      metrics_.record_push(accepted_items(outcome.items));
       return outcome;
     }
     if (is_bad_input(e)) throw BrokerError(ErrorKind::BadRequest, e.what());
@@ -154,6 +172,10 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
     answered[i] = true;
   }
   std::set<std::string> touched_queues;
+  bool scheduled_timers = false;
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
   std::uint64_t accepted = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     PushItemResult& r = outcome.items[i];
@@ -166,17 +188,28 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
       r.partition = items[i].partition;
       r.error = "the database returned no result for this item";
     }
-    if (r.status == PushStatus::Queued) touched_queues.insert(r.queue);
+    if (r.status == PushStatus::Queued) {
+      // A future deliverAt was scheduled, not stored: nothing to pop yet, the
+      // sweeper fires it (and wakes the pops) when it is due.
+      if (items[i].deliver_at_ms && *items[i].deliver_at_ms > now_ms) {
+        scheduled_timers = true;
+      } else {
+        touched_queues.insert(r.queue);
+      }
+    }
     if (r.status != PushStatus::Failed) ++accepted;
   }
   metrics_.record_push(accepted);
   if (!touched_queues.empty()) after_push_committed(touched_queues);
+  if (scheduled_timers) {
+    if (ClusterHooks* cluster = cluster_.load()) cluster->timers_scheduled();
+  }
   return outcome;
 }
 
-std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason) {
-  // Spool integration point: append each item (tenant, queue, partition,
-  // transactionId, producerSub, payload) and answer `buffered`.
+std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
+                                                         const std::optional<std::string>& producer_sub) {
+  if (spool_ != nullptr) return spool_->spool_push(items, producer_sub, reason);
   const char* why = reason == UnstoredReason::PushMaintenance ? "push maintenance is on and the spool is unavailable"
                                                               : kDatabaseUnavailable;
   std::vector<PushItemResult> results;
@@ -197,7 +230,7 @@ std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushI
 
 void Broker::after_push_committed(const std::set<std::string>& queues) {
   notify_queues(queues);
-  // Mesh: broadcast a pop-wake hint for `queues` to the peers here.
+  if (ClusterHooks* cluster = cluster_.load()) cluster->push_committed(queues);
 }
 
 void Broker::notify_queues(const std::set<std::string>& queues) {
@@ -295,9 +328,7 @@ void Broker::refresh_flags() {
   try {
     const bool push_flag = db_.get_system_flag(kPushMaintenanceFlag);
     const bool pop_flag = db_.get_system_flag(kPopMaintenanceFlag);
-    if (push_maintenance_.exchange(push_flag) != push_flag) {
-      spdlog::info("maintenance: push maintenance {} (read from the database)", push_flag ? "on" : "off");
-    }
+    apply_push_maintenance(push_flag, "read from the database");
     if (pop_maintenance_.exchange(pop_flag) != pop_flag) {
       spdlog::info("maintenance: pop maintenance {} (read from the database)", pop_flag ? "on" : "off");
       if (!pop_flag) waiters_.notify_all();
@@ -311,12 +342,21 @@ void Broker::flag_refresh_loop() {
   std::unique_lock<std::mutex> lock(background_mutex_);
   const auto period = std::chrono::milliseconds(config_.system.flag_refresh_ms);
   while (!stopping_.load()) {
-    background_wake_.wait_for(lock, period, [&] { return stopping_.load(); });
+    background_wake_.wait_for(lock, period, [&] { return stopping_.load() || flag_refresh_requested_; });
     if (stopping_.load()) break;
+    flag_refresh_requested_ = false;
     lock.unlock();
     refresh_flags();
     lock.lock();
   }
+}
+
+void Broker::request_flag_refresh() {
+  {
+    std::lock_guard<std::mutex> lock(background_mutex_);
+    flag_refresh_requested_ = true;
+  }
+  background_wake_.notify_all();
 }
 
 MaintenanceStatus Broker::maintenance_status() {
@@ -334,10 +374,8 @@ MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
-  push_maintenance_.store(enabled);
-  spdlog::info("maintenance: push maintenance {}", enabled ? "enabled" : "disabled");
-  // Spool: on disable, finalize the active file and resume the drain here.
-  // Mesh: broadcast the flag flip here.
+  apply_push_maintenance(enabled, "set by request");
+  if (ClusterHooks* cluster = cluster_.load()) cluster->maintenance_changed(MaintenanceKind::Push, enabled);
   MaintenanceStatus s;
   s.push_maintenance = enabled;
   s.pop_maintenance = pop_maintenance();
@@ -355,7 +393,7 @@ MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
   spdlog::info("maintenance: pop maintenance {}", enabled ? "enabled" : "disabled");
   // Parked pops re-check at once instead of waiting for their floor.
   if (!enabled) waiters_.notify_all();
-  // Mesh: broadcast the flag flip here.
+  if (ClusterHooks* cluster = cluster_.load()) cluster->maintenance_changed(MaintenanceKind::Pop, enabled);
   MaintenanceStatus s;
   s.push_maintenance = push_maintenance();
   s.pop_maintenance = enabled;
@@ -363,9 +401,20 @@ MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
   return s;
 }
 
+void Broker::apply_push_maintenance(bool enabled, const char* source) {
+  if (push_maintenance_.exchange(enabled) != enabled) {
+    spdlog::info("maintenance: push maintenance {} ({})", enabled ? "on" : "off", source);
+  }
+  // Every time, not only on a change: the spool ignores repeats, and this
+  // also covers the boot read, where the in-memory default already matched.
+  if (spool_ != nullptr) spool_->follow_maintenance(enabled);
+}
+
 SpoolStatus Broker::spool_status() const {
+  if (spool_ != nullptr) return spool_->status();
   SpoolStatus s;
   s.db_healthy = db_.healthy();
+  s.healthy = false;  // no spool to write to
   return s;
 }
 

@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "broker/broker_error.h"
+#include "broker/cluster_hooks.h"
 #include "broker/push_combiner.h"
+#include "broker/transactions.h"
 #include "broker/types.h"
 #include "config/config.h"
 #include "db/db_error.h"
@@ -22,6 +24,8 @@
 #include "wake/pop_waiters.h"
 
 namespace queen::broker {
+
+class SpoolBridge;
 
 class Broker {
  public:
@@ -44,11 +48,29 @@ class Broker {
   // POST /api/v1/push. Items are validated by the caller.
   PushOutcome push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub);
 
-  // The single place where a push that PostgreSQL did not store is handled.
-  // Today every item answers `failed` ("database unavailable"); the spool
-  // plugs in here and answers `buffered` (minting provisional message ids
-  // with util::new_uuid_v7()).
-  std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason);
+  // The single place where a push that PostgreSQL did not store is handled:
+  // with a spool attached the items are spooled (`buffered`, or `failed` when
+  // the spool write fails); without one every item answers `failed`.
+  std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
+                                                   const std::optional<std::string>& producer_sub = std::nullopt);
+
+  // The spool (seed "Surviving a PostgreSQL outage"). Attach before start();
+  // null (the default) means no spool: unstored pushes fail.
+  void attach_spool(SpoolBridge* spool) { spool_ = spool; }
+
+  // The mesh and the local sweeper (broker::Cluster). Attach before the HTTP
+  // server starts; detach (null) before the hooks are destroyed. Null (the
+  // default): a single broker with in-process wake-ups only.
+  void attach_cluster(ClusterHooks* cluster) { cluster_.store(cluster); }
+
+  // Re-reads the maintenance flags from the database on the refresh thread
+  // now instead of at its next period (a peer said a flag flipped: the frame
+  // says "look", the database says what). Never blocks.
+  void request_flag_refresh();
+
+  // Wakes local long polls (and, with the mesh, peers) for queues that just
+  // received committed messages: the live push path and the spool replay.
+  void after_push_committed(const std::set<std::string>& queues);
 
   // The three pop forms. `client_gone` is asked before every database
   // attempt so an abandoned long poll never claims a lease.
@@ -60,15 +82,28 @@ class Broker {
   // POST /api/v1/lease/:leaseId/extend.
   LeaseExtension extend_lease(const std::string& lease_id, int seconds);
 
+  // POST /api/v1/transaction (transactions.cpp): one run_transaction call;
+  // business failures come back as success:false, an outage as Unavailable.
+  TransactionOutcome run_transaction(TransactionCommand command, const std::optional<std::string>& producer_sub);
+
+  // GET /api/v1/dlq and DELETE /api/v1/resources/queues/:queue (admin.cpp).
+  // delete_queue returns whether the queue existed.
+  DlqPage list_dlq(const DlqQuery& query);
+  bool delete_queue(const std::string& queue);
+
   // Maintenance flags: GET reads the persisted values (falling back to the
   // last known ones while the database is down); POST persists.
   MaintenanceStatus maintenance_status();
   MaintenanceStatus set_push_maintenance(bool enabled);
   MaintenanceStatus set_pop_maintenance(bool enabled);
+  // The one place the push-maintenance flag changes in memory (POST, the
+  // periodic refresh, boot, and a mesh flag frame): logs a change and makes
+  // the spool follow (on: pause the drain; off: finalize and resume it).
+  void apply_push_maintenance(bool enabled, const char* source);
   bool push_maintenance() const { return push_maintenance_.load(std::memory_order_relaxed); }
   bool pop_maintenance() const { return pop_maintenance_.load(std::memory_order_relaxed); }
 
-  // Spool state (zeros until the spool is integrated).
+  // Spool state from memory (defaults when no spool is attached).
   SpoolStatus spool_status() const;
 
   // A live database ping.
@@ -81,7 +116,6 @@ class Broker {
   void notify_queues(const std::set<std::string>& queues);
 
  private:
-  void after_push_committed(const std::set<std::string>& queues);
   void refresh_flags();
   void flag_refresh_loop();
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
@@ -92,6 +126,9 @@ class Broker {
   metrics::Metrics& metrics_;
   const wake::RecheckPolicy recheck_policy_;
   PushCombiner combiner_;
+  SpoolBridge* spool_ = nullptr;
+  std::atomic<ClusterHooks*> cluster_{nullptr};
+  bool flag_refresh_requested_ = false;  // guarded by background_mutex_
 
   std::atomic<bool> push_maintenance_{false};
   std::atomic<bool> pop_maintenance_{false};

@@ -1,5 +1,7 @@
 #include "broker/encoding.h"
 
+#include <string>
+
 #include "util/json_text.h"
 
 namespace queen::broker {
@@ -37,6 +39,12 @@ std::string encode_push_item(const PushItem& item) {
     out += ',';
     append_json_key(out, "task");
     append_json_string(out, *item.task);
+  }
+  if (item.deliver_at_ms) {
+    // Normalized to epoch ms so the database and the broker read one instant.
+    out += ',';
+    append_json_key(out, "deliverAt");
+    out += std::to_string(*item.deliver_at_ms);
   }
   out += '}';
   return out;

@@ -21,6 +21,10 @@ struct PushItem {
   std::optional<std::string> trace_id;
   std::optional<std::string> namespace_name;
   std::optional<std::string> task;
+  // deliverAt as Unix epoch ms: a future instant makes the item a timer
+  // (queen.push_messages routes it to schedule_messages); a past one is a
+  // plain push.
+  std::optional<std::int64_t> deliver_at_ms;
 };
 
 enum class PushStatus { Queued, Duplicate, Buffered, Failed };
@@ -69,6 +73,8 @@ struct AckItem {
 
 using AckResult = db::AckRow;
 using LeaseExtension = db::LeaseExtension;
+using DlqQuery = db::DlqQuery;
+using DlqPage = db::DlqPage;
 
 struct SpoolStatus {
   std::uint64_t pending = 0;

@@ -22,6 +22,9 @@ constexpr const char* kExtendLease = "queen_extend_lease";
 constexpr const char* kSetSystemFlag = "queen_set_system_flag";
 constexpr const char* kGetSystemFlag = "queen_get_system_flag";
 constexpr const char* kPing = "queen_ping";
+constexpr const char* kRunTransaction = "queen_run_transaction";
+constexpr const char* kListDlq = "queen_list_dlq";
+constexpr const char* kDeleteQueue = "queen_delete_queue";
 
 void register_statements(pqxx::connection& c) {
   c.prepare(kConfigureQueue, "SELECT queen.configure_queue($1::text, $2::text, $3::text, $4::jsonb)::text");
@@ -43,6 +46,16 @@ void register_statements(pqxx::connection& c) {
   c.prepare(kSetSystemFlag, "SELECT queen.set_system_flag($1::text, $2::bool)");
   c.prepare(kGetSystemFlag, "SELECT queen.get_system_flag($1::text)");
   c.prepare(kPing, "SELECT 1");
+  c.prepare(kRunTransaction, "SELECT queen.run_transaction($1::jsonb, $2::text)::text");
+  // from/to travel as epoch milliseconds (exact, no text timestamp parsing).
+  c.prepare(kListDlq,
+            "SELECT message_id::text, transaction_id, partition_id::text, queue_name, partition_name, "
+            "consumer_group, error_message, retry_count, payload::text, is_encrypted, producer_sub, trace_id::text, "
+            "(extract(epoch from created_at) * 1000000)::int8, (extract(epoch from failed_at) * 1000000)::int8, total "
+            "FROM queen.list_dlq($1::text, $2::text, $3::text, "
+            "'epoch'::timestamptz + $4::int8 * interval '1 millisecond', "
+            "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int)");
+  c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text)");
 }
 
 std::optional<std::string> optional_text(const pqxx::field& f) {
@@ -217,6 +230,56 @@ std::chrono::microseconds Database::ping() {
   const auto started = std::chrono::steady_clock::now();
   run("ping", [&](pqxx::nontransaction& tx) { return tx.exec_prepared(kPing).size(); });
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+}
+
+std::string Database::run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) {
+  return run("run_transaction", [&](pqxx::nontransaction& tx) {
+    const pqxx::result r = tx.exec_prepared(kRunTransaction, ops_json, producer_sub);
+    return r.empty() ? std::string() : text_or_empty(r[0][0]);
+  });
+}
+
+DlqPage Database::list_dlq(const DlqQuery& q) {
+  return run("list_dlq", [&](pqxx::nontransaction& tx) {
+    const pqxx::result r = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition, q.failed_from_ms,
+                                            q.failed_to_ms, q.limit, q.offset);
+    DlqPage page;
+    page.entries.reserve(r.size());
+    for (const auto& row : r) {
+      DlqEntry e;
+      e.message_id = text_or_empty(row[0]);
+      e.transaction_id = text_or_empty(row[1]);
+      e.partition_id = text_or_empty(row[2]);
+      e.queue_name = text_or_empty(row[3]);
+      e.partition_name = text_or_empty(row[4]);
+      e.consumer_group = text_or_empty(row[5]);
+      e.error_message = optional_text(row[6]);
+      e.retry_count = row[7].is_null() ? 0 : row[7].as<int>();
+      e.payload_json = row[8].is_null() ? std::string("null") : text_or_empty(row[8]);
+      e.is_encrypted = bool_or_false(row[9]);
+      e.producer_sub = optional_text(row[10]);
+      e.trace_id = optional_text(row[11]);
+      e.created_at_us = row[12].is_null() ? 0 : row[12].as<std::int64_t>();
+      e.failed_at_us = row[13].is_null() ? 0 : row[13].as<std::int64_t>();
+      page.total = row[14].as<std::int64_t>();
+      page.entries.push_back(std::move(e));
+    }
+    // Every row carries the total; a page past the end has no row, so the
+    // total comes from a one-row probe of the first page (procedures.md).
+    if (r.empty() && q.offset > 0) {
+      const pqxx::result probe = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition,
+                                                  q.failed_from_ms, q.failed_to_ms, 1, 0);
+      if (!probe.empty()) page.total = probe[0][14].as<std::int64_t>();
+    }
+    return page;
+  });
+}
+
+bool Database::delete_queue(const std::string& queue) {
+  return run("delete_queue", [&](pqxx::nontransaction& tx) {
+    const pqxx::result r = tx.exec_prepared(kDeleteQueue, queue);
+    return !r.empty() && bool_or_false(r[0][0]);
+  });
 }
 
 PoolStats Database::pool_stats() const { return pool_->stats(); }

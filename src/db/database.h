@@ -26,8 +26,14 @@ class Database final : public Procedures {
   bool set_system_flag(const std::string& key, bool enabled) override;
   bool get_system_flag(const std::string& key) override;
   std::chrono::microseconds ping() override;
+  std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) override;
+  DlqPage list_dlq(const DlqQuery& query) override;
+  bool delete_queue(const std::string& queue) override;
 
   PoolStats pool_stats() const override;
+  // The pool itself, shared with the background loops' calls (timers, KV,
+  // jobs) so that DB_POOL_SIZE bounds every connection this broker opens.
+  ConnectionPool& pool() { return *pool_; }
   bool healthy() const override { return healthy_.load(std::memory_order_relaxed); }
 
  private:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,39 @@ struct LeaseExtension {
   std::optional<std::string> error;
 };
 
+// queen.list_dlq filters (null = any) and page.
+struct DlqQuery {
+  std::optional<std::string> queue;
+  std::optional<std::string> consumer_group;  // "__QUEUE_MODE__" selects queue-mode entries
+  std::optional<std::string> partition;
+  std::optional<std::int64_t> failed_from_ms;  // failed_at >= this (epoch ms), inclusive
+  std::optional<std::int64_t> failed_to_ms;    // failed_at <= this (epoch ms), inclusive
+  int limit = 100;                             // >= 1
+  int offset = 0;                              // >= 0
+};
+
+struct DlqEntry {
+  std::string message_id;
+  std::string transaction_id;
+  std::string partition_id;
+  std::string queue_name;
+  std::string partition_name;
+  std::string consumer_group;
+  std::optional<std::string> error_message;
+  int retry_count = 0;
+  std::string payload_json;  // as stored (an encryption envelope when is_encrypted)
+  bool is_encrypted = false;
+  std::optional<std::string> producer_sub;
+  std::optional<std::string> trace_id;
+  std::int64_t created_at_us = 0;  // the message's creation, microseconds since the Unix epoch
+  std::int64_t failed_at_us = 0;
+};
+
+struct DlqPage {
+  std::vector<DlqEntry> entries;  // newest failure first
+  std::int64_t total = 0;         // matching entries before paging
+};
+
 struct PoolStats {
   int size = 0;     // configured maximum
   int open = 0;     // connections open or being opened
@@ -97,6 +131,26 @@ class Procedures {
   virtual bool get_system_flag(const std::string& key) = 0;
   // A trivial round trip; returns its latency.
   virtual std::chrono::microseconds ping() = 0;
+
+  // Admin and transaction calls. Not pure: stand-ins that do not serve these
+  // routes (test fakes) need not implement them; calling one there throws.
+  // queen.run_transaction: ops_json is the request body {operations,
+  // requiredLeases}; returns the procedure's jsonb result as text.
+  virtual std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) {
+    (void)ops_json;
+    (void)producer_sub;
+    throw std::logic_error("run_transaction is not implemented by this Procedures");
+  }
+  // queen.list_dlq, with `total` filled in even when the page is past the end.
+  virtual DlqPage list_dlq(const DlqQuery& query) {
+    (void)query;
+    throw std::logic_error("list_dlq is not implemented by this Procedures");
+  }
+  // queen.delete_queue: true when the queue existed (and is now gone).
+  virtual bool delete_queue(const std::string& queue) {
+    (void)queue;
+    throw std::logic_error("delete_queue is not implemented by this Procedures");
+  }
 
   virtual PoolStats pool_stats() const = 0;
   // The database health flag: false after a transient failure, true again

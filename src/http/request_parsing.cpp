@@ -6,6 +6,7 @@
 
 #include "http/json_body.h"
 #include "http/query.h"
+#include "util/iso8601.h"
 #include "util/uuid.h"
 
 namespace queen::http {
@@ -40,6 +41,22 @@ std::optional<std::string> normalize_group(std::optional<std::string> group) {
   return group;
 }
 
+// deliverAt: epoch milliseconds (a non-negative JSON integer or a string of
+// digits) or an ISO-8601 string; normalized to epoch ms.
+std::int64_t parse_deliver_at(const json& value) {
+  std::optional<std::int64_t> epoch_ms;
+  if (value.is_number_unsigned() || value.is_number_integer()) {
+    const std::int64_t number = value.get<std::int64_t>();
+    if (number >= 0 && number <= util::kMaxEpochMillis) epoch_ms = number;
+  } else if (value.is_string()) {
+    epoch_ms = util::parse_epoch_or_iso8601_millis(value.get_ref<const std::string&>());
+  }
+  if (!epoch_ms) throw HttpError(400, "deliverAt must be an ISO-8601 timestamp or epoch milliseconds");
+  return *epoch_ms;
+}
+
+}  // namespace
+
 broker::PushItem parse_push_item(const json& item) {
   if (!item.is_object()) throw HttpError(400, "Queue must be a string");
   broker::PushItem out;
@@ -70,8 +87,11 @@ broker::PushItem parse_push_item(const json& item) {
   if (payload != item.end()) out.payload_json = dump(*payload);
   out.namespace_name = optional_string(item, "namespace");
   out.task = optional_string(item, "task");
+  if (const json* deliver_at = field(item, "deliverAt")) out.deliver_at_ms = parse_deliver_at(*deliver_at);
   return out;
 }
+
+namespace {
 
 broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, const char* missing_partition,
                                  const char* bad_partition) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "broker/types.h"
 #include "config/config.h"
 #include "http/http_types.h"
@@ -14,6 +16,8 @@ namespace queen::http {
 
 // POST /api/v1/push body {"items": [...]}.
 std::vector<broker::PushItem> parse_push_body(const std::string& body);
+// One push item (also the items of a transaction's push operation).
+broker::PushItem parse_push_item(const nlohmann::json& item);
 
 struct AckRequest {
   std::vector<broker::AckItem> items;

@@ -12,6 +12,12 @@ Router build_router(const RouteContext& context) {
   register_ack_routes(router, context);
   register_lease_routes(router, context);
   register_maintenance_routes(router, context);
+  register_buffer_routes(router, context);
+  register_kv_routes(router, context);
+  register_cluster_routes(router, context);
+  register_transaction_routes(router, context);
+  register_dlq_routes(router, context);
+  register_resource_routes(router, context);
   return router;
 }
 

@@ -6,12 +6,19 @@
 #include "http/router.h"
 #include "metrics/metrics.h"
 
+namespace queen::broker {
+class Cluster;
+}
+
 namespace queen::http {
 
 struct RouteContext {
   broker::Broker& broker;
   metrics::Metrics& metrics;
   const config::Config& config;
+  // Mesh, sweeper, jobs and KV (null: a broker without them, e.g. in tests;
+  // /health then shows the mesh disabled and the KV routes answer 503).
+  broker::Cluster* cluster = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
@@ -22,6 +29,12 @@ void register_pop_routes(Router& router, const RouteContext& context);          
 void register_ack_routes(Router& router, const RouteContext& context);          // /api/v1/ack, /ack/batch
 void register_lease_routes(Router& router, const RouteContext& context);        // /api/v1/lease/:id/extend
 void register_maintenance_routes(Router& router, const RouteContext& context);  // /api/v1/system/maintenance*
+void register_buffer_routes(Router& router, const RouteContext& context);       // /api/v1/status/buffers
+void register_kv_routes(Router& router, const RouteContext& context);           // /api/v1/kv/:key
+void register_cluster_routes(Router& router, const RouteContext& context);      // /api/v1/system/shared-state
+void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
+void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
+void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 
 // Every group above.
 Router build_router(const RouteContext& context);

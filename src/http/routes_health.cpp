@@ -1,6 +1,7 @@
 // GET /health (liveness) and GET /health/ready (readiness), semantics §13.6.
 #include <nlohmann/json.hpp>
 
+#include "http/cluster_render.h"
 #include "http/routes.h"
 
 namespace queen::http {
@@ -8,10 +9,13 @@ namespace queen::http {
 void register_health_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   const std::string server_id = context.config.process.server_id;
+  broker::Cluster* cluster = context.cluster;
 
   // Liveness: 200 while the process serves; the database state is reported.
-  router.add("GET", "/health", [&broker, server_id](const Request&) {
+  router.add("GET", "/health", [&broker, server_id, cluster](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
+    const std::string shared_state =
+        cluster != nullptr ? render_shared_state(cluster->snapshot()) : std::string(kSharedStateDisabled);
     nlohmann::json body = {
         {"status", db.connected ? "healthy" : "degraded"},
         {"database", db.connected ? "connected" : "disconnected"},
@@ -19,26 +23,31 @@ void register_health_routes(Router& router, const RouteContext& context) {
         {"version", "1.0.0"},
         {"worker_id", 0},
         {"server_id", server_id},
-        {"shared_state", {{"enabled", false}}},
+        {"shared_state", nlohmann::json::parse(shared_state)},
         {"queen", {{"worker_id", 0}, {"status", "active"}}},
     };
     return Response::json(200, body.dump());
   });
 
-  // Readiness: 503 while PostgreSQL is unreachable (to be extended with the
-  // spool and startup-recovery state).
+  // Readiness (semantics §13.6): 503 only while the broker can neither reach
+  // PostgreSQL nor write its spool (a broker that can spool still accepts
+  // pushes). Startup recovery runs before the listener binds, so no answer
+  // at all comes before it ends.
   router.add("GET", "/health/ready", [&broker](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
+    const bool spool_writable = broker.spool_status().healthy;
+    const bool ready = db.connected || spool_writable;
     nlohmann::json body = {
-        {"status", db.connected ? "ready" : "not_ready"},
+        {"status", ready ? "ready" : "not_ready"},
         {"database", db.connected ? "connected" : "disconnected"},
+        {"spool", spool_writable ? "writable" : "unwritable"},
     };
     if (db.connected) {
       body["databaseLatencyMs"] = static_cast<double>(db.latency.count()) / 1000.0;
     } else {
       body["error"] = db.error;
     }
-    return Response::json(db.connected ? 200 : 503, body.dump());
+    return Response::json(ready ? 200 : 503, body.dump());
   });
 }
 

@@ -2,6 +2,7 @@
 // Both are served from process memory: they answer while the database is down.
 #include <nlohmann/json.hpp>
 
+#include "http/cluster_render.h"
 #include "http/routes.h"
 
 namespace queen::http {
@@ -28,10 +29,12 @@ void register_metrics_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("GET", "/metrics/prometheus", [&broker, &metrics](const Request&) {
+  broker::Cluster* cluster = context.cluster;
+  router.add("GET", "/metrics/prometheus", [&broker, &metrics, cluster](const Request&) {
     Response r = Response::json(200, metrics::render_prometheus(metrics.counters(), broker.gauges(),
                                                                 metrics::read_process_stats(),
                                                                 metrics.uptime_seconds()));
+    if (cluster != nullptr) r.body += render_cluster_prometheus(cluster->snapshot());
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     r.headers.emplace_back("Cache-Control", "no-cache");
     return r;

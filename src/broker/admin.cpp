@@ -1,0 +1,32 @@
+// Broker use cases of the admin routes: the DLQ listing and queue deletion
+// (http-api §11, §12.4). Declared in broker.h; kept apart from the hot paths.
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+
+namespace queen::broker {
+
+DlqPage Broker::list_dlq(const DlqQuery& query) {
+  try {
+    return db_.list_dlq(query);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+}
+
+bool Broker::delete_queue(const std::string& queue) {
+  bool existed = false;
+  try {
+    existed = db_.delete_queue(queue);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  if (existed) spdlog::info("queue {} deleted", queue);
+  // Mesh queue-config invalidation (http-api §12.4): peers drop what they
+  // cached of this queue, exactly as after a reconfiguration. Sent even when
+  // the queue did not exist here: a peer may still hold a stale entry.
+  if (ClusterHooks* cluster = cluster_.load()) cluster->queue_configured(queue);
+  return existed;
+}
+
+}  // namespace queen::broker

@@ -1,0 +1,95 @@
+#include "broker/cluster.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+#include "broker/cluster_options.h"
+#include "broker/mesh_bridge.h"
+#include "db/timer_wake_db.h"
+
+namespace queen::broker {
+
+Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ConnectionPool& pool,
+                 Broker& broker)
+    : server_id_(config.process.server_id),
+      broker_(broker),
+      timers_db_(pool),
+      kv_db_(pool),
+      jobs_db_(pool),
+      db_sweeper_store_(timers_db_, kv_db_),
+      sweeper_store_(
+          db_sweeper_store_,
+          [&pool](const std::vector<std::int64_t>& ids) { return db::timer_queue_names(pool, ids); },
+          [&broker](const std::set<std::string>& queues) { broker.notify_queues(queues); }),
+      sweeper_(sweeper_options_from(config), sweeper_store_),
+      job_election_(jobs_db_),
+      jobs_(job_runner_options_from(config), job_election_),
+      mesh_(std::move(mesh_options)),
+      kv_(kv_db_) {
+  jobs::add_builtin_jobs(jobs_, jobs_db_, builtin_job_options_from(config));
+  mesh_.set_handler([this](const mesh::Frame& frame) { on_frame(frame); });
+}
+
+Cluster::~Cluster() { stop(); }
+
+std::string Cluster::start() {
+  if (started_) return "cluster already started";
+  if (std::string error = mesh_.start(); !error.empty()) return error;
+  started_ = true;
+  sweeper_.start();
+  jobs_.start();
+  broker_.attach_cluster(this);
+  return {};
+}
+
+void Cluster::stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  broker_.attach_cluster(nullptr);
+  jobs_.stop();
+  sweeper_.stop();
+  mesh_.stop();
+  spdlog::info("cluster: jobs, sweeper and mesh stopped (claimed timers, if any, fire after their claim lease)");
+}
+
+ClusterSnapshot Cluster::snapshot() const {
+  ClusterSnapshot s;
+  s.server_id = server_id_;
+  s.mesh = mesh_.stats();
+  s.sweeper = sweeper_.counters();
+  for (const char* job : {jobs::kRetentionJob, jobs::kEvictionJob, jobs::kStatsReconcileJob}) {
+    s.jobs.emplace_back(job, jobs_.counters(job));
+  }
+  return s;
+}
+
+void Cluster::push_committed(const std::set<std::string>& queues) {
+  for (auto& frame : pop_wake_frames(queues)) mesh_.broadcast(std::move(frame));
+}
+
+void Cluster::timers_scheduled() { sweeper_.wake(); }
+
+void Cluster::maintenance_changed(MaintenanceKind kind, bool enabled) {
+  mesh_.broadcast(maintenance_flip_frame(kind, enabled));
+}
+
+void Cluster::queue_configured(const std::string& queue) {
+  if (!queue.empty()) mesh_.broadcast(mesh::make_config_invalidation(queue));
+}
+
+void Cluster::on_frame(const mesh::Frame& frame) {
+  const FrameActions actions = actions_for(frame);
+  if (!actions.wake_queues.empty()) broker_.notify_queues(actions.wake_queues);
+  if (actions.refresh_maintenance_flags) {
+    spdlog::debug("mesh: {} says a maintenance flag flipped, re-reading the flags", frame.sender_id);
+    broker_.request_flag_refresh();
+  }
+  if (actions.forget_queue) {
+    // Queue options are read by the procedures on every call: nothing is
+    // cached here yet, so there is nothing to drop.
+    spdlog::debug("mesh: {} reconfigured queue {} (no cached configuration to drop)", frame.sender_id,
+                  *actions.forget_queue);
+  }
+}
+
+}  // namespace queen::broker

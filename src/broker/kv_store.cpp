@@ -1,0 +1,52 @@
+#include "broker/kv_store.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker_error.h"
+#include "db/db_error.h"
+#include "db/kv_db.h"
+
+namespace queen::broker {
+namespace {
+
+[[noreturn]] void rethrow_kv_error(const db::DbError& e) {
+  if (e.transient()) {
+    spdlog::warn("kv: database unavailable: {}", e.what());
+    throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
+  }
+  // 22023 from queen.kv_check_key and friends: the request was bad.
+  if (e.sqlstate().rfind("22", 0) == 0) throw BrokerError(ErrorKind::BadRequest, e.what());
+  spdlog::error("kv: database failure ({}): {}", e.sqlstate(), e.what());
+  throw BrokerError(ErrorKind::Internal, e.what());
+}
+
+}  // namespace
+
+KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms) {
+  try {
+    KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms)};
+    return stored;
+  } catch (const db::DbError& e) {
+    rethrow_kv_error(e);
+  }
+}
+
+std::optional<KvValue> KvStore::get(const std::string& key) {
+  try {
+    std::optional<db::KvEntry> entry = db_.get(key);
+    if (!entry) return std::nullopt;
+    return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
+  } catch (const db::DbError& e) {
+    rethrow_kv_error(e);
+  }
+}
+
+bool KvStore::remove(const std::string& key) {
+  try {
+    return db_.remove(key);
+  } catch (const db::DbError& e) {
+    rethrow_kv_error(e);
+  }
+}
+
+}  // namespace queen::broker

@@ -1,0 +1,386 @@
+#include "broker/spool_bridge.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <spdlog/spdlog.h>
+
+#include "spool/spool_log.h"
+#include "util/json_text.h"
+#include "util/uuid.h"
+
+namespace queen::broker {
+namespace {
+
+using util::append_json_key;
+using util::append_json_string;
+
+constexpr const char* kSpoolWriteFailedOutage =
+    "database unavailable and the spool write failed (disk full or I/O error): the item was not accepted";
+constexpr const char* kSpoolWriteFailedMaintenance =
+    "push maintenance is on and the spool write failed (disk full or I/O error): the item was not accepted";
+constexpr const char* kDeliverAtNotSpoolable =
+    "the database is unavailable and an item with deliverAt cannot be spooled: the item was not accepted";
+
+// Bounds of the push handoff wait (see spool_bridge_options_from).
+constexpr int kHandoffWaitFlushIntervals = 20;
+constexpr std::chrono::milliseconds kMinHandoffWait{500};
+
+}  // namespace
+
+// ------------------------------------------------------------------ pure parts
+
+spool::SpoolOptions spool_options_from(const config::SpoolConfig& config) {
+  spool::SpoolOptions options;
+  options.dir = config.dir;
+  options.flush_interval = std::chrono::milliseconds(config.flush_ms);
+  options.events_per_file = static_cast<std::size_t>(config.events_per_file);
+  options.fsync = config.fsync == config::FsyncMode::Batch ? spool::FsyncMode::Batch : spool::FsyncMode::Off;
+  options.drain.max_batch = static_cast<std::size_t>(config.max_batch);
+  return options;
+}
+
+SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) {
+  SpoolBridgeOptions options;
+  options.probe_interval = std::chrono::milliseconds(config.flush_ms);
+  options.handoff_wait = std::max(kMinHandoffWait, options.probe_interval * kHandoffWaitFlushIntervals);
+  return options;
+}
+
+spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
+                                 const std::string& tenant, bool encrypted) {
+  spool::SpoolEvent event;
+  event.tenant = tenant;
+  event.queue = item.queue;
+  event.partition = item.partition;
+  event.transaction_id = item.transaction_id;
+  event.producer_sub = producer_sub;
+  event.trace_id = item.trace_id;
+  event.encrypted = encrypted;
+  event.payload_json = item.payload_json;
+  return event;
+}
+
+SpoolPlan plan_spool_appends(const std::vector<PushItem>& items) {
+  SpoolPlan plan;
+  plan.twin.resize(items.size());
+  plan.unspoolable.resize(items.size(), false);
+  std::map<std::tuple<const std::string&, const std::string&, const std::string&>, std::size_t> first_of;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto key = std::tie(items[i].queue, items[i].partition, items[i].transaction_id);
+    const auto [it, inserted] = first_of.emplace(key, i);
+    plan.twin[i] = it->second;
+    if (!inserted) continue;
+    if (items[i].deliver_at_ms.has_value()) {
+      plan.unspoolable[i] = true;
+    } else {
+      plan.appended.push_back(i);
+    }
+  }
+  return plan;
+}
+
+std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& items, const SpoolPlan& plan,
+                                                 const std::vector<bool>& written,
+                                                 const std::function<std::string()>& mint_id,
+                                                 const std::string& write_error) {
+  std::vector<PushItemResult> results(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!plan.unspoolable[i]) continue;
+    results[i].status = PushStatus::Failed;
+    results[i].error = kDeliverAtNotSpoolable;
+  }
+  for (std::size_t k = 0; k < plan.appended.size(); ++k) {
+    const std::size_t i = plan.appended[k];
+    PushItemResult& r = results[i];
+    if (k < written.size() && written[k]) {
+      r.status = PushStatus::Buffered;
+      r.message_id = mint_id();  // provisional: replay mints the stored id (http-api §19.9)
+    } else {
+      r.status = PushStatus::Failed;
+      r.error = write_error;
+    }
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PushItemResult& r = results[i];
+    if (plan.twin[i] != i) {
+      const PushItemResult& original = results[plan.twin[i]];
+      r.status = original.status;
+      r.message_id = original.message_id;
+      r.error = original.error;
+    }
+    r.index = static_cast<int>(i);
+    r.transaction_id = items[i].transaction_id;
+    r.trace_id = items[i].trace_id;
+    r.queue = items[i].queue;
+    r.partition = items[i].partition;
+  }
+  return results;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector<spool::SpoolEvent>& batch) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  std::size_t begin = 0;
+  for (std::size_t i = 1; i <= batch.size(); ++i) {
+    if (i == batch.size() || batch[i].producer_sub != batch[begin].producer_sub) {
+      runs.emplace_back(begin, i);
+      begin = i;
+    }
+  }
+  return runs;
+}
+
+std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end) {
+  std::size_t size = 2;
+  for (std::size_t i = begin; i < end; ++i) size += batch[i].payload_json.size() + 160;
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (std::size_t i = begin; i < end; ++i) {
+    const spool::SpoolEvent& e = batch[i];
+    if (i != begin) out += ',';
+    out += '{';
+    append_json_key(out, "queue");
+    append_json_string(out, e.queue);
+    out += ',';
+    append_json_key(out, "partition");
+    append_json_string(out, e.partition);
+    out += ',';
+    append_json_key(out, "payload");
+    out += e.payload_json.empty() ? std::string("{}") : e.payload_json;
+    out += ',';
+    append_json_key(out, "transactionId");
+    append_json_string(out, e.transaction_id);
+    if (e.trace_id && !e.trace_id->empty()) {
+      out += ',';
+      append_json_key(out, "traceId");
+      append_json_string(out, *e.trace_id);
+    }
+    if (e.encrypted) {
+      out += ',';
+      append_json_key(out, "encrypted");
+      out += "true";
+    }
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+spool::ReplayOutcome replay_outcome_of(const db::DbError& error) {
+  std::string message = error.what();
+  if (!error.sqlstate().empty()) message = "SQLSTATE " + error.sqlstate() + ": " + message;
+  if (error.transient()) return spool::ReplayOutcome::transient(std::move(message));
+  return spool::ReplayOutcome::permanent(std::move(message));
+}
+
+PushRoute decide_push_route(bool database_available, std::uint64_t spool_pending, bool drain_running) {
+  if (!database_available) return PushRoute::Spool;
+  if (spool_pending == 0) return PushRoute::Database;
+  return drain_running ? PushRoute::WaitForDrain : PushRoute::Spool;
+}
+
+// ------------------------------------------------------------------ the bridge
+
+SpoolBridge::SpoolBridge(db::Procedures& db, spool::SpoolOptions spool_options, SpoolBridgeOptions options,
+                         CommittedHook on_committed)
+    : db_(db), options_(options), on_committed_(std::move(on_committed)) {
+  spool_ = std::make_unique<spool::Spool>(std::move(spool_options), *this);
+}
+
+SpoolBridge::~SpoolBridge() {
+  stop();
+  spool_.reset();
+}
+
+void SpoolBridge::set_committed_hook(CommittedHook hook) {
+  std::lock_guard lock(hook_mutex_);
+  on_committed_ = std::move(hook);
+}
+
+spool::RecoverySummary SpoolBridge::recover_at_startup(bool push_maintenance) {
+  if (push_maintenance) {
+    // A zero budget finalizes leftover .tmp files and replays nothing: the
+    // spool must keep accumulating while the database is being worked on.
+    spool::spool_log()->info("push maintenance is on: startup recovery only finalizes leftover files; "
+                             "the drain replays them once maintenance is off");
+    return spool_->drain().recover_at_startup(std::chrono::milliseconds(0));
+  }
+  return spool_->recover_at_startup();
+}
+
+void SpoolBridge::start() {
+  std::lock_guard lock(probe_mutex_);
+  if (probe_.joinable()) return;
+  probe_stop_ = false;
+  // Replay admission (semantics §11.3): the admission arbiter's Maint lane
+  // (guaranteed share 0.05) plugs in here, the one call site, before the
+  // drain starts: spool_->set_replay_gate(&maint_lane). There is no arbiter
+  // yet, so every file is admitted.
+  spool_->start_drain();
+  probe_ = std::thread([this] { probe_loop(); });
+}
+
+void SpoolBridge::stop() {
+  {
+    std::lock_guard lock(probe_mutex_);
+    probe_stop_ = true;
+  }
+  probe_wake_.notify_all();
+  if (probe_.joinable()) probe_.join();
+  probe_ = std::thread();
+  if (spool_) spool_->stop_drain();
+}
+
+PushRoute SpoolBridge::current_route() const {
+  const spool::SpoolDrain& drain = spool_->drain();
+  return decide_push_route(database_available(), spool_->stats().pending_events,
+                           !drain.paused() && !drain.cooling_down());
+}
+
+PushRoute SpoolBridge::route_push() {
+  PushRoute route = current_route();
+  if (route != PushRoute::WaitForDrain) return route;
+  // The database is back but older events are still spooled: let the drain
+  // store them first (pushes stop feeding the active file meanwhile, so the
+  // drain catches up), then go to the database behind them.
+  const auto deadline = std::chrono::steady_clock::now() + options_.handoff_wait;
+  std::unique_lock lock(handoff_mutex_);
+  while (std::chrono::steady_clock::now() < deadline) {
+    // Polled: the pending count drops inside the spool, which signals nobody.
+    handoff_changed_.wait_for(lock, options_.handoff_poll);
+    route = current_route();
+    if (route != PushRoute::WaitForDrain) return route;
+  }
+  // Still not drained: behind the spooled events is the only place that keeps their order.
+  return PushRoute::Spool;
+}
+
+void SpoolBridge::note_database_unavailable(const std::string& why) { mark_database_unavailable(why); }
+
+std::vector<PushItemResult> SpoolBridge::spool_push(const std::vector<PushItem>& items,
+                                                    const std::optional<std::string>& producer_sub,
+                                                    UnstoredReason reason) {
+  const SpoolPlan plan = plan_spool_appends(items);
+  std::vector<spool::SpoolEvent> events;
+  events.reserve(plan.appended.size());
+  // Tenancy and payload encryption are not resolved on the push path yet:
+  // every event is the default tenant's, with the payload as sent.
+  for (const std::size_t i : plan.appended) events.push_back(to_spool_event(items[i], producer_sub));
+  const std::vector<bool> written = spool_->append(events);
+  const char* error =
+      reason == UnstoredReason::PushMaintenance ? kSpoolWriteFailedMaintenance : kSpoolWriteFailedOutage;
+  return spooled_push_results(items, plan, written, util::new_uuid_v7, error);
+}
+
+void SpoolBridge::follow_maintenance(bool enabled) {
+  std::lock_guard lock(maintenance_mutex_);
+  if (maintenance_ == enabled) return;
+  const bool first = !maintenance_.has_value();
+  maintenance_ = enabled;
+  spool_->set_maintenance(enabled);
+  if (enabled) {
+    spool::spool_log()->info("push maintenance on: pushes go to the spool, the drain is paused");
+  } else if (!first) {
+    spool::spool_log()->info("push maintenance off: active spool file finalized, the drain resumes");
+  }
+}
+
+SpoolStatus SpoolBridge::status() const {
+  const spool::SpoolStats s = spool_->stats();
+  SpoolStatus out;
+  out.pending = s.pending_events;
+  out.failed = s.failed_events;
+  out.db_healthy = s.db_healthy;
+  // The spool is healthy while it can take writes: a usable directory (the
+  // spool exists) and the latest append succeeded.
+  out.healthy = !s.last_append_failed;
+  out.files = s.finalized_files;
+  out.bytes = s.bytes;
+  out.failed_files = s.failed_files;
+  out.failed_bytes = s.failed_bytes;
+  return out;
+}
+
+spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
+  // Straight to push_messages, past the push combiner: one call per batch (per
+  // producer subject), original transactionIds kept, so a batch an earlier
+  // attempt committed comes back `duplicate` and writes nothing. There is no
+  // in-memory dedup cache to bypass: the database always decides.
+  std::set<std::string> stored_queues;
+  std::string rejected;
+  for (const auto& [begin, end] : producer_runs(batch)) {
+    std::vector<db::PushRow> rows;
+    try {
+      rows = db_.push_messages(encode_replay_items(batch, begin, end), batch[begin].producer_sub);
+    } catch (const db::DbError& e) {
+      spool::ReplayOutcome outcome = replay_outcome_of(e);
+      if (outcome.kind == spool::ReplayOutcome::Kind::Transient) mark_database_unavailable(outcome.error);
+      if (!stored_queues.empty()) {
+        std::lock_guard lock(hook_mutex_);
+        if (on_committed_) on_committed_(stored_queues);
+      }
+      return outcome;
+    }
+    std::vector<bool> answered(end - begin, false);
+    for (const auto& row : rows) {
+      if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= answered.size()) continue;
+      answered[static_cast<std::size_t>(row.idx)] = true;
+      if (row.status == "queued") stored_queues.insert(row.queue_name.empty() ? batch[begin].queue : row.queue_name);
+      // `failed` rows (maxSize reached): not stored now, and retrying the same
+      // bytes soon fails the same way; the drain's permanent-failure rule decides.
+      if (row.status == "failed" && rejected.empty())
+        rejected = "transactionId " + row.transaction_id + ": " + row.error.value_or("not stored");
+    }
+    if (rejected.empty() && std::find(answered.begin(), answered.end(), false) != answered.end())
+      rejected = "the database returned no result for an item (its queue was deleted meanwhile?)";
+  }
+  mark_database_available("a replay batch was stored");
+  if (!stored_queues.empty()) {
+    std::lock_guard lock(hook_mutex_);
+    if (on_committed_) on_committed_(stored_queues);
+  }
+  if (!rejected.empty()) return spool::ReplayOutcome::permanent(rejected);
+  return spool::ReplayOutcome::ok();
+}
+
+void SpoolBridge::mark_database_available(const char* how) {
+  spool_->set_db_healthy(true);
+  if (!database_available_.exchange(true)) {
+    spool::spool_log()->info("database reachable again ({}): pushes return to PostgreSQL once the spool has "
+                             "drained ({} events pending)",
+                             how, spool_->stats().pending_events);
+  }
+}
+
+void SpoolBridge::mark_database_unavailable(const std::string& why) {
+  spool_->set_db_healthy(false);
+  if (database_available_.exchange(false)) {
+    spool::spool_log()->warn("database unavailable ({}): pushes go straight to the spool until it answers again",
+                             why);
+  }
+  // Pushes waiting for the drain stop waiting: the drain cannot finish now.
+  handoff_changed_.notify_all();
+}
+
+void SpoolBridge::probe_loop() {
+  std::unique_lock lock(probe_mutex_);
+  while (!probe_stop_) {
+    probe_wake_.wait_for(lock, options_.probe_interval, [this] { return probe_stop_; });
+    if (probe_stop_) break;
+    // Only while someone believes the database is down: the push path, or the
+    // drain (e.g. after a failed startup recovery with nothing left to replay).
+    if (database_available() && spool_->stats().db_healthy) continue;
+    lock.unlock();
+    try {
+      db_.ping();
+      mark_database_available("health probe");
+    } catch (const db::DbError& e) {
+      mark_database_unavailable(e.what());
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace queen::broker

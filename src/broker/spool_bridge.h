@@ -1,0 +1,183 @@
+#pragma once
+// The broker side of the spool (seed "Surviving a PostgreSQL outage"):
+//   * push routing: after a transient push failure, pushes skip PostgreSQL and
+//     go straight to the spool until the database answers again (a health
+//     probe or a successful replay says so); while the spool still holds
+//     events, a new push waits (bounded) for the drain to empty it so it never
+//     overtakes them, and is spooled behind them when the wait runs out;
+//   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
+//     spool write of their first occurrence, per-item `buffered`/`failed`;
+//   * replay: the spool's ReplayStore over push_messages (one call per batch,
+//     per producer subject), failures classified by SQLSTATE;
+//   * maintenance: the spool follows the push-maintenance flag.
+// The pure parts are free functions so they are unit-testable without a
+// database or a spool directory.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "broker/types.h"
+#include "config/config.h"
+#include "db/db_error.h"
+#include "db/procedures.h"
+#include "spool/replay.h"
+#include "spool/spool.h"
+
+namespace queen::broker {
+
+// ------------------------------------------------------------------ pure parts
+
+// FILE_BUFFER_* as the spool module wants them.
+spool::SpoolOptions spool_options_from(const config::SpoolConfig& config);
+
+// One push item as a spool event. `tenant` is empty for the default tenant;
+// `encrypted` is true when payload_json is a broker-made encryption envelope.
+spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
+                                 const std::string& tenant = {}, bool encrypted = false);
+
+// Which items of one request are written to the spool: an item with the same
+// (queue, partition, transactionId) as an earlier one is not written again and
+// shares the outcome of that earlier item (its "twin"). An item with a
+// deliverAt is not spoolable: a spool record has no field for it, and
+// replaying it as a plain push would deliver it before its time.
+struct SpoolPlan {
+  std::vector<std::size_t> appended;  // item indices to append, in request order
+  std::vector<std::size_t> twin;      // per item: index of the item whose write it shares (itself if appended)
+  std::vector<bool> unspoolable;      // per item: answered `failed` without a write
+};
+SpoolPlan plan_spool_appends(const std::vector<PushItem>& items);
+
+// Per-item results of a spooled push. `written[k]` tells whether the item
+// plan.appended[k] reached the spool. Written items answer `buffered` with a
+// provisional message id from `mint_id` (replay mints the real one); items
+// not written answer `failed` with `write_error`; twins copy their original.
+std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& items, const SpoolPlan& plan,
+                                                 const std::vector<bool>& written,
+                                                 const std::function<std::string()>& mint_id,
+                                                 const std::string& write_error);
+
+// push_messages takes one producer subject per call, so a replay batch is cut
+// into runs of consecutive events with the same subject: [begin, end) pairs.
+std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector<spool::SpoolEvent>& batch);
+
+// The p_items JSON array of push_messages for events [begin, end): queue,
+// partition, payload (verbatim), the original transactionId, traceId, and
+// `encrypted` when set.
+std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end);
+
+// A failed replay call: transient (retry later, keep the file) or permanent
+// (the same bytes fail again), by db::classify_sqlstate.
+spool::ReplayOutcome replay_outcome_of(const db::DbError& error);
+
+// Where a push goes, given what the bridge knows right now.
+enum class PushRoute {
+  Database,      // the database is believed up and nothing is spooled
+  Spool,         // the database is believed down, or spooled events cannot drain soon
+  WaitForDrain,  // the database is up, spooled events must be stored first and the drain is running
+};
+// `drain_running`: the drain is neither paused nor in its transient-failure
+// cooldown, so waiting for it can end before the handoff bound.
+PushRoute decide_push_route(bool database_available, std::uint64_t spool_pending, bool drain_running);
+
+// ------------------------------------------------------------------ the bridge
+
+struct SpoolBridgeOptions {
+  // While the database is believed down, it is pinged this often
+  // (FILE_BUFFER_FLUSH_MS): a success sends pushes back to it.
+  std::chrono::milliseconds probe_interval{100};
+  // Longest time a push waits for the drain to empty the spool before it is
+  // spooled behind the events already there (keeps per-partition order).
+  std::chrono::milliseconds handoff_wait{2000};
+  // How often a waiting push re-reads the spool's pending count.
+  std::chrono::milliseconds handoff_poll{5};
+};
+
+// Derived from the spool config: probe every flush interval; a push waits for
+// the drain at most 20 flush intervals (2 s by default), at least 500 ms.
+SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config);
+
+class SpoolBridge final : public spool::ReplayStore {
+ public:
+  // Called after replay stored messages in these queues (the broker wakes
+  // local long polls and broadcasts the mesh hint there).
+  using CommittedHook = std::function<void(const std::set<std::string>& queues)>;
+
+  // Builds the spool (directory with fallback, inventory of what is on disk)
+  // with this object as its replay store. Throws std::runtime_error when no
+  // spool directory is usable.
+  SpoolBridge(db::Procedures& db, spool::SpoolOptions spool_options, SpoolBridgeOptions options,
+              CommittedHook on_committed = {});
+  ~SpoolBridge() override;  // stops the drain and the probe
+  SpoolBridge(const SpoolBridge&) = delete;
+  SpoolBridge& operator=(const SpoolBridge&) = delete;
+
+  spool::Spool& spool() { return *spool_; }
+  void set_committed_hook(CommittedHook hook);
+
+  // Boot: replays what a previous process left (before the listener binds).
+  // With push maintenance on, leftover active files are only finalized: the
+  // drain replays them once maintenance is off.
+  spool::RecoverySummary recover_at_startup(bool push_maintenance);
+  // Starts the drain loop and the health probe. No-op when running.
+  void start();
+  // Stops both (waits for a cycle in progress); call before the database goes away.
+  void stop();
+
+  // Push path. May wait up to handoff_wait (see above).
+  PushRoute route_push();
+  // A push transaction failed transiently: later pushes skip the database.
+  void note_database_unavailable(const std::string& why);
+  // Appends the items and answers them `buffered` / `failed`.
+  std::vector<PushItemResult> spool_push(const std::vector<PushItem>& items,
+                                         const std::optional<std::string>& producer_sub, UnstoredReason reason);
+
+  // The push-maintenance flag changed (POST, periodic refresh, boot, mesh):
+  // on pauses the drain, off finalizes the active file and resumes it.
+  void follow_maintenance(bool enabled);
+
+  // Gauges and status routes: from memory, never touches the database.
+  SpoolStatus status() const;
+  bool database_available() const { return database_available_.load(); }
+
+  // spool::ReplayStore (the drain thread, or recovery before it runs).
+  spool::ReplayOutcome replay(const std::vector<spool::SpoolEvent>& batch) override;
+
+ private:
+  void mark_database_available(const char* how);
+  void mark_database_unavailable(const std::string& why);
+  void probe_loop();
+  PushRoute current_route() const;
+
+  db::Procedures& db_;
+  const SpoolBridgeOptions options_;
+  std::mutex hook_mutex_;
+  CommittedHook on_committed_;
+
+  std::atomic<bool> database_available_{true};
+  std::mutex maintenance_mutex_;
+  std::optional<bool> maintenance_;  // last flag the spool was told; unset = never told
+
+  // Pushes waiting for the drain to empty the spool (route_push).
+  std::mutex handoff_mutex_;
+  std::condition_variable handoff_changed_;
+
+  std::mutex probe_mutex_;
+  std::condition_variable probe_wake_;
+  bool probe_stop_ = false;
+  std::thread probe_;
+
+  // Last member: destroyed first, so the drain stops before the rest goes.
+  std::unique_ptr<spool::Spool> spool_;
+};
+
+}  // namespace queen::broker

@@ -1,0 +1,130 @@
+#include "broker/transactions.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+#include "broker/encoding.h"
+#include "util/json_text.h"
+#include "util/uuid.h"
+
+namespace queen::broker {
+namespace {
+
+std::int64_t now_epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::string encode_transaction(const TransactionCommand& command) {
+  std::string out = "{\"operations\":[";
+  for (std::size_t i = 0; i < command.operations.size(); ++i) {
+    const TransactionOperation& op = command.operations[i];
+    if (i) out += ',';
+    if (op.kind == TransactionOperation::Kind::Verbatim) {
+      out += op.verbatim_json;
+      continue;
+    }
+    out += "{\"type\":\"push\",\"items\":[";
+    for (std::size_t j = 0; j < op.items.size(); ++j) {
+      if (j) out += ',';
+      out += encode_push_item(op.items[j]);
+    }
+    out += "]}";
+  }
+  out += "],\"requiredLeases\":[";
+  for (std::size_t i = 0; i < command.required_leases.size(); ++i) {
+    if (i) out += ',';
+    util::append_json_string(out, command.required_leases[i]);
+  }
+  out += "]}";
+  return out;
+}
+
+TransactionSummary summarize_transaction_result(const std::string& result_json) {
+  const nlohmann::json result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
+  if (!result.is_object() || !result.contains("success") || !result["success"].is_boolean()) {
+    throw std::invalid_argument("run_transaction returned no success flag: " + result_json.substr(0, 200));
+  }
+  TransactionSummary summary;
+  summary.success = result["success"].get<bool>();
+  const auto results = result.find("results");
+  if (results == result.end() || !results->is_array()) return summary;
+  for (const auto& entry : *results) {
+    if (!entry.is_object()) continue;
+    const std::string type = entry.value("type", "");
+    if (type == "push") {
+      ++summary.pushed;
+    } else if (type == "ack") {
+      ++summary.acked;
+    }
+  }
+  return summary;
+}
+
+std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms) {
+  std::set<std::string> queues;
+  for (const auto& op : command.operations) {
+    for (const auto& item : op.items) {
+      if (!item.deliver_at_ms || *item.deliver_at_ms <= now_ms) queues.insert(item.queue);
+    }
+  }
+  return queues;
+}
+
+bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
+  for (const auto& op : command.operations) {
+    for (const auto& item : op.items) {
+      if (item.deliver_at_ms && *item.deliver_at_ms > now_ms) return true;
+    }
+  }
+  return false;
+}
+
+TransactionOutcome Broker::run_transaction(TransactionCommand command,
+                                           const std::optional<std::string>& producer_sub) {
+  // Minted here as on /push, so the ids are the broker's whatever the
+  // database would mint; the response names every pushed item either way.
+  for (auto& op : command.operations) {
+    for (auto& item : op.items) {
+      if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
+    }
+  }
+  // No maintenance or spool diversion on purpose: a transaction is all or
+  // nothing against PostgreSQL (seeds), so an outage answers 503 and the
+  // clients' 5xx retries are safe (nothing was committed).
+  TransactionOutcome outcome;
+  try {
+    outcome.result_json = db_.run_transaction(encode_transaction(command), producer_sub);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  TransactionSummary summary;
+  try {
+    summary = summarize_transaction_result(outcome.result_json);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("transaction: {}", e.what());
+    throw BrokerError(ErrorKind::Internal, "the database returned an unreadable transaction result");
+  }
+  outcome.success = summary.success;
+  if (!summary.success) return outcome;  // rolled back: nothing to announce
+
+  metrics_.record_push(summary.pushed);
+  metrics_.record_ack(summary.acked, 0);
+  // Same after-commit path as a live /push: local long polls and, with the
+  // mesh, the peers' ones. Scheduled items are the sweeper's to announce.
+  const std::int64_t now_ms = now_epoch_ms();
+  const std::set<std::string> queues = queues_to_wake(command, now_ms);
+  if (!queues.empty()) after_push_committed(queues);
+  if (schedules_timers(command, now_ms)) {
+    if (ClusterHooks* cluster = cluster_.load()) cluster->timers_scheduled();
+  }
+  return outcome;
+}
+
+}  // namespace queen::broker

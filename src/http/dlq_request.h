@@ -1,0 +1,24 @@
+#pragma once
+// GET /api/v1/dlq (http-api §11): query parsing and the response body. Pure.
+#include <string>
+
+#include "broker/types.h"
+#include "http/http_types.h"
+
+namespace queen::http {
+
+// Pages larger than this are cut to it: a page is rendered in memory.
+inline constexpr int kMaxDlqPageSize = 1000;
+inline constexpr int kDefaultDlqPageSize = 100;
+
+// queue, consumerGroup, partition (empty = any), from/to (ISO-8601 or epoch
+// ms, bounds on the failure time, inclusive), limit (default 100, clamped to
+// 1..kMaxDlqPageSize), offset (default 0, negative = 0). 400 for an
+// unreadable from/to. consumerGroup=__QUEUE_MODE__ selects queue-mode entries.
+broker::DlqQuery parse_dlq_query(const QueryParams& query);
+
+// {"messages": [...], "total", "limit", "offset", "pagination": {limit, offset}};
+// timestamps with millisecond precision, `data` = the payload verbatim.
+std::string render_dlq_page(const broker::DlqPage& page, const broker::DlqQuery& query);
+
+}  // namespace queen::http

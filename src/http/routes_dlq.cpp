@@ -1,0 +1,16 @@
+// GET /api/v1/dlq (http-api §11): dead letters, newest failure first, paged.
+#include "http/dlq_request.h"
+#include "http/routes.h"
+
+namespace queen::http {
+
+void register_dlq_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("GET", "/api/v1/dlq", [&broker](const Request& request) {
+    const broker::DlqQuery query = parse_dlq_query(request.query);
+    return Response::json(200, render_dlq_page(broker.list_dlq(query), query));
+  });
+}
+
+}  // namespace queen::http

@@ -1,0 +1,24 @@
+// Resource administration (http-api §12): DELETE /api/v1/resources/queues/:queue.
+#include "http/routes.h"
+#include "util/json_text.h"
+
+namespace queen::http {
+
+void register_resource_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  // Always 200 with deleted:true (clients check `deleted === true`); `existed`
+  // tells whether there was anything to delete.
+  router.add("DELETE", "/api/v1/resources/queues/:queue", [&broker](const Request& request) {
+    const std::string& queue = request.param("queue");
+    const bool existed = broker.delete_queue(queue);
+    std::string body = "{\"deleted\":true,\"queue\":";
+    util::append_json_string(body, queue);
+    body += ",\"existed\":";
+    body += existed ? "true" : "false";
+    body += '}';
+    return Response::json(200, std::move(body));
+  });
+}
+
+}  // namespace queen::http

@@ -1,0 +1,19 @@
+// POST /api/v1/transaction (http-api §7): 200 for every business outcome
+// (success true or false), 503 while the database is unreachable.
+#include "http/routes.h"
+#include "http/transaction_request.h"
+
+namespace queen::http {
+
+void register_transaction_routes(Router& router, const RouteContext& context) {
+  broker::Broker& broker = context.broker;
+
+  router.add("POST", "/api/v1/transaction", [&broker](const Request& request) {
+    broker::TransactionCommand command = parse_transaction_body(request.body);
+    // producerSub comes from the authenticated token (none until auth exists).
+    const broker::TransactionOutcome outcome = broker.run_transaction(std::move(command), std::nullopt);
+    return Response::json(200, outcome.result_json);
+  });
+}
+
+}  // namespace queen::http

@@ -1,0 +1,69 @@
+#include "http/transaction_request.h"
+
+#include <nlohmann/json.hpp>
+
+#include "http/http_types.h"
+#include "http/json_body.h"
+#include "http/request_parsing.h"
+
+namespace queen::http {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kOperationsRequired = "operations array required";
+constexpr const char* kBadRequiredLeases = "requiredLeases must be an array of lease ids";
+
+// A push operation whose items the broker can type; anything else travels
+// verbatim and is judged by the database.
+bool is_typed_push(const json& op) {
+  if (!op.is_object()) return false;
+  const auto type = op.find("type");
+  const auto items = op.find("items");
+  return type != op.end() && *type == "push" && items != op.end() && items->is_array();
+}
+
+broker::TransactionOperation parse_operation(const json& op) {
+  broker::TransactionOperation out;
+  if (is_typed_push(op)) {
+    out.kind = broker::TransactionOperation::Kind::Push;
+    const json& items = op["items"];
+    out.items.reserve(items.size());
+    for (const auto& item : items) out.items.push_back(parse_push_item(item));
+  } else {
+    out.kind = broker::TransactionOperation::Kind::Verbatim;
+    out.verbatim_json = op.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  return out;
+}
+
+std::vector<std::string> parse_required_leases(const json& doc) {
+  const auto leases = doc.find("requiredLeases");
+  if (leases == doc.end() || leases->is_null()) return {};  // null is absent (http-api §0.3)
+  if (!leases->is_array()) throw HttpError(400, kBadRequiredLeases);
+  std::vector<std::string> out;
+  out.reserve(leases->size());
+  for (const auto& lease : *leases) {
+    if (!lease.is_string()) throw HttpError(400, kBadRequiredLeases);
+    out.push_back(lease.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+broker::TransactionCommand parse_transaction_body(const std::string& body) {
+  const json doc = parse_json_body(body, BodyRule::Required);
+  if (!doc.is_object()) throw HttpError(400, kOperationsRequired);
+  const auto operations = doc.find("operations");
+  if (operations == doc.end() || !operations->is_array()) throw HttpError(400, kOperationsRequired);
+  if (operations->empty()) throw HttpError(400, "operations array cannot be empty");
+
+  broker::TransactionCommand command;
+  command.operations.reserve(operations->size());
+  for (const auto& op : *operations) command.operations.push_back(parse_operation(op));
+  command.required_leases = parse_required_leases(doc);
+  return command;
+}
+
+}  // namespace queen::http

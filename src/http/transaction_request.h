@@ -1,0 +1,18 @@
+#pragma once
+// POST /api/v1/transaction body validation (http-api §7). Pure: every 400 of
+// the route comes from here.
+#include <string>
+
+#include "broker/transactions.h"
+
+namespace queen::http {
+
+// {"operations": [...], "requiredLeases": [...]?}. 400s: "Empty request
+// body", "Invalid JSON: ...", "operations array required", "operations array
+// cannot be empty", "requiredLeases must be an array of lease ids", and the
+// /push item messages for a malformed item of a push operation. Everything
+// else (unknown types, ack fields, a push operation without items) is left to
+// the database, which answers success:false.
+broker::TransactionCommand parse_transaction_body(const std::string& body);
+
+}  // namespace queen::http

@@ -1,0 +1,586 @@
+#include "broker/spool_bridge.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "broker/broker.h"
+#include "util/uuid.h"
+#include "wake/pop_waiters.h"
+
+using namespace queen;
+using namespace queen::broker;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+// --------------------------------------------------------------- test doubles
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "queen-spool-bridge-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+// The database as push_messages sees it: a set of stored (queue, partition,
+// transactionId) keys, so a replayed event comes back `duplicate`.
+class FakeDatabase : public db::Procedures {
+ public:
+  std::atomic<bool> down{false};
+  std::string fail_sqlstate;             // non-empty: push_messages fails with it
+  std::string row_status_override;      // non-empty: every row answers this status
+  bool drop_rows = false;                // answer no rows at all
+
+  struct Call {
+    nlohmann::json items;
+    std::optional<std::string> producer_sub;
+  };
+  std::vector<Call> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  std::size_t stored_count() const {
+    std::lock_guard lock(mutex_);
+    return stored_.size();
+  }
+
+  std::vector<db::PushRow> push_messages(const std::string& items_json,
+                                         const std::optional<std::string>& producer_sub) override {
+    if (down) throw db::DbError("connection refused", "");
+    if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);
+    std::lock_guard lock(mutex_);
+    const nlohmann::json items = nlohmann::json::parse(items_json);
+    calls_.push_back({items, producer_sub});
+    std::vector<db::PushRow> rows;
+    if (drop_rows) return rows;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      db::PushRow row;
+      row.idx = static_cast<int>(i);
+      row.transaction_id = items[i]["transactionId"].get<std::string>();
+      row.queue_name = items[i]["queue"].get<std::string>();
+      row.partition_name = items[i]["partition"].get<std::string>();
+      const std::string key = row.queue_name + "/" + row.partition_name + "/" + row.transaction_id;
+      if (!row_status_override.empty()) {
+        row.status = row_status_override;
+        row.error = "queue is full";
+      } else {
+        row.status = stored_.insert(key).second ? "queued" : "duplicate";
+      }
+      row.message_id = util::new_uuid_v7();
+      rows.push_back(row);
+    }
+    return rows;
+  }
+  std::chrono::microseconds ping() override {
+    if (down) throw db::DbError("connection refused", "");
+    return 1us;
+  }
+  bool set_system_flag(const std::string& key, bool enabled) override {
+    if (down) throw db::DbError("connection refused", "");
+    std::lock_guard lock(mutex_);
+    flags_[key] = enabled;
+    return enabled;
+  }
+  bool get_system_flag(const std::string& key) override {
+    if (down) throw db::DbError("connection refused", "");
+    std::lock_guard lock(mutex_);
+    return flags_[key];
+  }
+  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
+                                      const std::string&) override {
+    return {};
+  }
+  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int) override { return {}; }
+  db::PoolStats pool_stats() const override { return {}; }
+  bool healthy() const override { return !down; }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Call> calls_;
+  std::set<std::string> stored_;
+  std::map<std::string, bool> flags_;
+};
+
+PushItem item(const std::string& queue, const std::string& partition, const std::string& txid,
+              const std::string& payload = "{}") {
+  PushItem i;
+  i.queue = queue;
+  i.partition = partition;
+  i.transaction_id = txid;
+  i.payload_json = payload;
+  return i;
+}
+
+spool::SpoolEvent event(const std::string& queue, const std::string& txid,
+                        std::optional<std::string> producer = std::nullopt) {
+  spool::SpoolEvent e;
+  e.queue = queue;
+  e.partition = "Default";
+  e.transaction_id = txid;
+  e.producer_sub = std::move(producer);
+  e.payload_json = R"({"n":1})";
+  return e;
+}
+
+spool::SpoolOptions spool_options(const TempDir& dir) {
+  spool::SpoolOptions o;
+  o.dir = dir.path();
+  o.flush_interval = 10ms;
+  return o;
+}
+
+SpoolBridgeOptions fast_bridge_options() {
+  SpoolBridgeOptions o;
+  o.probe_interval = 10ms;
+  o.handoff_wait = 300ms;
+  o.handoff_poll = 1ms;
+  return o;
+}
+
+template <typename Predicate>
+bool eventually(Predicate predicate, std::chrono::milliseconds timeout = 3000ms) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return predicate();
+}
+
+// ------------------------------------------------------------------ pure parts
+
+TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
+  config::SpoolConfig c;
+  c.dir = "/srv/spool";
+  c.flush_ms = 50;
+  c.max_batch = 7;
+  c.events_per_file = 42;
+  c.fsync = config::FsyncMode::Batch;
+  const spool::SpoolOptions o = spool_options_from(c);
+  EXPECT_EQ(o.dir, "/srv/spool");
+  EXPECT_EQ(o.flush_interval, 50ms);
+  EXPECT_EQ(o.drain.max_batch, 7u);
+  EXPECT_EQ(o.events_per_file, 42u);
+  EXPECT_EQ(o.fsync, spool::FsyncMode::Batch);
+  EXPECT_EQ(o.recovery_budget, std::chrono::hours(1));
+}
+
+TEST(SpoolBridgeOptionsFrom, ProbesEveryFlushAndBoundsTheHandoff) {
+  config::SpoolConfig c;
+  c.flush_ms = 100;
+  EXPECT_EQ(spool_bridge_options_from(c).probe_interval, 100ms);
+  EXPECT_EQ(spool_bridge_options_from(c).handoff_wait, 2000ms);
+  c.flush_ms = 5;
+  EXPECT_EQ(spool_bridge_options_from(c).handoff_wait, 500ms);  // floor
+}
+
+TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
+  PushItem i = item("orders", "acct-7", "tx-1", R"({"a":[1,2]})");
+  i.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  const spool::SpoolEvent e = to_spool_event(i, std::string("alice"), "tenant-a", true);
+  EXPECT_EQ(e.queue, "orders");
+  EXPECT_EQ(e.partition, "acct-7");
+  EXPECT_EQ(e.transaction_id, "tx-1");
+  EXPECT_EQ(e.payload_json, R"({"a":[1,2]})");
+  EXPECT_EQ(e.trace_id, i.trace_id);
+  EXPECT_EQ(e.producer_sub, std::optional<std::string>("alice"));
+  EXPECT_EQ(e.tenant, "tenant-a");
+  EXPECT_TRUE(e.encrypted);
+
+  const spool::SpoolEvent plain = to_spool_event(item("q", "Default", "t"), std::nullopt);
+  EXPECT_EQ(plain.tenant, "");
+  EXPECT_FALSE(plain.producer_sub.has_value());
+  EXPECT_FALSE(plain.encrypted);
+}
+
+TEST(PlanSpoolAppends, InRequestDuplicatesShareTheFirstWrite) {
+  const std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "b"), item("q", "p0", "a"),
+                                       item("q", "p1", "a"), item("r", "p0", "a"), item("q", "p0", "b")};
+  const SpoolPlan plan = plan_spool_appends(items);
+  EXPECT_EQ(plan.appended, (std::vector<std::size_t>{0, 1, 3, 4}));
+  EXPECT_EQ(plan.twin, (std::vector<std::size_t>{0, 1, 0, 3, 4, 1}));
+}
+
+TEST(PlanSpoolAppends, ScheduledItemsAreNotSpooled) {
+  std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "timer"), item("q", "p0", "timer")};
+  items[1].deliver_at_ms = 1'900'000'000'000;
+  const SpoolPlan plan = plan_spool_appends(items);
+  EXPECT_EQ(plan.appended, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(plan.unspoolable, (std::vector<bool>{false, true, false}));
+  const auto results = spooled_push_results(items, plan, {true}, [] { return std::string("id"); }, "disk full");
+  EXPECT_EQ(results[0].status, PushStatus::Buffered);
+  EXPECT_EQ(results[1].status, PushStatus::Failed);
+  ASSERT_TRUE(results[1].error.has_value());
+  EXPECT_NE(results[1].error->find("deliverAt"), std::string::npos);
+  EXPECT_EQ(results[2].status, PushStatus::Failed);  // twin of the scheduled item
+  EXPECT_EQ(results[2].error, results[1].error);
+}
+
+TEST(SpooledPushResults, WrittenItemsAreBufferedOthersFailedAndTwinsInherit) {
+  const std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "b"), item("q", "p0", "a"),
+                                       item("q", "p0", "b")};
+  const SpoolPlan plan = plan_spool_appends(items);
+  int minted = 0;
+  const auto results = spooled_push_results(
+      items, plan, {true, false}, [&] { return "id-" + std::to_string(minted++); }, "disk full");
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(minted, 1);  // one provisional id per written event, none for twins or failures
+
+  EXPECT_EQ(results[0].status, PushStatus::Buffered);
+  EXPECT_EQ(results[0].message_id, std::optional<std::string>("id-0"));
+  EXPECT_FALSE(results[0].error.has_value());
+
+  EXPECT_EQ(results[1].status, PushStatus::Failed);
+  EXPECT_EQ(results[1].error, std::optional<std::string>("disk full"));
+  EXPECT_FALSE(results[1].message_id.has_value());
+
+  EXPECT_EQ(results[2].status, PushStatus::Buffered);  // twin of 0
+  EXPECT_EQ(results[2].message_id, results[0].message_id);
+  EXPECT_EQ(results[3].status, PushStatus::Failed);  // twin of 1
+  EXPECT_EQ(results[3].error, results[1].error);
+
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].index, static_cast<int>(i));
+    EXPECT_EQ(results[i].transaction_id, items[i].transaction_id);
+    EXPECT_EQ(results[i].queue, "q");
+    EXPECT_EQ(results[i].partition, "p0");
+  }
+}
+
+TEST(ProducerRuns, CutsWhereTheSubjectChanges) {
+  const std::vector<spool::SpoolEvent> batch = {event("q", "1", "a"), event("q", "2", "a"), event("q", "3"),
+                                                event("q", "4", "b"), event("q", "5", "b")};
+  using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
+  EXPECT_EQ(producer_runs(batch), (Runs{{0, 2}, {2, 3}, {3, 5}}));
+  EXPECT_EQ(producer_runs({event("q", "1")}), (Runs{{0, 1}}));
+  EXPECT_TRUE(producer_runs({}).empty());
+}
+
+TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
+  std::vector<spool::SpoolEvent> batch = {event("q\"x", "t-1"), event("q\"x", "t-2")};
+  batch[0].trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  batch[1].encrypted = true;
+  batch[1].payload_json = R"({"iv":"abc","data":"xyz"})";
+  const nlohmann::json items = nlohmann::json::parse(encode_replay_items(batch, 0, 2));
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0]["queue"], "q\"x");
+  EXPECT_EQ(items[0]["partition"], "Default");
+  EXPECT_EQ(items[0]["transactionId"], "t-1");
+  EXPECT_EQ(items[0]["traceId"], "0f8fad5b-d9cb-469f-a165-70867728950e");
+  EXPECT_EQ(items[0]["payload"], nlohmann::json::parse(R"({"n":1})"));
+  EXPECT_FALSE(items[0].contains("encrypted"));
+  EXPECT_FALSE(items[1].contains("traceId"));
+  EXPECT_EQ(items[1]["encrypted"], true);
+  EXPECT_EQ(items[1]["payload"]["iv"], "abc");
+
+  EXPECT_EQ(nlohmann::json::parse(encode_replay_items(batch, 1, 2)).size(), 1u);
+}
+
+TEST(ReplayOutcomeOf, ClassifiesBySqlstate) {
+  using Kind = spool::ReplayOutcome::Kind;
+  EXPECT_EQ(replay_outcome_of(db::DbError("connection refused", "")).kind, Kind::Transient);
+  EXPECT_EQ(replay_outcome_of(db::DbError("statement timeout", "57014")).kind, Kind::Transient);
+  EXPECT_EQ(replay_outcome_of(db::DbError("deadlock", "40P01")).kind, Kind::Transient);
+  EXPECT_EQ(replay_outcome_of(db::DbError("too many connections", "53300")).kind, Kind::Transient);
+  const spool::ReplayOutcome bad = replay_outcome_of(db::DbError("push item 0: traceId must be a UUID", "22023"));
+  EXPECT_EQ(bad.kind, Kind::Permanent);
+  EXPECT_NE(bad.error.find("22023"), std::string::npos);
+  EXPECT_NE(bad.error.find("traceId must be a UUID"), std::string::npos);
+  EXPECT_EQ(replay_outcome_of(db::DbError("custom raise", "P0001")).kind, Kind::Permanent);
+}
+
+TEST(DecidePushRoute, DatabaseOnlyWhenUpAndNothingSpooled) {
+  EXPECT_EQ(decide_push_route(true, 0, true), PushRoute::Database);
+  EXPECT_EQ(decide_push_route(true, 0, false), PushRoute::Database);
+  EXPECT_EQ(decide_push_route(false, 0, true), PushRoute::Spool);
+  EXPECT_EQ(decide_push_route(false, 5, true), PushRoute::Spool);
+  EXPECT_EQ(decide_push_route(true, 5, true), PushRoute::WaitForDrain);
+  // Paused or cooling down: waiting cannot help, go behind the spooled events at once.
+  EXPECT_EQ(decide_push_route(true, 5, false), PushRoute::Spool);
+}
+
+// ------------------------------------------------------------------ the bridge
+
+TEST(SpoolBridgeReplay, OneCallPerProducerRunKeepingTransactionIdsAndWakingQueues) {
+  TempDir dir;
+  FakeDatabase db;
+  std::vector<std::set<std::string>> woken;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(),
+                     [&](const std::set<std::string>& queues) { woken.push_back(queues); });
+
+  const std::vector<spool::SpoolEvent> batch = {event("orders", "t1", "alice"), event("orders", "t2", "alice"),
+                                                event("orders", "t3")};
+  EXPECT_EQ(bridge.replay(batch).kind, spool::ReplayOutcome::Kind::Ok);
+  const auto calls = db.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].producer_sub, std::optional<std::string>("alice"));
+  EXPECT_EQ(calls[0].items.size(), 2u);
+  EXPECT_EQ(calls[0].items[1]["transactionId"], "t2");
+  EXPECT_FALSE(calls[1].producer_sub.has_value());
+  ASSERT_EQ(woken.size(), 1u);
+  EXPECT_EQ(woken[0], std::set<std::string>{"orders"});
+
+  // Replayed again (an earlier attempt committed it): duplicates, stored once, nobody woken.
+  EXPECT_EQ(bridge.replay(batch).kind, spool::ReplayOutcome::Kind::Ok);
+  EXPECT_EQ(db.stored_count(), 3u);
+  EXPECT_EQ(woken.size(), 1u);
+}
+
+TEST(SpoolBridgeReplay, TransientFailureMarksTheDatabaseUnavailable) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  db.down = true;
+  const spool::ReplayOutcome outcome = bridge.replay({event("q", "t1")});
+  EXPECT_EQ(outcome.kind, spool::ReplayOutcome::Kind::Transient);
+  EXPECT_FALSE(bridge.database_available());
+  EXPECT_FALSE(bridge.status().db_healthy);
+  EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
+
+  db.down = false;
+  EXPECT_EQ(bridge.replay({event("q", "t1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  EXPECT_TRUE(bridge.database_available());
+  EXPECT_TRUE(bridge.status().db_healthy);
+}
+
+TEST(SpoolBridgeReplay, RejectedDataIsPermanentAndKeepsTheDatabaseAvailable) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  db.fail_sqlstate = "22023";
+  EXPECT_EQ(bridge.replay({event("q", "t1")}).kind, spool::ReplayOutcome::Kind::Permanent);
+  EXPECT_TRUE(bridge.database_available());
+
+  db.fail_sqlstate.clear();
+  db.row_status_override = "failed";  // maxSize reached
+  const spool::ReplayOutcome full = bridge.replay({event("q", "t2")});
+  EXPECT_EQ(full.kind, spool::ReplayOutcome::Kind::Permanent);
+  EXPECT_NE(full.error.find("queue is full"), std::string::npos);
+
+  db.row_status_override.clear();
+  db.drop_rows = true;  // an item without a result is not known to be stored
+  EXPECT_EQ(bridge.replay({event("q", "t3")}).kind, spool::ReplayOutcome::Kind::Permanent);
+}
+
+TEST(SpoolBridgePush, SpooledItemsAreBufferedAndCounted) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  const std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "a"), item("q", "p1", "b")};
+  const auto results = bridge.spool_push(items, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, PushStatus::Buffered);
+    ASSERT_TRUE(r.message_id.has_value());
+    EXPECT_TRUE(util::is_uuid(*r.message_id));
+  }
+  EXPECT_EQ(bridge.status().pending, 2u);  // the in-request duplicate is not written twice
+  EXPECT_TRUE(bridge.status().healthy);
+}
+
+TEST(SpoolBridgePush, UnwritableSpoolAnswersFailedWithAnError) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  // A full volume, simulated with a file-size limit (works as root too):
+  // the write fails with EFBIG instead of raising SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit tiny = saved;
+  tiny.rlim_cur = 16;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  const auto results = bridge.spool_push({item("q", "p0", "a")}, std::nullopt, UnstoredReason::PushMaintenance);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, PushStatus::Failed);
+  ASSERT_TRUE(results[0].error.has_value());
+  EXPECT_NE(results[0].error->find("spool write failed"), std::string::npos);
+  EXPECT_FALSE(bridge.status().healthy);
+}
+
+TEST(SpoolBridgeRouting, ProbeSendsPushesBackOnceTheDatabaseAnswers) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.start();
+  EXPECT_EQ(bridge.route_push(), PushRoute::Database);
+  db.down = true;
+  bridge.note_database_unavailable("connection refused");
+  EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
+  EXPECT_FALSE(bridge.status().db_healthy);
+  db.down = false;
+  EXPECT_TRUE(eventually([&] { return bridge.database_available(); }));
+  EXPECT_TRUE(bridge.status().db_healthy);
+  EXPECT_EQ(bridge.route_push(), PushRoute::Database);
+  bridge.stop();
+}
+
+TEST(SpoolBridgeRouting, PushWaitsForTheDrainThenGoesToTheDatabase) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.spool_push({item("q", "p0", "old")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  ASSERT_EQ(bridge.status().pending, 1u);
+  bridge.start();  // the drain replays the spooled event within a few cycles
+  EXPECT_EQ(bridge.route_push(), PushRoute::Database);
+  EXPECT_EQ(bridge.status().pending, 0u);
+  EXPECT_EQ(db.stored_count(), 1u);
+  bridge.stop();
+}
+
+TEST(SpoolBridgeRouting, PushGoesBehindSpooledEventsWhenTheDrainCannotFinishInTime) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.spool_push({item("q", "p0", "old")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  // Drain not started: nothing empties the spool.
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_GE(waited, 300ms);
+  EXPECT_LT(waited, 2000ms);
+}
+
+TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.start();
+  bridge.follow_maintenance(true);
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, std::nullopt, UnstoredReason::PushMaintenance);
+  std::this_thread::sleep_for(60ms);  // several drain intervals
+  EXPECT_EQ(bridge.status().pending, 2u);
+  EXPECT_EQ(db.stored_count(), 0u);
+  // Maintenance on: a push never waits for a paused drain.
+  EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
+
+  bridge.follow_maintenance(false);
+  EXPECT_FALSE(bridge.spool().drain().paused());
+  EXPECT_TRUE(eventually([&] { return bridge.status().pending == 0; }));
+  EXPECT_EQ(db.stored_count(), 2u);
+  bridge.stop();
+}
+
+TEST(SpoolBridgeRecovery, MaintenanceAtBootOnlyFinalizesLeftovers) {
+  TempDir dir;
+  FakeDatabase db;
+  {
+    SpoolBridge first(db, spool_options(dir), fast_bridge_options());
+    first.spool_push({item("q", "p0", "a")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  }
+  {
+    SpoolBridge second(db, spool_options(dir), fast_bridge_options());
+    const spool::RecoverySummary summary = second.recover_at_startup(/*push_maintenance=*/true);
+    EXPECT_EQ(summary.files_replayed, 0u);
+    EXPECT_EQ(db.stored_count(), 0u);
+    EXPECT_EQ(second.status().pending, 1u);
+  }
+  SpoolBridge third(db, spool_options(dir), fast_bridge_options());
+  const spool::RecoverySummary summary = third.recover_at_startup(/*push_maintenance=*/false);
+  EXPECT_EQ(summary.stop, spool::RecoverySummary::Stop::Completed);
+  EXPECT_EQ(summary.events_replayed, 1u);
+  EXPECT_EQ(db.stored_count(), 1u);
+  EXPECT_EQ(third.status().pending, 0u);
+}
+
+// ------------------------------------------------------- through the broker
+
+config::Config broker_config() {
+  config::Config c;
+  c.pop.wait_initial_interval_ms = 20;
+  c.pop.wait_max_interval_ms = 20;
+  c.system.flag_refresh_ms = 60000;
+  return c;
+}
+
+TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  Broker broker(broker_config(), db, waiters, metrics);
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(),
+                     [&](const std::set<std::string>& queues) { broker.after_push_committed(queues); });
+  broker.attach_spool(&bridge);
+
+  db.down = true;
+  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, std::nullopt);
+  ASSERT_EQ(first.items.size(), 2u);
+  EXPECT_EQ(first.items[0].status, PushStatus::Buffered);
+  EXPECT_EQ(first.items[1].status, PushStatus::Buffered);
+  EXPECT_FALSE(first.maintenance_spool_failed);
+  EXPECT_FALSE(bridge.database_available());
+  EXPECT_EQ(broker.spool_status().pending, 1u);
+  EXPECT_EQ(broker.gauges().spool_pending, 1u);
+  EXPECT_FALSE(broker.gauges().spool_db_healthy);
+
+  db.down = false;
+  bridge.start();
+  ASSERT_TRUE(eventually([&] { return bridge.database_available(); }));  // the probe noticed
+  const PushOutcome second = broker.push({item("q", "p0", "b")}, std::nullopt);
+  ASSERT_EQ(second.items.size(), 1u);
+  EXPECT_EQ(second.items[0].status, PushStatus::Queued);  // after the spooled "a"
+  EXPECT_EQ(db.stored_count(), 2u);
+  const auto calls = db.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].items[0]["transactionId"], "a");
+  EXPECT_EQ(calls[1].items[0]["transactionId"], "b");
+  bridge.stop();
+  broker.begin_shutdown();
+}
+
+TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  Broker broker(broker_config(), db, waiters, metrics);
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  broker.attach_spool(&bridge);
+  bridge.start();
+
+  broker.set_push_maintenance(true);
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  const PushOutcome out = broker.push({item("q", "p0", "m")}, std::nullopt);
+  EXPECT_EQ(out.items[0].status, PushStatus::Buffered);
+  EXPECT_FALSE(out.maintenance_spool_failed);
+  EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
+  EXPECT_EQ(broker.maintenance_status().spool.pending, 1u);
+
+  broker.apply_push_maintenance(false, "mesh");
+  EXPECT_FALSE(bridge.spool().drain().paused());
+  EXPECT_TRUE(eventually([&] { return broker.spool_status().pending == 0; }));
+  EXPECT_EQ(db.stored_count(), 1u);
+  bridge.stop();
+  broker.begin_shutdown();
+}
+
+}  // namespace

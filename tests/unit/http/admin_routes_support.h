@@ -1,0 +1,118 @@
+#pragma once
+// Shared by the transaction, DLQ and queue-deletion route tests: a broker on
+// an in-memory database stand-in, the three route groups behind a real
+// Dispatcher (so error envelopes and status codes are the wire ones), and a
+// ClusterHooks recorder for the after-commit announcements.
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "broker/broker.h"
+#include "broker/cluster_hooks.h"
+#include "db/db_error.h"
+#include "http/dispatcher.h"
+#include "http/query.h"
+#include "http/routes.h"
+
+namespace queen::test {
+
+// Serves the admin calls from canned answers; the hot-path calls are unused.
+class AdminFakeDb : public db::Procedures {
+ public:
+  // Failure injection for every admin call: empty = none.
+  std::optional<db::DbError> failure;
+
+  std::string transaction_result = R"({"transactionId":"t-1","success":true,"results":[]})";
+  std::vector<std::string> transaction_calls;
+  std::optional<std::string> last_producer_sub;
+
+  db::DlqPage dlq_page;
+  std::vector<db::DlqQuery> dlq_calls;
+
+  bool queue_exists = true;
+  std::vector<std::string> deleted_queues;
+
+  std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) override {
+    transaction_calls.push_back(ops_json);
+    last_producer_sub = producer_sub;
+    fail_if_asked();
+    return transaction_result;
+  }
+  db::DlqPage list_dlq(const db::DlqQuery& query) override {
+    dlq_calls.push_back(query);
+    fail_if_asked();
+    return dlq_page;
+  }
+  bool delete_queue(const std::string& queue) override {
+    deleted_queues.push_back(queue);
+    fail_if_asked();
+    return queue_exists;
+  }
+
+  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
+                                      const std::string&) override {
+    return {};
+  }
+  std::vector<db::PushRow> push_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
+  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int) override { return {}; }
+  bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
+  bool get_system_flag(const std::string&) override { return false; }
+  std::chrono::microseconds ping() override { return std::chrono::microseconds(1); }
+  db::PoolStats pool_stats() const override { return {}; }
+  bool healthy() const override { return true; }
+
+ private:
+  void fail_if_asked() {
+    if (failure) throw *failure;
+  }
+};
+
+class RecordingClusterHooks : public broker::ClusterHooks {
+ public:
+  std::vector<std::set<std::string>> pushes;
+  int timers = 0;
+  std::vector<std::string> configured;
+
+  void push_committed(const std::set<std::string>& queues) override { pushes.push_back(queues); }
+  void timers_scheduled() override { ++timers; }
+  void maintenance_changed(broker::MaintenanceKind, bool) override {}
+  void queue_configured(const std::string& queue) override { configured.push_back(queue); }
+};
+
+struct AdminRoutesFixture {
+  config::Config config;
+  AdminFakeDb db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  broker::Broker broker{config, db, waiters, metrics};
+  RecordingClusterHooks cluster;
+  http::Dispatcher dispatcher{make_router(), metrics};
+
+  AdminRoutesFixture() { broker.attach_cluster(&cluster); }
+  ~AdminRoutesFixture() { broker.attach_cluster(nullptr); }
+
+  http::Router make_router() {
+    http::Router router;
+    const http::RouteContext context{broker, metrics, config};
+    http::register_transaction_routes(router, context);
+    http::register_dlq_routes(router, context);
+    http::register_resource_routes(router, context);
+    return router;
+  }
+
+  http::Response call(const std::string& method, const std::string& path, const std::string& body = "",
+                      const std::string& query = "") {
+    http::Request request;
+    request.method = method;
+    request.path = path;
+    request.body = body;
+    request.query = http::parse_query_string(query);
+    return dispatcher.dispatch(request);
+  }
+};
+
+}  // namespace queen::test
