@@ -326,8 +326,15 @@ LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds) {
 
 void Broker::refresh_flags() {
   try {
+    std::uint64_t writes_before;
+    {
+      std::lock_guard<std::mutex> lock(flags_mutex_);
+      writes_before = flag_writes_;
+    }
     const bool push_flag = db_.get_system_flag(kPushMaintenanceFlag);
     const bool pop_flag = db_.get_system_flag(kPopMaintenanceFlag);
+    std::lock_guard<std::mutex> lock(flags_mutex_);
+    if (flag_writes_ != writes_before) return;  // a POST changed a flag while we read: ours may be stale
     apply_push_maintenance(push_flag, "read from the database");
     if (pop_maintenance_.exchange(pop_flag) != pop_flag) {
       spdlog::info("maintenance: pop maintenance {} (read from the database)", pop_flag ? "on" : "off");
@@ -368,13 +375,23 @@ MaintenanceStatus Broker::maintenance_status() {
   return s;
 }
 
+void Broker::begin_flag_write() {
+  std::lock_guard<std::mutex> lock(flags_mutex_);
+  ++flag_writes_;
+}
+
 MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
+  begin_flag_write();
   try {
     db_.set_system_flag(kPushMaintenanceFlag, enabled);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
-  apply_push_maintenance(enabled, "set by request");
+  {
+    std::lock_guard<std::mutex> lock(flags_mutex_);
+    ++flag_writes_;
+    apply_push_maintenance(enabled, "set by request");
+  }
   if (ClusterHooks* cluster = cluster_.load()) cluster->maintenance_changed(MaintenanceKind::Push, enabled);
   MaintenanceStatus s;
   s.push_maintenance = enabled;
@@ -384,12 +401,17 @@ MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
 }
 
 MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
+  begin_flag_write();
   try {
     db_.set_system_flag(kPopMaintenanceFlag, enabled);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
-  pop_maintenance_.store(enabled);
+  {
+    std::lock_guard<std::mutex> lock(flags_mutex_);
+    ++flag_writes_;
+    pop_maintenance_.store(enabled);
+  }
   spdlog::info("maintenance: pop maintenance {}", enabled ? "enabled" : "disabled");
   // Parked pops re-check at once instead of waiting for their floor.
   if (!enabled) waiters_.notify_all();

@@ -117,6 +117,7 @@ class Broker {
 
  private:
   void refresh_flags();
+  void begin_flag_write();
   void flag_refresh_loop();
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
@@ -132,6 +133,12 @@ class Broker {
 
   std::atomic<bool> push_maintenance_{false};
   std::atomic<bool> pop_maintenance_{false};
+  // A database read of the flags may predate a POST that changes them; the
+  // POST bumps flag_writes_ (before and after its write) and the refresh
+  // applies what it read only if no write happened meanwhile, under
+  // flags_mutex_, so a stale read can never undo a POST.
+  std::mutex flags_mutex_;
+  std::uint64_t flag_writes_ = 0;  // guarded by flags_mutex_
   std::atomic<bool> stopping_{false};
 
   std::mutex background_mutex_;
