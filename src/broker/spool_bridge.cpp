@@ -20,8 +20,6 @@ constexpr const char* kSpoolWriteFailedOutage =
     "database unavailable and the spool write failed (disk full or I/O error): the item was not accepted";
 constexpr const char* kSpoolWriteFailedMaintenance =
     "push maintenance is on and the spool write failed (disk full or I/O error): the item was not accepted";
-constexpr const char* kDeliverAtNotSpoolable =
-    "the database is unavailable and an item with deliverAt cannot be spooled: the item was not accepted";
 
 // Bounds of the push handoff wait (see spool_bridge_options_from).
 constexpr int kHandoffWaitFlushIntervals = 20;
@@ -57,6 +55,7 @@ spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::
   event.transaction_id = item.transaction_id;
   event.producer_sub = producer_sub;
   event.trace_id = item.trace_id;
+  event.deliver_at_ms = item.deliver_at_ms;
   event.encrypted = encrypted;
   event.payload_json = item.payload_json;
   return event;
@@ -65,18 +64,12 @@ spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::
 SpoolPlan plan_spool_appends(const std::vector<PushItem>& items) {
   SpoolPlan plan;
   plan.twin.resize(items.size());
-  plan.unspoolable.resize(items.size(), false);
   std::map<std::tuple<const std::string&, const std::string&, const std::string&>, std::size_t> first_of;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto key = std::tie(items[i].queue, items[i].partition, items[i].transaction_id);
     const auto [it, inserted] = first_of.emplace(key, i);
     plan.twin[i] = it->second;
-    if (!inserted) continue;
-    if (items[i].deliver_at_ms.has_value()) {
-      plan.unspoolable[i] = true;
-    } else {
-      plan.appended.push_back(i);
-    }
+    if (inserted) plan.appended.push_back(i);
   }
   return plan;
 }
@@ -86,11 +79,6 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
                                                  const std::function<std::string()>& mint_id,
                                                  const std::string& write_error) {
   std::vector<PushItemResult> results(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!plan.unspoolable[i]) continue;
-    results[i].status = PushStatus::Failed;
-    results[i].error = kDeliverAtNotSpoolable;
-  }
   for (std::size_t k = 0; k < plan.appended.size(); ++k) {
     const std::size_t i = plan.appended[k];
     PushItemResult& r = results[i];
@@ -156,6 +144,11 @@ std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std
       out += ',';
       append_json_key(out, "traceId");
       append_json_string(out, *e.trace_id);
+    }
+    if (e.deliver_at_ms) {
+      out += ',';
+      append_json_key(out, "deliverAt");
+      out += std::to_string(*e.deliver_at_ms);
     }
     if (e.encrypted) {
       out += ',';

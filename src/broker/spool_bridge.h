@@ -47,13 +47,11 @@ spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::
 
 // Which items of one request are written to the spool: an item with the same
 // (queue, partition, transactionId) as an earlier one is not written again and
-// shares the outcome of that earlier item (its "twin"). An item with a
-// deliverAt is not spoolable: a spool record has no field for it, and
-// replaying it as a plain push would deliver it before its time.
+// shares the outcome of that earlier item (its "twin"). A scheduled item
+// (deliverAt) is spooled with its delivery time and replays as a timer.
 struct SpoolPlan {
   std::vector<std::size_t> appended;  // item indices to append, in request order
   std::vector<std::size_t> twin;      // per item: index of the item whose write it shares (itself if appended)
-  std::vector<bool> unspoolable;      // per item: answered `failed` without a write
 };
 SpoolPlan plan_spool_appends(const std::vector<PushItem>& items);
 

@@ -42,6 +42,7 @@ std::string header_json(const SpoolEvent& e) {
   j["transactionId"] = e.transaction_id;
   if (e.producer_sub) j["producerSub"] = *e.producer_sub;
   if (e.trace_id) j["traceId"] = *e.trace_id;
+  if (e.deliver_at_ms) j["deliverAt"] = *e.deliver_at_ms;
   j["encrypted"] = e.encrypted;
   return j.dump();  // throws type_error 316 on invalid UTF-8
 }
@@ -80,6 +81,14 @@ bool read_header(const Json& j, SpoolEvent& out, std::string& error) {
       !read_optional_string(j, "producerSub", out.producer_sub, error) ||
       !read_optional_string(j, "traceId", out.trace_id, error)) {
     return false;
+  }
+  const auto deliver_at = j.find("deliverAt");
+  if (deliver_at != j.end() && !deliver_at->is_null()) {
+    if (!deliver_at->is_number_integer()) {
+      error = "\"deliverAt\" is not an integer (epoch ms)";
+      return false;
+    }
+    out.deliver_at_ms = deliver_at->get<std::int64_t>();
   }
   const auto enc = j.find("encrypted");
   if (enc == j.end() || !enc->is_boolean()) {

@@ -1,6 +1,7 @@
 #pragma once
 // One buffered push item as it sits in the spool and as the drain hands it to
 // the replay store. Plain data: no JSON types in the header.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -19,6 +20,9 @@ struct SpoolEvent {
   std::string transaction_id;
   std::optional<std::string> producer_sub;  // authenticated producer subject, if any
   std::optional<std::string> trace_id;
+  // A scheduled item's delivery time (epoch ms): replay hands it back to the
+  // database as a timer, so spooling never makes a timer fire early.
+  std::optional<std::int64_t> deliver_at_ms;
   // True when payload_json is the broker-made encryption envelope.
   bool encrypted = false;
   // The payload as JSON text (the plaintext JSON value, or the envelope object).
@@ -26,9 +30,10 @@ struct SpoolEvent {
 };
 
 inline bool operator==(const SpoolEvent& a, const SpoolEvent& b) {
-  return std::tie(a.tenant, a.queue, a.partition, a.transaction_id, a.producer_sub, a.trace_id, a.encrypted,
-                  a.payload_json) == std::tie(b.tenant, b.queue, b.partition, b.transaction_id, b.producer_sub,
-                                              b.trace_id, b.encrypted, b.payload_json);
+  return std::tie(a.tenant, a.queue, a.partition, a.transaction_id, a.producer_sub, a.trace_id, a.deliver_at_ms,
+                  a.encrypted, a.payload_json) == std::tie(b.tenant, b.queue, b.partition, b.transaction_id,
+                                                           b.producer_sub, b.trace_id, b.deliver_at_ms, b.encrypted,
+                                                           b.payload_json);
 }
 
 // The unit of ordering during replay: events of one (tenant, queue, partition)

@@ -84,3 +84,27 @@ def test_maintenance_round_trip_with_running_producers_survives_a_restart(pg_clu
                                "payload": {}}])
         assert pushed.status == 201 and pushed.body[0]["status"] == "queued", pushed
     assert "after-restart" in {r["transaction_id"] for r in schema.stored_messages(database, [queue])}
+
+
+def test_a_scheduled_item_spooled_in_maintenance_is_still_a_timer_after_replay(pg_cluster, broker_factory):
+    """deliverAt survives the spool: replay hands the item back as a timer, never delivers it early."""
+    import time
+
+    cluster = pg_cluster()
+    broker = broker_factory(pg=cluster.target, name="maint-timer", env={"FILE_BUFFER_FLUSH_MS": 50})
+    queue = unique_name("maint-timer")
+    with broker.client() as client:
+        set_push_maintenance(client, True)
+        deliver_at_ms = int(time.time() * 1000) + 4000
+        resp = client.push([{"queue": queue, "transactionId": "t-1", "payload": {"n": 1}, "deliverAt": deliver_at_ms}])
+        assert resp.status == 201 and resp.body[0]["status"] == "buffered", resp
+        set_push_maintenance(client, False)
+        wait_spool_empty(client, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
+        # Replayed, yet not deliverable before its time.
+        if time.time() * 1000 < deliver_at_ms - 500:
+            early = client.pop(queue, wait=False)
+            assert early.status == 204, f"a spooled timer was delivered before its deliverAt: {early}"
+        got = client.pop(queue, wait=True, timeout_ms=15000)
+        assert got.status == 200, got
+        assert time.time() * 1000 >= deliver_at_ms - 5, "delivered before deliverAt"
+        assert [m["transactionId"] for m in got.body["messages"]] == ["t-1"]

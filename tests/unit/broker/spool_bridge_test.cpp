@@ -227,19 +227,20 @@ TEST(PlanSpoolAppends, InRequestDuplicatesShareTheFirstWrite) {
   EXPECT_EQ(plan.twin, (std::vector<std::size_t>{0, 1, 0, 3, 4, 1}));
 }
 
-TEST(PlanSpoolAppends, ScheduledItemsAreNotSpooled) {
+TEST(PlanSpoolAppends, ScheduledItemsAreSpooledWithTheirDeliveryTime) {
   std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "timer"), item("q", "p0", "timer")};
   items[1].deliver_at_ms = 1'900'000'000'000;
   const SpoolPlan plan = plan_spool_appends(items);
-  EXPECT_EQ(plan.appended, (std::vector<std::size_t>{0}));
-  EXPECT_EQ(plan.unspoolable, (std::vector<bool>{false, true, false}));
-  const auto results = spooled_push_results(items, plan, {true}, [] { return std::string("id"); }, "disk full");
-  EXPECT_EQ(results[0].status, PushStatus::Buffered);
-  EXPECT_EQ(results[1].status, PushStatus::Failed);
-  ASSERT_TRUE(results[1].error.has_value());
-  EXPECT_NE(results[1].error->find("deliverAt"), std::string::npos);
-  EXPECT_EQ(results[2].status, PushStatus::Failed);  // twin of the scheduled item
-  EXPECT_EQ(results[2].error, results[1].error);
+  EXPECT_EQ(plan.appended, (std::vector<std::size_t>{0, 1}));
+  const auto results =
+      spooled_push_results(items, plan, {true, true}, [] { return std::string("id"); }, "disk full");
+  EXPECT_EQ(results[1].status, PushStatus::Buffered);
+  EXPECT_EQ(results[2].status, PushStatus::Buffered);  // twin of the scheduled item
+  const spool::SpoolEvent event = to_spool_event(items[1], std::nullopt);
+  ASSERT_TRUE(event.deliver_at_ms.has_value());
+  EXPECT_EQ(*event.deliver_at_ms, 1'900'000'000'000);
+  const std::string replayed = encode_replay_items({event}, 0, 1);
+  EXPECT_NE(replayed.find("\"deliverAt\":1900000000000"), std::string::npos) << replayed;
 }
 
 TEST(SpooledPushResults, WrittenItemsAreBufferedOthersFailedAndTwinsInherit) {

@@ -17,6 +17,7 @@ SpoolEvent full_event() {
   SpoolEvent e = make_event("orders", "acct-7", "order-4471", "acme");
   e.producer_sub = "svc-billing";
   e.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  e.deliver_at_ms = 1'900'000'000'123;
   e.encrypted = true;
   // Key order, spacing and a number no double can hold must all survive.
   e.payload_json = R"({"z": 1, "a": [true, null, "x"], "big": 123456789012345678901234567890.5})";
@@ -36,6 +37,14 @@ TEST(RecordCodec, RoundTripKeepsEveryFieldAndThePayloadVerbatim) {
   EXPECT_EQ(r.events[0], e);
   EXPECT_EQ(r.events[0].payload_json, e.payload_json);
   EXPECT_FALSE(r.torn_tail);
+}
+
+TEST(RecordCodec, AnEventWithoutDeliverAtDecodesWithoutOne) {
+  SpoolEvent e = make_event("q", "Default", "t1");
+  std::string record = encode_record(e);
+  const DecodeResult plain = decode_records(record);
+  ASSERT_EQ(plain.events.size(), 1u);
+  EXPECT_FALSE(plain.events[0].deliver_at_ms.has_value());
 }
 
 TEST(RecordCodec, RoundTripOfMinimalEventAndScalarPayloads) {
