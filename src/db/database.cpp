@@ -1,3 +1,4 @@
+#include "db/row_decode.h"
 #include "db/database.h"
 
 #include <pqxx/pqxx>
@@ -57,13 +58,6 @@ void register_statements(pqxx::connection& c) {
             "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int)");
   c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text)");
 }
-
-std::optional<std::string> optional_text(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return std::string(f.c_str(), f.size());
-}
-
-std::string text_or_empty(const pqxx::field& f) { return f.is_null() ? std::string() : std::string(f.c_str(), f.size()); }
 
 bool bool_or_false(const pqxx::field& f) { return !f.is_null() && f.as<bool>(); }
 
@@ -132,18 +126,7 @@ std::vector<PushRow> Database::push_messages(const std::string& items_json,
     const pqxx::result r = tx.exec_prepared(kPushMessages, items_json, producer_sub);
     std::vector<PushRow> rows;
     rows.reserve(r.size());
-    for (const auto& row : r) {
-      PushRow p;
-      p.idx = row[0].as<int>();
-      p.status = text_or_empty(row[1]);
-      p.message_id = optional_text(row[2]);
-      p.transaction_id = text_or_empty(row[3]);
-      p.partition_id = optional_text(row[4]);
-      p.queue_name = text_or_empty(row[5]);
-      p.partition_name = text_or_empty(row[6]);
-      p.error = optional_text(row[7]);
-      rows.push_back(std::move(p));
-    }
+    for (const auto& row : r) rows.push_back(push_row_of(row));
     return rows;
   });
 }

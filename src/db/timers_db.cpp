@@ -6,18 +6,9 @@
 
 #include "db/connection_pool.h"
 #include "db/db_error.h"
+#include "db/row_decode.h"
 
 namespace queen::db {
-namespace {
-
-std::optional<std::string> optional_text(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return std::string(f.c_str(), f.size());
-}
-
-std::string text_or_empty(const pqxx::field& f) { return f.is_null() ? std::string() : std::string(f.c_str(), f.size()); }
-
-}  // namespace
 
 void run_pooled(ConnectionPool& pool, const char* what, const std::function<void(pqxx::nontransaction&)>& body) {
   for (int attempt = 0;; ++attempt) {
@@ -63,18 +54,7 @@ std::vector<PushRow> TimersDb::schedule_messages(const std::string& items_json,
         "FROM queen.schedule_messages($1::jsonb, $2::text)",
         items_json, producer_sub);
     rows.reserve(r.size());
-    for (const auto& row : r) {
-      PushRow p;
-      p.idx = row[0].as<int>();
-      p.status = text_or_empty(row[1]);
-      p.message_id = optional_text(row[2]);
-      p.transaction_id = text_or_empty(row[3]);
-      p.partition_id = optional_text(row[4]);
-      p.queue_name = text_or_empty(row[5]);
-      p.partition_name = text_or_empty(row[6]);
-      p.error = optional_text(row[7]);
-      rows.push_back(std::move(p));
-    }
+    for (const auto& row : r) rows.push_back(push_row_of(row));
   });
   return rows;
 }
