@@ -89,6 +89,9 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
         if (flag == "--url") {
             if (value.rfind("http://", 0) != 0) return failure("--url must start with http://");
             options.url = value;
+        } else if (flag == "--consumer-url") {
+            if (value.rfind("http://", 0) != 0) return failure("--consumer-url must start with http://");
+            options.consumerUrl = value;
         } else if (flag == "--connections") {
             if (!bounded(1, 1000)) return invalid();
             options.connections = static_cast<int>(number);
@@ -158,6 +161,7 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
 std::string usageText() {
     return R"(usage: queen-bench [options]
   --url URL                 broker base URL (default http://127.0.0.1:6632)
+  --consumer-url URL        wake scenario: park the long poll on this mesh peer of --url (scenario wake-mesh)
   --connections N           HTTP keep-alive connections, one thread each (default 10)
   --partitions P            partitions of each fresh queue (default 10)
   --duration S              seconds per push / pop+ack scenario (default 10)

@@ -16,6 +16,10 @@ inline constexpr const char* kScenarioWake = "wake";
 
 struct BenchOptions {
     std::string url = "http://127.0.0.1:6632";
+    // --consumer-url: where the wake scenario parks its long poll; a mesh peer
+    // of --url measures the cross-broker wake (push on one broker, pop on the
+    // other). Empty: the same broker.
+    std::string consumerUrl;
     int connections = 10;
     int partitions = 10;
     double durationSeconds = 10.0;           // wall-clock bound of each push / pop+ack scenario

@@ -56,7 +56,8 @@ std::string formatColumnTitles() {
 }
 
 std::string formatScenarioLine(const ScenarioResult& result) {
-    const std::string rate = result.scenario == kScenarioWake ? "-" : format("%.1f", result.messagesPerSecond);
+    const bool latencyOnly = result.scenario.rfind(kScenarioWake, 0) == 0;  // wake, wake-mesh
+    const std::string rate = latencyOnly ? "-" : format("%.1f", result.messagesPerSecond);
     const std::string rss = result.brokerMemory ? format("%.1f", kbToMb(result.brokerMemory->peakRssKb)) : "-";
     std::string line = format("%-8s %6d %6d %6d %12s %9.2f %9.2f %9lld %7lld %10s", result.scenario.c_str(),
                               result.batch, result.connections, result.partitions, rate.c_str(), result.latency.p50Ms,
@@ -88,7 +89,8 @@ std::string resultsToJson(const BenchOptions& options, const RunConditions& cond
             {"messages", result.messages},
             {"requests", result.requests},
             {"errors", result.errors},
-            {"messagesPerSecond", result.scenario == kScenarioWake ? json(nullptr) : json(result.messagesPerSecond)},
+            {"messagesPerSecond", result.scenario.rfind(kScenarioWake, 0) == 0 ? json(nullptr)
+                                                                               : json(result.messagesPerSecond)},
             {"latency", {{"samples", result.latency.count}, {"p50Ms", result.latency.p50Ms},
                          {"p99Ms", result.latency.p99Ms}, {"maxMs", result.latency.maxMs},
                          {"droppedSamples", result.droppedSamples}}},

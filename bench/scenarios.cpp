@@ -350,7 +350,12 @@ ScenarioResult ScenarioRunner::runWake() {
     if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
 
     const int longPollSocketSeconds = options_.wakeTimeoutMs / 1000 + kLongPollGraceSeconds;
-    BrokerClient consumer(address_, longPollSocketSeconds);
+    // Cross-broker when a consumer URL is given: the push commits on --url and
+    // the mesh must wake the poll parked on the peer.
+    const BrokerAddress consumerAddress =
+        options_.consumerUrl.empty() ? address_ : parseBrokerUrl(options_.consumerUrl);
+    if (!options_.consumerUrl.empty()) result.scenario = "wake-mesh";
+    BrokerClient consumer(consumerAddress, longPollSocketSeconds);
     BrokerClient producer(address_, options_.httpTimeoutSeconds);
     const std::string partition = partitionName(0);
     const std::string path = "/api/v1/pop/queue/" + encodePathSegment(result.queue) + "/partition/" + partition +

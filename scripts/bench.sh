@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: starts a broker on a free loopback port against the project PostgreSQL, runs
-# queen-bench against it (push, pop+ack, long-poll wake latency), then stops the broker.
+# queen-bench against it (push, pop+ack, long-poll wake latency), then stops the broker; then two
+# brokers joined by the mesh for the cross-broker wake latency (push on one, long poll on the other).
 #
 # Environment (all optional):
 #   BUILD                 build directory holding queen-broker and queen-bench (default ./build)
@@ -42,44 +43,56 @@ if [ "$FSYNC" != on ] || [ "$SYNC_COMMIT" != on ]; then
 fi
 
 WORK_DIR=$(mktemp -d /tmp/queen-bench.XXXXXX)
-BROKER_LOG=$WORK_DIR/broker.log
-BROKER_PID=
+BROKER_PIDS=()
 # shellcheck disable=SC2317 # called by the EXIT trap
-stop_broker() {
-  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
+stop_brokers() {
+  local pid
+  for pid in "${BROKER_PIDS[@]}"; do
+    kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${BROKER_PIDS[@]}"; do
     for _ in $(seq $((BROKER_STOP_TIMEOUT_S * 10))); do
-      kill -0 "$BROKER_PID" 2>/dev/null || break
+      kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
-    if kill -0 "$BROKER_PID" 2>/dev/null; then
-      echo "bench: broker did not stop within ${BROKER_STOP_TIMEOUT_S}s; killing it" >&2
-      kill -KILL "$BROKER_PID" 2>/dev/null || true
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "bench: broker $pid did not stop within ${BROKER_STOP_TIMEOUT_S}s; killing it" >&2
+      kill -KILL "$pid" 2>/dev/null || true
     fi
-    wait "$BROKER_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK_DIR"
+    wait "$pid" 2>/dev/null || true
+  done
+  BROKER_PIDS=()
 }
-trap stop_broker EXIT
+# shellcheck disable=SC2317
+cleanup() { stop_brokers; rm -rf "$WORK_DIR"; }
+trap cleanup EXIT
 
-PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-PORT=$PORT HOST=127.0.0.1 \
-  PG_HOST=127.0.0.1 PG_PORT="$PGPORT" PG_DB="$PG_DB" PG_USER=postgres PG_PASSWORD=postgres \
-  DB_POOL_SIZE="$BENCH_DB_POOL_SIZE" FILE_BUFFER_DIR="$WORK_DIR/spool" QUEEN_SERVER_ID=bench LOG_LEVEL=warn \
-  "$BROKER_BIN" >"$BROKER_LOG" 2>&1 &
-BROKER_PID=$!
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-ready=0
-for _ in $(seq $((BROKER_READY_TIMEOUT_S * 10))); do
-  if ! kill -0 "$BROKER_PID" 2>/dev/null; then break; fi
-  if curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/health"; then ready=1; break; fi
-  sleep 0.1
-done
-if [ "$ready" != 1 ]; then
-  echo "bench: broker did not become healthy on port $PORT within ${BROKER_READY_TIMEOUT_S}s; its log:" >&2
-  tail -n 40 "$BROKER_LOG" >&2 || true
+# start_broker NAME PORT [VAR=value ...]: starts a broker in the background, waits for /health,
+# sets STARTED_PID. Extra VAR=value pairs go to its environment.
+start_broker() {
+  local name=$1 port=$2
+  shift 2
+  env PORT="$port" HOST=127.0.0.1 \
+    PG_HOST=127.0.0.1 PG_PORT="$PGPORT" PG_DB="$PG_DB" PG_USER=postgres PG_PASSWORD=postgres \
+    DB_POOL_SIZE="$BENCH_DB_POOL_SIZE" FILE_BUFFER_DIR="$WORK_DIR/spool-$name" QUEEN_SERVER_ID="bench-$name" \
+    LOG_LEVEL=warn "$@" "$BROKER_BIN" >"$WORK_DIR/$name.log" 2>&1 &
+  STARTED_PID=$!
+  BROKER_PIDS+=("$STARTED_PID")
+  for _ in $(seq $((BROKER_READY_TIMEOUT_S * 10))); do
+    if ! kill -0 "$STARTED_PID" 2>/dev/null; then break; fi
+    if curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$port/health"; then return 0; fi
+    sleep 0.1
+  done
+  echo "bench: broker $name did not become healthy on port $port within ${BROKER_READY_TIMEOUT_S}s; its log:" >&2
+  tail -n 40 "$WORK_DIR/$name.log" >&2 || true
   exit 1
-fi
+}
+
+PORT=$(free_port)
+start_broker main "$PORT"
+BROKER_PID=$STARTED_PID
 echo "bench: broker pid $BROKER_PID on http://127.0.0.1:$PORT (DB_POOL_SIZE=$BENCH_DB_POOL_SIZE)"
 
 status=0
@@ -91,10 +104,26 @@ timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" \
 if [ "$status" = 124 ]; then echo "bench: stopped after the ${BENCH_TIMEOUT_S}s limit" >&2; fi
 if ! kill -0 "$BROKER_PID" 2>/dev/null; then
   echo "bench: the broker exited during the run; its log:" >&2
-  tail -n 40 "$BROKER_LOG" >&2 || true
+  tail -n 40 "$WORK_DIR/main.log" >&2 || true
   status=1
 elif [ "$status" != 0 ]; then
   echo "bench: queen-bench failed (exit $status); last broker log lines:" >&2
-  tail -n 20 "$BROKER_LOG" >&2 || true
+  tail -n 20 "$WORK_DIR/main.log" >&2 || true
 fi
+stop_brokers
+[ "$status" = 0 ] || exit "$status"
+
+# Cross-broker wake over the mesh: push on A, long poll parked on B. B re-checks the database
+# only every 5 s, so a wake well under that came over the mesh.
+PORT_A=$(free_port); PORT_B=$(free_port); MESH_A=$(free_port); MESH_B=$(free_port)
+SECRET=$(/usr/bin/python3 -c 'import secrets; print(secrets.token_hex(32))')
+start_broker mesh-a "$PORT_A" QUEEN_MESH_PORT="$MESH_A" QUEEN_MESH_PEERS="127.0.0.1:$MESH_B" QUEEN_SYNC_SECRET="$SECRET"
+start_broker mesh-b "$PORT_B" QUEEN_MESH_PORT="$MESH_B" QUEEN_MESH_PEERS="127.0.0.1:$MESH_A" QUEEN_SYNC_SECRET="$SECRET" \
+  POP_WAIT_INITIAL_INTERVAL_MS=5000 POP_WAIT_MAX_INTERVAL_MS=5000
+sleep 1  # let the mesh links connect
+echo "bench: mesh wake: push on http://127.0.0.1:$PORT_A, long poll on http://127.0.0.1:$PORT_B (floor 5000 ms)"
+timeout --signal=TERM 60 "$BENCH_BIN" --scenario wake --url "http://127.0.0.1:$PORT_A" \
+  --consumer-url "http://127.0.0.1:$PORT_B" --json "${BENCH_JSON%.json}-mesh.json" \
+  --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
+  --label "pop_wait_floor_ms=5000" || status=$?
 exit "$status"
