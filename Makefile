@@ -35,6 +35,7 @@ test: db build
 	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha
 
 test-sql:
+	scripts/sqitch-roundtrip.sh
 	pg_prove -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB) --recurse --ext .sql sql/tests
 
 test-unit:
