@@ -1,7 +1,7 @@
 -- pgTAP: queen.ack_messages
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(55);
+SELECT plan(58);
 
 CREATE FUNCTION pg_temp.push(p_queue text, p_n int, p_prefix text) RETURNS void
 LANGUAGE sql AS $$
@@ -137,6 +137,15 @@ SELECT is(pg_temp.state('t_ack', 'g_never'), '(8,f,0)', 'the group''s cursor row
 SELECT throws_ok($$SELECT * FROM queen.ack_messages('{}')$$, '22023', NULL, 'acks must be an array');
 SELECT throws_ok($$SELECT * FROM queen.ack_messages('[{"partitionId": "x"}]')$$, '22023', NULL, 'an item without transactionId is 22023');
 SELECT is((SELECT count(*) FROM queen.ack_messages('[]')), 0::bigint, 'an empty array returns no rows');
+
+-- No group named: the group is the one holding the lease (http-api §19.17).
+SELECT queen.configure_queue('t_infer', NULL, NULL, '{}');
+SELECT pg_temp.push('t_infer', 2, 'f');
+SELECT is(pg_temp.pop('t_infer', 'mailer', 2), 2::bigint, 'group mailer popped f1, f2');
+SELECT is((SELECT bool_and(success) FROM queen.ack_messages(jsonb_build_array(pg_temp.item('f1', 'completed'),
+                                                                               pg_temp.item('f2', 'completed')))),
+          true, 'acks without a group but with the lease succeed');
+SELECT is(pg_temp.state('t_infer', 'mailer'), '(2,f,0)', '... and moved the mailer cursor, not the queue mode''s');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -50,3 +50,19 @@ def test_subscription_mode_new_starts_at_the_first_pop(client):
     assert [m["data"]["v"] for m in msgs] == ["fresh"]
     everything = client.pop_messages(queue, batch=10, consumer_group="early")
     assert [m["data"]["v"] for m in everything] == ["history", "fresh"]
+
+
+def test_an_ack_without_a_group_is_applied_to_the_group_holding_the_lease(client):
+    """http-api §19.17: a consumer that popped with a group and acks without naming it."""
+    from harness import unique_name
+
+    queue = unique_name("infer")
+    assert client.push([{"queue": queue, "transactionId": "x1", "payload": {}}]).status == 201
+    popped = client.pop(queue, consumer_group="mailer", batch=1)
+    assert popped.status == 200, popped
+    message = popped.body["messages"][0]
+    acked = client.ack(message["transactionId"], message["partitionId"], lease_id=message["leaseId"])
+    assert acked.status == 200 and acked.body[0]["success"] is True, acked
+    # The mailer group moved on; queue mode never consumed the message.
+    assert client.pop(queue, consumer_group="mailer", batch=1).status == 204
+    assert client.pop(queue, batch=1).status == 200

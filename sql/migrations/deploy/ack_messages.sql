@@ -90,6 +90,7 @@ DECLARE
   n int := 0;
   a_idx int[] := '{}'; a_txid text[] := '{}'; a_success bool[] := '{}'; a_error text[] := '{}';
   a_queue text[] := '{}'; a_partition text[] := '{}'; a_released bool[] := '{}'; a_dlq bool[] := '{}';
+  v_lease_group text;
 BEGIN
   IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
     RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
@@ -97,6 +98,18 @@ BEGIN
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_acks) e
               WHERE jsonb_typeof(e) <> 'object' OR jsonb_typeof(e -> 'transactionId') IS DISTINCT FROM 'string') THEN
     RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
+  END IF;
+
+  -- No group named (http-api §19.17): a consumer that popped with a group and acks without
+  -- naming it is recognised by its lease. Looked up only on the partitions the acks name,
+  -- through the primary key, so queue-mode acks stay cheap.
+  IF nullif(p_group, '') IS NULL THEN
+    SELECT c.consumer_group INTO v_lease_group
+      FROM jsonb_array_elements(p_acks) e
+      JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
+                            AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
+     LIMIT 1;
+    v_group := coalesce(v_lease_group, v_group);
   END IF;
 
   -- Items grouped by partition (ascending id: cursor rows are locked in a fixed order,
@@ -208,6 +221,6 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.ack_messages(jsonb, text) IS
-  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures.';
+  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures.';
 
 COMMIT;
