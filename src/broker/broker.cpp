@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "broker/encoding.h"
@@ -95,10 +96,29 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 
 // ---------------------------------------------------------------- configure
 
+namespace {
+
+// Payload encryption (semantics §3.3) is not implemented in this broker yet:
+// the flag is stored and echoed, payloads stay plaintext. Say so where the
+// operator turns it on rather than pretend.
+void warn_if_encryption_requested(const std::string& queue, const std::string& configured_json) {
+  const nlohmann::json configured = nlohmann::json::parse(configured_json, nullptr, false);
+  if (configured.is_discarded() || !configured.contains("options")) return;
+  const nlohmann::json& options = configured["options"];
+  if (options.is_object() && options.value("encryptionEnabled", false)) {
+    spdlog::warn("configure: queue {} asks for encryptionEnabled, but payload encryption is not available in this "
+                 "broker: its payloads are stored in plaintext",
+                 queue);
+  }
+}
+
+}  // namespace
+
 std::string Broker::configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
                               const std::string& options_json) {
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
+    warn_if_encryption_requested(queue, result);
     if (ClusterHooks* cluster = cluster_.load()) cluster->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
