@@ -17,34 +17,17 @@
 #include "broker/broker.h"
 #include "util/uuid.h"
 #include "wake/pop_waiters.h"
+#include "../spool/spool_test_support.h"  // TempDir, shared with the spool tests
 
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using queen::spool::testing::TempDir;
 
 namespace {
 
 // --------------------------------------------------------------- test doubles
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "queen-spool-bridge-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 // The database as push_messages sees it: a set of stored (queue, partition,
 // transactionId) keys, so a replayed event comes back `duplicate`.
