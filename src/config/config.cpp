@@ -193,6 +193,14 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms, 100, 3600000);
   c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes, 1024, 4LL << 30);
   c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS", c.http.drain_timeout_ms, 0, 3600000);
+  c.http.max_connections = r.int32("HTTP_MAX_CONNECTIONS", c.http.max_connections, 1, 1000000);
+  c.http.max_header_bytes = r.int32("HTTP_MAX_HEADER_BYTES", c.http.max_header_bytes, 1024, 1 << 20);
+  c.http.max_header_count = r.int32("HTTP_MAX_HEADERS", c.http.max_header_count, 8, 10000);
+  c.http.max_url_bytes = r.int32("HTTP_MAX_URL_BYTES", c.http.max_url_bytes, 256, 1 << 20);
+  c.http.max_query_params = r.int32("HTTP_MAX_QUERY_PARAMS", c.http.max_query_params, 1, 10000);
+  c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms, 100, 3600000);
+  c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms, 100, 3600000);
+  c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms, 100, 3600000);
 
   c.db.host = r.text("PG_HOST", c.db.host);
   c.db.port = r.int32("PG_PORT", c.db.port, 1, 65535);
@@ -219,6 +227,8 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.pop.wait_backoff_multiplier =
       r.number("POP_WAIT_BACKOFF_MULTIPLIER", c.pop.wait_backoff_multiplier, 1.0, 1000.0);
   c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms, 1, 3600000);
+  c.pop.wait_recheck_budget_per_s =
+      r.int32("POP_WAIT_RECHECK_BUDGET_PER_S", c.pop.wait_recheck_budget_per_s, 0, 1000000);
   c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE", c.pop.max_batch_size, 1, 1000000);
   c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS", c.pop.max_partitions, 1, 100000);
   c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS", c.pop.max_timeout_ms, 0, kMaxInt);
@@ -320,7 +330,11 @@ std::vector<std::string> describe_config(const Config& c) {
   flush();
   s << "config: http host=" << c.http.host << " port=" << c.http.port << " min_threads=" << c.http.min_threads
     << " max_threads=" << c.http.max_threads << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms
-    << " max_body_bytes=" << c.http.max_body_bytes << " drain_timeout_ms=" << c.http.drain_timeout_ms;
+    << " max_body_bytes=" << c.http.max_body_bytes << " drain_timeout_ms=" << c.http.drain_timeout_ms
+    << " max_connections=" << c.http.max_connections << " max_header_bytes=" << c.http.max_header_bytes
+    << " max_headers=" << c.http.max_header_count << " max_url_bytes=" << c.http.max_url_bytes
+    << " max_query_params=" << c.http.max_query_params << " header_timeout_ms=" << c.http.header_timeout_ms
+    << " body_timeout_ms=" << c.http.body_timeout_ms << " write_timeout_ms=" << c.http.write_timeout_ms;
   flush();
   s << "config: db host=" << c.db.host << " port=" << c.db.port << " name=" << c.db.name << " user=" << c.db.user
     << " password=" << mask(c.db.password) << " use_ssl=" << on_off(c.db.use_ssl)
@@ -336,7 +350,8 @@ std::vector<std::string> describe_config(const Config& c) {
     << c.pop.default_subscription_mode << "' wait_initial_interval_ms=" << c.pop.wait_initial_interval_ms
     << " wait_backoff_threshold=" << c.pop.wait_backoff_threshold
     << " wait_backoff_multiplier=" << c.pop.wait_backoff_multiplier
-    << " wait_max_interval_ms=" << c.pop.wait_max_interval_ms << " max_batch_size=" << c.pop.max_batch_size
+    << " wait_max_interval_ms=" << c.pop.wait_max_interval_ms
+    << " wait_recheck_budget_per_s=" << c.pop.wait_recheck_budget_per_s << " max_batch_size=" << c.pop.max_batch_size
     << " max_partitions=" << c.pop.max_partitions << " max_timeout_ms=" << c.pop.max_timeout_ms;
   flush();
   s << "config: push combine_max_items=" << c.push.combine_max_items

@@ -20,12 +20,20 @@ struct ProcessConfig {
 struct HttpConfig {
   std::string host = "0.0.0.0";              // HOST
   int port = 6632;                           // PORT
-  int min_threads = 10;                      // NUM_WORKERS: HTTP threads kept warm
-  int max_threads = 256;                     // HTTP_MAX_THREADS: a long poll holds one thread
-  int max_queued = 1024;                     // HTTP_MAX_QUEUED: accepted connections waiting for a thread
+  int min_threads = 10;                      // NUM_WORKERS: handler threads started at boot
+  int max_threads = 64;                      // HTTP_MAX_THREADS: handler threads at most (parked polls hold none)
+  int max_queued = 4096;                     // HTTP_MAX_QUEUED: requests waiting for a handler thread (503 beyond)
   int keep_alive_timeout_ms = 10000;         // HTTP_KEEPALIVE_TIMEOUT_MS: idle keep-alive connection hold
-  std::int64_t max_body_bytes = 64LL << 20;  // MAX_BODY_BYTES
+  std::int64_t max_body_bytes = 64LL << 20;  // MAX_BODY_BYTES: 413 beyond
   int drain_timeout_ms = 30000;              // HTTP_DRAIN_TIMEOUT_MS: shutdown wait for in-flight requests
+  int max_connections = 20000;               // HTTP_MAX_CONNECTIONS: open client connections (closed beyond)
+  int max_header_bytes = 16384;              // HTTP_MAX_HEADER_BYTES: request line + headers (431 beyond)
+  int max_header_count = 100;                // HTTP_MAX_HEADERS: header fields (431 beyond)
+  int max_url_bytes = 8192;                  // HTTP_MAX_URL_BYTES: request target (414 beyond)
+  int max_query_params = 64;                 // HTTP_MAX_QUERY_PARAMS: query parameters (400 beyond)
+  int header_timeout_ms = 10000;             // HTTP_HEADER_TIMEOUT_MS: whole request head must arrive (408)
+  int body_timeout_ms = 60000;               // HTTP_BODY_TIMEOUT_MS: whole body must arrive (408)
+  int write_timeout_ms = 30000;              // HTTP_WRITE_TIMEOUT_MS: whole response must be taken (closed)
 };
 
 struct DbConfig {
@@ -54,6 +62,7 @@ struct PopConfig {
   int wait_backoff_threshold = 3;             // POP_WAIT_BACKOFF_THRESHOLD
   double wait_backoff_multiplier = 2.0;       // POP_WAIT_BACKOFF_MULTIPLIER
   int wait_max_interval_ms = 1000;            // POP_WAIT_MAX_INTERVAL_MS
+  int wait_recheck_budget_per_s = 500;        // POP_WAIT_RECHECK_BUDGET_PER_S: floor re-checks of all parked polls
   int max_batch_size = 10000;                 // POP_MAX_BATCH_SIZE: larger `batch` values are capped
   int max_partitions = 100;                   // POP_MAX_PARTITIONS: larger `partitions` values are capped
   int max_timeout_ms = 3600000;               // POP_MAX_TIMEOUT_MS: larger `timeout` values are capped
