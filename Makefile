@@ -32,7 +32,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha
+	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha test-fuzz-e2e
 
 test-sql:
 	scripts/sqitch-roundtrip.sh
@@ -49,6 +49,16 @@ test-fault:
 
 test-ha:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/ha
+
+# End-to-end fuzz run (docs/fuzzing.md, "End-to-end run"): mutated requests over raw sockets against a real
+# broker on a fresh database, then liveness, RSS and an exact ledger check. `make test` runs a 20,000-request
+# slice; `make fuzz-e2e` runs FUZZ_E2E_REQUESTS (1,000,000). FUZZ_E2E_SEED replays a run.
+.PHONY: test-fuzz-e2e fuzz-e2e
+test-fuzz-e2e:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fuzz_e2e
+
+fuzz-e2e: db build
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 tests/fuzz_e2e/fuzz_e2e.py
 
 bench: db build
 	scripts/bench.sh
