@@ -10,8 +10,17 @@ export PG_USER ?= postgres
 export PG_PASSWORD ?= postgres
 BUILD ?= $(ROOT)/build
 JOBS ?= $(shell nproc)
+# Sanitizer builds (README "Sanitizers"): every report aborts the process, so ctest and pytest fail on it.
+ASAN_BUILD ?= $(ROOT)/build-asan
+TSAN_BUILD ?= $(ROOT)/build-tsan
+SANITIZER_FILES := $(ROOT)/tests/sanitizers
+ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:disable_coredump=1 \
+	LSAN_OPTIONS=suppressions=$(SANITIZER_FILES)/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:disable_coredump=1
+TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(SANITIZER_FILES)/tsan.supp"
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-fault test-ha bench stop clean
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-fault test-ha bench stop clean \
+	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 deps:
 	@scripts/deps.sh
@@ -60,6 +69,29 @@ test-fuzz-e2e:
 fuzz-e2e: db build
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 tests/fuzz_e2e/fuzz_e2e.py
 
+# AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, then tests/integration against an
+# instrumented broker (a report aborts it; the harness fails the test during which that happened).
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUEEN_SANITIZE=address,undefined >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit-tests queen-broker
+
+test-asan: db build-asan
+	$(MAKE) -k --no-print-directory test-asan-unit test-asan-integration
+
+test-asan-unit:
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS)
+
+test-asan-integration:
+	$(ASAN_ENV) QUEEN_BROKER_BIN=$(ASAN_BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/integration
+
+# ThreadSanitizer: the unit tests only.
+build-tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUEEN_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target unit-tests
+
+test-tsan: build-tsan
+	cd $(TSAN_BUILD) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS)
+
 bench: db build
 	scripts/bench.sh
 
@@ -67,4 +99,4 @@ stop:
 	@scripts/pg.sh stop
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
