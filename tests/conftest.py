@@ -7,6 +7,8 @@ Fixtures:
   temp_database    function factory make_db(server=pg) -> TempDatabase (fresh db, migrations deployed); dropped
 
 On a failing test, the log lines every broker wrote during that test are attached to the report.
+A test during which a broker wrote a sanitizer report or crashed (Broker.failure) fails in its
+teardown, with that broker's log attached, even when its own assertions passed.
 """
 import os
 import sys
@@ -80,13 +82,42 @@ def pytest_runtest_setup(item):
     item.broker_log_offsets = {id(b): b.log_size() for b in Broker.instances()}
 
 
+# (id(broker), start number) of crashed broker processes already blamed on a test.
+_crashes_reported = set()
+
+
+def broker_failures(offsets):
+    """Broker.failure() of every broker since `offsets`; a crashed process is reported once."""
+    failures = []
+    for broker in Broker.instances():
+        failure = broker.failure(since=offsets.get(id(broker), 0))
+        if failure is None:
+            continue
+        key = (id(broker), broker.starts)
+        if not broker.sanitizer_reports(offsets.get(id(broker), 0)) and key in _crashes_reported:
+            continue
+        _crashes_reported.add(key)
+        failures.append(failure)
+    return failures
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    offsets = getattr(item, "broker_log_offsets", {})
+    if report.when == "teardown":
+        # After the teardown, module-scoped brokers of the module's last test have stopped too.
+        failures = broker_failures(offsets)
+        if failures:
+            text = "broker sanitizer report or crash during this test:\n" + "\n".join(failures)
+            if report.failed:
+                report.sections.append(("broker failures", text))
+            else:
+                report.outcome = "failed"
+                report.longrepr = text
     if not report.failed:
         return
-    offsets = getattr(item, "broker_log_offsets", {})
     for broker in Broker.instances():
         since = offsets.get(id(broker), 0)
         if broker.log_size() > since:

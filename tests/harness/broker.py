@@ -10,9 +10,14 @@ process it started, separated by marker lines). The environment is built from sc
 PATH/HOME/locale are inherited), so stray variables of the calling shell never reach the broker.
 Every Broker is registered; Broker.cleanup_all() kills any still running (the pytest session does
 this, and so does atexit).
+
+Sanitizer builds (make test-asan): a report goes to the process's stderr, hence into the log, and
+aborts the broker. broker.failure() names a sanitizer report or a crash (a death by SIGABRT, SIGSEGV,
+... that the harness did not cause); tests/conftest.py fails the test during which one appeared.
 """
 import atexit
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -24,7 +29,15 @@ from .httpclient import HttpClient
 from .ports import free_port
 from .waiting import Deadline
 
-INHERITED_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS")
+INHERITED_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TZ",
+                  "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS")
+
+# The first line of every ASan/LSan/TSan/UBSan report (UBSan: "file:line:col: runtime error: ...").
+SANITIZER_REPORT_RE = re.compile(
+    r"^(?:==\d+==)?(?:ERROR|WARNING): (?:Address|Leak|Thread|UndefinedBehavior)Sanitizer\b.*$"
+    r"|^\S+:\d+:\d+: runtime error: .*$", re.MULTILINE)
+# Signals a broker only dies from by crashing (or by a sanitizer's abort_on_error).
+CRASH_SIGNALS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE)
 
 
 class BrokerError(RuntimeError):
@@ -55,6 +68,8 @@ class Broker:
         self.proc = None
         self.starts = 0
         self.stop_timed_out = False
+        self.start_offset = 0     # where the current process's lines begin in the log
+        self.ended_by_harness = False
         with Broker._instances_lock:
             Broker._instances.append(self)
 
@@ -111,6 +126,8 @@ class Broker:
             self.extra_env.update(env)
         self.starts += 1
         self.stop_timed_out = False
+        self.ended_by_harness = False
+        self.start_offset = self.log_size()
         variables = self.environment()
         with open(self.log_path, "ab") as log:
             shown = " ".join(f"{k}={v}" for k, v in sorted(variables.items()) if k not in INHERITED_VARS)
@@ -154,6 +171,7 @@ class Broker:
         """SIGTERM and wait; SIGKILL after `timeout` (then stop_timed_out is True). Returns the exit code."""
         if not self.alive:
             return self.returncode
+        self.ended_by_harness = True
         self.proc.send_signal(signal.SIGTERM)
         try:
             return self.proc.wait(timeout)
@@ -164,11 +182,14 @@ class Broker:
     def kill(self):
         """SIGKILL: the broker dies without any cleanup (its spool stays on disk). Returns the exit code."""
         if self.alive:
+            self.ended_by_harness = True
             self.proc.kill()
         return self.proc.wait(30) if self.proc else None
 
     def signal(self, signum):
         """Send any signal (SIGSTOP/SIGCONT to freeze a broker, for instance)."""
+        if signum in (signal.SIGTERM, signal.SIGKILL, signal.SIGINT) or signum in CRASH_SIGNALS:
+            self.ended_by_harness = True
         self.proc.send_signal(signum)
 
     def restart(self, env=None, graceful=True, require_db=True):
@@ -209,11 +230,40 @@ class Broker:
             time.sleep(0.05)
         raise TimeoutError(f"{needle!r} not in {self.name} log within {timeout:.1f}s\n{self.log_tail(since=since)}")
 
+    # --- sanitizer reports and crashes ----------------------------------------------------
+    def sanitizer_reports(self, since=0):
+        """The first line of every sanitizer report in the log after offset `since`."""
+        return SANITIZER_REPORT_RE.findall(self.log_text(since))
+
+    def crashed(self):
+        """The crash signal that ended the current process, when the harness did not send it."""
+        code = self.returncode
+        if code is None or code >= 0 or self.ended_by_harness or -code not in CRASH_SIGNALS:
+            return None
+        return signal.Signals(-code)
+
+    def failure(self, since=0):
+        """A description of a sanitizer report (after `since`) or a crash of the current process, else None."""
+        reports = self.sanitizer_reports(since)
+        crash = self.crashed()
+        if not reports and crash is None:
+            return None
+        what = [f"sanitizer report: {reports[0].strip()}"] if reports else []
+        if crash is not None:
+            what.append(f"died from {crash.name} (not sent by the harness)")
+        return f"{self.name}: " + "; ".join(what) + f" (log: {self.log_path})"
+
     # --- registry -------------------------------------------------------------------------
     @classmethod
     def instances(cls):
         with cls._instances_lock:
             return list(cls._instances)
+
+    def unregister(self):
+        """Drop this broker from the registry (harness self-tests whose broker crashes on purpose)."""
+        with Broker._instances_lock:
+            if self in Broker._instances:
+                Broker._instances.remove(self)
 
     @classmethod
     def cleanup_all(cls):

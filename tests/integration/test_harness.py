@@ -246,6 +246,45 @@ def test_broker_helper_starts_kills_restarts_and_captures_logs(stand_in_binary, 
         broker.kill()
 
 
+SANITIZED_STAND_IN = """#!/usr/bin/python3
+import os, sys, time
+print("stand-in broker up", flush=True)
+time.sleep(float(os.environ.get("CRASH_AFTER", "0")))
+sys.stderr.write("=================================================================\\n"
+                 "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010\\n"
+                 "    #0 0x55d0 in queen::spool::decode src/spool/record_codec.cpp:42\\n")
+sys.stderr.flush()
+os.abort()
+"""
+
+
+def test_broker_helper_reports_sanitizer_reports_and_crashes(pg):
+    path = os.path.join(harness_env.new_tmp_dir("sanitized-stand-in"), "fake-broker")
+    with open(path, "w") as fh:
+        fh.write(SANITIZED_STAND_IN)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    broker = Broker(pg=pg, binary=path, name="sanitized", env={"CRASH_AFTER": "0"})
+    broker.unregister()  # this broker crashes on purpose: the conftest hook must not fail this test
+    broker.start(wait=False)
+    poll_until(lambda: not broker.alive, timeout=10, what="the stand-in to abort")
+    assert broker.sanitizer_reports() == ["==4242==ERROR: AddressSanitizer: heap-use-after-free on address "
+                                          "0x602000000010"]
+    assert broker.crashed() == signal.SIGABRT
+    failure = broker.failure()
+    assert "sanitizer report: ==4242==ERROR: AddressSanitizer: heap-use-after-free" in failure
+    assert "died from SIGABRT" in failure
+    assert broker.failure(since=broker.log_size()) == f"{broker.name}: died from SIGABRT (not sent by the harness) " \
+                                                      f"(log: {broker.log_path})"
+    # A process the harness killed did not crash; a UBSan line counts as a report.
+    broker.start(wait=False, env={"CRASH_AFTER": "60"})
+    assert broker.kill() == -signal.SIGKILL
+    assert broker.crashed() is None
+    with open(broker.log_path, "a") as log:
+        log.write("src/mesh/frame.cpp:77:3: runtime error: left shift of negative value -1\n")
+    assert broker.sanitizer_reports(since=broker.start_offset) == [
+        "src/mesh/frame.cpp:77:3: runtime error: left shift of negative value -1"]
+
+
 def test_broker_helper_reports_a_process_that_dies_during_startup(pg):
     broker = Broker(pg=pg, binary="/bin/false", name="dies")
     with pytest.raises(BrokerError, match="exited with code 1"):
