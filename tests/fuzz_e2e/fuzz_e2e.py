@@ -63,6 +63,14 @@ BROKER_ENV = {
 }
 
 ACCEPTED_STATUSES = ("queued", "buffered", "duplicate", "failed")
+# How a request the client never completed went out (e2e_requests.Mutator plan kinds).
+PLAN_NAMES = {
+    "close_all": "the whole body under a larger Content-Length, then close",
+    "close_at_random": "closed at a random byte",
+    "close_after_head": "closed right after the head",
+    "shut_at_random": "half-closed at a random byte",
+    "shut_after_all": "everything sent but the body never ends (huge Content-Length or no last chunk), half-closed",
+}
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -225,7 +233,7 @@ def worker_main(index, count, opts, host, port, broker_pid, out_dir, stop, progr
             if req.txids:
                 if req.completeness != "complete":
                     ledger.write(json.dumps({"k": "incomplete", "txids": req.txids, "seq": seq,
-                                             "mutations": req.mutations}) + "\n")
+                                             "mutations": req.mutations, "plan": req.plan[0]}) + "\n")
                 elif not outcome.responses:
                     ledger.write(json.dumps({"k": "unanswered", "txids": req.txids, "seq": seq,
                                              "why": outcome.kind, "mutations": req.mutations}) + "\n")
@@ -331,10 +339,12 @@ def read_ledger(out_dir, workers):
                     continue  # a worker killed mid-line
                 if record["k"] == "incomplete":
                     for txid in record["txids"]:
-                        incomplete[txid] = (f"w{index}#{record['seq']}", ",".join(record["mutations"]))
+                        incomplete.setdefault(txid, []).append(
+                            (f"w{index}#{record['seq']}", ",".join(record["mutations"]), record["plan"]))
                 elif record["k"] == "unanswered":
                     for txid in record["txids"]:
-                        unanswered[txid] = (f"w{index}#{record['seq']} {record['why']}", ",".join(record["mutations"]))
+                        unanswered.setdefault(txid, []).append(
+                            (f"w{index}#{record['seq']} {record['why']}", ",".join(record["mutations"])))
                 else:
                     records.append(record)
     return records, incomplete, unanswered
@@ -412,14 +422,16 @@ def check_ledger(target, records, incomplete, unanswered):
                 cause = why = ("never answered queued; its transactionId was minted by the broker (the request "
                                "carried none), so it cannot be traced to a request")
             if row["t"] in incomplete:
-                where, mutations = incomplete[row["t"]]
-                why = f"sent only in a request the client never completed [{mutations}]"
-                timing = [m for m in mutations.split(",") if m.startswith("time-")]
-                framing = timing[-1:] or [m for m in mutations.split(",") if m.startswith("hdr-")]
-                cause = f"client never completed the request ({','.join(framing)})"
+                sent = incomplete[row["t"]]
+                where = " ".join(s[0] for s in sent)
+                why = "sent only in requests the client never completed: " + "; ".join(
+                    f"{s[0]} [{s[1]}]" for s in sent)
+                cause = "client never completed the request: " + " or ".join(sorted({PLAN_NAMES.get(s[2], s[2])
+                                                                                     for s in sent}))
             elif row["t"] in unanswered:
-                where, mutations = unanswered[row["t"]]
-                why = f"its request got no answer [{mutations}]"
+                sent = unanswered[row["t"]]
+                where = " ".join(s[0] for s in sent)
+                why = "its request got no answer: " + "; ".join(f"{s[0]} [{s[1]}]" for s in sent)
                 cause = "its request got no answer"
             result.extra.append({**row, "why": why, "request": where, "cause": cause})
     return result
@@ -714,6 +726,10 @@ def replay(paths, pg=None, timeout=10.0, stop_at_death=True):
         conn = Connection("127.0.0.1", broker.port)
         for entry in entries:
             raw = e2e_requests.decode_raw(entry["raw"])
+            reason = e2e_requests.denied(raw)
+            if reason:
+                print(f"replay: w{entry['worker']}#{entry['seq']} refused by the deny list ({reason}), skipped")
+                continue
             plan = tuple(entry["plan"]) if entry["plan"][0] != "split" else ("split", [tuple(c) for c in
                                                                                       entry["plan"][1]])
             outcome = conn.exchange(raw, plan, entry["responses"], head=entry.get("head", False), timeout=timeout)
