@@ -29,8 +29,14 @@ bool ReplayGuard::make_room(std::int64_t now_ms) {
 ReplayVerdict ReplayGuard::check_and_record(const std::string& sender_id, std::uint64_t boot_id,
                                             std::uint64_t sequence, std::int64_t timestamp_ms,
                                             std::int64_t now_ms) {
-  const std::int64_t skew = timestamp_ms > now_ms ? timestamp_ms - now_ms : now_ms - timestamp_ms;
-  if (skew > options_.max_clock_skew_ms) return ReplayVerdict::Stale;
+  // |timestamp - now| in unsigned arithmetic: the timestamp is whatever the peer sealed, and a signed
+  // difference of two far-apart int64 values overflows (undefined; in practice it wrapped negative and let a
+  // frame from the far past or future through as fresh).
+  const auto ts = static_cast<std::uint64_t>(timestamp_ms);
+  const auto now = static_cast<std::uint64_t>(now_ms);
+  const std::uint64_t skew = timestamp_ms > now_ms ? ts - now : now - ts;
+  if (options_.max_clock_skew_ms < 0 || skew > static_cast<std::uint64_t>(options_.max_clock_skew_ms))
+    return ReplayVerdict::Stale;
 
   auto it = senders_.find(sender_id);
   if (it == senders_.end()) {

@@ -117,6 +117,35 @@ bool parse_split_body(std::string_view body, SpoolEvent& out) {
   return true;
 }
 
+// Bodies the fast path cannot split get a full parse, and their payload is re-serialised by nlohmann's dump(),
+// which recurses once per nesting level: a crafted record nested some 20 000 deep overflowed the stack of
+// whoever scanned it (the boot inventory reads every file). The encoder never writes such a body (its layout
+// takes the fast path, which never re-serialises), so a body nested deeper than this is refused as malformed.
+constexpr std::size_t kMaxFullParseDepth = 1000;
+
+// True when no array/object in `text` opens deeper than max_depth (brackets inside strings do not count).
+bool nesting_within(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void append_record(std::string& out, const SpoolEvent& event) {
@@ -172,6 +201,10 @@ Frame read_frame(std::string_view bytes) {
 bool parse_record_body(std::string_view body, SpoolEvent& out, std::string& error) {
   if (parse_split_body(body, out)) return true;
   // Any other valid layout (keys reordered by another writer): full parse.
+  if (!nesting_within(body, kMaxFullParseDepth)) {
+    error = "body nested deeper than " + std::to_string(kMaxFullParseDepth) + " levels";
+    return false;
+  }
   const Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     error = "body is not valid JSON";
