@@ -41,7 +41,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha test-fuzz-e2e
+	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha test-fuzz-e2e fuzz-smoke
 
 test-sql:
 	scripts/sqitch-roundtrip.sh
@@ -68,6 +68,19 @@ test-fuzz-e2e:
 
 fuzz-e2e: db build
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 tests/fuzz_e2e/fuzz_e2e.py
+
+# libFuzzer harnesses of every parser that takes outside bytes (docs/fuzzing.md, "Coverage-guided harnesses"),
+# built with clang-14 into build-fuzz. `make fuzz` runs each for FUZZ_SECONDS (or only FUZZ_TARGETS); `make
+# fuzz-smoke` (part of `make test`) runs the committed corpus plus FUZZ_SMOKE_SECONDS of mutation each.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_TARGETS ?=
+.PHONY: fuzz fuzz-smoke
+fuzz: deps
+	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh fuzz $(FUZZ_TARGETS)
+
+fuzz-smoke: deps
+	JOBS=$(JOBS) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh smoke $(FUZZ_TARGETS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, then tests/integration against an
 # instrumented broker (a report aborts it; the harness fails the test during which that happened).
