@@ -89,9 +89,14 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
     if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
     throw BrokerError(ErrorKind::Internal, kDatabaseUnavailable);
   }
-  if (is_bad_input(e)) throw BrokerError(ErrorKind::BadRequest, e.what());
+  // Clients see the primary message alone (db/error_text.h); the full text,
+  // CONTEXT lines and echoed parameters included, is for the log only.
+  if (is_bad_input(e)) {
+    spdlog::info("db: request rejected ({}): {}", e.sqlstate(), e.what());
+    throw BrokerError(ErrorKind::BadRequest, e.client_message());
+  }
   spdlog::error("db: permanent failure ({}): {}", e.sqlstate(), e.what());
-  throw BrokerError(ErrorKind::Internal, e.what());
+  throw BrokerError(ErrorKind::Internal, e.client_message());
 }
 
 // ---------------------------------------------------------------- configure
@@ -171,9 +176,12 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
       metrics_.record_push(accepted_items(outcome.items));
       return outcome;
     }
-    if (is_bad_input(e)) throw BrokerError(ErrorKind::BadRequest, e.what());
+    if (is_bad_input(e)) {
+      spdlog::info("push: rejected by the database ({}): {}", e.sqlstate(), e.what());
+      throw BrokerError(ErrorKind::BadRequest, e.client_message());
+    }
     spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
-    throw BrokerError(ErrorKind::Internal, e.what());
+    throw BrokerError(ErrorKind::Internal, e.client_message());
   }
 
   outcome.items.resize(items.size());
@@ -261,18 +269,20 @@ void Broker::notify_queues(const std::set<std::string>& queues) {
 
 // ---------------------------------------------------------------------- pop
 
-PopOutcome Broker::pop(const PopCommand& command, const std::function<bool()>& client_gone) {
-  PopOutcome outcome;
-  outcome.consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
+void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, wake::Executor executor,
+                 PopDone done) {
+  auto outcome = std::make_shared<PopOutcome>();
+  outcome->consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
+  const bool long_poll = command.wait && std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms) > 0;
 
-  auto attempt = [&]() -> bool {
+  auto attempt = [this, query = command.query, long_poll, outcome]() -> bool {
     // Pop maintenance: empty without touching the database.
     if (pop_maintenance()) return false;
     try {
-      outcome.messages = db_.pop_messages(command.query);
-      return !outcome.messages.empty();
+      outcome->messages = db_.pop_messages(query);
+      return !outcome->messages.empty();
     } catch (const db::DbError& e) {
-      if (e.transient() && command.wait) {
+      if (e.transient() && long_poll) {
         // semantics §13.2: a long poll keeps re-checking through an outage.
         metrics_.record_db_error();
         spdlog::debug("pop: database unavailable, will re-check: {}", e.what());
@@ -281,18 +291,28 @@ PopOutcome Broker::pop(const PopCommand& command, const std::function<bool()>& c
       rethrow_as_broker_error(e);
     }
   };
-  auto abandoned = [&] { return stopping_.load(std::memory_order_relaxed) || (client_gone && client_gone()); };
+  auto abandoned = [this, client_gone = std::move(client_gone)] {
+    return stopping_.load(std::memory_order_relaxed) || (client_gone && client_gone());
+  };
+  auto finish = [this, outcome, done = std::move(done)](wake::PollEnd, std::exception_ptr error) {
+    if (!error) metrics_.record_pop(outcome->messages.size());
+    done(std::move(*outcome), error);
+  };
 
-  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
-  if (!command.wait || timeout_ms == 0) {
-    if (!abandoned()) attempt();
-  } else {
-    const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
-    const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
-    wake::long_poll(waiters_, key, deadline, recheck_policy_, {attempt, abandoned});
+  if (!long_poll) {
+    std::exception_ptr error;
+    try {
+      if (!abandoned()) attempt();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    return finish(wake::PollEnd::Found, error);
   }
-  metrics_.record_pop(outcome.messages.size());
-  return outcome;
+  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
+  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
+  wake::start_long_poll(waiters_, std::move(executor), key, deadline, recheck_policy_,
+                        {std::move(attempt), std::move(abandoned), std::move(finish)});
 }
 
 // ---------------------------------------------------------------------- ack
@@ -468,7 +488,8 @@ DatabaseHealth Broker::database_health() {
     h.latency = db_.ping();
     h.connected = true;
   } catch (const db::DbError& e) {
-    h.error = e.what();
+    spdlog::debug("health: database ping failed: {}", e.what());
+    h.error = e.client_message();
   }
   return h;
 }

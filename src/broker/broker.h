@@ -72,9 +72,13 @@ class Broker {
   // received committed messages: the live push path and the spool replay.
   void after_push_committed(const std::set<std::string>& queues);
 
-  // The three pop forms. `client_gone` is asked before every database
-  // attempt so an abandoned long poll never claims a lease.
-  PopOutcome pop(const PopCommand& command, const std::function<bool()>& client_gone);
+  // The three pop forms, answered through `done` exactly once (with an
+  // exception for a failure), on whichever thread ends the poll. The first
+  // attempt runs on the calling thread; a long poll then parks without a
+  // thread and re-attempts through `executor`. `client_gone` is asked before
+  // every database attempt so an abandoned long poll never claims a lease.
+  using PopDone = std::function<void(PopOutcome, std::exception_ptr)>;
+  void pop(const PopCommand& command, std::function<bool()> client_gone, wake::Executor executor, PopDone done);
 
   // POST /api/v1/ack and /ack/batch (results in request order).
   std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group);

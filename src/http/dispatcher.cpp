@@ -18,6 +18,22 @@ int status_of(broker::ErrorKind kind) {
 
 }  // namespace
 
+Response error_response(const std::exception_ptr& error, const std::string& method, const std::string& path) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const HttpError& e) {
+    return Response::error(e.status(), e.what());
+  } catch (const broker::BrokerError& e) {
+    return Response::error(status_of(e.kind()), e.what());
+  } catch (const std::exception& e) {
+    spdlog::error("http: {} {} failed: {}", method, path, e.what());
+    return Response::error(500, e.what());
+  } catch (...) {
+    spdlog::error("http: {} {} failed with a non-standard exception", method, path);
+    return Response::error(500, "Internal error");
+  }
+}
+
 void add_cors_headers(Response& response) {
   response.headers.emplace_back("Access-Control-Allow-Origin", "*");
   response.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS");
@@ -43,16 +59,18 @@ Response Dispatcher::dispatch(Request& request) const {
       }
     } else {
       request.params = std::move(match.params);
+      if (request.reply) {
+        request.reply = [reply = std::move(request.reply)](Response later) {
+          add_cors_headers(later);
+          reply(std::move(later));
+        };
+      }
       try {
         response = (*match.handler)(request);
-      } catch (const HttpError& e) {
-        response = Response::error(e.status(), e.what());
-      } catch (const broker::BrokerError& e) {
-        response = Response::error(status_of(e.kind()), e.what());
-      } catch (const std::exception& e) {
-        spdlog::error("http: {} {} failed: {}", request.method, request.path, e.what());
-        response = Response::error(500, e.what());
+      } catch (...) {
+        response = error_response(std::current_exception(), request.method, request.path);
       }
+      if (response.deferred) return response;
     }
   }
   add_cors_headers(response);

@@ -21,4 +21,8 @@ class Dispatcher {
 // The CORS headers every response carries (http-api §0.5).
 void add_cors_headers(Response& response);
 
+// The error envelope for a failed handler (HttpError, BrokerError, anything
+// else as 500), for handlers that fail after they returned (long polls).
+Response error_response(const std::exception_ptr& error, const std::string& method, const std::string& path);
+
 }  // namespace queen::http

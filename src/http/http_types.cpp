@@ -37,4 +37,10 @@ Response Response::no_content() {
   return r;
 }
 
+Response Response::later() {
+  Response r;
+  r.deferred = true;
+  return r;
+}
+
 }  // namespace queen::http

@@ -24,6 +24,12 @@ struct Request {
   // True once the client closed its connection (checked before a long poll
   // claims anything). Absent in tests.
   std::function<bool()> client_gone;
+  // Set by the server for handlers that answer later (a long poll parks
+  // without a thread): `post` runs a task on a handler thread, `reply`
+  // answers the request; a handler that will call `reply` returns
+  // Response::deferred(). `reply` is thread-safe and must be called once.
+  std::function<void(std::function<void()>)> post;
+  std::function<void(struct Response)> reply;
 
   const std::string& param(const std::string& name) const;
   std::optional<std::string> query_value(const std::string& name) const;  // empty value = absent
@@ -34,10 +40,12 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  bool deferred = false;  // the answer comes later, through Request::reply
 
   static Response json(int status, std::string body);
   static Response error(int status, const std::string& message);
   static Response no_content();
+  static Response later();
 };
 
 // Thrown by handlers for a client error; rendered as {"error": message}.

@@ -1,5 +1,6 @@
 // The three pop forms (http-api §5): wildcard, specific partition, and
 // namespace/task filter. 200 with messages or 204 with no body.
+#include "http/dispatcher.h"
 #include "http/render.h"
 #include "http/request_parsing.h"
 #include "http/routes.h"
@@ -11,9 +12,14 @@ namespace {
 Handler pop_handler(PopForm form, broker::Broker& broker, const config::PopConfig& pop) {
   return [form, &broker, &pop](const Request& request) {
     const broker::PopCommand command = parse_pop_request(form, request, pop);
-    const broker::PopOutcome outcome = broker.pop(command, request.client_gone);
-    if (outcome.messages.empty()) return Response::no_content();
-    return Response::json(200, render_pop(outcome));
+    broker.pop(command, request.client_gone, request.post,
+               [reply = request.reply, method = request.method, path = request.path](
+                   broker::PopOutcome outcome, std::exception_ptr error) {
+                 if (error) return reply(error_response(error, method, path));
+                 if (outcome.messages.empty()) return reply(Response::no_content());
+                 reply(Response::json(200, render_pop(outcome)));
+               });
+    return Response::later();
   };
 }
 

@@ -1,190 +1,391 @@
 #include "http/server.h"
 
-#include <algorithm>
-#include <thread>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
-#include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/ServerSocket.h>
-#include <Poco/Net/SocketAddress.h>
-#include <Poco/ThreadPool.h>
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
-#include "http/query.h"
+#include "http/handler_pool.h"
+#include "http/wire_request.h"
 
 namespace queen::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace beast_http = boost::beast::http;
+using tcp = asio::ip::tcp;
+
+class Session;
+
+// What every connection shares; outlives the sessions (they hold it).
+struct ServerState {
+  ServerState(const config::HttpConfig& c, const Dispatcher& d)
+      : config(c), dispatcher(d), pool(c.min_threads, c.max_threads, c.max_queued) {}
+
+  const config::HttpConfig config;
+  const Dispatcher& dispatcher;
+  asio::io_context io{1};
+  // Keeps the loop running until drain() has closed every connection.
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  std::optional<tcp::acceptor> acceptor;
+  std::optional<asio::steady_timer> accept_pause;
+  HandlerPool pool;
+  std::atomic<int> connections{0};
+  std::atomic<int> in_flight{0};
+  std::atomic<bool> draining{false};
+
+  // Open connections, to close at shutdown.
+  std::mutex sessions_mutex;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+
+  // Set once the event loop has ended: a late answer (a long poll released
+  // after shutdown) is dropped instead of queued on a loop that never runs.
+  std::mutex post_mutex;
+  bool loop_ended = false;
+  template <typename Handler>
+  void post_to_loop(Handler handler) {
+    std::lock_guard<std::mutex> lock(post_mutex);
+    if (!loop_ended) asio::post(io, std::move(handler));
+  }
+};
+
 namespace {
 
-enum class BodyRead { Ok, TooLarge };
+// Past HTTP_MAX_CONNECTIONS a new connection gets this and is closed.
+constexpr std::string_view kTooManyConnections =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    "Content-Length: 54\r\n\r\n{\"error\":\"Too many connections (HTTP_MAX_CONNECTIONS)\"}";
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-BodyRead read_body(Poco::Net::HTTPServerRequest& request, std::int64_t max_bytes, std::string& body) {
-  std::istream& in = request.stream();
-  if (request.hasContentLength()) {
-    const std::int64_t length = request.getContentLength64();
-    if (length > max_bytes) return BodyRead::TooLarge;
-    body.resize(static_cast<std::size_t>(length));
-    in.read(body.data(), static_cast<std::streamsize>(length));
-    body.resize(static_cast<std::size_t>(in.gcount()));
-    return BodyRead::Ok;
-  }
-  // Without Content-Length or chunked encoding an HTTP/1.1 request has no
-  // body (reading would block until the client gives up).
-  if (!request.getChunkedTransferEncoding()) return BodyRead::Ok;
-  char chunk[64 * 1024];
-  while (in) {
-    in.read(chunk, sizeof chunk);
-    body.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (static_cast<std::int64_t>(body.size()) > max_bytes) return BodyRead::TooLarge;
-  }
-  return BodyRead::Ok;
-}
-
-// The client closed its end: the socket is readable with nothing to read.
+// The client closed its end: readable with nothing to read, or hung up.
 // (A pipelined next request makes it readable with bytes available.)
-bool peer_closed(Poco::Net::StreamSocket& socket) {
-  try {
-    if (!socket.poll(Poco::Timespan(0), Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR)) {
-      return false;
-    }
-    return socket.available() <= 0;
-  } catch (const std::exception&) {
-    return true;
-  }
+bool peer_closed(int fd) {
+  pollfd p{fd, POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
+  char byte;
+  return ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-void send(Poco::Net::HTTPServerResponse& out, const Response& response) {
-  out.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(response.status));
-  for (const auto& [name, value] : response.headers) out.set(name, value);
-  if (response.status == 204) {
-    // No body and, per RFC 9110, no Content-Length on a 204.
-    out.send().flush();
-    return;
-  }
-  out.setContentType(response.content_type);
-  out.setContentLength64(static_cast<Poco::Int64>(response.body.size()));
-  std::ostream& body = out.send();
-  body.write(response.body.data(), static_cast<std::streamsize>(response.body.size()));
-  // Flush now: Poco would otherwise hold the bytes in its stream buffer
-  // until the connection object is done with the request.
-  body.flush();
+bool expects_continue(const RequestParser& parser) {
+  const auto expect = parser.get()[beast_http::field::expect];
+  return expect.size() == 12 && strncasecmp(expect.data(), "100-continue", 12) == 0;
 }
 
-class RequestHandler : public Poco::Net::HTTPRequestHandler {
+}  // namespace
+
+class Session : public std::enable_shared_from_this<Session> {
  public:
-  RequestHandler(const Dispatcher& dispatcher, std::int64_t max_body_bytes, std::shared_ptr<std::atomic<int>> in_flight)
-      : dispatcher_(dispatcher), max_body_bytes_(max_body_bytes), in_flight_(std::move(in_flight)) {}
+  Session(std::shared_ptr<ServerState> state, tcp::socket socket)
+      : state_(std::move(state)),
+        stream_(std::move(socket)),
+        buffer_(static_cast<std::size_t>(state_->config.max_header_bytes) + 64 * 1024) {}
+  ~Session() {
+    {
+      std::lock_guard<std::mutex> lock(state_->sessions_mutex);
+      state_->sessions.erase(this);
+    }
+    state_->connections.fetch_sub(1);
+  }
 
-  void handleRequest(Poco::Net::HTTPServerRequest& in, Poco::Net::HTTPServerResponse& out) override {
-    struct InFlight {
-      std::atomic<int>& count;
-      explicit InFlight(std::atomic<int>& c) : count(c) { ++count; }
-      ~InFlight() { --count; }
-    } guard(*in_flight_);
+  void start() {
+    {
+      std::lock_guard<std::mutex> lock(state_->sessions_mutex);
+      state_->sessions.emplace(this, weak_from_this());
+    }
+    read_head();
+  }
 
+  // Event loop only.
+  void close() {
+    closed_ = true;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+  }
+
+ private:
+  const config::HttpConfig& config() const { return state_->config; }
+
+  void read_head() {
+    parser_.emplace();
+    apply_limits(*parser_, config());
+    // A new connection has the header deadline; a kept-alive one may idle
+    // up to the keep-alive timeout before its next request is whole.
+    stream_.expires_after(std::chrono::milliseconds(requests_ == 0 ? config().header_timeout_ms
+                                                                    : config().keep_alive_timeout_ms));
+    beast_http::async_read_header(stream_, buffer_, *parser_,
+                                  [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                    self->on_head(ec);
+                                  });
+  }
+
+  void on_head(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    if (auto refused = check_request_head(*parser_, config())) return answer_and_close(std::move(*refused));
+    if (!parser_->is_done() && expects_continue(*parser_)) {
+      stream_.expires_after(std::chrono::milliseconds(config().write_timeout_ms));
+      return asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                               [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                 if (ec) return self->close();
+                                 self->read_body();
+                               });
+    }
+    read_body();
+  }
+
+  void read_body() {
+    if (parser_->is_done()) return on_request();
+    stream_.expires_after(std::chrono::milliseconds(config().body_timeout_ms));
+    beast_http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->on_read_error(ec);
+      self->on_request();
+    });
+  }
+
+  void on_read_error(const beast::error_code& ec) {
+    if (auto answer = answer_for_read_error(ec)) return answer_and_close(std::move(*answer));
+    close();
+  }
+
+  void answer_and_close(Response response) {
+    keep_alive_ = false;
+    add_cors_headers(response);
+    write(std::move(response));
+  }
+
+  void on_request() {
+    stream_.expires_never();  // no read or write is pending until the answer
+    ++requests_;
+    auto& message = parser_->get();
+    version_ = message.version();
+    keep_alive_ = message.keep_alive();
+    Request request;
     try {
-      Request request;
-      request.method = in.getMethod();
-      const std::string& uri = in.getURI();
-      const std::size_t question = uri.find('?');
-      request.path = uri.substr(0, question);
-      if (question != std::string::npos) request.query = parse_query_string(std::string_view(uri).substr(question + 1));
+      request = make_request(message.method_string(), message.target(), std::move(message.body()), config());
+    } catch (const HttpError& e) {
+      return answer_and_close(Response::error(e.status(), e.what()));
+    }
+    parser_.reset();
 
-      if (read_body(in, max_body_bytes_, request.body) == BodyRead::TooLarge) {
-        Response response = Response::error(413, "Request body too large");
-        add_cors_headers(response);
-        out.setKeepAlive(false);  // the unread body cannot be skipped safely
-        send(out, response);
+    state_->in_flight.fetch_add(1);
+    auto self = shared_from_this();
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    auto reply = [self, answered](Response response) {
+      if (answered->exchange(true)) {
+        spdlog::error("http: a request was answered twice; the second answer is dropped");
         return;
       }
-      if (auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&in)) {
-        Poco::Net::StreamSocket socket = impl->socket();
-        request.client_gone = [socket]() mutable { return peer_closed(socket); };
-      }
-      send(out, dispatcher_.dispatch(request));
-    } catch (const std::exception& e) {
-      // Typically the client went away while we were writing.
-      spdlog::debug("http: request failed at the transport: {}", e.what());
+      self->state_->post_to_loop([self, response = std::move(response)]() mutable {
+        self->state_->in_flight.fetch_sub(1);
+        self->write(std::move(response));
+      });
+    };
+    const int fd = stream_.socket().native_handle();
+    request.client_gone = [self, fd] { return self->closed_.load() || peer_closed(fd); };
+    request.post = [state = state_](std::function<void()> task) { state->pool.post(std::move(task)); };
+    request.reply = reply;
+    const bool admitted = state_->pool.try_post([state = state_, reply, request = std::move(request)]() mutable {
+      Response response = state->dispatcher.dispatch(request);
+      if (!response.deferred) reply(std::move(response));
+    });
+    if (!admitted) {
+      state_->in_flight.fetch_sub(1);
+      answered->store(true);
+      Response busy = Response::error(503, "Server busy: too many requests waiting (HTTP_MAX_QUEUED)");
+      add_cors_headers(busy);
+      write(std::move(busy));
     }
   }
 
- private:
-  const Dispatcher& dispatcher_;
-  const std::int64_t max_body_bytes_;
-  std::shared_ptr<std::atomic<int>> in_flight_;
-};
-
-class HandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  HandlerFactory(const Dispatcher& dispatcher, std::int64_t max_body_bytes, std::shared_ptr<std::atomic<int>> in_flight)
-      : dispatcher_(dispatcher), max_body_bytes_(max_body_bytes), in_flight_(std::move(in_flight)) {}
-
-  Poco::Net::HTTPRequestHandler* createRequestHandler(const Poco::Net::HTTPServerRequest&) override {
-    return new RequestHandler(dispatcher_, max_body_bytes_, in_flight_);
+  void write(Response response) {
+    if (closed_) return;
+    auto out = std::make_shared<beast_http::response<beast_http::string_body>>();
+    out->version(version_);
+    out->result(static_cast<unsigned>(response.status));
+    out->set(beast_http::field::server, "queen");
+    for (const auto& [name, value] : response.headers) out->set(name, value);
+    const bool bodiless = response.status == 204 || response.status == 304 || response.status < 200;
+    if (!bodiless) {
+      if (!response.content_type.empty()) out->set(beast_http::field::content_type, response.content_type);
+      out->body() = std::move(response.body);
+      out->content_length(out->body().size());
+    }
+    out->keep_alive(keep_alive_ && !state_->draining.load());
+    stream_.expires_after(std::chrono::milliseconds(config().write_timeout_ms));
+    beast_http::async_write(stream_, *out, [self = shared_from_this(), out](beast::error_code ec, std::size_t) {
+      if (ec || !out->keep_alive()) return self->close();
+      self->read_head();
+    });
   }
 
- private:
-  const Dispatcher& dispatcher_;
-  const std::int64_t max_body_bytes_;
-  std::shared_ptr<std::atomic<int>> in_flight_;
+  std::shared_ptr<ServerState> state_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+  std::atomic<bool> closed_{false};
+  unsigned version_ = 11;
+  bool keep_alive_ = true;
+  std::uint64_t requests_ = 0;
 };
+
+namespace {
+
+void accept_next(const std::shared_ptr<ServerState>& state);
+
+void pause_accepting(const std::shared_ptr<ServerState>& state) {
+  // Out of file descriptors (or a similar resource): retry shortly instead
+  // of spinning on the same error.
+  state->accept_pause->expires_after(std::chrono::milliseconds(100));
+  state->accept_pause->async_wait([state](beast::error_code ec) {
+    if (!ec) accept_next(state);
+  });
+}
+
+void accept_next(const std::shared_ptr<ServerState>& state) {
+  if (!state->acceptor || !state->acceptor->is_open()) return;
+  state->acceptor->async_accept([state](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (ec) {
+      spdlog::warn("http: accept failed: {}", ec.message());
+      return pause_accepting(state);
+    }
+    if (state->connections.fetch_add(1) >= state->config.max_connections) {
+      state->connections.fetch_sub(1);
+      beast::error_code ignored;
+      socket.non_blocking(true, ignored);
+      socket.write_some(asio::buffer(kTooManyConnections.data(), kTooManyConnections.size()), ignored);
+      socket.close(ignored);
+    } else {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      std::make_shared<Session>(state, std::move(socket))->start();
+    }
+    accept_next(state);
+  });
+}
+
+// Event loop only.
+void close_all_sessions(ServerState& state) {
+  std::vector<std::shared_ptr<Session>> open;
+  {
+    std::lock_guard<std::mutex> lock(state.sessions_mutex);
+    for (auto& [raw, weak] : state.sessions) {
+      if (auto session = weak.lock()) open.push_back(std::move(session));
+    }
+  }
+  for (const auto& session : open) session->close();
+}
+
+// Each connection is a file descriptor: make room for HTTP_MAX_CONNECTIONS
+// plus the database pool, the spool and the mesh.
+void raise_open_file_limit(int max_connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(max_connections) + 4096;
+  if (limit.rlim_cur >= wanted) return;
+  rlimit raised = limit;
+  raised.rlim_cur = wanted;
+  if (raised.rlim_max < wanted) raised.rlim_max = wanted;  // allowed as root only
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    raised.rlim_cur = limit.rlim_max;
+    raised.rlim_max = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &raised);
+    spdlog::warn("http: open file limit is {}, below HTTP_MAX_CONNECTIONS ({}) plus room for the rest",
+                 limit.rlim_max, max_connections);
+  }
+}
 
 }  // namespace
 
 HttpServer::HttpServer(const config::HttpConfig& config, const Dispatcher& dispatcher)
-    : config_(config), dispatcher_(dispatcher), in_flight_(std::make_shared<std::atomic<int>>(0)) {}
+    : config_(config), dispatcher_(dispatcher) {}
 
-HttpServer::~HttpServer() {
-  if (server_) {
-    try {
-      server_->stopAll(true);
-      threads_->joinAll();
-    } catch (...) {
-    }
-  }
-}
+HttpServer::~HttpServer() { drain(std::chrono::milliseconds(0)); }
 
 void HttpServer::start() {
-  // A long poll holds its worker thread while parked, so the pool is sized
-  // for parked polls plus live traffic (HTTP_MAX_THREADS).
-  threads_ = std::make_unique<Poco::ThreadPool>("http", std::min(config_.min_threads, config_.max_threads),
-                                                config_.max_threads, 60);
-  Poco::Net::ServerSocket socket(Poco::Net::SocketAddress(config_.host, static_cast<Poco::UInt16>(config_.port)),
-                                 1024);
-  auto* params = new Poco::Net::HTTPServerParams;
-  params->setMaxThreads(config_.max_threads);
-  params->setMaxQueued(config_.max_queued);
-  params->setKeepAlive(true);
-  params->setMaxKeepAliveRequests(0);  // unlimited requests per connection
-  params->setKeepAliveTimeout(Poco::Timespan(static_cast<long>(config_.keep_alive_timeout_ms) * 1000));
-  params->setServerName("queen");
-  server_ = std::make_unique<Poco::Net::HTTPServer>(
-      new HandlerFactory(dispatcher_, config_.max_body_bytes, in_flight_), *threads_, socket, params);
-  server_->start();
+  raise_open_file_limit(config_.max_connections);
+  state_ = std::make_shared<ServerState>(config_, dispatcher_);
+  const auto address = asio::ip::make_address(config_.host == "localhost" ? "127.0.0.1" : config_.host);
+  tcp::acceptor acceptor(state_->io);
+  const tcp::endpoint endpoint(address, static_cast<std::uint16_t>(config_.port));
+  acceptor.open(endpoint.protocol());
+  acceptor.set_option(asio::socket_base::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(4096);
+  port_ = acceptor.local_endpoint().port();
+  state_->acceptor.emplace(std::move(acceptor));
+  state_->accept_pause.emplace(state_->io);
+  state_->keep_running.emplace(state_->io.get_executor());
+  accept_next(state_);
+  io_thread_ = std::thread([state = state_] {
+    for (;;) {
+      try {
+        state->io.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("http: event loop handler threw: {}", e.what());
+      }
+    }
+  });
 }
 
 void HttpServer::stop_accepting() {
-  if (server_) server_->stopAll(false);
+  if (!state_ || !io_thread_.joinable() || state_->draining.exchange(true)) return;
+  std::promise<void> closed;
+  asio::post(state_->io, [state = state_, &closed] {
+    beast::error_code ignored;
+    if (state->acceptor) state->acceptor->close(ignored);
+    state->accept_pause->cancel();
+    closed.set_value();
+  });
+  closed.get_future().wait();
 }
 
 void HttpServer::drain(std::chrono::milliseconds timeout) {
-  if (!server_) return;
+  if (!state_ || !io_thread_.joinable()) return;
+  stop_accepting();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (in_flight_->load() > 0 && std::chrono::steady_clock::now() < deadline) {
+  while (state_->in_flight.load() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (in_flight_->load() > 0) spdlog::warn("http: {} request(s) still in flight at shutdown", in_flight_->load());
-  // Idle keep-alive connections would otherwise hold their threads until the
-  // keep-alive timeout.
-  server_->stopAll(true);
-  threads_->joinAll();
-  server_.reset();
+  if (state_->in_flight.load() > 0) spdlog::warn("http: {} request(s) still in flight at shutdown", in_flight());
+  // Closing every connection aborts its pending operations; the loop then
+  // runs out of work and returns. Answers still coming from the handler
+  // threads are written (to closed sockets: dropped) until the pool stops.
+  state_->post_to_loop([state = state_] { close_all_sessions(*state); });
+  state_->pool.stop();
+  state_->post_to_loop([state = state_] {
+    close_all_sessions(*state);
+    state->keep_running.reset();
+  });
+  io_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(state_->post_mutex);
+    state_->loop_ended = true;
+  }
+  state_->io.restart();
+  state_->io.poll();  // what was posted between the loop's end and the flag
 }
 
-std::uint16_t HttpServer::port() const { return server_ ? server_->port() : 0; }
+int HttpServer::in_flight() const { return state_ ? state_->in_flight.load() : 0; }
+int HttpServer::connections() const { return state_ ? state_->connections.load() : 0; }
 
 }  // namespace queen::http

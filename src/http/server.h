@@ -1,22 +1,22 @@
 #pragma once
-// The Poco::Net::HTTPServer adapter: reads bodies (bounded by
-// MAX_BODY_BYTES, 413 beyond), hands a Request to the Dispatcher and writes
-// the Response with an explicit Content-Length (204: no body at all).
+// The HTTP/1.1 front end: one event-loop thread (Boost.Asio + Beast) owns
+// every connection, reads requests within the transport limits and
+// deadlines, and hands whole requests to a HandlerPool. A handler answers
+// at once or later (a parked long poll holds no thread); the answer is
+// written back on the event loop. Slow, idle and silent clients cost a
+// socket and a bounded buffer, never a thread.
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <thread>
 
 #include "config/config.h"
 #include "http/dispatcher.h"
 
-namespace Poco {
-class ThreadPool;
-namespace Net {
-class HTTPServer;
-}
-}  // namespace Poco
-
 namespace queen::http {
+
+struct ServerState;
 
 class HttpServer {
  public:
@@ -27,21 +27,23 @@ class HttpServer {
 
   // Binds and starts accepting. Throws on bind failure.
   void start();
-  // Stops accepting; in-flight requests finish.
+  // Stops accepting (the port is closed on return); in-flight requests
+  // finish and their connections close after the answer.
   void stop_accepting();
-  // Waits up to `timeout` for in-flight requests, then closes idle
-  // keep-alive connections and joins the worker threads.
+  // Waits up to `timeout` for in-flight requests, then closes every
+  // connection and joins the event loop and the handler threads.
   void drain(std::chrono::milliseconds timeout);
 
-  std::uint16_t port() const;
-  int in_flight() const { return in_flight_->load(); }
+  std::uint16_t port() const { return port_; }
+  int in_flight() const;
+  int connections() const;
 
  private:
   const config::HttpConfig config_;
   const Dispatcher& dispatcher_;
-  std::shared_ptr<std::atomic<int>> in_flight_;
-  std::unique_ptr<Poco::ThreadPool> threads_;
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
+  std::shared_ptr<ServerState> state_;
+  std::thread io_thread_;
+  std::uint16_t port_ = 0;
 };
 
 }  // namespace queen::http

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include <atomic>
 #include <thread>
 
@@ -135,6 +137,17 @@ struct BrokerFixture : ::testing::Test {
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
   Broker broker{config, db, waiters, metrics};
+
+  // A pop to its end; re-attempts run inline on the resuming thread.
+  PopOutcome pop(const PopCommand& command, std::function<bool()> client_gone) {
+    std::promise<PopOutcome> done;
+    broker.pop(command, std::move(client_gone), [](std::function<void()> task) { task(); },
+               [&done](PopOutcome outcome, std::exception_ptr error) {
+                 if (error) return done.set_exception(error);
+                 done.set_value(std::move(outcome));
+               });
+    return done.get_future().get();
+  }
 };
 
 }  // namespace
@@ -196,7 +209,7 @@ TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
 TEST_F(BrokerFixture, NonWaitingPopDuringAnOutageIsUnavailable) {
   db.down = true;
   try {
-    broker.pop(pop_command(false, 0), nullptr);
+    pop(pop_command(false, 0), nullptr);
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
@@ -207,7 +220,7 @@ TEST_F(BrokerFixture, NonWaitingPopDuringAnOutageIsUnavailable) {
 TEST_F(BrokerFixture, WaitingPopRechecksThroughAnOutageAndEndsEmpty) {
   db.down = true;
   const auto started = std::chrono::steady_clock::now();
-  const PopOutcome out = broker.pop(pop_command(true, 200), nullptr);
+  const PopOutcome out = pop(pop_command(true, 200), nullptr);
   EXPECT_TRUE(out.messages.empty());
   EXPECT_GE(std::chrono::steady_clock::now() - started, 200ms);
   EXPECT_GE(db.pop_calls, 3);
@@ -220,7 +233,7 @@ TEST_F(BrokerFixture, WaitingPopReturnsOnceTheDatabaseHasMessages) {
     std::set<std::string> queues{"q"};
     broker.notify_queues(queues);
   });
-  const PopOutcome out = broker.pop(pop_command(true, 5000), nullptr);
+  const PopOutcome out = pop(pop_command(true, 5000), nullptr);
   later.join();
   ASSERT_EQ(out.messages.size(), 1u);
   EXPECT_EQ(out.consumer_group, "__QUEUE_MODE__");
@@ -229,17 +242,17 @@ TEST_F(BrokerFixture, WaitingPopReturnsOnceTheDatabaseHasMessages) {
 TEST_F(BrokerFixture, PopMaintenanceAnswersEmptyWithoutTheDatabaseAndHoldsLongPolls) {
   broker.set_pop_maintenance(true);
   db.set_next_pop({message()});
-  EXPECT_TRUE(broker.pop(pop_command(false, 0), nullptr).messages.empty());
+  EXPECT_TRUE(pop(pop_command(false, 0), nullptr).messages.empty());
   const auto started = std::chrono::steady_clock::now();
-  EXPECT_TRUE(broker.pop(pop_command(true, 150), nullptr).messages.empty());
+  EXPECT_TRUE(pop(pop_command(true, 150), nullptr).messages.empty());
   EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
   EXPECT_EQ(db.pop_calls, 0);
 }
 
 TEST_F(BrokerFixture, AGoneClientNeverClaims) {
   db.set_next_pop({message()});
-  EXPECT_TRUE(broker.pop(pop_command(true, 1000), [] { return true; }).messages.empty());
-  EXPECT_TRUE(broker.pop(pop_command(false, 0), [] { return true; }).messages.empty());
+  EXPECT_TRUE(pop(pop_command(true, 1000), [] { return true; }).messages.empty());
+  EXPECT_TRUE(pop(pop_command(false, 0), [] { return true; }).messages.empty());
   EXPECT_EQ(db.pop_calls, 0);
 }
 
@@ -249,7 +262,7 @@ TEST_F(BrokerFixture, ShutdownReleasesParkedPops) {
     broker.begin_shutdown();
   });
   const auto started = std::chrono::steady_clock::now();
-  EXPECT_TRUE(broker.pop(pop_command(true, 10000), nullptr).messages.empty());
+  EXPECT_TRUE(pop(pop_command(true, 10000), nullptr).messages.empty());
   EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
   stopper.join();
 }

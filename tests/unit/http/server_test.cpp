@@ -1,4 +1,4 @@
-// The Poco adapter over a real loopback socket: framing rules of http-api §0.5.
+// The HTTP front end over a real loopback socket: framing rules of http-api §0.5.
 #include "http/server.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,16 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/StreamCopier.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 using namespace queen;
 using namespace queen::http;
@@ -22,17 +31,42 @@ struct ServerFixture : ::testing::Test {
 
   static Router make_router() {
     Router router;
+    // Answers 50 ms later from a thread of its own: a parked request holds
+    // no handler thread.
+    router.add("GET", "/later", [](const Request& r) {
+      std::thread([reply = r.reply] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        reply(Response::json(200, "{\"late\":true}"));
+      }).detach();
+      return Response::later();
+    });
     router.add("GET", "/empty", [](const Request&) { return Response::no_content(); });
     router.add("POST", "/echo", [](const Request& r) { return Response::json(200, "{\"size\":" + std::to_string(r.body.size()) + "}"); });
     return router;
   }
 
-  void SetUp() override {
-    config::HttpConfig config;
-    config.host = "127.0.0.1";
-    config.port = 0;  // ephemeral
-    config.max_body_bytes = 1024;
-    config.max_threads = 4;
+  config::HttpConfig config = small_config();
+
+  static config::HttpConfig small_config() {
+    config::HttpConfig c;
+    c.host = "127.0.0.1";
+    c.port = 0;  // ephemeral
+    c.max_body_bytes = 1024;
+    c.min_threads = 2;
+    c.max_threads = 4;
+    c.max_header_bytes = 4096;
+    c.max_header_count = 20;
+    c.max_url_bytes = 512;
+    c.max_query_params = 8;
+    c.header_timeout_ms = 300;
+    c.body_timeout_ms = 300;
+    c.max_connections = 200;
+    return c;
+  }
+
+  void SetUp() override { restart(); }
+  void restart() {
+    if (server) server->drain(std::chrono::milliseconds(1000));
     server = std::make_unique<HttpServer>(config, dispatcher);
     server->start();
   }
@@ -81,7 +115,7 @@ TEST_F(ServerFixture, BodiesOverTheLimitAre413) {
   Poco::Net::HTTPResponse response;
   const std::string body = exchange(s, request, std::string(2048, 'x'), response);
   EXPECT_EQ(response.getStatus(), 413);
-  EXPECT_EQ(body, "{\"error\":\"Request body too large\"}");
+  EXPECT_EQ(body, "{\"error\":\"Request body too large (MAX_BODY_BYTES)\"}");
 }
 
 TEST_F(ServerFixture, PostWithoutLengthHasAnEmptyBody) {
@@ -106,4 +140,166 @@ TEST_F(ServerFixture, ChunkedBodiesAreRead) {
   std::ostringstream out;
   Poco::StreamCopier::copyStream(in, out);
   EXPECT_EQ(out.str(), "{\"size\":300}");
+}
+
+namespace {
+
+// A raw client: whatever bytes we like, read until the server closes or
+// `wait` passes.
+class RawClient {
+ public:
+  explicit RawClient(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~RawClient() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  void send(const std::string& bytes) { (void)::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
+  // Reads until the peer closes (closed = true) or `wait` passes.
+  std::string read_for(std::chrono::milliseconds wait, bool* closed = nullptr) {
+    std::string out;
+    const auto until = std::chrono::steady_clock::now() + wait;
+    timeval tv{0, 20000};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    while (std::chrono::steady_clock::now() < until) {
+      char buffer[4096];
+      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (n == 0) {
+        if (closed) *closed = true;
+        return out;
+      }
+      if (n > 0) out.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (closed) *closed = false;
+    return out;
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+std::string status_line(const std::string& response) { return response.substr(0, response.find("\r\n")); }
+
+}  // namespace
+
+TEST_F(ServerFixture, DeferredAnswersNeedNoHandlerThread) {
+  // Four handler threads, sixty parked requests: all answered, and a plain
+  // request is served while they wait.
+  std::vector<std::unique_ptr<RawClient>> parked;
+  for (int i = 0; i < 60; ++i) {
+    parked.push_back(std::make_unique<RawClient>(server->port()));
+    parked.back()->send("GET /later HTTP/1.1\r\nHost: x\r\n\r\n");
+  }
+  RawClient plain(server->port());
+  plain.send("GET /empty HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_line(plain.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
+  for (auto& client : parked) {
+    const std::string answer = client->read_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
+    EXPECT_NE(answer.find("{\"late\":true}"), std::string::npos);
+    EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos);
+  }
+}
+
+TEST_F(ServerFixture, PipelinedRequestsAreAnsweredInOrder) {
+  RawClient client(server->port());
+  client.send("POST /echo HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /later HTTP/1.1\r\n\r\n"
+              "POST /echo HTTP/1.1\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
+  const std::string answer = client.read_for(std::chrono::seconds(2));
+  const auto first = answer.find("{\"size\":3}");
+  const auto second = answer.find("{\"late\":true}");
+  const auto third = answer.find("{\"size\":1}");
+  ASSERT_NE(first, std::string::npos) << answer;
+  ASSERT_NE(second, std::string::npos) << answer;
+  ASSERT_NE(third, std::string::npos) << answer;
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+}
+
+TEST_F(ServerFixture, HeadsPastTheLimitsAreRefusedWithTheLimitsName) {
+  struct Case {
+    std::string request;
+    std::string status;
+    std::string names;
+  };
+  const std::vector<Case> cases{
+      {"GET /empty HTTP/1.1\r\nX-Big: " + std::string(5000, 'a') + "\r\n\r\n", "HTTP/1.1 431", "HTTP_MAX_HEADER_BYTES"},
+      {"GET /empty HTTP/1.1\r\n" + [] {
+         std::string many;
+         for (int i = 0; i < 30; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
+         return many;
+       }() + "\r\n",
+       "HTTP/1.1 431", "HTTP_MAX_HEADERS"},
+      {"GET /empty?" + std::string(600, 'q') + " HTTP/1.1\r\n\r\n", "HTTP/1.1 414", "HTTP_MAX_URL_BYTES"},
+      {"GET /empty?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9 HTTP/1.1\r\n\r\n", "HTTP/1.1 400", "HTTP_MAX_QUERY_PARAMS"},
+      {"POST /echo HTTP/1.1\r\nContent-Length: 999999\r\n\r\n", "HTTP/1.1 413", "MAX_BODY_BYTES"},
+      {"GET /empty HTTP/9.9 extra\r\n\r\n", "HTTP/1.1 400", "Malformed HTTP request"},
+      {"POST /echo HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "HTTP/1.1 400",
+       "Malformed HTTP request"},
+      {"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "HTTP/1.1 400", "Malformed HTTP request"},
+  };
+  for (const auto& c : cases) {
+    RawClient client(server->port());
+    client.send(c.request);
+    bool closed = false;
+    const std::string answer = client.read_for(std::chrono::seconds(2), &closed);
+    EXPECT_EQ(answer.rfind(c.status, 0), 0u) << c.request.substr(0, 60) << " -> " << answer;
+    EXPECT_NE(answer.find(c.names), std::string::npos) << answer;
+    EXPECT_NE(answer.find("{\"error\":"), std::string::npos) << answer;
+    EXPECT_TRUE(closed) << "the connection is closed after a refused head";
+  }
+  // And the server still serves.
+  RawClient client(server->port());
+  client.send("GET /empty HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_line(client.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
+}
+
+TEST_F(ServerFixture, SlowHeadsAndBodiesAreCutAtTheirDeadlines) {
+  RawClient slow_head(server->port());
+  slow_head.send("GET /empty HTTP/1.1\r\nX-Slow: ");  // and nothing more
+  RawClient slow_body(server->port());
+  slow_body.send("POST /echo HTTP/1.1\r\nContent-Length: 100\r\n\r\nonly-part");
+  RawClient idle(server->port());  // connects and says nothing
+  const auto started = std::chrono::steady_clock::now();
+  for (RawClient* client : {&slow_head, &slow_body, &idle}) {
+    bool closed = false;
+    client->read_for(std::chrono::seconds(3), &closed);
+    EXPECT_TRUE(closed);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+  EXPECT_EQ(server->connections(), 0);
+}
+
+TEST_F(ServerFixture, ConnectionsPastTheLimitAreTurnedAway) {
+  config.max_connections = 3;
+  restart();
+  std::vector<std::unique_ptr<RawClient>> held;
+  for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<RawClient>(server->port()));
+  for (int i = 0; i < 200 && server->connections() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(server->connections(), 3);
+  RawClient extra(server->port());
+  bool closed = false;
+  const std::string answer = extra.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 503 Service Unavailable");
+  EXPECT_NE(answer.find("HTTP_MAX_CONNECTIONS"), std::string::npos);
+  EXPECT_TRUE(closed);
+  held.clear();  // room again
+  for (int i = 0; i < 200 && server->connections() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  RawClient next(server->port());
+  next.send("GET /empty HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_line(next.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
+}
+
+TEST_F(ServerFixture, ExpectContinueGetsAnInterimAnswer) {
+  config.body_timeout_ms = 5000;  // the reads below wait out their full time
+  restart();
+  RawClient client(server->port());
+  client.send("POST /echo HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+  EXPECT_EQ(status_line(client.read_for(std::chrono::milliseconds(300))), "HTTP/1.1 100 Continue");
+  client.send("hi");
+  EXPECT_NE(client.read_for(std::chrono::milliseconds(300)).find("{\"size\":2}"), std::string::npos);
 }
