@@ -15,9 +15,13 @@ namespace {
     throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
   }
   // 22023 from queen.kv_check_key and friends: the request was bad.
-  if (e.sqlstate().rfind("22", 0) == 0) throw BrokerError(ErrorKind::BadRequest, e.what());
+  // Clients see the primary message alone (db/error_text.h), the log the full text.
+  if (e.sqlstate().rfind("22", 0) == 0) {
+    spdlog::info("kv: request rejected ({}): {}", e.sqlstate(), e.what());
+    throw BrokerError(ErrorKind::BadRequest, e.client_message());
+  }
   spdlog::error("kv: database failure ({}): {}", e.sqlstate(), e.what());
-  throw BrokerError(ErrorKind::Internal, e.what());
+  throw BrokerError(ErrorKind::Internal, e.client_message());
 }
 
 }  // namespace

@@ -95,17 +95,17 @@ auto Database::run(const char* what, Fn&& fn) {
         continue;
       }
       healthy_.store(false, std::memory_order_relaxed);
-      throw DbError(std::string(what) + ": " + e.what(), "");
+      throw DbError(what, e.what(), "");
     } catch (const pqxx::sql_error& e) {
       if (!lease.connection().is_open()) lease.discard();
-      DbError error(e.what(), e.sqlstate());
+      DbError error(what, e.what(), e.sqlstate());
       if (error.transient()) healthy_.store(false, std::memory_order_relaxed);
       throw error;
     } catch (const pqxx::failure& e) {
       // in_doubt_error, protocol violations ...: do not trust the connection.
       lease.discard();
       healthy_.store(false, std::memory_order_relaxed);
-      throw DbError(std::string(what) + ": " + e.what(), "");
+      throw DbError(what, e.what(), "");
     }
   }
 }

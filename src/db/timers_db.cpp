@@ -23,14 +23,14 @@ void run_pooled(ConnectionPool& pool, const char* what, const std::function<void
         spdlog::debug("db: {}: stale pooled connection ({}), retrying on a new one", what, e.what());
         continue;
       }
-      throw DbError(std::string(what) + ": " + e.what(), "");
+      throw DbError(what, e.what(), "");
     } catch (const pqxx::sql_error& e) {
       if (!lease.connection().is_open()) lease.discard();
-      throw DbError(std::string(what) + ": " + e.what(), e.sqlstate());
+      throw DbError(what, e.what(), e.sqlstate());
     } catch (const pqxx::failure& e) {
       // in_doubt_error, protocol violations ...: do not trust the connection.
       lease.discard();
-      throw DbError(std::string(what) + ": " + e.what(), "");
+      throw DbError(what, e.what(), "");
     }
   }
 }
