@@ -289,6 +289,19 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
 
   c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
 
+  // Request limits (docs/limits.md). Upper bounds: nesting stays far from the
+  // handler threads' stack (rendering recurses per level), and no string can
+  // exceed what one jsonb string holds (2^28 - 1 bytes); names stay within
+  // the 255-character CHECKs of queen.queues, partitions, consumers and kv.
+  c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH", c.limits.json_max_depth, 8, 1000);
+  c.limits.json_max_string_bytes =
+      r.integer("JSON_MAX_STRING_BYTES", c.limits.json_max_string_bytes, 4096, (1LL << 28) - 1);
+  c.limits.json_max_array_items = r.int32("JSON_MAX_ARRAY_ITEMS", c.limits.json_max_array_items, 16, 100000000);
+  c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS", c.limits.json_max_object_keys, 16, 100000000);
+  c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values, 1000, kMaxInt);
+  c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items, 1, 10000000);
+  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, 255);
+
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
 
   if (!r.errors().empty()) {
@@ -372,6 +385,12 @@ std::vector<std::string> describe_config(const Config& c) {
     << " eviction_interval_ms=" << c.jobs.eviction_interval_ms
     << " eviction_batch_size=" << c.jobs.eviction_batch_size
     << " stats_reconcile_interval_ms=" << c.jobs.stats_reconcile_interval_ms;
+  flush();
+  s << "config: limits json_max_depth=" << c.limits.json_max_depth
+    << " json_max_string_bytes=" << c.limits.json_max_string_bytes
+    << " json_max_array_items=" << c.limits.json_max_array_items
+    << " json_max_object_keys=" << c.limits.json_max_object_keys << " json_max_values=" << c.limits.json_max_values
+    << " push_max_items=" << c.limits.push_max_items << " name_max_chars=" << c.limits.name_max_chars;
   flush();
   return lines;
 }

@@ -112,6 +112,19 @@ struct SystemConfig {
   int flag_refresh_ms = 2000;
 };
 
+// Bounds on what one request may carry (docs/limits.md, "Request limits").
+// Checked while a JSON body is parsed, before any deep tree exists; past any
+// of them the answer is 400 {"error"} naming the limit and its variable.
+struct LimitsConfig {
+  int json_max_depth = 64;                       // JSON_MAX_DEPTH: arrays/objects nested in a body (envelope included)
+  std::int64_t json_max_string_bytes = 8LL << 20;  // JSON_MAX_STRING_BYTES: any one string or key, in bytes
+  int json_max_array_items = 50000;              // JSON_MAX_ARRAY_ITEMS: elements of any one array
+  int json_max_object_keys = 10000;              // JSON_MAX_OBJECT_KEYS: keys of any one object
+  int json_max_values = 1000000;                 // JSON_MAX_VALUES: values of a whole body (memory bound)
+  int push_max_items = 10000;                    // PUSH_MAX_ITEMS: items of one push (or one transaction)
+  int name_max_chars = 255;                      // NAME_MAX_CHARS: queue, partition, group, key ... (columns: 255)
+};
+
 struct Config {
   ProcessConfig process;
   HttpConfig http;
@@ -123,6 +136,7 @@ struct Config {
   SweeperConfig sweeper;
   JobsConfig jobs;
   SystemConfig system;
+  LimitsConfig limits;
   std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; validated by the crypto module)
 };
 
@@ -149,7 +163,7 @@ EnvMap read_process_environment();
 std::string read_hostname();
 
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
-// mesh, process), secrets masked.
+// mesh, process, limits), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
 
 const char* to_string(FsyncMode mode) noexcept;
