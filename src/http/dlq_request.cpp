@@ -38,11 +38,11 @@ void append_pagination(std::string& out, const broker::DlqQuery& query) {
 
 }  // namespace
 
-broker::DlqQuery parse_dlq_query(const QueryParams& query) {
+broker::DlqQuery parse_dlq_query(const QueryParams& query, const config::LimitsConfig& limits) {
   broker::DlqQuery q;
-  q.queue = non_empty_value(query, "queue");
-  q.consumer_group = non_empty_value(query, "consumerGroup");
-  q.partition = non_empty_value(query, "partition");
+  q.queue = query_name(query, "queue", limits);
+  q.consumer_group = query_name(query, "consumerGroup", limits);
+  q.partition = query_name(query, "partition", limits);
   q.failed_from_ms = parse_bound(query, "from");
   q.failed_to_ms = parse_bound(query, "to");
   q.limit = static_cast<int>(

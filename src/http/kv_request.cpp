@@ -3,35 +3,22 @@
 #include <nlohmann/json.hpp>
 
 #include "http/http_types.h"
+#include "http/input_limits.h"
 #include "http/json_body.h"
+#include "util/json_text.h"
 #include "util/time_format.h"
 
 namespace queen::http {
-namespace {
 
 using nlohmann::json;
 
-// Characters, as the database counts them (UTF-8 continuation bytes are not
-// characters of their own).
-std::size_t utf8_length(const std::string& text) {
-  std::size_t count = 0;
-  for (const char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
-  }
-  return count;
-}
-
-}  // namespace
-
-void validate_kv_key(const std::string& key) {
+void validate_kv_key(const std::string& key, const config::LimitsConfig& limits) {
   if (key.empty()) throw HttpError(400, "key must be a non-empty string");
-  if (utf8_length(key) > kMaxKvKeyCharacters) {
-    throw HttpError(400, "key must be at most " + std::to_string(kMaxKvKeyCharacters) + " characters");
-  }
+  check_name(key, "key", limits);
 }
 
-KvPutRequest parse_kv_put_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+KvPutRequest parse_kv_put_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "value is required");
   auto value = doc.find("value");
   if (value == doc.end()) throw HttpError(400, "value is required");
@@ -49,12 +36,23 @@ KvPutRequest parse_kv_put_body(const std::string& body) {
 }
 
 std::string render_kv_value(const broker::KvValue& value) {
-  json body = {
-      {"key", value.key},
-      {"value", json::parse(value.value_json)},
-      {"expiresAt", value.expires_at_us ? json(util::format_iso8601_millis(*value.expires_at_us)) : json(nullptr)},
-  };
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  // The stored value is spliced in as PostgreSQL rendered it (jsonb text is
+  // valid JSON): never re-parsed, so no nesting depth a value reached in the
+  // database (psql writes bypass the request limits) makes rendering recurse.
+  std::string out;
+  out.reserve(value.value_json.size() + value.key.size() + 64);
+  out += "{\"key\":";
+  util::append_json_string(out, value.key);
+  out += ",\"value\":";
+  out += value.value_json.empty() ? std::string("null") : value.value_json;
+  out += ",\"expiresAt\":";
+  if (value.expires_at_us) {
+    util::append_json_string(out, util::format_iso8601_millis(*value.expires_at_us));
+  } else {
+    out += "null";
+  }
+  out += '}';
+  return out;
 }
 
 std::string render_kv_deleted(const std::string& key, bool deleted) {

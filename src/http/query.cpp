@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "http/input_limits.h"
 #include "util/percent_decode.h"
 
 namespace queen::http {
@@ -40,6 +41,14 @@ std::int64_t query_int(const QueryParams& query, const std::string& name, std::i
   const long long value = std::strtoll(it->second.c_str(), &end, 10);
   if (errno == ERANGE || end == it->second.c_str() || *end != '\0') return fallback;
   return value;
+}
+
+std::optional<std::string> query_name(const QueryParams& query, const std::string& name,
+                                      const config::LimitsConfig& limits) {
+  auto it = query.find(name);
+  if (it == query.end() || it->second.empty()) return std::nullopt;
+  check_name(it->second, name, limits);
+  return it->second;
 }
 
 }  // namespace queen::http

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "config/config.h"
 #include "http/http_types.h"
 
 namespace queen::http {
@@ -17,5 +18,12 @@ bool query_bool(const QueryParams& query, const std::string& name, bool fallback
 
 // Unparsable or absent = fallback.
 std::int64_t query_int(const QueryParams& query, const std::string& name, std::int64_t fallback);
+
+// A name-like parameter (queue, partition, consumerGroup, namespace, task ...):
+// absent or empty = nullopt; otherwise checked by check_name
+// (input_limits.h: valid UTF-8, no NUL, at most NAME_MAX_CHARS characters),
+// 400 naming the parameter.
+std::optional<std::string> query_name(const QueryParams& query, const std::string& name,
+                                      const config::LimitsConfig& limits);
 
 }  // namespace queen::http

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "http/input_limits.h"
 #include "http/json_body.h"
 #include "http/query.h"
 #include "util/iso8601.h"
@@ -25,6 +26,14 @@ std::optional<std::string> optional_string(const json& object, const char* name)
   const json* f = field(object, name);
   if (!f || !f->is_string()) return std::nullopt;
   return f->get<std::string>();
+}
+
+// A string field checked as a name (input_limits.h) when present.
+std::optional<std::string> optional_name(const json& object, const char* name, const char* label,
+                                         const config::LimitsConfig& limits) {
+  std::optional<std::string> value = optional_string(object, name);
+  if (value) check_name(*value, label, limits);
+  return value;
 }
 
 std::optional<std::string> non_empty(std::optional<std::string> value) {
@@ -57,22 +66,24 @@ std::int64_t parse_deliver_at(const json& value) {
 
 }  // namespace
 
-broker::PushItem parse_push_item(const json& item) {
+broker::PushItem parse_push_item(const json& item, const config::LimitsConfig& limits) {
   if (!item.is_object()) throw HttpError(400, "Queue must be a string");
   broker::PushItem out;
   const json* queue = field(item, "queue");
   if (!queue || !queue->is_string()) throw HttpError(400, "Queue must be a string");
   out.queue = queue->get<std::string>();
   if (out.queue.empty()) throw HttpError(400, "Queue must be a non-empty string");
+  check_name(out.queue, "Queue", limits);
 
   if (const json* partition = field(item, "partition")) {
     if (!partition->is_string()) throw HttpError(400, "Partition must be a string");
+    check_name(partition->get_ref<const std::string&>(), "Partition", limits);
     if (!partition->get_ref<const std::string&>().empty()) out.partition = partition->get<std::string>();
   }
   if (const json* txid = field(item, "transactionId")) {
     if (!txid->is_string()) throw HttpError(400, "TransactionId must be a string");
     out.transaction_id = txid->get<std::string>();
-    if (out.transaction_id.size() > 255) throw HttpError(400, "TransactionId must be at most 255 characters");
+    check_name(out.transaction_id, "TransactionId", limits);
   }
   if (const json* trace = field(item, "traceId")) {
     if (!trace->is_string()) throw HttpError(400, "TraceId must be a string");
@@ -85,8 +96,8 @@ broker::PushItem parse_push_item(const json& item) {
   // Absent payload is {}; an explicit null payload is stored as null.
   auto payload = item.find("payload");
   if (payload != item.end()) out.payload_json = dump(*payload);
-  out.namespace_name = optional_string(item, "namespace");
-  out.task = optional_string(item, "task");
+  out.namespace_name = optional_name(item, "namespace", "Namespace", limits);
+  out.task = optional_name(item, "task", "Task", limits);
   if (const json* deliver_at = field(item, "deliverAt")) out.deliver_at_ms = parse_deliver_at(*deliver_at);
   return out;
 }
@@ -94,18 +105,19 @@ broker::PushItem parse_push_item(const json& item) {
 namespace {
 
 broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, const char* missing_partition,
-                                 const char* bad_partition) {
+                                 const char* bad_partition, const config::LimitsConfig& limits) {
   broker::AckItem item;
   const json* txid = field(object, "transactionId");
   if (!txid || !txid->is_string() || txid->get_ref<const std::string&>().empty()) throw HttpError(400, missing_txid);
   item.transaction_id = txid->get<std::string>();
+  check_name(item.transaction_id, "transactionId", limits);
   const json* partition = field(object, "partitionId");
   if (!partition || !partition->is_string() || partition->get_ref<const std::string&>().empty()) {
     throw HttpError(400, missing_partition);
   }
   item.partition_id = partition->get<std::string>();
   if (!util::is_uuid(item.partition_id)) throw HttpError(400, bad_partition);
-  item.lease_id = non_empty(optional_string(object, "leaseId"));
+  item.lease_id = non_empty(optional_name(object, "leaseId", "leaseId", limits));
   if (const json* status = field(object, "status")) {
     if (!status->is_string()) throw HttpError(400, "status must be a string");
     item.status = non_empty(status->get<std::string>());
@@ -118,29 +130,36 @@ broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, c
 
 }  // namespace
 
-std::vector<broker::PushItem> parse_push_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+std::vector<broker::PushItem> parse_push_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   const json* items = doc.is_object() ? field(doc, "items") : nullptr;
   if (!items || !items->is_array()) throw HttpError(400, "items array is required");
+  check_push_item_count(items->size(), limits);
   std::vector<broker::PushItem> out;
   out.reserve(items->size());
-  for (const auto& item : *items) out.push_back(parse_push_item(item));
+  for (const auto& item : *items) out.push_back(parse_push_item(item, limits));
   return out;
 }
 
-AckRequest parse_ack_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+void check_push_item_count(std::size_t items, const config::LimitsConfig& limits) {
+  if (items > static_cast<std::size_t>(limits.push_max_items)) {
+    throw HttpError(400, "push with more than " + std::to_string(limits.push_max_items) + " items (PUSH_MAX_ITEMS)");
+  }
+}
+
+AckRequest parse_ack_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "transactionId is required");
   AckRequest out;
   out.items.push_back(parse_ack_fields(doc, "transactionId is required",
                                        "partitionId is required to ensure message uniqueness",
-                                       "partitionId must be a valid UUID"));
-  out.consumer_group = normalize_group(optional_string(doc, "consumerGroup"));
+                                       "partitionId must be a valid UUID", limits));
+  out.consumer_group = normalize_group(optional_name(doc, "consumerGroup", "consumerGroup", limits));
   return out;
 }
 
-AckRequest parse_ack_batch_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+AckRequest parse_ack_batch_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   const json* acks = doc.is_object() ? field(doc, "acknowledgments") : nullptr;
   if (!acks || !acks->is_array()) throw HttpError(400, "acknowledgments array is required");
   AckRequest out;
@@ -150,26 +169,30 @@ AckRequest parse_ack_batch_body(const std::string& body) {
     out.items.push_back(
         parse_ack_fields(ack, "Each acknowledgment must have a valid transactionId string",
                          "Each acknowledgment must have a valid partitionId string to ensure message uniqueness",
-                         "Each acknowledgment must have a valid partitionId string to ensure message uniqueness"));
+                         "Each acknowledgment must have a valid partitionId string to ensure message uniqueness",
+                         limits));
   }
   // The group comes from the top level only; per-item values are ignored.
-  out.consumer_group = normalize_group(optional_string(doc, "consumerGroup"));
+  out.consumer_group = normalize_group(optional_name(doc, "consumerGroup", "consumerGroup", limits));
   return out;
 }
 
-broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop) {
+broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
+                                     const config::LimitsConfig& limits) {
   broker::PopCommand command;
   db::PopRequest& q = command.query;
   if (form == PopForm::Filter) {
-    q.namespace_name = request.query_value("namespace");
-    q.task = request.query_value("task");
+    q.namespace_name = query_name(request.query, "namespace", limits);
+    q.task = query_name(request.query, "task", limits);
     if (!q.namespace_name && !q.task) throw HttpError(400, "namespace or task is required");
   } else {
     q.queue = request.param("queue");
     if (q.queue->empty()) throw HttpError(400, "queue is required");
+    check_name(*q.queue, "queue", limits);
     if (form == PopForm::Specific) {
       q.partition = request.param("partition");
       if (q.partition->empty()) throw HttpError(400, "partition is required");
+      check_name(*q.partition, "partition", limits);
     }
   }
   const std::int64_t batch = query_int(request.query, "batch", pop.default_batch_size);
@@ -180,21 +203,21 @@ broker::PopCommand parse_pop_request(PopForm form, const Request& request, const
     q.partitions = static_cast<int>(std::clamp<std::int64_t>(query_int(request.query, "partitions", 1), 1,
                                                              pop.max_partitions));
   }
-  q.consumer_group = normalize_group(request.query_value("consumerGroup"));
+  q.consumer_group = normalize_group(query_name(request.query, "consumerGroup", limits));
   q.auto_ack = query_bool(request.query, "autoAck", false);
-  q.subscription_mode = request.query_value("subscriptionMode");
+  q.subscription_mode = query_name(request.query, "subscriptionMode", limits);
   if (!q.subscription_mode && !pop.default_subscription_mode.empty()) {
     q.subscription_mode = pop.default_subscription_mode;
   }
-  q.subscription_from = request.query_value("subscriptionFrom");
+  q.subscription_from = query_name(request.query, "subscriptionFrom", limits);
   command.wait = query_bool(request.query, "wait", false);
   command.timeout_ms = std::clamp<std::int64_t>(query_int(request.query, "timeout", pop.default_timeout_ms), 0,
                                                 pop.max_timeout_ms);
   return command;
 }
 
-int parse_lease_seconds(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Optional);
+int parse_lease_seconds(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Optional, limits);
   if (!doc.is_object()) throw HttpError(400, "Request body must be a JSON object");
   const json* seconds = field(doc, "seconds");
   if (!seconds) return 60;
@@ -205,8 +228,8 @@ int parse_lease_seconds(const std::string& body) {
   return seconds->get<int>();
 }
 
-ConfigureRequest parse_configure_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+ConfigureRequest parse_configure_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "queue is required");
   ConfigureRequest out;
   const json* queue = field(doc, "queue");
@@ -214,8 +237,9 @@ ConfigureRequest parse_configure_body(const std::string& body) {
     throw HttpError(400, "queue is required");
   }
   out.queue = queue->get<std::string>();
-  out.namespace_name = optional_string(doc, "namespace").value_or("");
-  out.task = optional_string(doc, "task").value_or("");
+  check_name(out.queue, "queue", limits);
+  out.namespace_name = optional_name(doc, "namespace", "namespace", limits).value_or("");
+  out.task = optional_name(doc, "task", "task", limits).value_or("");
   if (const json* options = field(doc, "options")) {
     if (!options->is_object()) throw HttpError(400, "options must be an object");
     out.options_json = dump(*options);
@@ -223,8 +247,8 @@ ConfigureRequest parse_configure_body(const std::string& body) {
   return out;
 }
 
-bool parse_enabled_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+bool parse_enabled_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   const json* enabled = doc.is_object() ? field(doc, "enabled") : nullptr;
   if (!enabled || !enabled->is_boolean()) throw HttpError(400, "enabled (boolean) is required");
   return enabled->get<bool>();

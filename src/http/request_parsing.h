@@ -1,7 +1,10 @@
 #pragma once
 // Validation of request bodies and query strings into broker commands.
 // Pure functions: every 400 message of http-api §3-§8 and §14 is produced
-// here (HttpError), so they are unit-tested without a server.
+// here (HttpError), so they are unit-tested without a server. Each takes the
+// request limits (docs/limits.md; the routes pass config.limits, the default
+// is the configuration's default): bodies go through the bounded parser of
+// json_body.h, name-like fields through check_name (input_limits.h).
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,25 +17,31 @@
 
 namespace queen::http {
 
-// POST /api/v1/push body {"items": [...]}.
-std::vector<broker::PushItem> parse_push_body(const std::string& body);
+// POST /api/v1/push body {"items": [...]}: at most limits.push_max_items items.
+std::vector<broker::PushItem> parse_push_body(const std::string& body,
+                                              const config::LimitsConfig& limits = config::LimitsConfig{});
 // One push item (also the items of a transaction's push operation).
-broker::PushItem parse_push_item(const nlohmann::json& item);
+broker::PushItem parse_push_item(const nlohmann::json& item,
+                                 const config::LimitsConfig& limits = config::LimitsConfig{});
+// 400 "push with more than N items (PUSH_MAX_ITEMS)" past limits.push_max_items.
+void check_push_item_count(std::size_t items, const config::LimitsConfig& limits);
 
 struct AckRequest {
   std::vector<broker::AckItem> items;
   std::optional<std::string> consumer_group;  // absent / null / "" = queue mode
 };
 // POST /api/v1/ack (one item) and POST /api/v1/ack/batch.
-AckRequest parse_ack_body(const std::string& body);
-AckRequest parse_ack_batch_body(const std::string& body);
+AckRequest parse_ack_body(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
+AckRequest parse_ack_batch_body(const std::string& body,
+                                const config::LimitsConfig& limits = config::LimitsConfig{});
 
 enum class PopForm { Wildcard, Specific, Filter };
 // The three pop forms: path params `queue` / `partition`, query of §5.1.
-broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop);
+broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
+                                     const config::LimitsConfig& limits = config::LimitsConfig{});
 
 // POST /api/v1/lease/:leaseId/extend body (optional) -> seconds (default 60).
-int parse_lease_seconds(const std::string& body);
+int parse_lease_seconds(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
 
 struct ConfigureRequest {
   std::string queue;
@@ -40,9 +49,10 @@ struct ConfigureRequest {
   std::string task;
   std::string options_json = "{}";
 };
-ConfigureRequest parse_configure_body(const std::string& body);
+ConfigureRequest parse_configure_body(const std::string& body,
+                                      const config::LimitsConfig& limits = config::LimitsConfig{});
 
 // POST /api/v1/system/maintenance(/pop) body {"enabled": bool}.
-bool parse_enabled_body(const std::string& body);
+bool parse_enabled_body(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
 
 }  // namespace queen::http

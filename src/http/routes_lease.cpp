@@ -7,9 +7,10 @@ namespace queen::http {
 
 void register_lease_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
+  const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/lease/:leaseId/extend", [&broker](const Request& request) {
-    const int seconds = parse_lease_seconds(request.body);
+  router.add("POST", "/api/v1/lease/:leaseId/extend", [&broker, &limits](const Request& request) {
+    const int seconds = parse_lease_seconds(request.body, limits);
     const std::string& lease_id = request.param("leaseId");
     return Response::json(200, render_lease_extension(lease_id, broker.extend_lease(lease_id, seconds)));
   });

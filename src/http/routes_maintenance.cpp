@@ -32,6 +32,7 @@ std::string pop_message(bool enabled) {
 
 void register_maintenance_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
+  const config::LimitsConfig& limits = context.config.limits;
 
   router.add("GET", "/api/v1/system/maintenance", [&broker](const Request&) {
     const broker::MaintenanceStatus s = broker.maintenance_status();
@@ -45,8 +46,8 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance", [&broker](const Request& request) {
-    const bool enabled = parse_enabled_body(request.body);
+  router.add("POST", "/api/v1/system/maintenance", [&broker, &limits](const Request& request) {
+    const bool enabled = parse_enabled_body(request.body, limits);
     const broker::MaintenanceStatus s = broker.set_push_maintenance(enabled);
     nlohmann::json body = {
         {"maintenanceMode", s.push_maintenance},
@@ -64,8 +65,8 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance/pop", [&broker](const Request& request) {
-    const bool enabled = parse_enabled_body(request.body);
+  router.add("POST", "/api/v1/system/maintenance/pop", [&broker, &limits](const Request& request) {
+    const bool enabled = parse_enabled_body(request.body, limits);
     const broker::MaintenanceStatus s = broker.set_pop_maintenance(enabled);
     nlohmann::json body = {{"popMaintenanceMode", s.pop_maintenance}, {"message", pop_message(s.pop_maintenance)}};
     return Response::json(200, body.dump());

@@ -8,8 +8,10 @@ namespace queen::http {
 void register_push_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
 
-  router.add("POST", "/api/v1/push", [&broker](const Request& request) {
-    std::vector<broker::PushItem> items = parse_push_body(request.body);
+  const config::LimitsConfig& limits = context.config.limits;
+
+  router.add("POST", "/api/v1/push", [&broker, &limits](const Request& request) {
+    std::vector<broker::PushItem> items = parse_push_body(request.body, limits);
     if (items.empty()) return Response::json(201, "[]");
     // producerSub comes from the authenticated token (none until auth exists).
     const broker::PushOutcome outcome = broker.push(std::move(items), std::nullopt);

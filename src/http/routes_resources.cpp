@@ -1,4 +1,5 @@
 // Resource administration (http-api §12): DELETE /api/v1/resources/queues/:queue.
+#include "http/input_limits.h"
 #include "http/routes.h"
 #include "util/json_text.h"
 
@@ -6,11 +7,14 @@ namespace queen::http {
 
 void register_resource_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
+  const config::LimitsConfig& limits = context.config.limits;
 
   // Always 200 with deleted:true (clients check `deleted === true`); `existed`
   // tells whether there was anything to delete.
-  router.add("DELETE", "/api/v1/resources/queues/:queue", [&broker](const Request& request) {
+  router.add("DELETE", "/api/v1/resources/queues/:queue", [&broker, &limits](const Request& request) {
     const std::string& queue = request.param("queue");
+    // A NUL would cut the name short in libpq: "orders%00x" must not delete "orders".
+    check_name(queue, "queue", limits);
     const bool existed = broker.delete_queue(queue);
     std::string body = "{\"deleted\":true,\"queue\":";
     util::append_json_string(body, queue);

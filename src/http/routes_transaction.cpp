@@ -7,9 +7,10 @@ namespace queen::http {
 
 void register_transaction_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
+  const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/transaction", [&broker](const Request& request) {
-    broker::TransactionCommand command = parse_transaction_body(request.body);
+  router.add("POST", "/api/v1/transaction", [&broker, &limits](const Request& request) {
+    broker::TransactionCommand command = parse_transaction_body(request.body, limits);
     // producerSub comes from the authenticated token (none until auth exists).
     const broker::TransactionOutcome outcome = broker.run_transaction(std::move(command), std::nullopt);
     return Response::json(200, outcome.result_json);

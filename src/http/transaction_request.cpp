@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/http_types.h"
+#include "http/input_limits.h"
 #include "http/json_body.h"
 #include "http/request_parsing.h"
 
@@ -23,13 +24,13 @@ bool is_typed_push(const json& op) {
   return type != op.end() && *type == "push" && items != op.end() && items->is_array();
 }
 
-broker::TransactionOperation parse_operation(const json& op) {
+broker::TransactionOperation parse_operation(const json& op, const config::LimitsConfig& limits) {
   broker::TransactionOperation out;
   if (is_typed_push(op)) {
     out.kind = broker::TransactionOperation::Kind::Push;
     const json& items = op["items"];
     out.items.reserve(items.size());
-    for (const auto& item : items) out.items.push_back(parse_push_item(item));
+    for (const auto& item : items) out.items.push_back(parse_push_item(item, limits));
   } else {
     out.kind = broker::TransactionOperation::Kind::Verbatim;
     out.verbatim_json = op.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -37,7 +38,7 @@ broker::TransactionOperation parse_operation(const json& op) {
   return out;
 }
 
-std::vector<std::string> parse_required_leases(const json& doc) {
+std::vector<std::string> parse_required_leases(const json& doc, const config::LimitsConfig& limits) {
   const auto leases = doc.find("requiredLeases");
   if (leases == doc.end() || leases->is_null()) return {};  // null is absent (http-api §0.3)
   if (!leases->is_array()) throw HttpError(400, kBadRequiredLeases);
@@ -45,6 +46,7 @@ std::vector<std::string> parse_required_leases(const json& doc) {
   out.reserve(leases->size());
   for (const auto& lease : *leases) {
     if (!lease.is_string()) throw HttpError(400, kBadRequiredLeases);
+    check_name(lease.get_ref<const std::string&>(), "requiredLeases entry", limits);
     out.push_back(lease.get<std::string>());
   }
   return out;
@@ -52,8 +54,8 @@ std::vector<std::string> parse_required_leases(const json& doc) {
 
 }  // namespace
 
-broker::TransactionCommand parse_transaction_body(const std::string& body) {
-  const json doc = parse_json_body(body, BodyRule::Required);
+broker::TransactionCommand parse_transaction_body(const std::string& body, const config::LimitsConfig& limits) {
+  const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, kOperationsRequired);
   const auto operations = doc.find("operations");
   if (operations == doc.end() || !operations->is_array()) throw HttpError(400, kOperationsRequired);
@@ -61,8 +63,14 @@ broker::TransactionCommand parse_transaction_body(const std::string& body) {
 
   broker::TransactionCommand command;
   command.operations.reserve(operations->size());
-  for (const auto& op : *operations) command.operations.push_back(parse_operation(op));
-  command.required_leases = parse_required_leases(doc);
+  // PUSH_MAX_ITEMS bounds the items of the whole transaction, as of one push.
+  std::size_t push_items = 0;
+  for (const auto& op : *operations) {
+    if (is_typed_push(op)) push_items += op["items"].size();
+  }
+  check_push_item_count(push_items, limits);
+  for (const auto& op : *operations) command.operations.push_back(parse_operation(op, limits));
+  command.required_leases = parse_required_leases(doc, limits);
   return command;
 }
 

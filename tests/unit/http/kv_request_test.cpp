@@ -30,7 +30,7 @@ TEST(KvRequest, KeysAreOneTo255Characters) {
   EXPECT_EQ(status_of([] { http::validate_kv_key(""); }, &message), 400);
   EXPECT_EQ(message, "key must be a non-empty string");
   EXPECT_EQ(status_of([] { http::validate_kv_key(std::string(256, 'k')); }, &message), 400);
-  EXPECT_EQ(message, "key must be at most 255 characters");
+  EXPECT_EQ(message, "key must be at most 255 characters (NAME_MAX_CHARS)");
 }
 
 TEST(KvRequest, KeyLengthCountsCharactersNotBytes) {
