@@ -113,6 +113,17 @@ fi
 stop_brokers
 [ "$status" = 0 ] || exit "$status"
 
+# Parked long polls (BENCH_PARKED_POLLS, default 10000) on a fresh broker: /health and push latency
+# idle and with the polls parked, wake latency, broker RSS and threads.
+PORT=$(free_port)
+start_broker parked "$PORT"
+echo "bench: parked long polls on http://127.0.0.1:$PORT"
+timeout --signal=TERM 240 /usr/bin/python3 "$ROOT/bench/parked_polls.py" --url "http://127.0.0.1:$PORT" \
+  --broker-pid "$STARTED_PID" --polls "${BENCH_PARKED_POLLS:-10000}" \
+  --json "${BENCH_JSON%.json}-parked.json" || status=$?
+stop_brokers
+[ "$status" = 0 ] || exit "$status"
+
 # Cross-broker wake over the mesh: push on A, long poll parked on B. B re-checks the database
 # only every 5 s, so a wake well under that came over the mesh.
 PORT_A=$(free_port); PORT_B=$(free_port); MESH_A=$(free_port); MESH_B=$(free_port)

@@ -22,7 +22,7 @@ struct HttpConfig {
   int port = 6632;                           // PORT
   int min_threads = 10;                      // NUM_WORKERS: handler threads started at boot
   int max_threads = 64;                      // HTTP_MAX_THREADS: handler threads at most (parked polls hold none)
-  int max_queued = 4096;                     // HTTP_MAX_QUEUED: requests waiting for a handler thread (503 beyond)
+  int max_queued = 20000;                    // HTTP_MAX_QUEUED: requests waiting for a handler thread (503 beyond)
   int keep_alive_timeout_ms = 10000;         // HTTP_KEEPALIVE_TIMEOUT_MS: idle keep-alive connection hold
   std::int64_t max_body_bytes = 64LL << 20;  // MAX_BODY_BYTES: 413 beyond
   int drain_timeout_ms = 30000;              // HTTP_DRAIN_TIMEOUT_MS: shutdown wait for in-flight requests
