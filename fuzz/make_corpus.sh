@@ -18,7 +18,7 @@ done
 # --- http_body: first byte chooses the parser (see fuzz/harness/http_body.cpp), the rest is the body.
 n=0
 body() {  # body <parser index> <text>
-  printf "\\x$(printf %02x "$1")%s" "$2" > "$CORPUS/http_body/seed-$(printf %02d "$1")-$n"
+  printf "\\x$(printf %02x "$1")%s" "$2" > "$CORPUS/http_body/seed-$(printf %03d "$1")-$n"
   n=$((n + 1))
 }
 PID=0f8fad5b-d9cb-469f-a165-70867728950e
@@ -50,6 +50,16 @@ body 11 '?namespace=ns&task=t&batch=-5&timeout=-1'
 body 12 '  {"a":[1,2,{"b":null}]} '
 body 12 '{"a":1'
 body 13 'caf%C3%A9-key'
+# The same parsers under small limits (control byte + 128, see small_limits() in the harness).
+body 128 '{"items":[{"queue":"q","payload":{"a":[1,[2]]}},{"queue":"q2"},{"queue":"q3"},{"queue":"q4"}]}'
+body 130 '{"acknowledgments":[{"transactionId":"t","partitionId":"'$PID'"},{"transactionId":"t2","partitionId":"'$PID'"}]}'
+body 131 '{"queue":"a-long-queue-name","options":{"leaseTime":60,"retryLimit":2,"priority":1,"delayedProcessing":0}}'
+body 134 '{"value": {"n": "a string longer than sixty-four bytes, which the small limits refuse"}}'
+body 135 '{"operations":[{"type":"push","items":[{"queue":"q"},{"queue":"q"},{"queue":"q"},{"queue":"q"}]}]}'
+body 136 'queue=a-long-queue-name&consumerGroup=g%00x&limit=5'
+body 137 'q?batch=10&consumerGroup=%C3%28&namespace=ns'
+body 140 '[[[[[1]]]]]'
+body 141 'key-longer-than-8'
 
 # --- config_env: first line is the host name, then NAME=VALUE lines.
 c=0

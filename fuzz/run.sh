@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (fuzz/CMakeLists.txt -> build-fuzz) and runs them.
 #   fuzz/run.sh build           configure (clang-14, ccache) and build only
-#   fuzz/run.sh smoke           every harness: each committed corpus file once, then FUZZ_SMOKE_SECONDS (10) of
-#                               mutation; non-zero exit on any crash, leak, sanitizer report or broken invariant
+#   fuzz/run.sh smoke           every harness: the committed crash-* inputs whole, each corpus file once, then
+#                               FUZZ_SMOKE_SECONDS (10) of mutation (inputs up to FUZZ_MAX_LEN, 4096 bytes);
+#                               non-zero exit on any crash, leak, sanitizer report or broken invariant
 #   fuzz/run.sh fuzz [names]    every (or the named) harness for FUZZ_SECONDS (60) each, growing the working
 #                               corpus build-fuzz/corpus/<harness> from the committed seeds in fuzz/corpus/<harness>
 # Crash inputs go to build-fuzz/artifacts/<harness>/; reproduce one with build-fuzz/fuzz_<harness> <file>.
@@ -34,13 +35,21 @@ run() {
     return 0
   fi
   mkdir -p "$work" "$BUILD/artifacts/$h" "$ROOT/fuzz/corpus/$h"
-  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-              -artifact_prefix="$BUILD/artifacts/$h/")
-  [ -n "${DICT[$h]:-}" ] && args+=(-dict="$ROOT/fuzz/dict/${DICT[$h]}.dict")
   local log="$BUILD/logs/$h.log"
   mkdir -p "$BUILD/logs"
   local start=$SECONDS
-  "$bin" "${args[@]}" "$work" "$ROOT/fuzz/corpus/$h" >"$log" 2>&1
+  : >"$log"
+  # The inputs of fixed findings first, each run once and whole (some are larger than the mutation length).
+  local crashes=("$ROOT/fuzz/corpus/$h"/crash-*)
+  if [ -e "${crashes[0]}" ] && ! "$bin" "${crashes[@]}" >>"$log" 2>&1; then
+    echo "fuzz: $h: FAILED on a committed crash input; log $log"
+    grep -E 'ERROR: |runtime error|fuzz invariant|Running: ' "$log" | tail -4 | sed 's/^/  /'
+    return 1
+  fi
+  local args=(-max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048
+              -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$h/")
+  [ -n "${DICT[$h]:-}" ] && args+=(-dict="$ROOT/fuzz/dict/${DICT[$h]}.dict")
+  "$bin" "${args[@]}" "$work" "$ROOT/fuzz/corpus/$h" >>"$log" 2>&1
   local rc=$?
   local stats
   stats=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')

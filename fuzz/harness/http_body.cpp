@@ -2,9 +2,14 @@
 // dlq_request.*, transaction_request.*, query.*). The parsers answer bad input by throwing HttpError (a 4xx the
 // server renders); anything else escaping (another exception, a crash, a sanitizer report) is a finding.
 //
-// Input: one control byte choosing the parser (byte % 14), then the body (or the query string).
+// Input: one control byte, then the body (or the query string). The low 7 bits choose the parser (% 14); the
+// high bit runs it under small request limits (config::LimitsConfig), so every limit is reachable within
+// libFuzzer's input sizes, instead of the defaults.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "config/config.h"
 #include "fuzz_support.h"
 #include "http/dlq_request.h"
 #include "http/http_types.h"
@@ -25,9 +30,45 @@ void check_json(const std::string& text, const char* what) {
   FUZZ_CHECK(nlohmann::json::accept(text), "%s is not valid JSON: %.200s", what, text.c_str());
 }
 
-void check_push_item(const broker::PushItem& item) {
+config::LimitsConfig small_limits() {
+  config::LimitsConfig l;
+  l.json_max_depth = 4;
+  l.json_max_string_bytes = 64;
+  l.json_max_array_items = 4;
+  l.json_max_object_keys = 6;
+  l.json_max_values = 40;
+  l.push_max_items = 3;
+  l.name_max_chars = 8;
+  return l;
+}
+
+// Depth of arrays/objects in JSON text (brackets in strings do not count).
+std::size_t json_depth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+void check_push_item(const broker::PushItem& item, const config::LimitsConfig& limits) {
   FUZZ_CHECK(!item.queue.empty(), "a push item without a queue was accepted");
   check_json(item.payload_json, "payload_json");
+  // The payload sits at least two levels down ({"items":[{...}]}), so it nests less than the limit.
+  FUZZ_CHECK(json_depth(item.payload_json) < static_cast<std::size_t>(limits.json_max_depth),
+             "a payload nested %zu deep passed JSON_MAX_DEPTH %d", json_depth(item.payload_json),
+             limits.json_max_depth);
 }
 
 // "queue/partition?query" -> a Request as the router would build it.
@@ -43,48 +84,52 @@ Request make_request(std::string_view text) {
   return r;
 }
 
-void run(int target, const std::string& body) {
+void run(int target, const std::string& body, const config::LimitsConfig& limits) {
   switch (target) {
-    case 0:
-      for (const auto& item : parse_push_body(body)) check_push_item(item);
+    case 0: {
+      const auto items = parse_push_body(body, limits);
+      FUZZ_CHECK(items.size() <= static_cast<std::size_t>(limits.push_max_items), "%zu items passed PUSH_MAX_ITEMS",
+                 items.size());
+      for (const auto& item : items) check_push_item(item, limits);
       break;
+    }
     case 1:
-      FUZZ_CHECK(parse_ack_body(body).items.size() == 1, "ack parsed to other than one item");
+      FUZZ_CHECK(parse_ack_body(body, limits).items.size() == 1, "ack parsed to other than one item");
       break;
     case 2:
-      (void)parse_ack_batch_body(body);
+      (void)parse_ack_batch_body(body, limits);
       break;
     case 3: {
-      const ConfigureRequest c = parse_configure_body(body);
+      const ConfigureRequest c = parse_configure_body(body, limits);
       FUZZ_CHECK(!c.queue.empty(), "configure without a queue was accepted");
       check_json(c.options_json, "options_json");
       break;
     }
     case 4:
-      (void)parse_enabled_body(body);
+      (void)parse_enabled_body(body, limits);
       break;
     case 5: {
-      const int seconds = parse_lease_seconds(body);
+      const int seconds = parse_lease_seconds(body, limits);
       FUZZ_CHECK(seconds >= 1 && seconds <= 86400 * 365, "lease seconds %d", seconds);
       break;
     }
     case 6: {
-      const KvPutRequest kv = parse_kv_put_body(body);
+      const KvPutRequest kv = parse_kv_put_body(body, limits);
       check_json(kv.value_json, "value_json");
       FUZZ_CHECK(!kv.ttl_ms || (*kv.ttl_ms >= 0 && *kv.ttl_ms <= kMaxKvTtlMs), "ttlMs out of range");
       break;
     }
     case 7: {
-      const broker::TransactionCommand t = parse_transaction_body(body);
+      const broker::TransactionCommand t = parse_transaction_body(body, limits);
       for (const auto& op : t.operations) {
         if (op.kind == broker::TransactionOperation::Kind::Verbatim) check_json(op.verbatim_json, "verbatim_json");
-        for (const auto& item : op.items) check_push_item(item);
+        for (const auto& item : op.items) check_push_item(item, limits);
       }
       break;
     }
     case 8: {
       const QueryParams query = parse_query_string(body);
-      const broker::DlqQuery q = parse_dlq_query(query);
+      const broker::DlqQuery q = parse_dlq_query(query, limits);
       FUZZ_CHECK(q.limit >= 1 && q.limit <= kMaxDlqPageSize && q.offset >= 0, "DLQ page out of range");
       break;
     }
@@ -94,16 +139,16 @@ void run(int target, const std::string& body) {
       const config::PopConfig pop;
       const Request request = make_request(body);
       const auto form = target == 9 ? PopForm::Wildcard : target == 10 ? PopForm::Specific : PopForm::Filter;
-      const broker::PopCommand c = parse_pop_request(form, request, pop);
+      const broker::PopCommand c = parse_pop_request(form, request, pop, limits);
       FUZZ_CHECK(c.query.batch >= 1 && c.query.batch <= pop.max_batch_size, "pop batch %d", c.query.batch);
       FUZZ_CHECK(c.timeout_ms >= 0 && c.timeout_ms <= pop.max_timeout_ms, "pop timeout out of range");
       break;
     }
     case 12:
-      (void)parse_json_body(body, body.size() % 2 ? BodyRule::Required : BodyRule::Optional);
+      (void)parse_json_body(body, body.size() % 2 ? BodyRule::Required : BodyRule::Optional, limits);
       break;
     case 13:
-      validate_kv_key(body);
+      validate_kv_key(body, limits);
       break;
   }
 }
@@ -112,10 +157,12 @@ void run(int target, const std::string& body) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Cursor in(data, size);
-  const int target = in.byte() % 14;
+  const std::uint8_t control = in.byte();
+  const int target = (control & 0x7f) % 14;
+  const config::LimitsConfig limits = (control & 0x80) ? small_limits() : config::LimitsConfig{};
   const std::string body(in.rest());
   try {
-    run(target, body);
+    run(target, body, limits);
   } catch (const HttpError& e) {
     FUZZ_CHECK(e.status() >= 400 && e.status() < 500, "HttpError %d", e.status());
   }
