@@ -22,7 +22,17 @@ TEST(Config, DefaultsMatchTheSpec) {
   EXPECT_EQ(c.http.host, "0.0.0.0");
   EXPECT_EQ(c.http.max_body_bytes, 64LL * 1024 * 1024);
   EXPECT_EQ(c.http.min_threads, 10);
-  EXPECT_EQ(c.http.max_threads, 256);
+  EXPECT_EQ(c.http.max_threads, 64);  // handler threads; parked long polls hold none
+  EXPECT_EQ(c.http.max_queued, 20000);
+  EXPECT_EQ(c.http.max_connections, 20000);
+  EXPECT_EQ(c.http.max_header_bytes, 16384);
+  EXPECT_EQ(c.http.max_header_count, 100);
+  EXPECT_EQ(c.http.max_url_bytes, 8192);
+  EXPECT_EQ(c.http.max_query_params, 64);
+  EXPECT_EQ(c.http.header_timeout_ms, 10000);
+  EXPECT_EQ(c.http.body_timeout_ms, 60000);
+  EXPECT_EQ(c.http.write_timeout_ms, 30000);
+  EXPECT_EQ(c.pop.wait_recheck_budget_per_s, 500);
   EXPECT_EQ(c.process.server_id, "host-a");
   EXPECT_EQ(c.process.log_level, "info");
   EXPECT_EQ(c.db.host, "localhost");
