@@ -14,6 +14,8 @@
 //   bits 3-5  FILE_BUFFER_MAX_BATCH - 1 (1..8)
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,14 +36,20 @@ using queen::fuzz::Cursor;
 namespace {
 
 // One directory per process, on tmpfs when there is one (fast, and nothing is left on a real disk).
+// Removed at exit (never destroyed before that: the atexit handler still needs it).
 const fs::path& work_dir() {
-  static const fs::path dir = [] {
+  static const fs::path* const dir = [] {
     fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
     std::string pattern = (base / "queen-fuzz-spool-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return fs::path(pattern);
+    auto* path = new fs::path(pattern);
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(work_dir(), ec);
+    });
+    return path;
   }();
-  return dir;
+  return *dir;
 }
 
 void reset_dir(const fs::path& dir) {
