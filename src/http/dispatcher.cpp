@@ -26,8 +26,9 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
   } catch (const broker::BrokerError& e) {
     return Response::error(status_of(e.kind()), e.what());
   } catch (const std::exception& e) {
+    // Unexpected: the text may carry internals (a database error's context), so it goes to the log only.
     spdlog::error("http: {} {} failed: {}", method, path, e.what());
-    return Response::error(500, e.what());
+    return Response::error(500, "Internal error");
   } catch (...) {
     spdlog::error("http: {} {} failed with a non-standard exception", method, path);
     return Response::error(500, "Internal error");

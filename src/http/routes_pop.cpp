@@ -9,9 +9,9 @@ namespace queen::http {
 
 namespace {
 
-Handler pop_handler(PopForm form, broker::Broker& broker, const config::PopConfig& pop) {
-  return [form, &broker, &pop](const Request& request) {
-    const broker::PopCommand command = parse_pop_request(form, request, pop);
+Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& config) {
+  return [form, &broker, &config](const Request& request) {
+    const broker::PopCommand command = parse_pop_request(form, request, config.pop, config.limits);
     broker.pop(command, request.client_gone, request.post,
                [reply = request.reply, method = request.method, path = request.path](
                    broker::PopOutcome outcome, std::exception_ptr error) {
@@ -26,11 +26,11 @@ Handler pop_handler(PopForm form, broker::Broker& broker, const config::PopConfi
 }  // namespace
 
 void register_pop_routes(Router& router, const RouteContext& context) {
-  const config::PopConfig& pop = context.config.pop;
-  router.add("GET", "/api/v1/pop/queue/:queue", pop_handler(PopForm::Wildcard, context.broker, pop));
+  const config::Config& config = context.config;
+  router.add("GET", "/api/v1/pop/queue/:queue", pop_handler(PopForm::Wildcard, context.broker, config));
   router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition",
-             pop_handler(PopForm::Specific, context.broker, pop));
-  router.add("GET", "/api/v1/pop", pop_handler(PopForm::Filter, context.broker, pop));
+             pop_handler(PopForm::Specific, context.broker, config));
+  router.add("GET", "/api/v1/pop", pop_handler(PopForm::Filter, context.broker, config));
 }
 
 }  // namespace queen::http
