@@ -51,21 +51,26 @@ def closed_by_server(sock, within_s):
     return False
 
 
-def health_ms(broker):
+def fetch(broker, path):
+    """One GET on a connection of its own, read until the broker closes it."""
     sock = connect(broker)
     try:
-        started = time.monotonic()
-        sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while True:
             chunk = sock.recv(65536)
             if not chunk:
-                break
+                return data
             data += chunk
-        assert data.startswith(b"HTTP/1.1 200"), data[:200]
-        return (time.monotonic() - started) * 1000.0
     finally:
         sock.close()
+
+
+def health_ms(broker):
+    started = time.monotonic()
+    data = fetch(broker, "/health")
+    assert data.startswith(b"HTTP/1.1 200"), data[:200]
+    return (time.monotonic() - started) * 1000.0
 
 
 def test_a_header_sent_a_byte_at_a_time_is_cut_at_the_header_deadline(slow_broker):
@@ -220,18 +225,7 @@ def test_hundreds_of_parked_long_polls_hold_no_handler_thread(slow_broker):
 
 
 def _parked(broker):
-    sock = connect(broker)
-    try:
-        sock.sendall(b"GET /metrics/prometheus HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        sock.close()
-    for line in data.decode(errors="replace").splitlines():
+    for line in fetch(broker, "/metrics/prometheus").decode(errors="replace").splitlines():
         if line.startswith("queen_parked_pops"):
             return int(float(line.split()[-1]))
     return -1
