@@ -90,7 +90,9 @@ class Options:
         return cls(requests=env.get("FUZZ_E2E_REQUESTS") or default_requests,
                    seed=int(seed) if seed else random.SystemRandom().randrange(10 ** 9),
                    workers=env.get("FUZZ_E2E_WORKERS") or 8,
-                   timeout=env.get("FUZZ_E2E_TIMEOUT_S") or 30,
+                   # Generous: a 10,000-item push answers in ~2 s on an idle 2-core box but took over
+                   # 30 s while four builds shared it, and an unanswered push counts against the ledger.
+                   timeout=env.get("FUZZ_E2E_TIMEOUT_S") or 120,
                    rss_limit_mb=env.get("FUZZ_E2E_RSS_LIMIT_MB") or 512,
                    ring=env.get("FUZZ_E2E_RING") or 300,
                    skip=(env.get("FUZZ_E2E_SKIP") or "").split(","))
