@@ -18,6 +18,8 @@ ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:disable
 	LSAN_OPTIONS=suppressions=$(SANITIZER_FILES)/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:disable_coredump=1
 TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(SANITIZER_FILES)/tsan.supp"
+# -O1 -g with assertions on: the usual sanitizer trade-off, and a third less compile time than -O2.
+SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1"
 
 .PHONY: run test deps pg db build test-sql test-unit test-integration test-fault test-ha bench stop clean \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
@@ -78,6 +80,7 @@ FUZZ_TARGETS ?=
 .PHONY: fuzz fuzz-smoke
 fuzz: deps
 	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh fuzz $(FUZZ_TARGETS)
+	$(MAKE) --no-print-directory fuzz-e2e
 
 fuzz-smoke: deps
 	JOBS=$(JOBS) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh smoke $(FUZZ_TARGETS)
@@ -85,7 +88,7 @@ fuzz-smoke: deps
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, then tests/integration against an
 # instrumented broker (a report aborts it; the harness fails the test during which that happened).
 build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUEEN_SANITIZE=address,undefined >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) $(SANITIZER_CMAKE) -DQUEEN_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit-tests queen-broker
 
 test-asan: db build-asan
@@ -99,7 +102,7 @@ test-asan-integration:
 
 # ThreadSanitizer: the unit tests only.
 build-tsan: deps
-	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUEEN_SANITIZE=thread >/dev/null
+	@cmake -S . -B $(TSAN_BUILD) $(SANITIZER_CMAKE) -DQUEEN_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target unit-tests
 
 test-tsan: build-tsan
