@@ -115,6 +115,16 @@ def rss_kib(pid):
     return None
 
 
+def keep_fresh(path):
+    """Touch the run folders: the harness prunes run-* folders by mtime (older than an hour, beyond the
+    newest five), and another test session starting during a long run would delete ours."""
+    for folder in (path, os.path.dirname(path)):
+        try:
+            os.utime(folder)
+        except OSError:
+            pass
+
+
 def process_alive(pid):
     """False once the process exited (a zombie counts as gone)."""
     try:
@@ -600,6 +610,7 @@ def _run_against(opts, report, broker, target, out_dir):
                 stop.set()
             if now - last_print >= opts.progress_s:
                 last_print = now
+                keep_fresh(out_dir)
                 rss = rss_kib(pid)
                 print(f"fuzz-e2e: {value}/{opts.requests} requests, {value / (now - started):.0f} req/s, broker RSS "
                       f"{(rss or 0) / KIB:.1f} MiB", flush=True)
@@ -762,6 +773,12 @@ def main(argv=None):
     if args.replay:
         killer = replay(args.replay)
         return 1 if killer else 0
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    # A closed terminal or a kill still stops the broker and drops the database (finally blocks).
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
     opts = Options.from_env(default_requests=1000000)
     report = run(opts)
     if report.ok and not os.environ.get("QUEEN_TEST_KEEP_TMP"):
