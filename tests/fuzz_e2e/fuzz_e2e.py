@@ -23,7 +23,7 @@ and the send plan) into the run's temp folder, which is printed; --replay sends 
 a time to a fresh broker and names the first request after which the broker is gone.
 
 Environment: FUZZ_E2E_REQUESTS (1000000 here, 20000 in the pytest slice), FUZZ_E2E_SEED (random, printed),
-FUZZ_E2E_WORKERS (8), FUZZ_E2E_TIMEOUT_S (30: per exchange), FUZZ_E2E_RSS_LIMIT_MB (512), FUZZ_E2E_RING (300),
+FUZZ_E2E_WORKERS (8), FUZZ_E2E_TIMEOUT_S (120: per exchange), FUZZ_E2E_RSS_LIMIT_MB (512), FUZZ_E2E_RING (300),
 FUZZ_E2E_SKIP (comma-separated mutation-name prefixes to leave out, e.g. "body-nest" to look past a known
 crash; empty by default), QUEEN_BROKER_BIN, PG_* (see tests/harness/README.md).
 """
@@ -75,7 +75,7 @@ UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 
 class Options:
-    def __init__(self, requests, seed, workers=8, timeout=30.0, rss_limit_mb=512, ring=300, skip=(),
+    def __init__(self, requests, seed, workers=8, timeout=120.0, rss_limit_mb=512, ring=300, skip=(),
                  clean_ratio=0.2, progress_s=10.0, stall_s=180.0):
         self.requests, self.seed, self.workers = int(requests), int(seed), int(workers)
         self.timeout, self.rss_limit_mb, self.ring = float(timeout), int(rss_limit_mb), int(ring)
