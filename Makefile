@@ -65,8 +65,9 @@ test-ha:
 # broker on a fresh database, then liveness, RSS and an exact ledger check. `make test` runs a 20,000-request
 # slice; `make fuzz-e2e` runs FUZZ_E2E_REQUESTS (1,000,000). FUZZ_E2E_SEED replays a run.
 .PHONY: test-fuzz-e2e fuzz-e2e
+# The slice inside `make test` replays one fixed generation (FUZZ_E2E_SEED overrides); `make fuzz-e2e` draws a new one.
 test-fuzz-e2e:
-	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fuzz_e2e
+	FUZZ_E2E_SEED=$${FUZZ_E2E_SEED:-20261130} QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fuzz_e2e
 
 fuzz-e2e: db build
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 tests/fuzz_e2e/fuzz_e2e.py
