@@ -832,9 +832,17 @@ class Mutator:
             return ("shut_at", len(raw)), "incomplete"
         if kind == "close_after_head":
             return ("close_at", min(head_len, len(raw))), "incomplete" if head_len < len(raw) else "abandoned"
-        if kind == "close_all":
+        if kind in ("close_all", "close_all_unsure"):
             return ("close_at", len(raw)), "incomplete"
         return ("whole",), "complete"
+
+
+def _promises_more(req):
+    """True when the only framing is one Content-Length larger than the body: the request cannot complete."""
+    lengths = [v for k, v in req.headers if k.lower() == b"content-length"]
+    framing = [k for k, v in req.headers if k.lower() == b"transfer-encoding" or v is None]
+    return (req.chunked is None and not req.auto_length and not framing and len(lengths) == 1
+            and lengths[0].isdigit() and int(lengths[0]) > len(req.body))
 
 
 def _replace_after_key(body, key, replacement):
@@ -939,9 +947,11 @@ class Generator:
                     self.mutator.header_mutation(rng, req)
                 else:
                     self.mutator.timing_mutation(rng, req)
+        if req.plan[0] == "close_all" and not _promises_more(req):
+            req.plan = ("close_all_unsure",)  # a later header mutation may have made the request whole
         req.build()
-        if rng.random() < 0.003:
-            # raw flips anywhere in the head
+        if rng.random() < 0.003 and req.plan[0] != "close_all":
+            # raw flips anywhere in the head (not under close_all: its Content-Length must stay intact)
             head_end = req.raw.find(b"\r\n\r\n")
             head_end = len(req.raw) if head_end < 0 else head_end
             req.raw = _flip(rng, req.raw[:head_end], rng.choice((1, 3))) + req.raw[head_end:]
