@@ -46,6 +46,11 @@ std::string encode_push_item(const PushItem& item) {
     append_json_key(out, "deliverAt");
     out += std::to_string(*item.deliver_at_ms);
   }
+  if (item.encrypted) {
+    out += ',';
+    append_json_key(out, "encrypted");
+    out += "true";
+  }
   out += '}';
   return out;
 }

@@ -8,7 +8,9 @@
 
 namespace queen::broker {
 
-// One element of push_messages' p_items (procedures.md).
+// One element of push_messages' p_items (docs/procedures.md). The only encoder of
+// a push item: the live push, transactions and spool replay all use it, so a
+// field added to PushItem reaches the database the same way on every path.
 std::string encode_push_item(const PushItem& item);
 
 // A JSON array of already-encoded elements.

@@ -6,15 +6,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/encoding.h"
 #include "spool/spool_log.h"
-#include "util/json_text.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
 namespace {
-
-using util::append_json_key;
-using util::append_json_string;
 
 constexpr const char* kSpoolWriteFailedOutage =
     "database unavailable and the spool write failed (disk full or I/O error): the item was not accepted";
@@ -47,7 +44,7 @@ SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) 
 }
 
 spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
-                                 const std::string& tenant, bool encrypted) {
+                                 const std::string& tenant) {
   spool::SpoolEvent event;
   event.tenant = tenant;
   event.queue = item.queue;
@@ -55,10 +52,26 @@ spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::
   event.transaction_id = item.transaction_id;
   event.producer_sub = producer_sub;
   event.trace_id = item.trace_id;
+  event.namespace_name = item.namespace_name;
+  event.task = item.task;
   event.deliver_at_ms = item.deliver_at_ms;
-  event.encrypted = encrypted;
+  event.encrypted = item.encrypted;
   event.payload_json = item.payload_json;
   return event;
+}
+
+PushItem push_item_of(const spool::SpoolEvent& event) {
+  PushItem item;
+  item.queue = event.queue;
+  item.partition = event.partition;
+  item.payload_json = event.payload_json;
+  item.transaction_id = event.transaction_id;
+  item.trace_id = event.trace_id;
+  item.namespace_name = event.namespace_name;
+  item.task = event.task;
+  item.deliver_at_ms = event.deliver_at_ms;
+  item.encrypted = event.encrypted;
+  return item;
 }
 
 SpoolPlan plan_spool_appends(const std::vector<PushItem>& items) {
@@ -120,45 +133,13 @@ std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector
 }
 
 std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end) {
-  std::size_t size = 2;
-  for (std::size_t i = begin; i < end; ++i) size += batch[i].payload_json.size() + 160;
-  std::string out;
-  out.reserve(size);
-  out += '[';
-  for (std::size_t i = begin; i < end; ++i) {
-    const spool::SpoolEvent& e = batch[i];
-    if (i != begin) out += ',';
-    out += '{';
-    append_json_key(out, "queue");
-    append_json_string(out, e.queue);
-    out += ',';
-    append_json_key(out, "partition");
-    append_json_string(out, e.partition);
-    out += ',';
-    append_json_key(out, "payload");
-    out += e.payload_json.empty() ? std::string("{}") : e.payload_json;
-    out += ',';
-    append_json_key(out, "transactionId");
-    append_json_string(out, e.transaction_id);
-    if (e.trace_id && !e.trace_id->empty()) {
-      out += ',';
-      append_json_key(out, "traceId");
-      append_json_string(out, *e.trace_id);
-    }
-    if (e.deliver_at_ms) {
-      out += ',';
-      append_json_key(out, "deliverAt");
-      out += std::to_string(*e.deliver_at_ms);
-    }
-    if (e.encrypted) {
-      out += ',';
-      append_json_key(out, "encrypted");
-      out += "true";
-    }
-    out += '}';
-  }
-  out += ']';
-  return out;
+  std::vector<std::string> encoded;
+  encoded.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) encoded.push_back(encode_push_item(push_item_of(batch[i])));
+  std::vector<const std::string*> elements;
+  elements.reserve(encoded.size());
+  for (const auto& e : encoded) elements.push_back(&e);
+  return join_json_array(elements);
 }
 
 spool::ReplayOutcome replay_outcome_of(const db::DbError& error) {

@@ -40,10 +40,11 @@ namespace queen::broker {
 // FILE_BUFFER_* as the spool module wants them.
 spool::SpoolOptions spool_options_from(const config::SpoolConfig& config);
 
-// One push item as a spool event. `tenant` is empty for the default tenant;
-// `encrypted` is true when payload_json is a broker-made encryption envelope.
+// One push item as a spool event, and back. `tenant` is empty for the default
+// tenant. push_item_of(to_spool_event(item, ...)) == item for every field.
 spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
-                                 const std::string& tenant = {}, bool encrypted = false);
+                                 const std::string& tenant = {});
+PushItem push_item_of(const spool::SpoolEvent& event);
 
 // Which items of one request are written to the spool: an item with the same
 // (queue, partition, transactionId) as an earlier one is not written again and
@@ -68,9 +69,8 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
 // into runs of consecutive events with the same subject: [begin, end) pairs.
 std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector<spool::SpoolEvent>& batch);
 
-// The p_items JSON array of push_messages for events [begin, end): queue,
-// partition, payload (verbatim), the original transactionId, traceId, and
-// `encrypted` when set.
+// The p_items JSON array of push_messages for events [begin, end), each item
+// encoded by encode_push_item (the original transactionId kept).
 std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end);
 
 // A failed replay call: transient (retry later, keep the file) or permanent

@@ -25,6 +25,8 @@ struct PushItem {
   // (queen.push_messages routes it to schedule_messages); a past one is a
   // plain push.
   std::optional<std::int64_t> deliver_at_ms;
+  // True when payload_json is a broker-made encryption envelope, not the client's JSON.
+  bool encrypted = false;
 };
 
 enum class PushStatus { Queued, Duplicate, Buffered, Failed };

@@ -42,6 +42,8 @@ std::string header_json(const SpoolEvent& e) {
   j["transactionId"] = e.transaction_id;
   if (e.producer_sub) j["producerSub"] = *e.producer_sub;
   if (e.trace_id) j["traceId"] = *e.trace_id;
+  if (e.namespace_name) j["namespace"] = *e.namespace_name;
+  if (e.task) j["task"] = *e.task;
   if (e.deliver_at_ms) j["deliverAt"] = *e.deliver_at_ms;
   j["encrypted"] = e.encrypted;
   return j.dump();  // throws type_error 316 on invalid UTF-8
@@ -79,7 +81,9 @@ bool read_header(const Json& j, SpoolEvent& out, std::string& error) {
       !read_string(j, "transactionId", true, out.transaction_id, error) ||
       !read_string(j, "tenant", false, out.tenant, error) ||
       !read_optional_string(j, "producerSub", out.producer_sub, error) ||
-      !read_optional_string(j, "traceId", out.trace_id, error)) {
+      !read_optional_string(j, "traceId", out.trace_id, error) ||
+      !read_optional_string(j, "namespace", out.namespace_name, error) ||
+      !read_optional_string(j, "task", out.task, error)) {
     return false;
   }
   const auto deliver_at = j.find("deliverAt");

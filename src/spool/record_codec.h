@@ -12,7 +12,8 @@
 // A file is a plain concatenation of records, no file header. The body keys are
 //   "queue" (string), "partition" (string), "transactionId" (string),
 //   "tenant" (string, omitted for the default tenant), "producerSub" (string,
-//   omitted when absent), "traceId" (string, omitted when absent),
+//   omitted when absent), "traceId", "namespace", "task" (strings, each omitted
+//   when absent), "deliverAt" (integer epoch ms, omitted when absent),
 //   "encrypted" (bool), "payload" (any JSON: written verbatim as the caller gave it).
 //
 // Why the trailing CRC: a crash (or a failed write the writer could not cut

@@ -20,6 +20,9 @@ struct SpoolEvent {
   std::string transaction_id;
   std::optional<std::string> producer_sub;  // authenticated producer subject, if any
   std::optional<std::string> trace_id;
+  // Namespace and task of the queue, used when replay is what creates it.
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> task;
   // A scheduled item's delivery time (epoch ms): replay hands it back to the
   // database as a timer, so spooling never makes a timer fire early.
   std::optional<std::int64_t> deliver_at_ms;
@@ -30,10 +33,10 @@ struct SpoolEvent {
 };
 
 inline bool operator==(const SpoolEvent& a, const SpoolEvent& b) {
-  return std::tie(a.tenant, a.queue, a.partition, a.transaction_id, a.producer_sub, a.trace_id, a.deliver_at_ms,
-                  a.encrypted, a.payload_json) == std::tie(b.tenant, b.queue, b.partition, b.transaction_id,
-                                                           b.producer_sub, b.trace_id, b.deliver_at_ms, b.encrypted,
-                                                           b.payload_json);
+  return std::tie(a.tenant, a.queue, a.partition, a.transaction_id, a.producer_sub, a.trace_id, a.namespace_name,
+                  a.task, a.deliver_at_ms, a.encrypted, a.payload_json) ==
+         std::tie(b.tenant, b.queue, b.partition, b.transaction_id, b.producer_sub, b.trace_id, b.namespace_name,
+                  b.task, b.deliver_at_ms, b.encrypted, b.payload_json);
 }
 
 // The unit of ordering during replay: events of one (tenant, queue, partition)

@@ -105,3 +105,25 @@ def test_flags_are_persisted_and_reread_at_boot(broker, client):
     with broker.client() as fresh:
         assert fresh.pop_maintenance().body["popMaintenanceMode"] is True
         assert fresh.set_pop_maintenance(False).body["popMaintenanceMode"] is False
+
+
+def test_a_spooled_push_keeps_namespace_task_and_trace_when_replay_creates_the_queue(client, own_db):
+    """The spool record carries every field of a push item: a queue that replay creates gets the
+    namespace and task the client named, exactly as a live push would store them."""
+    queue, namespace = unique_name("nsq"), unique_name("billing")
+    trace = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    assert client.set_maintenance(True).status == 200
+    pushed = client.push([{"queue": queue, "partition": "p", "namespace": namespace, "task": "render",
+                           "traceId": trace, "transactionId": "ns-1", "payload": {"n": 1}}])
+    assert pushed.status == 201 and pushed.body[0]["status"] == "buffered", pushed
+    assert not schema.queue_exists(own_db, queue)
+
+    assert client.set_maintenance(False).status == 200
+    poll_until(lambda: client.maintenance().body["bufferedMessages"] == 0, timeout=15,
+               what="the spool drained after maintenance was turned off")
+    stored = own_db.query("select namespace, task from queen.queues where name = :'q'", q=queue)
+    assert stored == [{"namespace": namespace, "task": "render"}]
+    popped = client.get("/api/v1/pop", params={"namespace": namespace, "task": "render", "batch": 10})
+    assert popped.status == 200, popped
+    assert [(m["queue"], m["transactionId"], m["traceId"]) for m in popped.body["messages"]] == [
+        (queue, "ns-1", trace)]

@@ -57,3 +57,12 @@ TEST(Encoding, AckItemsCarryOnlyWhatWasGiven) {
   EXPECT_FALSE(parsed[1].contains("leaseId"));
   EXPECT_FALSE(parsed[1].contains("status"));
 }
+
+TEST(Encoding, PushItemMarksAnEncryptedPayloadOnly) {
+  PushItem item;
+  item.queue = "q";
+  item.transaction_id = "t";
+  EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("encrypted"));
+  item.encrypted = true;
+  EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["encrypted"], true);
+}

@@ -11,10 +11,13 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "broker/broker.h"
+#include "broker/encoding.h"
+#include "spool/record_codec.h"
 #include "util/uuid.h"
 #include "wake/pop_waiters.h"
 #include "../spool/spool_test_support.h"  // TempDir, shared with the spool tests
@@ -186,7 +189,8 @@ TEST(SpoolBridgeOptionsFrom, ProbesEveryFlushAndBoundsTheHandoff) {
 TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
   PushItem i = item("orders", "acct-7", "tx-1", R"({"a":[1,2]})");
   i.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
-  const spool::SpoolEvent e = to_spool_event(i, std::string("alice"), "tenant-a", true);
+  i.encrypted = true;
+  const spool::SpoolEvent e = to_spool_event(i, std::string("alice"), "tenant-a");
   EXPECT_EQ(e.queue, "orders");
   EXPECT_EQ(e.partition, "acct-7");
   EXPECT_EQ(e.transaction_id, "tx-1");
@@ -200,6 +204,53 @@ TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
   EXPECT_EQ(plain.tenant, "");
   EXPECT_FALSE(plain.producer_sub.has_value());
   EXPECT_FALSE(plain.encrypted);
+}
+
+// Every field of a push item, set to a non-default value: a spooled push must
+// reach push_messages exactly as the live push would have sent it.
+PushItem item_with_every_field() {
+  PushItem i = item("nsq-1", "p", "tx-every", R"({"n":12.50,"s":"\u00e9"})");
+  i.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  i.namespace_name = "billing";
+  i.task = "render";
+  i.deliver_at_ms = 1'900'000'000'123;
+  i.encrypted = true;
+  return i;
+}
+
+bool same_push_item(const PushItem& a, const PushItem& b) {
+  return std::tie(a.queue, a.partition, a.payload_json, a.transaction_id, a.trace_id, a.namespace_name, a.task,
+                  a.deliver_at_ms, a.encrypted) == std::tie(b.queue, b.partition, b.payload_json, b.transaction_id,
+                                                            b.trace_id, b.namespace_name, b.task, b.deliver_at_ms,
+                                                            b.encrypted);
+}
+
+TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
+  const PushItem original = item_with_every_field();
+  const spool::SpoolEvent event = to_spool_event(original, std::string("alice"), "tenant-a");
+  const spool::DecodeResult decoded = spool::decode_records(spool::encode_record(event));
+  ASSERT_EQ(decoded.events.size(), 1u);
+  EXPECT_FALSE(decoded.torn_tail);
+  EXPECT_EQ(decoded.events[0], event);
+  const PushItem replayed = push_item_of(decoded.events[0]);
+  EXPECT_TRUE(same_push_item(replayed, original));
+  // The replay call carries the same JSON item as the live call would.
+  EXPECT_EQ(encode_replay_items(decoded.events, 0, 1), "[" + encode_push_item(original) + "]");
+  const auto parsed = nlohmann::json::parse(encode_replay_items(decoded.events, 0, 1)).at(0);
+  EXPECT_EQ(parsed.at("namespace"), "billing");
+  EXPECT_EQ(parsed.at("task"), "render");
+  EXPECT_EQ(parsed.at("deliverAt"), 1'900'000'000'123);
+  EXPECT_EQ(parsed.at("encrypted"), true);
+}
+
+TEST(SpoolRoundTrip, AnItemWithOnlyRequiredFieldsStaysMinimal) {
+  const PushItem original = item("q", "Default", "tx-plain");
+  const spool::DecodeResult decoded =
+      spool::decode_records(spool::encode_record(to_spool_event(original, std::nullopt)));
+  ASSERT_EQ(decoded.events.size(), 1u);
+  const PushItem replayed = push_item_of(decoded.events[0]);
+  EXPECT_TRUE(same_push_item(replayed, original));
+  EXPECT_EQ(encode_push_item(replayed), encode_push_item(original));
 }
 
 TEST(PlanSpoolAppends, InRequestDuplicatesShareTheFirstWrite) {
