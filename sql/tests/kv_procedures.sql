@@ -46,7 +46,7 @@ SELECT is((SELECT count(*)::int FROM queen.kv WHERE key = 'k-zero'), 0, '... and
 SELECT queen.kv_set('p' || i, to_jsonb(i), 0) FROM generate_series(1, 5) i;
 SELECT is(queen.kv_prune_expired(3), 3, 'kv_prune_expired deletes at most p_limit rows');
 SELECT is(queen.kv_prune_expired(100), 3, 'the next call deletes the rest (2 p* and k-short)');
-SELECT is((SELECT array_agg(key ORDER BY key) FROM queen.kv), ARRAY['k-null', 'k1'], 'live rows survive pruning');
+SELECT is((SELECT array_agg(key::text ORDER BY key) FROM queen.kv), ARRAY['k-null', 'k1'], 'live rows survive pruning');
 
 -- validation
 SELECT throws_ok($$SELECT queen.kv_set('', '1')$$, '22023', NULL, 'an empty key is rejected with 22023');

@@ -85,8 +85,8 @@ BEGIN
   IF p_queue IS NULL OR p_queue = '' THEN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
-  IF length(p_queue) > 255 THEN
-    RAISE EXCEPTION 'queue name is longer than 255 characters' USING ERRCODE = '22023';
+  IF queen.name_problem(p_queue) IS NOT NULL THEN
+    RAISE EXCEPTION 'queue name %', queen.name_problem(p_queue) USING ERRCODE = '22023';
   END IF;
   IF jsonb_typeof(v_options) = 'null' THEN
     v_options := '{}'::jsonb;

@@ -6,11 +6,10 @@
 BEGIN;
 
 CREATE TABLE queen.kv (
-  key        text PRIMARY KEY,
+  key        queen.name_text PRIMARY KEY,
   value      jsonb NOT NULL,
   expires_at timestamptz,
-  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  CONSTRAINT kv_key_length CHECK (length(key) BETWEEN 1 AND 255)
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 COMMENT ON TABLE queen.kv IS
   'KV store: a JSON value per key; expires_at null = no TTL. Rows past expires_at read as absent and are pruned by queen.kv_prune_expired.';
@@ -25,13 +24,13 @@ BEGIN
   IF p_key IS NULL OR p_key = '' THEN
     RAISE EXCEPTION 'kv key is required' USING ERRCODE = '22023';
   END IF;
-  IF length(p_key) > 255 THEN
-    RAISE EXCEPTION 'kv key is longer than 255 characters (%)', length(p_key) USING ERRCODE = '22023';
+  IF queen.name_problem(p_key) IS NOT NULL THEN
+    RAISE EXCEPTION 'kv key % (%)', queen.name_problem(p_key), length(p_key) USING ERRCODE = '22023';
   END IF;
 END;
 $$;
 COMMENT ON FUNCTION queen.kv_check_key(text) IS
-  'Raises 22023 when a KV key is null, empty or longer than 255 characters.';
+  'Raises 22023 when a KV key is null, empty or longer than queen.name_max_chars() (255) characters.';
 
 CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint DEFAULT NULL)
 RETURNS timestamptz

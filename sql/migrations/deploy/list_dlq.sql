@@ -17,7 +17,7 @@ BEGIN
     RAISE EXCEPTION 'offset must be >= 0, got %', p_offset USING ERRCODE = '22023';
   END IF;
   RETURN QUERY
-  SELECT d.message_id, d.transaction_id, d.partition_id, q.name, p.name, d.consumer_group, d.error_message,
+  SELECT d.message_id, d.transaction_id, d.partition_id, q.name::text, p.name::text, d.consumer_group::text, d.error_message,
          d.retry_count, d.payload, d.is_encrypted, d.producer_sub, d.trace_id, d.message_created_at, d.failed_at,
          count(*) OVER ()
     FROM queen.dlq d

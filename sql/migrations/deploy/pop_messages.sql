@@ -248,8 +248,8 @@ BEGIN
   v_lease_id := CASE WHEN p_auto_ack THEN NULL ELSE queen.uuid_v7() END;
   RETURN QUERY
   WITH claimed AS (
-    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name AS partition_name,
-           q.name AS queue_name, q.delayed_processing,
+    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name::text AS partition_name,
+           q.name::text AS queue_name, q.delayed_processing,
            CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
       FROM unnest(v_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
       JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group

@@ -7,7 +7,7 @@ BEGIN;
 -- filter (queue_id null; a null filter column means "not part of the filter").
 CREATE TABLE queen.subscriptions (
   id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  consumer_group   text        NOT NULL,
+  consumer_group   queen.name_text NOT NULL,
   queue_id         uuid        REFERENCES queen.queues (id) ON DELETE CASCADE,
   partition_name   text        NOT NULL DEFAULT '',
   filter_namespace text,
