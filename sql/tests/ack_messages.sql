@@ -141,7 +141,7 @@ SELECT throws_ok($$SELECT * FROM queen.ack_messages('{}')$$, '22023', NULL, 'ack
 SELECT throws_ok($$SELECT * FROM queen.ack_messages('[{"partitionId": "x"}]')$$, '22023', NULL, 'an item without transactionId is 22023');
 SELECT is((SELECT count(*) FROM queen.ack_messages('[]')), 0::bigint, 'an empty array returns no rows');
 
--- No group named: the group is the one holding the lease (http-api §19.17).
+-- No group named: the group is the one holding the lease.
 SELECT queen.configure_queue('t_infer', NULL, NULL, '{}');
 SELECT pg_temp.push('t_infer', 2, 'f');
 SELECT is(pg_temp.pop('t_infer', 'mailer', 2), 2::bigint, 'group mailer popped f1, f2');

@@ -100,7 +100,7 @@ BEGIN
     RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
   END IF;
 
-  -- No group named (http-api §19.17): a consumer that popped with a group and acks without
+  -- No group named: a consumer that popped with a group and acks without
   -- naming it is recognised by its lease. Looked up only on the partitions the acks name,
   -- through the primary key, so queue-mode acks stay cheap.
   IF nullif(p_group, '') IS NULL THEN

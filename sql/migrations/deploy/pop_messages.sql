@@ -1,7 +1,7 @@
 -- Deploy queen:pop_messages to pg
 BEGIN;
 
--- The start point a pop request asks for when a named group joins (semantics §4.5):
+-- The start point a pop request asks for when a named group joins (docs/procedures.md, pop_messages):
 -- subscriptionFrom wins over subscriptionMode; 'now', 'new' and 'new-only' mean now;
 -- an ISO timestamp means that time; anything else (all, from_beginning, '', an
 -- unparsable timestamp) means the whole history and yields nulls.
@@ -17,7 +17,7 @@ BEGIN
         start_at := p_from::timestamptz;
         mode := 'timestamp';
       EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR invalid_parameter_value THEN
-        start_at := NULL; mode := NULL;  -- unparsable: behave like 'all' (ref)
+        start_at := NULL; mode := NULL;  -- unparsable: behave like 'all'
       END;
     END IF;
   ELSIF lower(coalesce(p_mode, '')) IN ('new', 'new-only') THEN

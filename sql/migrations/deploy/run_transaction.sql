@@ -1,7 +1,7 @@
 -- Deploy queen:run_transaction to pg
 BEGIN;
 
--- One ack operation of POST /transaction (semantics §7): completed/success moves the
+-- One ack operation of POST /transaction (docs/procedures.md, run_transaction): completed/success moves the
 -- cursor (forward only) and releases the lease once the batch is passed; failed/dlq
 -- dead-letter the message at once (no retries inside transactions), move the cursor
 -- to it and release the whole lease. Business failures are returned, not raised.
