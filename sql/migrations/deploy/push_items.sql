@@ -72,10 +72,9 @@ BEGIN
     FROM (SELECT ord, CASE
             WHEN jsonb_typeof(e) <> 'object' THEN 'must be an object'
             WHEN jsonb_typeof(e -> 'queue') IS DISTINCT FROM 'string' OR e ->> 'queue' = '' THEN 'queue must be a non-empty string'
-            WHEN queen.name_problem(e ->> 'queue') IS NOT NULL THEN 'queue ' || queen.name_problem(e ->> 'queue')
+            WHEN length(e ->> 'queue') > queen.name_max_chars() THEN 'queue ' || queen.name_problem(e ->> 'queue')
             WHEN coalesce(jsonb_typeof(e -> 'partition'), 'null') NOT IN ('null', 'string') THEN 'partition must be a string'
-            WHEN queen.name_problem(nullif(e ->> 'partition', '')) IS NOT NULL
-              THEN 'partition ' || queen.name_problem(e ->> 'partition')
+            WHEN length(e ->> 'partition') > queen.name_max_chars() THEN 'partition ' || queen.name_problem(e ->> 'partition')
             WHEN coalesce(jsonb_typeof(e -> 'transactionId'), 'null') NOT IN ('null', 'string') THEN 'transactionId must be a string'
             WHEN coalesce(jsonb_typeof(e -> 'traceId'), 'null') NOT IN ('null', 'string')
               OR (e ->> 'traceId' <> '' AND e ->> 'traceId' !~* '^\{?[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}\}?$')
