@@ -7,16 +7,7 @@ SELECT plan(21);
 UPDATE queen.queues SET retention_enabled = false;
 DELETE FROM queen.dedup_tombstones;
 
-CREATE FUNCTION pg_temp.push(p_queue text, p_n int, p_prefix text) RETURNS void LANGUAGE sql AS $$
-  SELECT count(*) FROM queen.push_messages(
-    (SELECT jsonb_agg(jsonb_build_object('queue', p_queue, 'transactionId', p_prefix || i) ORDER BY i) FROM generate_series(1, p_n) i))
-$$;
--- Sweeps run at p_now: pg_temp.after(q, t, s) is s seconds after message t of q was created.
-CREATE FUNCTION pg_temp.after(p_queue text, p_txid text, p_seconds numeric) RETURNS timestamptz LANGUAGE sql AS $$
-  SELECT m.created_at + p_seconds * interval '1 second'
-    FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id
-   WHERE q.name = p_queue AND m.transaction_id = p_txid
-$$;
+\ir support/sweep_helpers.psql
 CREATE FUNCTION pg_temp.left_in(p_queue text) RETURNS text[] LANGUAGE sql AS $$
   SELECT coalesce(array_agg(m.transaction_id ORDER BY m.seq), '{}') FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue

@@ -6,16 +6,7 @@ SELECT plan(16);
 -- the sweep covers every queue: switch expiry off for queues other tests left behind
 UPDATE queen.queues SET ttl = 0, max_wait_time_seconds = 0;
 
-CREATE FUNCTION pg_temp.push(p_queue text, p_n int, p_prefix text) RETURNS void LANGUAGE sql AS $$
-  SELECT count(*) FROM queen.push_messages(
-    (SELECT jsonb_agg(jsonb_build_object('queue', p_queue, 'transactionId', p_prefix || i) ORDER BY i) FROM generate_series(1, p_n) i))
-$$;
--- The sweep runs at p_now: pg_temp.after(q, t, s) is s seconds after message t of q was created.
-CREATE FUNCTION pg_temp.after(p_queue text, p_txid text, p_seconds numeric) RETURNS timestamptz LANGUAGE sql AS $$
-  SELECT m.created_at + p_seconds * interval '1 second'
-    FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id
-   WHERE q.name = p_queue AND m.transaction_id = p_txid
-$$;
+\ir support/sweep_helpers.psql
 CREATE FUNCTION pg_temp.dlq(p_queue text) RETURNS text[] LANGUAGE sql AS $$
   SELECT coalesce(array_agg(d.consumer_group || ':' || d.transaction_id ORDER BY d.consumer_group, d.transaction_id), '{}')
     FROM queen.dlq d JOIN queen.partitions p ON p.id = d.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue
