@@ -3,7 +3,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PGPORT=${PGPORT:-55432}
-DB=queen_sqitch_roundtrip
+# A scratch database of its own per PG_DB, so round trips of separate checkouts do not collide.
+DB=${PG_DB:-queen}_sqitch_roundtrip
 psql_admin() { PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "$1"; }
 psql_admin "drop database if exists $DB"
 psql_admin "create database $DB"

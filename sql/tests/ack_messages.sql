@@ -103,9 +103,10 @@ SELECT is(pg_temp.pop('t_gate', NULL, 1), 1::bigint, 'popped g1');
 SELECT is((SELECT success FROM queen.ack_messages(jsonb_build_array(pg_temp.item('g1', 'failed')))), true, 'failed');
 SELECT is((SELECT available_at FROM queen.consumers c WHERE c.partition_id = (SELECT partition_id FROM batch LIMIT 1)),
           now() + interval '5 seconds', 'the partition is gated for retryDelay');
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_gate', NULL, NULL, 1)), 0::bigint, 'no redelivery before retryDelay');
-UPDATE queen.consumers c SET available_at = now() - interval '1 millisecond' WHERE c.partition_id = (SELECT partition_id FROM batch LIMIT 1);
-SELECT is((SELECT retry_count FROM queen.pop_messages('t_gate', NULL, NULL, 1)), 1, 'redelivered after it, retry_count 1');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_gate', NULL, NULL, 1, p_now => now() + interval '4.999 seconds')), 0::bigint,
+          'no redelivery before retryDelay');
+SELECT is((SELECT retry_count FROM queen.pop_messages('t_gate', NULL, NULL, 1, p_now => now() + interval '5 seconds')), 1,
+          'redelivered after it, retry_count 1');
 
 -- 7. per-item failures
 SELECT pg_temp.push('t_ack', 2, 'v');
@@ -124,9 +125,11 @@ SELECT is((SELECT array_agg(coalesce(error, 'ok') ORDER BY idx) FROM a6),
 SELECT is((SELECT array_agg(idx ORDER BY idx) FROM a6), ARRAY[0, 1, 2, 3, 4, 5, 6], 'one row per item');
 SELECT is(pg_temp.state('t_ack'), '(7,f,0)', 'the valid item applied');
 SELECT is(pg_temp.pop('t_ack', NULL, 1), 1::bigint, 'popped v2');
-UPDATE queen.consumers SET lease_expires_at = now() - interval '1 second' WHERE lease_id = (SELECT lease_id FROM batch LIMIT 1);
-SELECT is((SELECT error FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed')))), 'Invalid or expired lease', 'an expired lease is rejected');
-SELECT is((SELECT success FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed') - 'leaseId'))), true, 'without a lease id any caller may ack');
+-- leaseTime is 300 s: acks at now + 300 s find the lease expired
+SELECT is((SELECT error FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed')), NULL, now() + interval '300 seconds')),
+          'Invalid or expired lease', 'an expired lease is rejected');
+SELECT is((SELECT success FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed') - 'leaseId'), NULL, now() + interval '300 seconds')),
+          true, 'without a lease id any caller may ack');
 SELECT is(pg_temp.state('t_ack'), '(8,f,0)', 'that ack moved the cursor past the whole (expired) batch and cleared the lease');
 
 -- 8. an ack for a group that never popped creates its cursor row
@@ -138,7 +141,7 @@ SELECT throws_ok($$SELECT * FROM queen.ack_messages('{}')$$, '22023', NULL, 'ack
 SELECT throws_ok($$SELECT * FROM queen.ack_messages('[{"partitionId": "x"}]')$$, '22023', NULL, 'an item without transactionId is 22023');
 SELECT is((SELECT count(*) FROM queen.ack_messages('[]')), 0::bigint, 'an empty array returns no rows');
 
--- No group named: the group is the one holding the lease (http-api §19.17).
+-- No group named: the group is the one holding the lease.
 SELECT queen.configure_queue('t_infer', NULL, NULL, '{}');
 SELECT pg_temp.push('t_infer', 2, 'f');
 SELECT is(pg_temp.pop('t_infer', 'mailer', 2), 2::bigint, 'group mailer popped f1, f2');

@@ -1,21 +1,13 @@
 -- pgTAP: queen.apply_retention
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(20);
+SELECT plan(21);
 
 -- the sweep covers every queue: switch retention off for queues other tests left behind
 UPDATE queen.queues SET retention_enabled = false;
 DELETE FROM queen.dedup_tombstones;
 
-CREATE FUNCTION pg_temp.push(p_queue text, p_n int, p_prefix text) RETURNS void LANGUAGE sql AS $$
-  SELECT count(*) FROM queen.push_messages(
-    (SELECT jsonb_agg(jsonb_build_object('queue', p_queue, 'transactionId', p_prefix || i) ORDER BY i) FROM generate_series(1, p_n) i))
-$$;
-CREATE FUNCTION pg_temp.age(p_queue text, p_age interval) RETURNS void LANGUAGE sql AS $$
-  UPDATE queen.messages m SET created_at = m.created_at - p_age
-    FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
-   WHERE p.id = m.partition_id AND q.name = p_queue
-$$;
+\ir support/sweep_helpers.psql
 CREATE FUNCTION pg_temp.left_in(p_queue text) RETURNS text[] LANGUAGE sql AS $$
   SELECT coalesce(array_agg(m.transaction_id ORDER BY m.seq), '{}') FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue
@@ -28,42 +20,46 @@ CREATE FUNCTION pg_temp.consume(p_queue text, p_group text, p_n int) RETURNS big
 $$;
 
 -- 1. pending retention: anything older than retentionSeconds, consumed or not
-SELECT queen.configure_queue('t_ret', NULL, NULL, '{"retentionEnabled": true, "retentionSeconds": 60}');
-SELECT pg_temp.push('t_ret', 2, 'old');
-SELECT pg_temp.age('t_ret', interval '2 minutes');
-SELECT pg_temp.push('t_ret', 1, 'young');
+SELECT queen.configure_queue('t_ret', NULL, NULL, '{"retentionEnabled": true, "retentionSeconds": 3600}');
 SELECT queen.configure_queue('t_ret_off', NULL, NULL, '{"retentionEnabled": false, "retentionSeconds": 60}');
 SELECT pg_temp.push('t_ret_off', 1, 'kept');
-SELECT pg_temp.age('t_ret_off', interval '2 minutes');
-SELECT is(queen.apply_retention(100, '1 hour'), 2, 'two old messages deleted');
+SELECT pg_temp.push('t_ret', 2, 'old');
+SELECT pg_temp.push('t_ret', 1, 'young');
+-- at young1's creation + 3600 s, the messages pushed before it are older than retentionSeconds
+CREATE TEMP TABLE t1 AS SELECT pg_temp.after('t_ret', 'young1', 3600) AS at;
+SELECT is(queen.apply_retention(100, '1 hour', pg_temp.after('t_ret', 'old1', 3600)), 0, 'nothing is older than retentionSeconds yet');
+SELECT is(queen.apply_retention(100, '1 hour', (SELECT at FROM t1)), 2, 'two old messages deleted');
 SELECT is(pg_temp.left_in('t_ret'), ARRAY['young1'], 'the young message stays');
 SELECT is(pg_temp.left_in('t_ret_off'), ARRAY['kept1'], 'retentionEnabled=false keeps everything');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM queen.dedup_tombstones), ARRAY['old1', 'old2'], 'deleted keys leave tombstones');
-SELECT is((SELECT DISTINCT expires_at FROM queen.dedup_tombstones), now() + interval '1 hour', 'kept for the dedup window');
+SELECT is((SELECT DISTINCT expires_at FROM queen.dedup_tombstones), (SELECT at FROM t1) + interval '1 hour', 'kept for the dedup window');
 SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ret", "transactionId": "old1"}]')), 'duplicate',
           'a deleted key is still a duplicate inside the window');
-SELECT is(queen.apply_retention(100), 0, 'nothing left');
+SELECT is(queen.apply_retention(100, '1 hour', (SELECT at FROM t1)), 0, 'nothing left');
 
 -- 2. completed retention: only what every cursor of the partition has passed
 SELECT queen.configure_queue('t_retc', NULL, NULL, '{"retentionEnabled": true, "completedRetentionSeconds": 60}');
 SELECT pg_temp.push('t_retc', 4, 'c');
-SELECT pg_temp.age('t_retc', interval '2 minutes');
-SELECT is(queen.apply_retention(100), 0, 'no cursor on the partition: nothing is completed');
+-- every sweep of this part runs when c1..c4 are older than completedRetentionSeconds (t_ret's are not)
+CREATE TEMP TABLE t2 AS SELECT pg_temp.after('t_retc', 'c1', 61) AS at;
+SELECT is(queen.apply_retention(100, p_now => (SELECT at FROM t2)), 0, 'no cursor on the partition: nothing is completed');
 SELECT is(pg_temp.consume('t_retc', 'ga', 3), 3::bigint, 'group ga consumed c1..c3');
 SELECT is(pg_temp.consume('t_retc', 'gb', 1), 1::bigint, 'group gb consumed c1');
-SELECT is(queen.apply_retention(100), 1, 'only c1 is passed by every cursor');
+SELECT is(queen.apply_retention(100, p_now => (SELECT at FROM t2)), 1, 'only c1 is passed by every cursor');
 SELECT is(pg_temp.left_in('t_retc'), ARRAY['c2', 'c3', 'c4'], 'c2..c4 stay');
 SELECT is(pg_temp.consume('t_retc', 'gb', 2), 2::bigint, 'group gb consumed c2, c3');
-SELECT is(queen.apply_retention(1), 1, 'the batch bounds the work');
-SELECT is(queen.apply_retention(100), 1, 'the rest next time');
+SELECT is(queen.apply_retention(1, p_now => (SELECT at FROM t2)), 1, 'the batch bounds the work');
+SELECT is(queen.apply_retention(100, p_now => (SELECT at FROM t2)), 1, 'the rest next time');
 SELECT is(pg_temp.left_in('t_retc'), ARRAY['c4'], 'the unconsumed message stays');
 
--- 3. tombstones past their window, and dead letters past retentionSeconds
+-- 3. tombstones past their window, and dead letters past retentionSeconds. One
+--    tombstone and one dead letter are given their own past instants here (a sweep
+--    at a later p_now would age the dead letter's message along with it).
 UPDATE queen.dedup_tombstones SET expires_at = now() - interval '1 second' WHERE transaction_id = 'old1';
 SELECT pg_temp.push('t_ret', 1, 'dead');
 SELECT queen.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_ret' AND m.transaction_id = 'dead1';
-UPDATE queen.dlq SET failed_at = now() - interval '2 minutes' WHERE transaction_id = 'dead1';
+UPDATE queen.dlq SET failed_at = now() - interval '2 hours' WHERE transaction_id = 'dead1';
 SELECT is(queen.apply_retention(100), 2, 'one expired tombstone and one old dead letter removed');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM queen.dedup_tombstones), ARRAY['c1', 'c2', 'c3', 'old2'], 'live tombstones stay');
 SELECT is((SELECT count(*) FROM queen.dlq WHERE transaction_id = 'dead1'), 0::bigint, 'the dead letter is gone');

@@ -21,10 +21,11 @@ SELECT is((SELECT row(lease_count, lease_acked, cursor_seq, retry_count)::text F
             WHERE c.lease_id = (SELECT lease_id FROM popped LIMIT 1) AND p.name = 'A'), '(1,0,0,0)', 'n, k, cursor and retries untouched');
 
 SELECT is((SELECT row(success, expires_at, error)::text FROM queen.extend_lease(gen_random_uuid())), '(f,,"Lease not found")', 'unknown lease');
-UPDATE queen.consumers SET lease_expires_at = now() - interval '1 second' WHERE lease_id = (SELECT lease_id FROM popped LIMIT 1);
-SELECT is((SELECT row(success, expires_at, error)::text FROM queen.extend_lease((SELECT lease_id FROM popped LIMIT 1), 60)),
-          '(f,,"Lease already expired")', 'an expired lease is not revived');
-SELECT is((SELECT count(*) FROM queen.consumers WHERE lease_id = (SELECT lease_id FROM popped LIMIT 1) AND lease_expires_at > now()), 0::bigint,
+SELECT is((SELECT row(success, expires_at, error)::text
+             FROM queen.extend_lease((SELECT lease_id FROM popped LIMIT 1), 60, now() + interval '120 seconds')),
+          '(f,,"Lease already expired")', 'an expired lease is not revived (extended at its expiry)');
+SELECT is((SELECT count(*) FROM queen.consumers WHERE lease_id = (SELECT lease_id FROM popped LIMIT 1)
+              AND lease_expires_at > now() + interval '120 seconds'), 0::bigint,
           '... and stays expired');
 SELECT throws_ok($$SELECT * FROM queen.extend_lease(gen_random_uuid(), 0)$$, '22023', NULL, 'seconds < 1 is 22023');
 SELECT is((SELECT error FROM queen.extend_lease(NULL)), 'Lease not found', 'a null lease id is not found');

@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT plan(16);
+SELECT plan(18);
 
 -- cycle numbering
 SELECT is(queen.job_cycle(1000, 'epoch'::timestamptz + interval '5.999 s'), 5::bigint, 'cycle = floor(epoch_ms / cycle_ms)');
@@ -53,6 +53,12 @@ SELECT dblink_disconnect('other');
 SELECT is(queen.finish_job_cycle((SELECT name FROM t_job), 'broker-a', '{"deleted": 3}'), true, 'the winner finishes its run');
 SELECT is((SELECT result FROM queen.job_runs WHERE job = (SELECT name FROM t_job)), '{"deleted": 3}'::jsonb, 'the result is recorded');
 SELECT is(queen.finish_job_cycle((SELECT name FROM t_job), 'broker-b', NULL), false, 'a broker that did not run it cannot finish it');
+
+-- The next cycle (a day later: p_now) elects again.
+SELECT is(queen.try_begin_job_cycle((SELECT name FROM t_job), (SELECT cycle_ms FROM t_job), 'broker-b',
+                                    clock_timestamp() + interval '1 day'), true, 'the next cycle elects a runner again');
+SELECT is((SELECT array_agg(server_id ORDER BY cycle) FROM queen.job_runs WHERE job = (SELECT name FROM t_job)),
+          ARRAY['broker-a', 'broker-b'], '... recorded as a run of its own');
 
 SELECT * FROM finish();
 ROLLBACK;

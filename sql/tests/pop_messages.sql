@@ -1,9 +1,11 @@
 -- pgTAP: queen.pop_messages
--- Everything runs in one transaction, so now() is fixed: time-dependent cases move
--- created_at / lease_expires_at into the past instead of sleeping.
+-- Everything runs in one transaction, so now() is fixed: leases, retryDelay,
+-- windowBuffer and delayedProcessing are tested by popping at a later instant
+-- (p_now); message ages that order partitions or precede a subscription's start
+-- are set on the rows (pg_temp.age).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(66);
+SELECT plan(68);
 
 -- push n messages tx-<prefix>1..n to (queue, partition)
 CREATE FUNCTION pg_temp.push(p_queue text, p_partition text, p_n int, p_prefix text) RETURNS void
@@ -20,6 +22,13 @@ LANGUAGE sql AS $$
    WHERE p.id = m.partition_id AND q.name = p_queue;
   UPDATE queen.partitions p SET last_message_at = p.last_message_at - p_age
     FROM queen.queues q WHERE q.id = p.queue_id AND q.name = p_queue;
+$$;
+
+-- created_at of message p_txid of queue p_queue
+CREATE FUNCTION pg_temp.newest(p_queue text, p_txid text) RETURNS timestamptz
+LANGUAGE sql AS $$
+  SELECT m.created_at FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+    JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue AND m.transaction_id = p_txid
 $$;
 
 -- 1. queue mode: one lease per (partition, group), batch limit, order
@@ -50,27 +59,28 @@ SELECT is((SELECT count(*) FROM queen.consumers c JOIN queen.partitions p ON p.i
             WHERE q.name = 't_pop' AND c.lease_id IS NOT NULL), 3::bigint, 'three groups, three leases, one per group');
 
 -- 3. lease expiry frees the partition (not a failure); retryDelay gates it
-UPDATE queen.consumers SET lease_expires_at = now() - interval '1 second'
- WHERE consumer_group = '__QUEUE_MODE__' AND partition_id = (SELECT partition_id FROM p1 LIMIT 1);
-CREATE TEMP TABLE p2 AS SELECT * FROM queen.pop_messages('t_pop', NULL, NULL, 10);
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_pop', NULL, NULL, 10, p_now => now() + interval '29.999 seconds')), 0::bigint,
+          'the lease holds until leaseTime has passed');
+CREATE TEMP TABLE p2 AS SELECT * FROM queen.pop_messages('t_pop', NULL, NULL, 10, p_now => now() + interval '30 seconds');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM p2), ARRAY['a1', 'a2', 'a3'], 'after expiry the batch is redelivered');
 SELECT isnt((SELECT lease_id FROM p2 LIMIT 1), (SELECT lease_id FROM p1 LIMIT 1), 'with a new lease id');
 SELECT is((SELECT retry_count FROM p2 LIMIT 1), 0, 'expiry does not count as a retry');
 SELECT queen.configure_queue('t_delay', NULL, NULL, '{"retryDelay": 5000}');
 SELECT pg_temp.push('t_delay', 'Default', 1, 'd');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1)), 1::bigint, 'first delivery');
-UPDATE queen.consumers c SET lease_expires_at = now() - interval '2 seconds' FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
- WHERE p.id = c.partition_id AND q.name = 't_delay';
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1)), 0::bigint, 'an expired lease stays blocked until retryDelay passed');
-UPDATE queen.consumers c SET lease_expires_at = now() - interval '6 seconds' FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
- WHERE p.id = c.partition_id AND q.name = 't_delay';
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1)), 1::bigint, '... and is redelivered after it');
-UPDATE queen.consumers c SET lease_id = NULL, lease_expires_at = NULL, available_at = now() + interval '1 second'
-  FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE p.id = c.partition_id AND q.name = 't_delay';
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1)), 0::bigint, 'available_at in the future blocks the claim');
-UPDATE queen.consumers c SET available_at = now() FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
- WHERE p.id = c.partition_id AND q.name = 't_delay';
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1)), 1::bigint, 'available_at reached: claimable');
+-- leaseTime 300 s: the lease expires at now + 300 s, retryDelay gates it 5 s more
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '302 seconds')), 0::bigint,
+          'an expired lease stays blocked until retryDelay passed');
+CREATE TEMP TABLE d2 AS SELECT * FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '305 seconds');
+SELECT is((SELECT count(*) FROM d2), 1::bigint, '... and is redelivered after it');
+-- a failed ack at now + 306 s gates the partition (available_at) until now + 311 s
+SELECT count(*) FROM queen.ack_messages((SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id,
+                                                                            'leaseId', lease_id, 'status', 'failed')) FROM d2),
+                                        NULL, now() + interval '306 seconds');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '310.999 seconds')), 0::bigint,
+          'available_at in the future blocks the claim');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '311 seconds')), 1::bigint,
+          'available_at reached: claimable');
 
 -- 4. specific partition, unknown names
 SELECT pg_temp.push('t_pop', 'p2', 2, 'b');
@@ -120,14 +130,19 @@ SELECT is((SELECT count(*) FROM queen.pop_messages('t_multi', NULL, NULL, 10, 5)
 SELECT queen.configure_queue('t_delayed', NULL, NULL, '{"delayedProcessing": 60}');
 SELECT pg_temp.push('t_delayed', 'Default', 2, 'dp');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_delayed', NULL, NULL, 10)), 0::bigint, 'delayedProcessing: too young, nothing');
-UPDATE queen.messages m SET created_at = now() - interval '61 seconds' FROM queen.partitions p
- WHERE p.id = m.partition_id AND p.queue_id = (SELECT id FROM queen.queues WHERE name = 't_delayed') AND m.transaction_id = 'dp1';
-SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages('t_delayed', NULL, NULL, 10)), ARRAY['dp1'], 'only messages old enough are returned');
+SELECT pg_temp.push('t_delayed', 'Default', 1, 'dp_late');
+SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages('t_delayed', NULL, NULL, 10,
+                                                                    p_now => pg_temp.newest('t_delayed', 'dp1') + interval '60 seconds')),
+          ARRAY['dp1', 'dp2'], 'only messages old enough are returned');
 SELECT queen.configure_queue('t_window', NULL, NULL, '{"windowBuffer": 30}');
 SELECT pg_temp.push('t_window', 'Default', 2, 'w');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_window', NULL, NULL, 10)), 0::bigint, 'windowBuffer: partition still receiving, nothing');
-SELECT pg_temp.age('t_window', interval '31 seconds');
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_window', NULL, NULL, 10)), 2::bigint, 'quiet for the window: the whole backlog at once');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_window', NULL, NULL, 10,
+                                                   p_now => pg_temp.newest('t_window', 'w2') + interval '29.999 seconds')), 0::bigint,
+          'windowBuffer: not quiet for the whole window yet');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_window', NULL, NULL, 10,
+                                                   p_now => pg_temp.newest('t_window', 'w2') + interval '30 seconds')), 2::bigint,
+          'quiet for the window: the whole backlog at once');
 
 -- 8. subscription modes (named groups only)
 SELECT queen.configure_queue('t_sub', NULL, NULL, '{}');

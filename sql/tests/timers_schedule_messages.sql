@@ -33,7 +33,7 @@ SELECT is((SELECT count(*)::int FROM r1 WHERE partition_id IS NOT NULL), 0, 'par
 SELECT is((SELECT count(*)::int FROM queen.queues WHERE name = 'tq-sched'), 0, 'scheduling does not create the queue (the fire does)');
 
 SELECT results_eq(
-  $$SELECT queue_name, partition_name, namespace, task, transaction_id, payload, trace_id, producer_sub, is_encrypted,
+  $$SELECT queue_name::text, partition_name::text, namespace, task, transaction_id, payload, trace_id, producer_sub, is_encrypted,
            deliver_at, claimed_by
       FROM queen.timers WHERE transaction_id = 'tx-1'$$,
   $$VALUES ('tq-sched', 'p1', 'ns', 'tk', 'tx-1', '{"n": 1}'::jsonb, '0f8fad5b-d9cb-469f-a165-70867728950e'::uuid,

@@ -63,14 +63,14 @@ $$;
 COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz) IS
   'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages.';
 
-CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL)
+CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
-  v_now timestamptz := now();
+  v_now timestamptz := coalesce(p_now, now());
   r record;
   c queen.consumers;              -- working copy of the locked cursor row
   v_partition_id uuid;            -- partition whose row is in c
@@ -100,7 +100,7 @@ BEGIN
     RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
   END IF;
 
-  -- No group named (http-api §19.17): a consumer that popped with a group and acks without
+  -- No group named: a consumer that popped with a group and acks without
   -- naming it is recognised by its lease. Looked up only on the partitions the acks name,
   -- through the primary key, so queue-mode acks stay cheap.
   IF nullif(p_group, '') IS NULL THEN
@@ -220,7 +220,7 @@ BEGIN
    ORDER BY u.i;
 END;
 $$;
-COMMENT ON FUNCTION queen.ack_messages(jsonb, text) IS
-  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures.';
+COMMENT ON FUNCTION queen.ack_messages(jsonb, text, timestamptz) IS
+  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures. Leases and the retryDelay gate are judged at p_now (null = now()).';
 
 COMMIT;

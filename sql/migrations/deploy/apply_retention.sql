@@ -31,18 +31,17 @@ $$;
 COMMENT ON FUNCTION queen.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
   'Internal to apply_retention: deletes up to p_batch of the oldest messages of a partition created before p_cutoff (and seq <= p_max_seq when given), leaving dedup tombstones. Returns the count.';
 
-CREATE FUNCTION queen.apply_retention(p_batch int, p_dedup_window interval DEFAULT '24 hours')
+CREATE FUNCTION queen.apply_retention(p_batch int, p_dedup_window interval DEFAULT '24 hours',
+                                      p_now timestamptz DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_now timestamptz := now();
+  v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
   v_target record;
   v_count int;
 BEGIN
-  IF p_batch IS NULL OR p_batch < 1 THEN
-    RAISE EXCEPTION 'batch must be >= 1, got %', p_batch USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('batch', p_batch, 1);
   IF p_dedup_window IS NULL OR p_dedup_window < interval '0' THEN
     RAISE EXCEPTION 'dedup window must be >= 0, got %', p_dedup_window USING ERRCODE = '22023';
   END IF;
@@ -108,7 +107,7 @@ BEGIN
   RETURN p_batch - v_budget;
 END;
 $$;
-COMMENT ON FUNCTION queen.apply_retention(int, interval) IS
-  'Retention sweep for queues with retentionEnabled: deletes messages older than retentionSeconds, and messages older than completedRetentionSeconds that every cursor of their partition has passed; each deleted key keeps a dedup tombstone for p_dedup_window (QUEEN_DEDUP_WINDOW_MS). Also deletes DLQ entries older than retentionSeconds and tombstones past their window. At most p_batch rows in total; returns how many were deleted (call again while it returns p_batch).';
+COMMENT ON FUNCTION queen.apply_retention(int, interval, timestamptz) IS
+  'Retention sweep for queues with retentionEnabled: deletes messages older than retentionSeconds, and messages older than completedRetentionSeconds that every cursor of their partition has passed; each deleted key keeps a dedup tombstone for p_dedup_window (QUEEN_DEDUP_WINDOW_MS). Also deletes DLQ entries older than retentionSeconds and tombstones past their window. Ages are measured at p_now (null = now()). At most p_batch rows in total; returns how many were deleted (call again while it returns p_batch).';
 
 COMMIT;

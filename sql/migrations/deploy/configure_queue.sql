@@ -21,8 +21,8 @@ BEGIN
   IF v_number <> trunc(v_number) OR v_number NOT BETWEEN -2147483648 AND 2147483647 THEN
     RAISE EXCEPTION 'option % must be an integer, got %', p_key, v_value USING ERRCODE = '22023';
   END IF;
-  IF p_min IS NOT NULL AND v_number < p_min THEN
-    RAISE EXCEPTION 'option % must be >= %, got %', p_key, p_min, v_value USING ERRCODE = '22023';
+  IF p_min IS NOT NULL THEN
+    PERFORM queen.check_at_least('option ' || p_key, v_number::bigint, p_min);
   END IF;
   RETURN v_number::int;
 END;
@@ -85,8 +85,8 @@ BEGIN
   IF p_queue IS NULL OR p_queue = '' THEN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
-  IF length(p_queue) > 255 THEN
-    RAISE EXCEPTION 'queue name is longer than 255 characters' USING ERRCODE = '22023';
+  IF queen.name_problem(p_queue) IS NOT NULL THEN
+    RAISE EXCEPTION 'queue name %', queen.name_problem(p_queue) USING ERRCODE = '22023';
   END IF;
   IF jsonb_typeof(v_options) = 'null' THEN
     v_options := '{}'::jsonb;

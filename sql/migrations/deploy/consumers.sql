@@ -5,7 +5,7 @@ BEGIN;
 -- named __QUEUE_MODE__). Sequence numbers are those of queen.messages.seq.
 CREATE TABLE queen.consumers (
   partition_id     uuid        NOT NULL REFERENCES queen.partitions (id) ON DELETE CASCADE,
-  consumer_group   text        NOT NULL,
+  consumer_group   queen.name_text NOT NULL,
   cursor_seq       bigint      NOT NULL DEFAULT 0,     -- last consumed seq; 0 = nothing consumed
   lease_id         uuid,                               -- null = no lease
   lease_expires_at timestamptz,
@@ -19,8 +19,7 @@ CREATE TABLE queen.consumers (
   last_consumed_at timestamptz,
   last_claimed_at  timestamptz,                        -- last pop that leased or auto-acked here
   created_at       timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT consumers_pkey PRIMARY KEY (partition_id, consumer_group),
-  CONSTRAINT consumers_group_length CHECK (length(consumer_group) BETWEEN 1 AND 255)
+  CONSTRAINT consumers_pkey PRIMARY KEY (partition_id, consumer_group)
 );
 COMMENT ON TABLE queen.consumers IS
   'Cursor (cursor_seq), lease (lease_id, lease_expires_at, n = lease_count, k = lease_acked, lease_max_seq), retry counter and retryDelay gate per (partition, consumer group). An expired lease is free for pop without any cleanup.';

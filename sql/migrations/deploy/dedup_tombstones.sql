@@ -3,7 +3,7 @@ BEGIN;
 
 -- When retention deletes a message its (partition, transactionId) stays here until
 -- expires_at (deletion time + QUEEN_DEDUP_WINDOW_MS), so a replayed spool file cannot
--- store the same transactionId again inside the dedup window (semantics §13.1).
+-- store the same transactionId again inside the dedup window (docs/procedures.md, apply_retention).
 -- No FK to partitions, like queen.messages: deleters clean up explicitly.
 CREATE TABLE queen.dedup_tombstones (
   partition_id   uuid        NOT NULL,

@@ -6,7 +6,7 @@ BEGIN;
 -- message itself later.
 CREATE TABLE queen.dlq (
   message_id         uuid        NOT NULL,
-  consumer_group     text        NOT NULL,
+  consumer_group     queen.name_text NOT NULL,
   partition_id       uuid        NOT NULL REFERENCES queen.partitions (id) ON DELETE CASCADE,
   seq                bigint      NOT NULL,
   transaction_id     text        NOT NULL,

@@ -15,18 +15,16 @@ $$;
 COMMENT ON FUNCTION queen.expiry_rule(queen.queues) IS
   'Expiry age of a queue (least of ttl and maxWaitTimeSeconds that is > 0; null = never) and the DLQ reason naming the option.';
 
-CREATE FUNCTION queen.expire_messages(p_batch int) RETURNS int
+CREATE FUNCTION queen.expire_messages(p_batch int, p_now timestamptz DEFAULT NULL) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_now timestamptz := now();
+  v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
   v_consumer record;
   v_last_seq bigint;
   v_count int;
 BEGIN
-  IF p_batch IS NULL OR p_batch < 1 THEN
-    RAISE EXCEPTION 'batch must be >= 1, got %', p_batch USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('batch', p_batch, 1);
 
   -- Messages nobody has a cursor for expire for the queue-mode group: give such
   -- partitions a queue-mode cursor row (at the beginning) so the loop below sees them.
@@ -88,7 +86,7 @@ BEGIN
   RETURN p_batch - v_budget;
 END;
 $$;
-COMMENT ON FUNCTION queen.expire_messages(int) IS
-  'Eviction sweep: for queues with ttl or maxWaitTimeSeconds, dead-letters (per consumer group; queue mode when no group has a cursor) up to p_batch unconsumed messages older than the smaller limit, with a reason naming the option, and moves those cursors past them. Leased batches and rows busy elsewhere are skipped. Returns the number of DLQ entries written.';
+COMMENT ON FUNCTION queen.expire_messages(int, timestamptz) IS
+  'Eviction sweep: for queues with ttl or maxWaitTimeSeconds, dead-letters (per consumer group; queue mode when no group has a cursor) up to p_batch unconsumed messages older than the smaller limit, with a reason naming the option, and moves those cursors past them. Leased batches and rows busy elsewhere are skipped. Ages are measured at p_now (null = now()). Returns the number of DLQ entries written.';
 
 COMMIT;

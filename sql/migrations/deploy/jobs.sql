@@ -34,9 +34,7 @@ CREATE FUNCTION queen.job_cycle(p_cycle_ms bigint, p_at timestamptz DEFAULT cloc
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
-  IF p_cycle_ms IS NULL OR p_cycle_ms < 1 THEN
-    RAISE EXCEPTION 'cycle length must be >= 1 ms (%)', p_cycle_ms USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('cycle length ms', p_cycle_ms, 1);
   RETURN floor(extract(epoch FROM p_at) * 1000 / p_cycle_ms)::bigint;
 END;
 $$;
@@ -48,7 +46,8 @@ COMMENT ON FUNCTION queen.job_cycle(bigint, timestamptz) IS
 CREATE FUNCTION queen.job_runs_kept() RETURNS int
 LANGUAGE sql IMMUTABLE AS $$ SELECT 1000 $$;
 
-CREATE FUNCTION queen.try_begin_job_cycle(p_job text, p_cycle_ms bigint, p_server_id text)
+CREATE FUNCTION queen.try_begin_job_cycle(p_job text, p_cycle_ms bigint, p_server_id text,
+                                          p_now timestamptz DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -60,7 +59,7 @@ BEGIN
   IF p_server_id IS NULL OR p_server_id = '' THEN
     RAISE EXCEPTION 'server id is required' USING ERRCODE = '22023';
   END IF;
-  v_cycle := queen.job_cycle(p_cycle_ms, clock_timestamp());
+  v_cycle := queen.job_cycle(p_cycle_ms, coalesce(p_now, clock_timestamp()));
 
   -- Cheap early exit for the common case: another broker already ran this cycle.
   IF EXISTS (SELECT 1 FROM queen.job_runs r WHERE r.job = p_job AND r.cycle = v_cycle) THEN
@@ -72,7 +71,7 @@ BEGIN
   END IF;
 
   INSERT INTO queen.job_runs (job, cycle, server_id, started_at)
-  VALUES (p_job, v_cycle, p_server_id, clock_timestamp())
+  VALUES (p_job, v_cycle, p_server_id, coalesce(p_now, clock_timestamp()))
   ON CONFLICT (job, cycle) DO NOTHING;
   IF NOT FOUND THEN
     RETURN false;
@@ -83,8 +82,8 @@ BEGIN
   RETURN true;
 END;
 $$;
-COMMENT ON FUNCTION queen.try_begin_job_cycle(text, bigint, text) IS
-  'Elects the broker that runs the current cycle of p_job (cycle = floor(epoch_ms / p_cycle_ms)): true to exactly one caller per cycle cluster-wide, false to every other caller and to later callers in the same cycle. Records the run in queen.job_runs. 22023 on an empty job or server id or p_cycle_ms < 1.';
+COMMENT ON FUNCTION queen.try_begin_job_cycle(text, bigint, text, timestamptz) IS
+  'Elects the broker that runs the current cycle of p_job (cycle = floor(epoch_ms / p_cycle_ms) of p_now, null = clock_timestamp()): true to exactly one caller per cycle cluster-wide, false to every other caller and to later callers in the same cycle. Records the run in queen.job_runs. 22023 on an empty job or server id or p_cycle_ms < 1.';
 
 CREATE FUNCTION queen.finish_job_cycle(p_job text, p_server_id text, p_result jsonb DEFAULT NULL)
 RETURNS boolean

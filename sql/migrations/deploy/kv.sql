@@ -6,11 +6,10 @@
 BEGIN;
 
 CREATE TABLE queen.kv (
-  key        text PRIMARY KEY,
+  key        queen.name_text PRIMARY KEY,
   value      jsonb NOT NULL,
   expires_at timestamptz,
-  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  CONSTRAINT kv_key_length CHECK (length(key) BETWEEN 1 AND 255)
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 COMMENT ON TABLE queen.kv IS
   'KV store: a JSON value per key; expires_at null = no TTL. Rows past expires_at read as absent and are pruned by queen.kv_prune_expired.';
@@ -25,18 +24,26 @@ BEGIN
   IF p_key IS NULL OR p_key = '' THEN
     RAISE EXCEPTION 'kv key is required' USING ERRCODE = '22023';
   END IF;
-  IF length(p_key) > 255 THEN
-    RAISE EXCEPTION 'kv key is longer than 255 characters (%)', length(p_key) USING ERRCODE = '22023';
+  IF queen.name_problem(p_key) IS NOT NULL THEN
+    RAISE EXCEPTION 'kv key % (%)', queen.name_problem(p_key), length(p_key) USING ERRCODE = '22023';
   END IF;
 END;
 $$;
 COMMENT ON FUNCTION queen.kv_check_key(text) IS
-  'Raises 22023 when a KV key is null, empty or longer than 255 characters.';
+  'Raises 22023 when a KV key is null, empty or longer than queen.name_max_chars() (255) characters.';
 
-CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint DEFAULT NULL)
+-- Whether a row with this expires_at reads as present at p_now: the TTL rule of
+-- every read.
+CREATE FUNCTION queen.kv_is_live(p_expires_at timestamptz, p_now timestamptz) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT p_expires_at IS NULL OR p_expires_at > p_now $$;
+COMMENT ON FUNCTION queen.kv_is_live(timestamptz, timestamptz) IS
+  'True when a KV row expiring at p_expires_at (null = never) is still live at p_now.';
+
+CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS timestamptz
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_now        timestamptz := coalesce(p_now, clock_timestamp());
   v_expires_at timestamptz;
 BEGIN
   PERFORM queen.kv_check_key(p_key);
@@ -48,19 +55,19 @@ BEGIN
     RAISE EXCEPTION 'kv ttlMs must not be negative (%)', p_ttl_ms USING ERRCODE = '22023';
   END IF;
   IF p_ttl_ms IS NOT NULL THEN
-    v_expires_at := clock_timestamp() + p_ttl_ms * interval '1 millisecond';
+    v_expires_at := v_now + p_ttl_ms * interval '1 millisecond';
   END IF;
   INSERT INTO queen.kv AS k (key, value, expires_at, updated_at)
-  VALUES (p_key, p_value, v_expires_at, clock_timestamp())
+  VALUES (p_key, p_value, v_expires_at, v_now)
   ON CONFLICT (key) DO UPDATE
     SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at;
   RETURN v_expires_at;
 END;
 $$;
-COMMENT ON FUNCTION queen.kv_set(text, jsonb, bigint) IS
-  'Stores p_value under p_key (insert or replace). p_ttl_ms null = no expiry, 0 = expired at once. Returns the new expires_at (null without TTL). 22023 on a bad key, SQL NULL value or negative TTL.';
+COMMENT ON FUNCTION queen.kv_set(text, jsonb, bigint, timestamptz) IS
+  'Stores p_value under p_key (insert or replace). p_ttl_ms null = no expiry, 0 = expired at once; the TTL counts from p_now (null = clock_timestamp()). Returns the new expires_at (null without TTL). 22023 on a bad key, SQL NULL value or negative TTL.';
 
-CREATE FUNCTION queen.kv_get(p_key text)
+CREATE FUNCTION queen.kv_get(p_key text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (value jsonb, expires_at timestamptz)
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -69,13 +76,13 @@ BEGIN
     SELECT k.value, k.expires_at
       FROM queen.kv k
      WHERE k.key = p_key
-       AND (k.expires_at IS NULL OR k.expires_at > clock_timestamp());
+       AND queen.kv_is_live(k.expires_at, coalesce(p_now, clock_timestamp()));
 END;
 $$;
-COMMENT ON FUNCTION queen.kv_get(text) IS
-  'The value and expires_at of p_key; no row when the key is absent or its TTL has passed (even before the sweeper deletes it). 22023 on a bad key.';
+COMMENT ON FUNCTION queen.kv_get(text, timestamptz) IS
+  'The value and expires_at of p_key; no row when the key is absent or its TTL has passed at p_now (null = clock_timestamp()), even before the sweeper deletes it. 22023 on a bad key.';
 
-CREATE FUNCTION queen.kv_delete(p_key text) RETURNS boolean
+CREATE FUNCTION queen.kv_delete(p_key text, p_now timestamptz DEFAULT NULL) RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
   v_was_live boolean;
@@ -83,27 +90,25 @@ BEGIN
   PERFORM queen.kv_check_key(p_key);
   DELETE FROM queen.kv k
    WHERE k.key = p_key
-  RETURNING (k.expires_at IS NULL OR k.expires_at > clock_timestamp()) INTO v_was_live;
+  RETURNING queen.kv_is_live(k.expires_at, coalesce(p_now, clock_timestamp())) INTO v_was_live;
   -- An expired row is removed too, but it already read as absent: report false.
   RETURN coalesce(v_was_live, false);
 END;
 $$;
-COMMENT ON FUNCTION queen.kv_delete(text) IS
-  'Deletes p_key. True when a live (unexpired) value was deleted, false when the key was absent or already expired. 22023 on a bad key.';
+COMMENT ON FUNCTION queen.kv_delete(text, timestamptz) IS
+  'Deletes p_key. True when a value live at p_now (null = clock_timestamp()) was deleted, false when the key was absent or already expired. 22023 on a bad key.';
 
-CREATE FUNCTION queen.kv_prune_expired(p_limit int) RETURNS int
+CREATE FUNCTION queen.kv_prune_expired(p_limit int, p_now timestamptz DEFAULT NULL) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_deleted int;
 BEGIN
-  IF p_limit IS NULL OR p_limit < 1 THEN
-    RAISE EXCEPTION 'kv_prune_expired limit must be >= 1 (%)', p_limit USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('kv_prune_expired limit', p_limit, 1);
   -- SKIP LOCKED: every broker prunes in parallel without waiting on the others.
   WITH expired AS (
     SELECT k.key
       FROM queen.kv k
-     WHERE k.expires_at <= clock_timestamp()
+     WHERE k.expires_at <= coalesce(p_now, clock_timestamp())
      ORDER BY k.expires_at
      LIMIT p_limit
        FOR UPDATE SKIP LOCKED
@@ -113,7 +118,7 @@ BEGIN
   RETURN v_deleted;
 END;
 $$;
-COMMENT ON FUNCTION queen.kv_prune_expired(int) IS
-  'Deletes at most p_limit expired KV rows (oldest expiry first, rows locked by another pruner skipped). Returns the number deleted. 22023 when p_limit < 1.';
+COMMENT ON FUNCTION queen.kv_prune_expired(int, timestamptz) IS
+  'Deletes at most p_limit KV rows expired at p_now (null = clock_timestamp()), oldest expiry first, rows locked by another pruner skipped. Returns the number deleted. 22023 when p_limit < 1.';
 
 COMMIT;

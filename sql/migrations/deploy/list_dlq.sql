@@ -10,14 +10,10 @@ RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_na
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 BEGIN
-  IF p_limit IS NULL OR p_limit < 1 THEN
-    RAISE EXCEPTION 'limit must be >= 1, got %', p_limit USING ERRCODE = '22023';
-  END IF;
-  IF p_offset IS NULL OR p_offset < 0 THEN
-    RAISE EXCEPTION 'offset must be >= 0, got %', p_offset USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('limit', p_limit, 1);
+  PERFORM queen.check_at_least('offset', p_offset, 0);
   RETURN QUERY
-  SELECT d.message_id, d.transaction_id, d.partition_id, q.name, p.name, d.consumer_group, d.error_message,
+  SELECT d.message_id, d.transaction_id, d.partition_id, q.name::text, p.name::text, d.consumer_group::text, d.error_message,
          d.retry_count, d.payload, d.is_encrypted, d.producer_sub, d.trace_id, d.message_created_at, d.failed_at,
          count(*) OVER ()
     FROM queen.dlq d

@@ -9,12 +9,11 @@ BEGIN;
 CREATE TABLE queen.partitions (
   id              uuid        PRIMARY KEY DEFAULT queen.uuid_v7(),
   queue_id        uuid        NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
-  name            text        NOT NULL,
+  name            queen.name_text NOT NULL,
   last_seq        bigint      NOT NULL DEFAULT 0,
   last_message_at timestamptz,
   created_at      timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT partitions_queue_name_key UNIQUE (queue_id, name),
-  CONSTRAINT partitions_name_length CHECK (length(name) BETWEEN 1 AND 255)
+  CONSTRAINT partitions_queue_name_key UNIQUE (queue_id, name)
 );
 COMMENT ON TABLE queen.partitions IS
   'Partitions (ordered lanes) of a queue. last_seq = highest sequence number allocated in the lane; pushes serialize on this row.';

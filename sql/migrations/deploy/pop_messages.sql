@@ -1,7 +1,7 @@
 -- Deploy queen:pop_messages to pg
 BEGIN;
 
--- The start point a pop request asks for when a named group joins (semantics §4.5):
+-- The start point a pop request asks for when a named group joins (docs/procedures.md, pop_messages):
 -- subscriptionFrom wins over subscriptionMode; 'now', 'new' and 'new-only' mean now;
 -- an ISO timestamp means that time; anything else (all, from_beginning, '', an
 -- unparsable timestamp) means the whole history and yields nulls.
@@ -17,7 +17,7 @@ BEGIN
         start_at := p_from::timestamptz;
         mode := 'timestamp';
       EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR invalid_parameter_value THEN
-        start_at := NULL; mode := NULL;  -- unparsable: behave like 'all' (ref)
+        start_at := NULL; mode := NULL;  -- unparsable: behave like 'all'
       END;
     END IF;
   ELSIF lower(coalesce(p_mode, '')) IN ('new', 'new-only') THEN
@@ -69,14 +69,15 @@ COMMENT ON FUNCTION queen.start_cursor(uuid, bigint, timestamptz, timestamptz) I
 CREATE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch int,
                                    p_partitions int DEFAULT 1, p_auto_ack bool DEFAULT false,
                                    p_subscription_mode text DEFAULT NULL, p_subscription_from text DEFAULT NULL,
-                                   p_namespace text DEFAULT NULL, p_task text DEFAULT NULL)
+                                   p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
+                                   p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid,
                transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted bool,
                created_at timestamptz, retry_count int)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-  v_now timestamptz := now();
+  v_now timestamptz := coalesce(p_now, now());
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
   v_named bool;
   v_queue text := nullif(p_queue, '');
@@ -95,12 +96,8 @@ DECLARE
   v_partition_id uuid;
   v_lease_id uuid;
 BEGIN
-  IF p_batch IS NULL OR p_batch < 1 THEN
-    RAISE EXCEPTION 'batch must be >= 1, got %', p_batch USING ERRCODE = '22023';
-  END IF;
-  IF p_partitions IS NULL OR p_partitions < 1 THEN
-    RAISE EXCEPTION 'partitions must be >= 1, got %', p_partitions USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('batch', p_batch, 1);
+  PERFORM queen.check_at_least('partitions', p_partitions, 1);
   v_named := v_group <> '__QUEUE_MODE__';
 
   IF v_queue IS NOT NULL THEN
@@ -248,8 +245,8 @@ BEGIN
   v_lease_id := CASE WHEN p_auto_ack THEN NULL ELSE queen.uuid_v7() END;
   RETURN QUERY
   WITH claimed AS (
-    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name AS partition_name,
-           q.name AS queue_name, q.delayed_processing,
+    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name::text AS partition_name,
+           q.name::text AS queue_name, q.delayed_processing,
            CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
       FROM unnest(v_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
       JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group
@@ -295,7 +292,7 @@ BEGIN
    ORDER BY d.position;
 END;
 $$;
-COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text) IS
-  'Claims up to p_partitions partitions (specific partition, wildcard, or namespace/task filter) for group p_group (null/__QUEUE_MODE__ = queue mode) and returns up to p_batch messages in claim order then seq, all under one new lease id (null with p_auto_ack, which moves the cursor instead). Claim order: queue priority, then among the 64 least recently claimed free partitions the oldest waiting message. Honors leases, retryDelay, windowBuffer, delayedProcessing, subscription modes and pop maintenance. No rows = nothing deliverable. 22023 on batch/partitions < 1 or no queue/filter.';
+COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, timestamptz) IS
+  'Claims up to p_partitions partitions (specific partition, wildcard, or namespace/task filter) for group p_group (null/__QUEUE_MODE__ = queue mode) and returns up to p_batch messages in claim order then seq, all under one new lease id (null with p_auto_ack, which moves the cursor instead). Claim order: queue priority, then among the 64 least recently claimed free partitions the oldest waiting message. Honors leases, retryDelay, windowBuffer, delayedProcessing, subscription modes and pop maintenance, all judged at p_now (null = now()). No rows = nothing deliverable. 22023 on batch/partitions < 1 or no queue/filter.';
 
 COMMIT;

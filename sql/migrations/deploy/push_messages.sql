@@ -1,209 +1,72 @@
 -- Deploy queen:push_messages to pg
+-- A push: the items are validated, then stored by store_messages, except those
+-- whose deliverAt is still ahead, which become timers (schedule_messages). One
+-- call per push request, whatever it carries.
 BEGIN;
 
--- Namespace and task a push derives for a queue it creates: the parts of the name
--- before and after the first '.' (semantics §2).
-CREATE FUNCTION queen.queue_namespace_of(p_queue text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT split_part(p_queue, '.', 1) $$;
-COMMENT ON FUNCTION queen.queue_namespace_of(text) IS
-  'Namespace derived from a queue name: the part before the first dot (the whole name without a dot).';
-
-CREATE FUNCTION queen.queue_task_of(p_queue text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT AS $$
-  SELECT CASE WHEN strpos(p_queue, '.') > 0 THEN substr(p_queue, strpos(p_queue, '.') + 1) ELSE '' END
-$$;
-COMMENT ON FUNCTION queen.queue_task_of(text) IS
-  'Task derived from a queue name: the part after the first dot ('''' without a dot).';
-
--- The partition a push item names: absent, null or '' = Default.
-CREATE FUNCTION queen.push_item_partition(p_item jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(nullif(p_item ->> 'partition', ''), 'Default') $$;
-COMMENT ON FUNCTION queen.push_item_partition(jsonb) IS
-  'Partition name of a push item: its "partition", or Default when absent/null/empty.';
-
--- Messages of a queue not yet consumed by every consumer group of their partition
--- (a partition nobody consumes counts all its messages). This is what maxSize caps.
--- It reads only the pending tail of each partition, so its cost is bounded by the
--- cap itself on a queue that enforces one.
-CREATE FUNCTION queen.queue_pending_count(p_queue_id uuid) RETURNS bigint
-LANGUAGE sql STABLE AS $$
-  SELECT coalesce(sum(pending.n), 0)::bigint
-    FROM queen.partitions p
-    CROSS JOIN LATERAL (
-      SELECT count(*) AS n FROM queen.messages m
-       WHERE m.partition_id = p.id
-         AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
-    ) pending
-   WHERE p.queue_id = p_queue_id
-$$;
-COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
-  'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
-
--- Rejects a malformed push request as a whole (the broker validates first and
--- answers 400; this guards DBAs and other callers). Names the first bad item.
-CREATE FUNCTION queen.check_push_items(p_items jsonb) RETURNS void
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  v_idx int;
-  v_problem text;
-BEGIN
-  IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
-    RAISE EXCEPTION 'items array is required' USING ERRCODE = '22023';
-  END IF;
-  SELECT x.ord - 1, x.problem INTO v_idx, v_problem
-    FROM (SELECT ord, CASE
-            WHEN jsonb_typeof(e) <> 'object' THEN 'must be an object'
-            WHEN jsonb_typeof(e -> 'queue') IS DISTINCT FROM 'string' OR e ->> 'queue' = '' THEN 'queue must be a non-empty string'
-            WHEN length(e ->> 'queue') > 255 THEN 'queue is longer than 255 characters'
-            WHEN coalesce(jsonb_typeof(e -> 'partition'), 'null') NOT IN ('null', 'string') THEN 'partition must be a string'
-            WHEN length(e ->> 'partition') > 255 THEN 'partition is longer than 255 characters'
-            WHEN coalesce(jsonb_typeof(e -> 'transactionId'), 'null') NOT IN ('null', 'string') THEN 'transactionId must be a string'
-            WHEN coalesce(jsonb_typeof(e -> 'traceId'), 'null') NOT IN ('null', 'string')
-              OR (e ->> 'traceId' <> '' AND e ->> 'traceId' !~* '^\{?[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}\}?$')
-              THEN 'traceId must be a UUID'
-            WHEN coalesce(jsonb_typeof(e -> 'namespace'), 'null') NOT IN ('null', 'string') THEN 'namespace must be a string'
-            WHEN coalesce(jsonb_typeof(e -> 'task'), 'null') NOT IN ('null', 'string') THEN 'task must be a string'
-            WHEN coalesce(jsonb_typeof(e -> 'encrypted'), 'null') NOT IN ('null', 'boolean') THEN 'encrypted must be a boolean'
-          END AS problem
-          FROM jsonb_array_elements(p_items) WITH ORDINALITY AS i(e, ord)) x
-   WHERE x.problem IS NOT NULL
-   ORDER BY x.ord
-   LIMIT 1;
-  IF v_problem IS NOT NULL THEN
-    RAISE EXCEPTION 'push item %: %', v_idx, v_problem USING ERRCODE = '22023';
-  END IF;
-END;
-$$;
-COMMENT ON FUNCTION queen.check_push_items(jsonb) IS
-  'Raises 22023 naming the first malformed push item (queue missing, wrong field types, traceId not a UUID).';
+-- One push item and where it goes: stored now, or scheduled as a timer.
+-- sub_idx is its position among the items going the same way.
+CREATE TYPE queen.push_item_route AS (
+  idx      int,
+  item     jsonb,
+  is_timer boolean,
+  sub_idx  int
+);
 
 CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
-RETURNS TABLE (idx int, status text, message_id uuid, transaction_id text, partition_id uuid,
-               queue_name text, partition_name text, error text)
+RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
-#variable_conflict use_column
 DECLARE
-  v_created_at timestamptz;
+  v_now        timestamptz := clock_timestamp();
+  v_split      queen.push_item_route[];
+  v_has_timers boolean;
+  v_rows       queen.push_result[];
 BEGIN
   PERFORM queen.check_push_items(p_items);
-  IF jsonb_array_length(p_items) = 0 THEN
+  -- Most pushes name no deliverAt at all; telling so is one expression, no query.
+  IF NOT jsonb_path_exists(p_items, '$[*].deliverAt') THEN
+    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub);
     RETURN;
   END IF;
 
-  -- 1. Missing queues: namespace/task from the first item naming the queue, else
-  --    derived from the name. Name order, so concurrent creators cannot deadlock.
-  INSERT INTO queen.queues (name, namespace, task)
-  SELECT n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
-    FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
-                 nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
-            FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-           ORDER BY x.e ->> 'queue', x.ord) n
-   WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n.name)
-   ORDER BY n.name
-  ON CONFLICT (name) DO NOTHING;
+  -- Items whose deliverAt is still ahead are timers. One instant (v_now) decides
+  -- for every item; an unparsable deliverAt raises 22023 naming the item.
+  SELECT array_agg(ROW(r.idx, r.item, r.is_timer, r.sub_idx)::queen.push_item_route ORDER BY r.idx),
+         bool_or(r.is_timer)
+    INTO v_split, v_has_timers
+    FROM (SELECT t.idx, t.item, t.is_timer,
+                 (row_number() OVER (PARTITION BY t.is_timer ORDER BY t.idx) - 1)::int AS sub_idx
+            FROM (SELECT (x.ord - 1)::int AS idx, x.e AS item,
+                         coalesce(queen.push_item_deliver_at(x.e, (x.ord - 1)::int) > v_now, false) AS is_timer
+                    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) t) r;
+  IF NOT v_has_timers THEN
+    -- only past (or null) deliverAt: a plain push
+    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub);
+    RETURN;
+  END IF;
 
-  -- 2. Missing partitions, in key order for the same reason.
-  INSERT INTO queen.partitions (queue_id, name)
-  SELECT DISTINCT q.id, queen.push_item_partition(x.e)
-    FROM jsonb_array_elements(p_items) AS x(e)
-    JOIN queen.queues q ON q.name = x.e ->> 'queue'
-   WHERE NOT EXISTS (SELECT 1 FROM queen.partitions p
-                      WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
-   ORDER BY 1, 2
-  ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING;
+  -- Stored items first, in a statement of their own, so that the scheduling
+  -- statement sees them: a timer repeating the key of an item stored by this
+  -- same call answers duplicate instead of firing a second message later. The
+  -- rows of both halves are merged back into item order.
+  SELECT coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id, r.queue_name,
+                                r.partition_name, r.error)::queen.push_result), '{}')
+    INTO v_rows
+    FROM queen.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
+                                 FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub) r
+    JOIN unnest(v_split) s ON NOT s.is_timer AND s.sub_idx = r.idx;
 
-  -- 3. Serialize with every other writer of these partitions (ascending id order, so
-  --    two batches cannot deadlock), then take the timestamp: per partition, seq order,
-  --    created_at order and commit order agree.
-  PERFORM 1
-     FROM queen.partitions p
-    WHERE p.id IN (SELECT p2.id
-                     FROM jsonb_array_elements(p_items) AS x(e)
-                     JOIN queen.queues q ON q.name = x.e ->> 'queue'
-                     JOIN queen.partitions p2 ON p2.queue_id = q.id AND p2.name = queen.push_item_partition(x.e))
-    ORDER BY p.id
-      FOR UPDATE;
-  v_created_at := clock_timestamp();
+  SELECT v_rows || coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id,
+                                          r.queue_name, r.partition_name, r.error)::queen.push_result), '{}')
+    INTO v_rows
+    FROM queen.schedule_messages((SELECT jsonb_agg(s2.item ORDER BY s2.idx)
+                                    FROM unnest(v_split) s2 WHERE s2.is_timer), p_producer_sub) r
+    JOIN unnest(v_split) s ON s.is_timer AND s.sub_idx = r.idx;
 
-  -- 4. One statement: dedup (within the batch, against stored rows and live
-  --    tombstones), maxSize, seq allocation, insert, counter update, per-item outcome.
-  --    Its snapshot is taken after the locks above, so the dedup check is exact and
-  --    the insert needs no ON CONFLICT (a unique violation here would be a bug in a
-  --    writer that skipped the partition lock, and is raised as such). Outcomes are
-  --    computed with window functions over the items, never by joining the item list
-  --    with itself, so the cost stays linear in the batch size.
-  RETURN QUERY
-  WITH items AS (
-    SELECT (x.ord - 1)::int AS idx,
-           x.e ->> 'queue' AS queue_name,
-           queen.push_item_partition(x.e) AS partition_name,
-           coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
-           coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
-           nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
-           coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int) AS candidate_id
-      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-  ), resolved AS (
-    SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
-           coalesce(m.id, t.message_id) AS stored_id,
-           row_number() OVER same_key AS occurrence,
-           first_value(i.candidate_id) OVER same_key AS key_candidate_id
-      FROM items i
-      JOIN queen.queues q ON q.name = i.queue_name
-      JOIN queen.partitions p ON p.queue_id = q.id AND p.name = i.partition_name
-      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = i.transaction_id
-      LEFT JOIN queen.dedup_tombstones t
-             ON t.partition_id = p.id AND t.transaction_id = i.transaction_id AND t.expires_at > v_created_at
-    WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
-  ), ranked AS (
-    -- position of each new key among the new keys of its queue (for maxSize)
-    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL) AS is_new,
-           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL)
-             OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
-      FROM resolved r
-  ), room AS (
-    SELECT r.queue_id, max(r.max_size) - queen.queue_pending_count(r.queue_id) AS free_slots
-      FROM ranked r
-     WHERE r.max_size > 0 AND r.is_new
-     GROUP BY r.queue_id
-  ), decided AS (
-    SELECT r.*, (r.is_new AND (room.queue_id IS NULL OR r.rank_in_queue <= room.free_slots)) AS accepted
-      FROM ranked r
-      LEFT JOIN room ON room.queue_id = r.queue_id
-  ), numbered AS (
-    SELECT d.*,
-           bool_or(d.accepted) OVER (PARTITION BY d.partition_id, d.transaction_id) AS key_accepted,
-           CASE WHEN d.accepted
-                THEN d.last_seq + count(*) FILTER (WHERE d.accepted) OVER (PARTITION BY d.partition_id ORDER BY d.idx) END AS seq
-      FROM decided d
-  ), inserted AS (
-    INSERT INTO queen.messages (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub,
-                                is_encrypted, created_at)
-    SELECT n.partition_id, n.seq, n.candidate_id, n.transaction_id, n.payload, n.trace_id, p_producer_sub,
-           n.is_encrypted, v_created_at
-      FROM numbered n
-     WHERE n.accepted
-     ORDER BY n.partition_id, n.seq
-  ), advanced AS (
-    UPDATE queen.partitions p
-       SET last_seq = s.max_seq, last_message_at = v_created_at
-      FROM (SELECT n.partition_id, max(n.seq) AS max_seq FROM numbered n WHERE n.accepted GROUP BY n.partition_id) s
-     WHERE p.id = s.partition_id
-  )
-  SELECT n.idx,
-         CASE WHEN n.accepted THEN 'queued'
-              WHEN n.stored_id IS NOT NULL OR n.key_accepted THEN 'duplicate'
-              ELSE 'failed' END,
-         CASE WHEN n.stored_id IS NOT NULL THEN n.stored_id
-              WHEN n.key_accepted THEN n.key_candidate_id END,
-         n.transaction_id, n.partition_id, n.queue_name, n.partition_name,
-         CASE WHEN n.stored_id IS NULL AND NOT n.key_accepted
-              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
-    FROM numbered n
-   ORDER BY n.idx;
+  RETURN QUERY SELECT * FROM unnest(v_rows) u ORDER BY u.idx;
 END;
 $$;
 COMMENT ON FUNCTION queen.push_messages(jsonb, text) IS
-  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?}); creates missing queues/partitions. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner) or failed (error, e.g. maxSize reached). Exact dedup under concurrency. 22023 on a malformed item.';
+  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner) or failed (error, e.g. maxSize reached). Exact dedup under concurrency. 22023 on a malformed item.';
 
 COMMIT;

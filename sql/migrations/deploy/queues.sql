@@ -6,7 +6,7 @@ BEGIN;
 -- options and always writes all of them (full replace).
 CREATE TABLE queen.queues (
   id                          uuid        PRIMARY KEY DEFAULT queen.uuid_v7(),
-  name                        text        NOT NULL UNIQUE,
+  name                        queen.name_text NOT NULL UNIQUE,
   namespace                   text        NOT NULL DEFAULT '',
   task                        text        NOT NULL DEFAULT '',
   lease_time                  int         NOT NULL DEFAULT 300,   -- leaseTime, s; 0 = 60 s at pop time
@@ -26,7 +26,6 @@ CREATE TABLE queen.queues (
   encryption_enabled          boolean     NOT NULL DEFAULT false, -- encryptionEnabled (the broker encrypts)
   created_at                  timestamptz NOT NULL DEFAULT now(),
   updated_at                  timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT queues_name_length CHECK (length(name) BETWEEN 1 AND 255),
   CONSTRAINT queues_options_not_negative CHECK (
     lease_time >= 0 AND retry_limit >= 0 AND retry_delay_ms >= 0 AND delayed_processing >= 0
     AND window_buffer >= 0 AND max_size >= 0 AND ttl >= 0 AND retention_seconds >= 0

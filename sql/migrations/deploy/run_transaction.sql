@@ -1,11 +1,11 @@
 -- Deploy queen:run_transaction to pg
 BEGIN;
 
--- One ack operation of POST /transaction (semantics §7): completed/success moves the
+-- One ack operation of POST /transaction (docs/procedures.md, run_transaction): completed/success moves the
 -- cursor (forward only) and releases the lease once the batch is passed; failed/dlq
 -- dead-letter the message at once (no retries inside transactions), move the cursor
 -- to it and release the whole lease. Business failures are returned, not raised.
-CREATE FUNCTION queen.transaction_ack(p_op jsonb, OUT success bool, OUT error text, OUT dlq bool)
+CREATE FUNCTION queen.transaction_ack(p_op jsonb, p_now timestamptz, OUT success bool, OUT error text, OUT dlq bool)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
@@ -28,7 +28,7 @@ BEGIN
   SELECT * INTO c FROM queen.consumers cc
    WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
   IF v_lease_text IS NOT NULL
-     AND NOT coalesce(queen.uuid_or_null(v_lease_text) = c.lease_id AND c.lease_expires_at > now(), false) THEN
+     AND NOT coalesce(queen.uuid_or_null(v_lease_text) = c.lease_id AND c.lease_expires_at > p_now, false) THEN
     error := 'Invalid or expired lease'; RETURN;
   END IF;
 
@@ -39,7 +39,7 @@ BEGIN
   UPDATE queen.consumers t
      SET cursor_seq = greatest(t.cursor_seq, v_seq),
          total_consumed = t.total_consumed + greatest(v_seq - t.cursor_seq, 0),
-         last_consumed_at = CASE WHEN v_seq > t.cursor_seq THEN now() ELSE t.last_consumed_at END,
+         last_consumed_at = CASE WHEN v_seq > t.cursor_seq THEN p_now ELSE t.last_consumed_at END,
          lease_acked = t.lease_acked + CASE WHEN t.lease_id IS NOT NULL AND v_seq > t.cursor_seq THEN 1 ELSE 0 END,
          -- failed/dlq release the whole lease; completed releases it once the batch is passed
          lease_id = CASE WHEN dlq OR greatest(t.cursor_seq, v_seq) >= t.lease_max_seq THEN NULL ELSE t.lease_id END,
@@ -50,12 +50,14 @@ BEGIN
   success := true;
 END;
 $$;
-COMMENT ON FUNCTION queen.transaction_ack(jsonb) IS
-  'Internal to run_transaction: applies one ack operation with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
+COMMENT ON FUNCTION queen.transaction_ack(jsonb, timestamptz) IS
+  'Internal to run_transaction: applies one ack operation at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
 
-CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text DEFAULT NULL) RETURNS jsonb
+CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_now timestamptz := coalesce(p_now, now());
   v_transaction_id uuid := queen.uuid_v7();
   v_ops jsonb;
   v_required jsonb;
@@ -88,7 +90,7 @@ BEGIN
   BEGIN
     FOR v_lease_text IN SELECT jsonb_array_elements_text(coalesce(nullif(v_required, 'null'::jsonb), '[]'::jsonb)) LOOP
       IF NOT EXISTS (SELECT 1 FROM queen.consumers c
-                      WHERE c.lease_id = queen.uuid_or_null(v_lease_text) AND c.lease_expires_at > now()) THEN
+                      WHERE c.lease_id = queen.uuid_or_null(v_lease_text) AND c.lease_expires_at > v_now) THEN
         RAISE EXCEPTION 'Required lease % is not held', v_lease_text USING ERRCODE = 'QT001';
       END IF;
     END LOOP;
@@ -96,7 +98,7 @@ BEGIN
     FOR v_op IN SELECT e FROM jsonb_array_elements(v_ops) e LOOP
       v_type := CASE WHEN jsonb_typeof(v_op) = 'object' THEN v_op ->> 'type' END;
       IF v_type = 'ack' THEN
-        v_ack := queen.transaction_ack(v_op);
+        v_ack := queen.transaction_ack(v_op, v_now);
         IF NOT v_ack.success THEN
           RAISE EXCEPTION 'ACK operation failed: %', v_ack.error USING ERRCODE = 'QT001';
         END IF;
@@ -133,7 +135,7 @@ BEGIN
   RETURN jsonb_build_object('transactionId', v_transaction_id, 'success', true, 'results', v_results);
 END;
 $$;
-COMMENT ON FUNCTION queen.run_transaction(jsonb, text) IS
-  'POST /transaction: runs ack and push operations in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. 22023 when operations is missing or empty.';
+COMMENT ON FUNCTION queen.run_transaction(jsonb, text, timestamptz) IS
+  'POST /transaction: runs ack and push operations in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. Leases are judged at p_now (null = now()). 22023 when operations is missing or empty.';
 
 COMMIT;

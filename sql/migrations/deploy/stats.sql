@@ -25,7 +25,7 @@ COMMENT ON TABLE queen.queue_stats IS
 CREATE INDEX queue_stats_updated_at_idx ON queen.queue_stats (updated_at);
 
 -- The counters of one queue, computed now.
-CREATE FUNCTION queen.compute_queue_stats(p_queue_id uuid)
+CREATE FUNCTION queen.compute_queue_stats(p_queue_id uuid, p_now timestamptz DEFAULT NULL)
 RETURNS queen.queue_stats
 LANGUAGE sql STABLE AS $$
   WITH per_partition AS (
@@ -34,7 +34,7 @@ LANGUAGE sql STABLE AS $$
       FROM queen.partitions p
       LEFT JOIN LATERAL (
         SELECT min(least(c.cursor_seq, p.last_seq)) AS min_cursor,
-               sum(CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp()
+               sum(CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > coalesce(p_now, clock_timestamp())
                         THEN greatest(c.lease_count - c.lease_acked, 0) ELSE 0 END) AS in_flight
           FROM queen.consumers c
          WHERE c.partition_id = p.id
@@ -51,23 +51,20 @@ LANGUAGE sql STABLE AS $$
          coalesce(sum(pp.min_cursor), 0)::bigint,
          (SELECT count(*) FROM queen.dlq d WHERE d.partition_id IN (SELECT id FROM per_partition))::bigint,
          max(pp.last_message_at),
-         clock_timestamp()
+         coalesce(p_now, clock_timestamp())
     FROM per_partition pp
 $$;
-COMMENT ON FUNCTION queen.compute_queue_stats(uuid) IS
-  'The queue_stats row of one queue computed from partitions, consumer cursors and leases, and the DLQ (not stored).';
+COMMENT ON FUNCTION queen.compute_queue_stats(uuid, timestamptz) IS
+  'The queue_stats row of one queue computed from partitions, consumer cursors and leases (live at p_now, null = clock_timestamp()), and the DLQ (not stored).';
 
-CREATE FUNCTION queen.reconcile_stats(p_limit int DEFAULT 100, p_max_age_ms bigint DEFAULT 0) RETURNS int
+CREATE FUNCTION queen.reconcile_stats(p_limit int DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamptz DEFAULT NULL)
+RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_refreshed int;
 BEGIN
-  IF p_limit IS NULL OR p_limit < 1 THEN
-    RAISE EXCEPTION 'reconcile_stats limit must be >= 1 (%)', p_limit USING ERRCODE = '22023';
-  END IF;
-  IF p_max_age_ms IS NULL OR p_max_age_ms < 0 THEN
-    RAISE EXCEPTION 'reconcile_stats max age must be >= 0 ms (%)', p_max_age_ms USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_at_least('reconcile_stats limit', p_limit, 1);
+  PERFORM queen.check_at_least('reconcile_stats max age ms', p_max_age_ms, 0);
   -- Queues without stats first, then the stalest; rows refreshed less than
   -- p_max_age_ms ago are left alone, so repeated calls of one run move on.
   WITH stale AS (
@@ -75,12 +72,12 @@ BEGIN
       FROM queen.queues q
       LEFT JOIN queen.queue_stats s ON s.queue_id = q.id
      WHERE s.queue_id IS NULL
-        OR s.updated_at <= clock_timestamp() - p_max_age_ms * interval '1 millisecond'
+        OR s.updated_at <= coalesce(p_now, clock_timestamp()) - p_max_age_ms * interval '1 millisecond'
      ORDER BY s.updated_at NULLS FIRST, q.id
      LIMIT p_limit
   )
   INSERT INTO queen.queue_stats AS s
-  SELECT (queen.compute_queue_stats(stale.id)).* FROM stale
+  SELECT (queen.compute_queue_stats(stale.id, p_now)).* FROM stale
   ON CONFLICT (queue_id) DO UPDATE
      SET partitions = EXCLUDED.partitions, consumer_groups = EXCLUDED.consumer_groups, total = EXCLUDED.total,
          pending = EXCLUDED.pending, processing = EXCLUDED.processing, completed = EXCLUDED.completed,
@@ -90,7 +87,7 @@ BEGIN
   RETURN v_refreshed;
 END;
 $$;
-COMMENT ON FUNCTION queen.reconcile_stats(int, bigint) IS
-  'Refreshes queen.queue_stats for at most p_limit queues: those without a row first, then the stalest, skipping rows refreshed less than p_max_age_ms ago. Returns how many were refreshed; call again while it returns p_limit. 22023 on limit < 1 or a negative age.';
+COMMENT ON FUNCTION queen.reconcile_stats(int, bigint, timestamptz) IS
+  'Refreshes queen.queue_stats for at most p_limit queues: those without a row first, then the stalest, skipping rows refreshed less than p_max_age_ms before p_now (null = clock_timestamp()). Returns how many were refreshed; call again while it returns p_limit. 22023 on limit < 1 or a negative age.';
 
 COMMIT;

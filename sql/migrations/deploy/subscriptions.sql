@@ -2,12 +2,12 @@
 BEGIN;
 
 -- Where a named consumer group starts on partitions it has not consumed from yet
--- (semantics §4.5). Written by the group's first pop when its mode is new/timestamp.
+-- (docs/procedures.md, pop_messages). Written by the group's first pop when its mode is new/timestamp.
 -- Scope: a queue (partition_name = ''), one partition of a queue, or a namespace/task
 -- filter (queue_id null; a null filter column means "not part of the filter").
 CREATE TABLE queen.subscriptions (
   id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  consumer_group   text        NOT NULL,
+  consumer_group   queen.name_text NOT NULL,
   queue_id         uuid        REFERENCES queen.queues (id) ON DELETE CASCADE,
   partition_name   text        NOT NULL DEFAULT '',
   filter_namespace text,

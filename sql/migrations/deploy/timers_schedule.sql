@@ -21,10 +21,8 @@ CREATE TYPE queen.schedule_item AS (
 );
 
 CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
-RETURNS TABLE (idx int, status text, message_id uuid, transaction_id text, partition_id uuid,
-               queue_name text, partition_name text, error text)
+RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
-#variable_conflict use_column
 DECLARE
   v_missing int;
   v_items   queen.schedule_item[];

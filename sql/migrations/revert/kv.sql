@@ -2,10 +2,11 @@
 
 BEGIN;
 
-DROP FUNCTION queen.kv_prune_expired(int);
-DROP FUNCTION queen.kv_delete(text);
-DROP FUNCTION queen.kv_get(text);
-DROP FUNCTION queen.kv_set(text, jsonb, bigint);
+DROP FUNCTION queen.kv_prune_expired(int, timestamptz);
+DROP FUNCTION queen.kv_delete(text, timestamptz);
+DROP FUNCTION queen.kv_get(text, timestamptz);
+DROP FUNCTION queen.kv_set(text, jsonb, bigint, timestamptz);
+DROP FUNCTION queen.kv_is_live(timestamptz, timestamptz);
 DROP FUNCTION queen.kv_check_key(text);
 DROP TABLE queen.kv;
 

@@ -1,4 +1,4 @@
 -- Revert queen:release_expired_leases from pg
 BEGIN;
-DROP FUNCTION queen.release_expired_leases();
+DROP FUNCTION queen.release_expired_leases(timestamptz);
 COMMIT;

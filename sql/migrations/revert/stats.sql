@@ -2,8 +2,8 @@
 
 BEGIN;
 
-DROP FUNCTION queen.reconcile_stats(int, bigint);
-DROP FUNCTION queen.compute_queue_stats(uuid);
+DROP FUNCTION queen.reconcile_stats(int, bigint, timestamptz);
+DROP FUNCTION queen.compute_queue_stats(uuid, timestamptz);
 DROP TABLE queen.queue_stats;
 
 COMMIT;

@@ -1,2 +1,2 @@
 -- Verify queen:ack_messages on pg
-SELECT has_function_privilege('queen.ack_messages(jsonb, text)', 'execute');
+SELECT has_function_privilege('queen.ack_messages(jsonb, text, timestamptz)', 'execute');

@@ -1,2 +1,2 @@
 -- Verify queen:release_expired_leases on pg
-SELECT has_function_privilege('queen.release_expired_leases()', 'execute');
+SELECT has_function_privilege('queen.release_expired_leases(timestamptz)', 'execute');

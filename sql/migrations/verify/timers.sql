@@ -5,6 +5,5 @@ BEGIN;
 SELECT id, queue_name, partition_name, namespace, task, message_id, transaction_id, payload, trace_id,
        producer_sub, is_encrypted, deliver_at, claimed_by, claim_expires_at, fire_attempts, last_error, created_at
   FROM queen.timers WHERE false;
-SELECT has_function_privilege('queen.push_item_deliver_at(jsonb, int)', 'execute');
 
 ROLLBACK;

@@ -1,21 +1,44 @@
--- Revert queen:push_messages_deliver_at from pg
--- Restores push_messages as deployed by the push_messages change.
-
+-- Deploy queen:store_messages to pg
 BEGIN;
 
-DROP FUNCTION queen.timer_queue_names(bigint[]);
+-- Messages of a queue not yet consumed by every consumer group of their partition
+-- (a partition nobody consumes counts all its messages). This is what maxSize caps.
+-- It reads only the pending tail of each partition, so its cost is bounded by the
+-- cap itself on a queue that enforces one.
+CREATE FUNCTION queen.queue_pending_count(p_queue_id uuid) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(sum(pending.n), 0)::bigint
+    FROM queen.partitions p
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS n FROM queen.messages m
+       WHERE m.partition_id = p.id
+         AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
+    ) pending
+   WHERE p.queue_id = p_queue_id
+$$;
+COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
+  'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
 
-CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
-RETURNS TABLE (idx int, status text, message_id uuid, transaction_id text, partition_id uuid,
-               queue_name text, partition_name text, error text)
+-- The one implementation of storing push items: creates missing queues and
+-- partitions, serializes on the partition rows, deduplicates, enforces maxSize,
+-- allocates sequence numbers and inserts the message rows, all set-based (one
+-- statement per step for the whole batch). Internal: it trusts its items (the
+-- callers validate them, or read them from rows that were validated) and knows
+-- nothing of deliverAt. Its callers: push_messages (a push, and the stored half
+-- of a push with timers) and fire_locked_timers (timers coming due).
+CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
+                                     p_message_ids uuid[] DEFAULT NULL)
+RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
-#variable_conflict use_column
 DECLARE
   v_created_at timestamptz;
 BEGIN
-  PERFORM queen.check_push_items(p_items);
   IF jsonb_array_length(p_items) = 0 THEN
     RETURN;
+  END IF;
+  IF p_message_ids IS NOT NULL AND cardinality(p_message_ids) <> jsonb_array_length(p_items) THEN
+    RAISE EXCEPTION 'store_messages: % message ids for % items', cardinality(p_message_ids), jsonb_array_length(p_items)
+      USING ERRCODE = '22023';
   END IF;
 
   -- 1. Missing queues: namespace/task from the first item naming the queue, else
@@ -69,7 +92,7 @@ BEGIN
            coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int) AS candidate_id
+           coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
@@ -131,10 +154,7 @@ BEGIN
    ORDER BY n.idx;
 END;
 $$;
-COMMENT ON FUNCTION queen.push_messages(jsonb, text) IS
-  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?}); creates missing queues/partitions. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner) or failed (error, e.g. maxSize reached). Exact dedup under concurrency. 22023 on a malformed item.';
-
-DROP TYPE queen.push_result;
-DROP TYPE queen.push_item_route;
+COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[]) IS
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner) or failed (maxSize).';
 
 COMMIT;

@@ -1,0 +1,46 @@
+-- Deploy queen:rules to pg
+-- The argument rules every procedure shares: what a name is, and the lower
+-- bound of an integer argument. One definition each, so a limit changes in one place.
+BEGIN;
+
+-- The longest name (queue, partition, consumer group, KV key) in characters, as
+-- length() counts them. The broker's NAME_MAX_CHARS may only lower it.
+CREATE FUNCTION queen.name_max_chars() RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 255 $$;
+COMMENT ON FUNCTION queen.name_max_chars() IS
+  'The longest name (queue, partition, consumer group, KV key), in characters: 255.';
+
+-- A name column: 1 to name_max_chars() characters. A value outside raises 23514
+-- naming the constraint; procedures check their arguments first and raise 22023
+-- naming the field (see name_problem).
+CREATE DOMAIN queen.name_text AS text
+  CONSTRAINT name_text_length CHECK (length(VALUE) BETWEEN 1 AND queen.name_max_chars());
+COMMENT ON DOMAIN queen.name_text IS
+  'A name (queue, partition, consumer group, KV key, timer queue/partition): 1 to queen.name_max_chars() (255) characters.';
+
+-- What is wrong with a name, for a procedure's own 22023 message: 'is empty',
+-- 'is longer than 255 characters', or null when it is a valid name (null too: a
+-- missing name is each caller's own message).
+CREATE FUNCTION queen.name_problem(p_value text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN p_value = '' THEN 'is empty'
+              WHEN length(p_value) > queen.name_max_chars()
+              THEN format('is longer than %s characters', queen.name_max_chars()) END
+$$;
+COMMENT ON FUNCTION queen.name_problem(text) IS
+  'Why p_value is not a queen.name_text (is empty / is longer than 255 characters), or null when it is one or is null.';
+
+-- Raises 22023 "<p_what> must be >= <p_min>, got <p_value>" when p_value is null
+-- or below p_min: the bound check of batch sizes, limits, offsets and durations.
+CREATE FUNCTION queen.check_at_least(p_what text, p_value bigint, p_min bigint) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF p_value IS NULL OR p_value < p_min THEN
+    RAISE EXCEPTION '% must be >= %, got %', p_what, p_min, coalesce(p_value::text, 'null') USING ERRCODE = '22023';
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.check_at_least(text, bigint, bigint) IS
+  'Raises 22023 "<p_what> must be >= <p_min>, got <p_value>" when p_value is null or below p_min.';
+
+COMMIT;

@@ -1,0 +1,7 @@
+-- Verify queen:rules on pg
+BEGIN;
+SELECT 1 / (queen.name_max_chars() > 0)::int;
+SELECT repeat('n', queen.name_max_chars())::queen.name_text;
+SELECT has_function_privilege('queen.name_problem(text)', 'execute');
+SELECT has_function_privilege('queen.check_at_least(text, bigint, bigint)', 'execute');
+ROLLBACK;
