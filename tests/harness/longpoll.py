@@ -43,10 +43,12 @@ class ParkedPop:
         self.ended = time.monotonic()
 
     def wait_parked(self, timeout=PARK_TIMEOUT_S):
-        """Wait until the broker holds a parked poll and lends no database connection: the poll is
-        registered before its first check and that check holds a connection while it runs, so both
-        at once mean the check is over. Returns early if the pop ended (the caller asserts it did
-        not). Assumes no other long poll is parked on this broker."""
+        """Wait until the broker counts a parked poll and lends no database connection. The poll is
+        counted from just before its first check, and that check holds a connection while it runs,
+        so both at once mean the check is over (or, for the instant between counting and taking the
+        connection, not begun: a push then is found by the check and the test proves less, but does
+        not fail). Returns early if the pop ended (the caller asserts it did not). Assumes no other
+        long poll is parked on this broker."""
         def parked():
             if self.ended is not None:
                 return True
