@@ -13,7 +13,7 @@ import threading
 import time
 import zlib
 
-from harness import BackgroundWorker, Deadline, poll_until
+from harness import BackgroundWorker, Deadline, attempts, poll_until
 from harness.httpclient import Response
 
 # Spool file names (src/spool/file_names.h): <13-digit epoch ms>-<8-digit sequence>.<ext>.
@@ -29,6 +29,7 @@ SPOOL_GAUGES = ("queen_file_buffer_pending", "queen_file_buffer_failed", "queen_
 PUSH_TIMEOUT_S = 30.0
 # Pause after a request error (broker restarting) so a producer does not spin on refused connections.
 ERROR_BACKOFF_S = 0.05
+# How often wait_for_status() reads the ledger (in memory: a fixed, short pace costs nothing).
 POLL_INTERVAL_S = 0.05
 
 
@@ -116,16 +117,13 @@ def wait_for_status(ledger, status, at_least, timeout, what, forbidden=("failed"
 
     Fails at once (not at the deadline) when an item was answered with a `forbidden` status.
     """
-    deadline = Deadline(timeout)
-    while True:
+    for _ in attempts(timeout, interval=POLL_INTERVAL_S, max_interval=POLL_INTERVAL_S):
         counts = ledger.status_counts()
         unexpected = {s: counts[s] for s in forbidden if counts.get(s)}
         assert not unexpected, f"{what}: items answered {unexpected} (all counts {counts})"
         if counts.get(status, 0) >= at_least:
             return counts
-        if deadline.expired():
-            raise TimeoutError(f"{what}: not {at_least} items {status} within {timeout:.0f}s (counts {counts})")
-        time.sleep(POLL_INTERVAL_S)
+    raise TimeoutError(f"{what}: not {at_least} items {status} within {timeout:.0f}s (counts {counts})")
 
 
 def record_spooled(ledger, stream, items):
@@ -136,23 +134,9 @@ def record_spooled(ledger, stream, items):
 
 
 # --- observability ---------------------------------------------------------------------------
-def prometheus_gauges(client):
-    """Every unlabelled sample of GET /metrics/prometheus as {name: value}."""
-    resp = client.prometheus()
-    assert resp.status == 200, resp
-    values = {}
-    for line in resp.body.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        name, _, value = line.rpartition(" ")
-        if "{" not in name:
-            values[name.strip()] = float(value)
-    return values
-
-
 def spool_gauges(client):
     """The four always-present spool gauges; an AssertionError names any that is missing."""
-    values = prometheus_gauges(client)
+    values = client.gauges()
     missing = [g for g in SPOOL_GAUGES if g not in values]
     assert not missing, f"spool gauges missing from /metrics/prometheus: {missing}"
     return {g: values[g] for g in SPOOL_GAUGES}

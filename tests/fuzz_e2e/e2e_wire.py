@@ -118,7 +118,7 @@ class Connection:
                         sock.sendall(raw[sent:cut])
                         sent = cut
                     if delay:
-                        time.sleep(delay)
+                        time.sleep(delay)  # the plan's pause between pieces is the mutation itself, not a wait
                 if sent < len(raw):
                     sock.sendall(raw[sent:])
             elif kind == "close_at":

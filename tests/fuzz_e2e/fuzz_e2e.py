@@ -43,7 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))  # tests/, for the harness
 
-from harness import Broker, PgTarget, TempDatabase  # noqa: E402
+from harness import Broker, PgTarget, TempDatabase, attempts  # noqa: E402
 from harness import env as harness_env  # noqa: E402
 
 import e2e_requests  # noqa: E402
@@ -75,6 +75,19 @@ PLAN_NAMES = {
 # Plans after which the request provably never completed: the whole body went out under a Content-Length
 # promising more, then the connection closed (raw-head flips, which could break that header, never get it).
 NEVER_COMPLETE_PLANS = ("close_all",)
+# Pause after a refused connection before the next request, so a worker does not spin while the broker is
+# unable to accept (it is alive: a dead broker ends the worker).
+REFUSED_BACKOFF_S = 0.05
+# How often the supervisor looks at the workers, the broker and the progress counter, and how often the
+# broker's memory is sampled for the peak.
+SUPERVISE_INTERVAL_S = 0.2
+RSS_SAMPLE_INTERVAL_S = 0.5
+# How long the ledger check waits for buffered pushes still in the spool to be replayed, and how often it looks.
+SPOOL_REPLAY_WAIT_S = 60
+SPOOL_REPLAY_POLL_S = 1.0
+# replay: after each request, the window in which a crash it caused must end the process. A broker that
+# stays up is the normal outcome, so this is a short window, not a wait for anything.
+REPLAY_CRASH_WINDOW_S = 0.05
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -263,7 +276,7 @@ def worker_main(index, count, opts, host, port, broker_pid, out_dir, stop, progr
                 if not process_alive(broker_pid):
                     stopped_because = "broker gone (connection refused)"
                     break
-                time.sleep(0.05)
+                time.sleep(REFUSED_BACKOFF_S)
     finally:
         with progress.get_lock():
             progress.value += local
@@ -597,7 +610,7 @@ def _run_against(opts, report, broker, target, out_dir):
     sampling = threading.Event()
 
     def sample():
-        while not sampling.wait(0.5):
+        while not sampling.wait(RSS_SAMPLE_INTERVAL_S):
             value = rss_kib(pid)
             if value:
                 peak[0] = max(peak[0], value)
@@ -611,7 +624,7 @@ def _run_against(opts, report, broker, target, out_dir):
     last_progress, last_change, last_print = 0, time.monotonic(), time.monotonic()
     try:
         while any(p.is_alive() for p in procs):
-            time.sleep(0.2)
+            time.sleep(SUPERVISE_INTERVAL_S)
             now = time.monotonic()
             if death is None and not broker.alive:
                 death = broker.returncode
@@ -701,13 +714,12 @@ def _run_against(opts, report, broker, target, out_dir):
 
     # ledger (the spool may still be replaying buffered pushes: poll a while when there are any)
     records, incomplete, unanswered = read_ledger(out_dir, opts.workers)
-    deadline = time.monotonic() + (60 if alive and any(r["k"] == "buffered" for r in records) else 0)
-    while True:
+    replay_wait_s = SPOOL_REPLAY_WAIT_S if alive and any(r["k"] == "buffered" for r in records) else 0
+    for _ in attempts(replay_wait_s, interval=SPOOL_REPLAY_POLL_S, max_interval=SPOOL_REPLAY_POLL_S):
         ledger = check_ledger(target, records, incomplete, unanswered)
         # Only buffered items still in the spool can still arrive; anything else is final.
-        if not ledger.buffered_missing or time.monotonic() >= deadline:
+        if not ledger.buffered_missing:
             break
-        time.sleep(1)
     report.data["ledger"] = {"counts": ledger.counts, "stored": ledger.stored, "missing": ledger.missing[:100],
                              "extra": ledger.extra[:100], "mismatched": ledger.mismatched[:100],
                              "stored_twice": ledger.stored_twice[:100], "queued_twice": ledger.queued_twice[:100],
@@ -764,7 +776,7 @@ def replay(paths, pg=None, timeout=10.0, stop_at_death=True):
                                                                                       entry["plan"][1]])
             outcome = conn.exchange(raw, plan, entry["responses"], head=entry.get("head", False), timeout=timeout)
             conn.close()
-            time.sleep(0.05)
+            time.sleep(REPLAY_CRASH_WINDOW_S)
             alive = broker.alive
             print(f"replay: w{entry['worker']}#{entry['seq']} {entry['route']} {entry['mutations']} "
                   f"{len(raw)} bytes -> {outcome.status_key}{'' if alive else '  BROKER GONE'}")

@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 
-from harness import Deadline, poll_until
+from harness import Deadline, closed_by_peer, poll_until
 
 # Every mesh of the suite shares this QUEEN_SYNC_SECRET (conftest.mesh_factory).
 MESH_SECRET = "ha-suite-shared-secret"
@@ -63,17 +63,7 @@ class FrameSender:
 
     def closed_by_peer(self, timeout=3.0):
         """True once the broker closed this connection (recv sees EOF or a reset) within timeout."""
-        deadline = Deadline(timeout)
-        while not deadline.expired():
-            self.sock.settimeout(max(0.05, deadline.remaining()))
-            try:
-                if self.sock.recv(64) == b"":
-                    return True
-            except socket.timeout:
-                continue
-            except OSError:
-                return True
-        return False
+        return closed_by_peer(self.sock, timeout)
 
     def still_open(self, probe_seconds=0.5):
         """True when the broker has not closed the connection within probe_seconds."""
@@ -189,6 +179,7 @@ class FailoverClient:
     exercised an outage. One FailoverClient per thread."""
 
     def __init__(self, clients, preferred=0, rounds=3, pause=0.2):
+        """pause: seconds between two passes over the brokers."""
         self.clients = list(clients)
         self.order = [(preferred + i) % len(self.clients) for i in range(len(self.clients))]
         self.rounds, self.pause = rounds, pause
@@ -214,7 +205,7 @@ class FailoverClient:
                         return resp, index
                     last = resp
             if round_number + 1 < self.rounds:
-                time.sleep(self.pause)
+                time.sleep(self.pause)  # a retrying client's pause between rounds, not a wait for anything
         raise FailoverExhausted(f"every broker failed: last answer {last!r}")
 
     def other_order(self, index):

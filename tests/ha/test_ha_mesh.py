@@ -2,7 +2,6 @@
 the mesh is up, the periodic floor still answers when it is cut, and the mesh port refuses forged,
 replayed, stale and truncated frames without disturbing the broker."""
 import subprocess
-import threading
 import time
 import uuid
 
@@ -10,58 +9,38 @@ import pytest
 
 from ha_support import (FRAME_HEARTBEAT, FRAME_POP_WAKE, MESH_SECRET, FrameSender, encode_frame, mesh_port,
                         mesh_rejections, mesh_view, pop_wake_body, wait_mesh_linked)
-from harness import Broker, free_port, is_listening, poll_until, unique_name
+from harness import Broker, ParkedPop, free_port, is_listening, poll_until, unique_name
 
 # The long-poll re-check floor is set long so that a pop answered well before it was woken.
 FLOOR_MS = 5000
 FLOOR_ENV = {"POP_WAIT_INITIAL_INTERVAL_MS": FLOOR_MS, "POP_WAIT_MAX_INTERVAL_MS": FLOOR_MS}
 PARK_TIMEOUT_MS = 15000
-# Long enough for the parked pop to have reached the broker and made its first (empty) check.
-PARK_SETTLE_S = 1.0
+# After the rejections are counted, a frame counted twice would show up within this window. It is
+# not a wait for anything: the check is that nothing more is counted.
+NO_RECOUNT_WINDOW_S = 0.5
 BOOT_REFUSAL_TIMEOUT_S = 15
-
-
-def park_pop(broker, queue):
-    """A wait=true pop on `broker` in a thread; the returned dict gets response/error and the end time."""
-    outcome = {"started": time.monotonic()}
-
-    def run():
-        with broker.client() as c:
-            try:
-                outcome["response"] = c.pop(queue, wait=True, timeout_ms=PARK_TIMEOUT_MS)
-            except Exception as exc:  # reported by the test's assertions
-                outcome["error"] = exc
-        outcome["ended"] = time.monotonic()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    outcome["thread"] = thread
-    return outcome
 
 
 def push_on_one_and_time_the_pop_on_the_other(pusher, parked_on):
     """Park a pop on `parked_on`, push one message on `pusher`; returns (seconds from push to answer,
-    seconds from park to answer). Asserts the pop got exactly that message."""
+    seconds from park to answer, seconds from park to push). Asserts the pop got exactly that message."""
     queue = unique_name("ha-wake")
-    outcome = park_pop(parked_on, queue)
-    time.sleep(PARK_SETTLE_S)
-    assert "ended" not in outcome, f"the pop returned before anything was pushed: {outcome}"
+    pop = ParkedPop(parked_on, queue, timeout_ms=PARK_TIMEOUT_MS).wait_parked()
+    assert pop.ended is None, f"the pop returned before anything was pushed: {pop.response or pop.error}"
     with pusher.client() as c:
         pushed = c.push_one(queue, {"woken": True}, transaction_id="wake-1")
     pushed_at = time.monotonic()
     assert pushed.status == 201 and pushed.body[0]["status"] == "queued", pushed
-    outcome["thread"].join(PARK_TIMEOUT_MS / 1000 + 10)
-    assert "error" not in outcome, outcome.get("error")
-    resp = outcome["response"]
+    resp = pop.result(timeout=PARK_TIMEOUT_MS / 1000 + 10)
     assert resp.status == 200, resp
     assert [m["data"] for m in resp.body["messages"]] == [{"woken": True}]
-    return outcome["ended"] - pushed_at, outcome["ended"] - outcome["started"]
+    return pop.ended - pushed_at, pop.ended - pop.started, pushed_at - pop.started
 
 
 def test_a_push_on_one_broker_wakes_a_long_poll_parked_on_the_other(mesh_factory):
     a, b = mesh_factory(2, env=FLOOR_ENV)
     wait_mesh_linked([a, b])
-    woke_after_push, _ = push_on_one_and_time_the_pop_on_the_other(pusher=a, parked_on=b)
+    woke_after_push, _, _ = push_on_one_and_time_the_pop_on_the_other(pusher=a, parked_on=b)
     # The floor would answer FLOOR_MS after parking; only a mesh wake answers this fast.
     assert woke_after_push < 2.0, f"the pop on B answered {woke_after_push:.2f}s after the push on A"
 
@@ -75,9 +54,9 @@ def test_with_the_mesh_cut_a_parked_long_poll_still_returns_at_the_floor(mesh_fa
     # The rest of the mesh works (B's frames reach A), so what follows measures the cut alone.
     poll_until(lambda: b.name in mesh_view(a).alive_senders, timeout=20, what="A hearing B over the mesh")
     assert a.name not in mesh_view(b).alive_senders, "B hears A although A's only peer is a closed port"
-    woke_after_push, since_park = push_on_one_and_time_the_pop_on_the_other(pusher=a, parked_on=b)
+    woke_after_push, since_park, park_to_push = push_on_one_and_time_the_pop_on_the_other(pusher=a, parked_on=b)
     floor_s = FLOOR_MS / 1000
-    assert woke_after_push > floor_s - PARK_SETTLE_S - 1.5, \
+    assert woke_after_push > floor_s - park_to_push - 1.5, \
         f"answered {woke_after_push:.2f}s after the push although no wake could reach B"
     assert floor_s - 1.0 <= since_park <= floor_s + 3.0, \
         f"a pop parked with a {floor_s:.0f}s floor answered after {since_park:.2f}s"
@@ -121,7 +100,7 @@ def test_forged_replayed_stale_and_truncated_frames_are_rejected_and_counted(mes
 
     poll_until(lambda: all(deltas()[r] >= n for r, n in expected.items()), timeout=10,
                what="mesh rejections counted on A")
-    time.sleep(0.5)  # nothing may be counted twice
+    time.sleep(NO_RECOUNT_WINDOW_S)  # nothing may be counted twice
     assert deltas() == expected
 
     # The broker keeps serving, and its real peer is still heard.

@@ -6,12 +6,14 @@ from .api import QUEUE_MODE, QueenClient, ack_item, unique_name
 from .broker import Broker, BrokerError
 from .httpclient import HttpClient, Response
 from .ledger import Ledger, LedgerReport
+from .longpoll import ParkedPop
 from .pg import PgCluster, PgError, PgTarget, TempDatabase
-from .ports import free_port, is_listening
-from .waiting import BackgroundWorker, Deadline, WorkerError, poll_until, run_workers
+from .ports import closed_by_peer, free_port, is_listening
+from .waiting import BackgroundWorker, Deadline, WorkerError, attempts, poll_until, run_workers
 
 __all__ = [
     "QUEUE_MODE", "QueenClient", "ack_item", "unique_name", "Broker", "BrokerError", "HttpClient",
-    "Response", "Ledger", "LedgerReport", "PgCluster", "PgError", "PgTarget", "TempDatabase",
-    "free_port", "is_listening", "BackgroundWorker", "Deadline", "WorkerError", "poll_until", "run_workers",
+    "Response", "Ledger", "LedgerReport", "ParkedPop", "PgCluster", "PgError", "PgTarget", "TempDatabase",
+    "closed_by_peer", "free_port", "is_listening", "BackgroundWorker", "Deadline", "WorkerError", "attempts",
+    "poll_until", "run_workers",
 ]

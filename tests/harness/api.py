@@ -32,6 +32,19 @@ class QueenClient(HttpClient):
     def prometheus(self):
         return self.get("/metrics/prometheus")
 
+    def gauges(self):
+        """Every unlabelled sample of GET /metrics/prometheus as {name: value}."""
+        resp = self.prometheus()
+        assert resp.status == 200, resp
+        values = {}
+        for line in resp.body.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            name, _, value = line.rpartition(" ")
+            if "{" not in name:
+                values[name.strip()] = float(value)
+        return values
+
     # --- queues ---------------------------------------------------------------------------
     def configure(self, queue, options=None, namespace=None, task=None):
         body = {"queue": queue}

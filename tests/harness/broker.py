@@ -27,7 +27,7 @@ from . import env as harness_env
 from .api import QueenClient
 from .httpclient import HttpClient
 from .ports import free_port
-from .waiting import Deadline
+from .waiting import attempts
 
 INHERITED_VARS = ("PATH", "HOME", "LANG", "LC_ALL", "TZ",
                   "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS")
@@ -38,6 +38,11 @@ SANITIZER_REPORT_RE = re.compile(
     r"|^\S+:\d+:\d+: runtime error: .*$", re.MULTILINE)
 # Signals a broker only dies from by crashing (or by a sanitizer's abort_on_error).
 CRASH_SIGNALS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE)
+
+
+# How often start() probes /health and wait_for_log() reads the log: both are cheap, and a test
+# waiting on either should not lose time to a growing interval.
+POLL_S = 0.05
 
 
 class BrokerError(RuntimeError):
@@ -146,10 +151,10 @@ class Broker:
 
         Raises BrokerError with the log tail if the process exits or the deadline passes.
         """
-        deadline = Deadline(timeout or self.startup_timeout)
+        timeout = timeout or self.startup_timeout
         last = None
         with HttpClient(self.url, timeout=2.0, retry_stale=False) as probe:
-            while not deadline.expired():
+            for _ in attempts(timeout, interval=POLL_S, max_interval=POLL_S):
                 if not self.alive:
                     raise BrokerError(f"{self.name} exited with code {self.returncode} during startup\n"
                                       f"{self.log_tail()}")
@@ -163,8 +168,7 @@ class Broker:
                         return resp
                 except OSError as exc:
                     last = exc
-                time.sleep(0.05)
-        raise BrokerError(f"{self.name} not ready within {deadline.seconds:.0f}s (last /health: {last!r})\n"
+        raise BrokerError(f"{self.name} not ready within {timeout:.0f}s (last /health: {last!r})\n"
                           f"{self.log_tail()}")
 
     def stop(self, timeout=15.0):
@@ -222,12 +226,10 @@ class Broker:
 
     def wait_for_log(self, needle, timeout=10.0, since=0):
         """Poll the log until `needle` appears after offset `since`; returns the log text."""
-        deadline = Deadline(timeout)
-        while not deadline.expired():
+        for _ in attempts(timeout, interval=POLL_S, max_interval=POLL_S):
             text = self.log_text(since)
             if needle in text:
                 return text
-            time.sleep(0.05)
         raise TimeoutError(f"{needle!r} not in {self.name} log within {timeout:.1f}s\n{self.log_tail(since=since)}")
 
     # --- sanitizer reports and crashes ----------------------------------------------------

@@ -14,10 +14,9 @@ A stream is any label for a sequence of pushes issued one after another by one p
 is only promised within a stream. The ledger is thread-safe: producers record from many threads.
 """
 import threading
-import time
 
 from . import schema
-from .waiting import Deadline
+from .waiting import attempts
 
 ACCEPTED = ("queued", "buffered", "duplicate")
 
@@ -171,11 +170,9 @@ class Ledger:
     def assert_consistent(self, pg, timeout=30.0, order_statuses=("queued",), check_delivery=False):
         """Poll check() until it passes (a spool drain may still be replaying) or `timeout` passes,
         then raise AssertionError with the report."""
-        deadline = Deadline(timeout)
-        while True:
+        for _ in attempts(timeout, interval=0.25, max_interval=0.25):
             report = self.check(pg, order_statuses=order_statuses, check_delivery=check_delivery)
-            if report.ok or deadline.expired():
+            if report.ok:
                 break
-            time.sleep(min(0.25, deadline.remaining()))
         assert report.ok, "ledger does not match the database:\n" + report.summary()
         return report

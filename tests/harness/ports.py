@@ -1,6 +1,9 @@
-"""Free loopback TCP ports for brokers, mesh listeners and throwaway clusters."""
+"""Free loopback TCP ports for brokers, mesh listeners and throwaway clusters, and a wait for the
+other end of a connection to close it."""
 import socket
 import threading
+
+from .waiting import Deadline
 
 _lock = threading.Lock()
 _handed_out = set()
@@ -30,3 +33,20 @@ def is_listening(port, host="127.0.0.1", timeout=0.2):
             return True
     except OSError:
         return False
+
+
+def closed_by_peer(sock, timeout):
+    """True once the other end closes `sock` (EOF or a reset) within `timeout` seconds, False when
+    it is still open then. Whatever arrives meanwhile is read and dropped, so a peer blocked on
+    writing to us is not what keeps the connection open."""
+    deadline = Deadline(timeout)
+    while not deadline.expired():
+        sock.settimeout(max(0.05, deadline.remaining()))
+        try:
+            if sock.recv(1 << 16) == b"":
+                return True
+        except socket.timeout:
+            continue
+        except OSError:  # reset, broken pipe: closed as well
+            return True
+    return False

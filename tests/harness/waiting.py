@@ -1,7 +1,8 @@
 """Deadlines, condition polling and bounded concurrent workers.
 
-Tests never sleep for a fixed time when a condition can be polled: use poll_until. Every loop in
-a worker is bounded by a Deadline, so a broken broker fails a test instead of hanging it.
+Tests never sleep for a fixed time when a condition can be polled: use poll_until, or attempts
+for a loop that must look at what it saw last. Every loop in a worker is bounded by a Deadline,
+so a broken broker fails a test instead of hanging it.
 """
 import threading
 import time
@@ -31,25 +32,42 @@ class Deadline:
             raise TimeoutError(f"deadline of {self.seconds:.1f}s passed while {what}")
 
 
-def poll_until(condition, timeout=10.0, interval=0.05, what="condition"):
+def attempts(timeout, interval=0.05, max_interval=0.5):
+    """Yield the Deadline once per attempt until `timeout` seconds have passed; the caller breaks
+    out when its condition holds and looks at what it saw last when the loop ends on its own.
+
+        for _ in attempts(30, interval=0.25):
+            report = check()
+            if report.ok:
+                break
+
+    The first attempt is immediate and the last comes at the deadline. The pause between attempts
+    grows by half each time up to `max_interval` (pass max_interval=interval for a fixed pace).
+    """
+    deadline = Deadline(timeout)
+    while True:
+        yield deadline
+        if deadline.expired():
+            return
+        time.sleep(min(interval, deadline.remaining()))
+        interval = min(interval * 1.5, max(interval, max_interval))
+
+
+def poll_until(condition, timeout=10.0, interval=0.05, what="condition", max_interval=0.5):
     """Call condition() until it returns something truthy and return that value.
 
     Raises TimeoutError (with the last value or exception seen) after `timeout` seconds.
-    The interval grows gently to at most 0.5 s so long polls do not hammer the broker.
+    The interval grows gently to at most `max_interval` so long polls do not hammer the broker.
     """
-    deadline = Deadline(timeout)
     last = None
-    while True:
+    for _ in attempts(timeout, interval, max_interval):
         try:
             last = condition()
             if last:
                 return last
         except Exception as exc:  # a transient error is just another "not yet"
             last = exc
-        if deadline.expired():
-            raise TimeoutError(f"{what} not met within {timeout:.1f}s (last: {last!r})")
-        time.sleep(min(interval, deadline.remaining()))
-        interval = min(interval * 1.5, 0.5)
+    raise TimeoutError(f"{what} not met within {timeout:.1f}s (last: {last!r})")
 
 
 class WorkerError(AssertionError):

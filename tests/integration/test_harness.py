@@ -8,12 +8,11 @@ import signal
 import stat
 import subprocess
 import threading
-import time
 
 import pytest
 
 from harness import (BackgroundWorker, Broker, BrokerError, HttpClient, Ledger, PgCluster, WorkerError,
-                     poll_until, run_workers)
+                     attempts, closed_by_peer, poll_until, run_workers)
 from harness import env as harness_env
 
 # --- HttpClient ----------------------------------------------------------------------------
@@ -82,7 +81,7 @@ def test_http_client_parses_json_text_and_empty_bodies_on_one_connection(stub_se
 def test_http_client_retries_once_when_a_kept_alive_connection_was_closed(stub_server):
     with HttpClient(stub_server) as c:
         assert c.get("/drop").status == 200
-        time.sleep(0.05)  # let the server's close reach us
+        assert closed_by_peer(c._conn.sock, 5)  # the next request meets a closed keep-alive connection
         assert c.get("/json").status == 200
     assert StubHandler.connections == 2
 
@@ -90,7 +89,7 @@ def test_http_client_retries_once_when_a_kept_alive_connection_was_closed(stub_s
 def test_http_client_without_stale_retry_surfaces_the_error(stub_server):
     with HttpClient(stub_server, retry_stale=False) as c:
         assert c.get("/drop").status == 200
-        time.sleep(0.05)
+        assert closed_by_peer(c._conn.sock, 5)
         with pytest.raises(OSError):
             c.get("/json")
 
@@ -103,6 +102,18 @@ def test_poll_until_returns_the_first_truthy_value_and_times_out_otherwise():
     assert poll_until(lambda: calls.append(1) or (len(calls) >= 3 and "done"), timeout=5) == "done"
     with pytest.raises(TimeoutError, match="never"):
         poll_until(lambda: False, timeout=0.2, what="never")
+
+
+def test_attempts_start_at_once_end_at_the_deadline_and_stop_when_the_caller_breaks():
+    seen = [deadline.elapsed() for deadline in attempts(0.3, interval=0.05)]
+    assert seen[0] < 0.05, seen
+    assert seen[-1] >= 0.3, seen
+    assert len(seen) >= 3, seen
+    assert seen == sorted(seen)
+    for count, _ in enumerate(attempts(30, interval=0.01), start=1):
+        if count == 3:
+            break
+    assert count == 3
 
 
 def test_run_workers_returns_results_in_order_and_reports_failures():
@@ -249,7 +260,7 @@ def test_broker_helper_starts_kills_restarts_and_captures_logs(stand_in_binary, 
 SANITIZED_STAND_IN = """#!/usr/bin/python3
 import os, sys, time
 print("stand-in broker up", flush=True)
-time.sleep(float(os.environ.get("CRASH_AFTER", "0")))
+time.sleep(float(os.environ.get("CRASH_AFTER", "0")))  # how long this stand-in lives: its behaviour, not a wait
 sys.stderr.write("=================================================================\\n"
                  "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010\\n"
                  "    #0 0x55d0 in queen::spool::decode src/spool/record_codec.cpp:42\\n")

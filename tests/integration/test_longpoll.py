@@ -1,46 +1,26 @@
 """Long polling: a parked pop is woken by a push and times out with 204 (semantics §4.8)."""
-import threading
 import time
 
-from harness import unique_name
+from harness import ParkedPop, unique_name
 from harness.assertions import assert_no_content
 
 PARK_TIMEOUT_MS = 10000
 
 
-def park_pop(broker, queue, outcome, **kw):
-    """Run one wait=true pop in a thread; outcome gets the response and the monotonic end time."""
-    def run():
-        with broker.client() as c:
-            try:
-                outcome["response"] = c.pop(queue, wait=True, timeout_ms=PARK_TIMEOUT_MS, **kw)
-            except Exception as exc:  # surfaced by the assertion in the test
-                outcome["error"] = exc
-            outcome["ended"] = time.monotonic()
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
 def assert_woken_by_push(broker, client, queue, **kw):
-    outcome = {}
-    started = time.monotonic()
-    thread = park_pop(broker, queue, outcome, **kw)
-    # Give the pop time to reach the broker and park: a push that lands first would be found by
-    # the initial pop attempt and prove nothing about waking.
-    time.sleep(0.7)
-    assert "ended" not in outcome, f"pop returned before anything was pushed: {outcome}"
+    # A push that lands before the pop has parked would be found by its first check and prove
+    # nothing about waking.
+    pop = ParkedPop(broker, queue, timeout_ms=PARK_TIMEOUT_MS, **kw).wait_parked()
+    assert pop.ended is None, f"pop returned before anything was pushed: {pop.response or pop.error}"
     pushed_at = time.monotonic()
     pushed = client.push_one(queue, {"wake": True}, partition=kw.get("partition"))
     assert pushed.status == 201, pushed
-    thread.join(PARK_TIMEOUT_MS / 1000 + 6)
-    assert "error" not in outcome, outcome.get("error")
-    resp = outcome["response"]
+    resp = pop.result(timeout=PARK_TIMEOUT_MS / 1000 + 6)
     assert resp.status == 200, resp
     assert [m["data"] for m in resp.body["messages"]] == [{"wake": True}]
-    woke_after = outcome["ended"] - pushed_at
+    woke_after = pop.ended - pushed_at
     assert woke_after < 3.0, f"parked pop returned {woke_after:.2f}s after the push"
-    assert outcome["ended"] - started < PARK_TIMEOUT_MS / 1000
+    assert pop.ended - pop.started < PARK_TIMEOUT_MS / 1000
 
 
 def test_parked_wildcard_pop_returns_as_soon_as_a_message_is_pushed(broker, client):

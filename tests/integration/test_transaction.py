@@ -1,9 +1,8 @@
 """POST /api/v1/transaction: acks and pushes all or nothing (http-api §7, semantics §7, §13.9)."""
-import threading
 import time
 import uuid
 
-from harness import ack_item, free_port, poll_until, schema, unique_name
+from harness import ParkedPop, ack_item, free_port, poll_until, schema, unique_name
 from harness.assertions import assert_json_error, assert_no_content, assert_uuid, new_txid
 
 TX = "/api/v1/transaction"
@@ -166,25 +165,17 @@ def test_a_transaction_push_wakes_a_parked_pop(broker_factory):
     slow = broker_factory(name="tx-wake", env={"POP_WAIT_INITIAL_INTERVAL_MS": 30000,
                                                "POP_WAIT_MAX_INTERVAL_MS": 30000})
     queue = unique_name("tx-wake")
-    outcome = {}
-
-    def park():
-        with slow.client() as c:
-            outcome["response"] = c.pop(queue, wait=True, timeout_ms=15000)
-            outcome["ended"] = time.monotonic()
-
-    thread = threading.Thread(target=park, daemon=True)
-    thread.start()
-    time.sleep(0.7)  # let the pop park: a message found by its first attempt proves nothing
-    assert "ended" not in outcome
+    # Parked first: a message found by the pop's first check proves nothing.
+    pop = ParkedPop(slow, queue, timeout_ms=15000).wait_parked()
+    assert pop.ended is None
     with slow.client() as c:
         pushed_at = time.monotonic()
         resp = c.post(TX, {"operations": [{"type": "push", "items": [{"queue": queue, "payload": {"wake": 1}}]}]})
         assert resp.body["success"] is True, resp.body
-    thread.join(20)
-    assert outcome["response"].status == 200, outcome["response"]
-    assert [m["data"] for m in outcome["response"].body["messages"]] == [{"wake": 1}]
-    assert outcome["ended"] - pushed_at < 3.0, "the parked pop was not woken by the transaction"
+    popped = pop.result(timeout=20)
+    assert popped.status == 200, popped
+    assert [m["data"] for m in popped.body["messages"]] == [{"wake": 1}]
+    assert pop.ended - pushed_at < 3.0, "the parked pop was not woken by the transaction"
 
 
 def test_an_unreachable_database_is_503(broker_factory):
