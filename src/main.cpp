@@ -102,7 +102,7 @@ int main() {
 
   // Mesh, sweeper, jobs and KV; stopped before the database pool goes away
   // (declared after it).
-  auto cluster = std::make_unique<queen::broker::Cluster>(config, std::move(mesh_options.options), database.pool(),
+  auto cluster = std::make_unique<queen::broker::Cluster>(config, std::move(mesh_options.options), database.runner(),
                                                           broker);
   if (const std::string error = cluster->start(); !error.empty()) {
     spdlog::critical("mesh: {}", error);

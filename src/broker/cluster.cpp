@@ -9,17 +9,17 @@
 
 namespace queen::broker {
 
-Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ConnectionPool& pool,
+Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ProcedureRunner& runner,
                  Broker& broker)
     : server_id_(config.process.server_id),
       broker_(broker),
-      timers_db_(pool),
-      kv_db_(pool),
-      jobs_db_(pool),
+      timers_db_(runner),
+      kv_db_(runner),
+      jobs_db_(runner),
       db_sweeper_store_(timers_db_, kv_db_),
       sweeper_store_(
           db_sweeper_store_,
-          [&pool](const std::vector<std::int64_t>& ids) { return db::timer_queue_names(pool, ids); },
+          [&runner](const std::vector<std::int64_t>& ids) { return db::timer_queue_names(runner, ids); },
           [&broker](const std::set<std::string>& queues) { broker.notify_queues(queues); }),
       sweeper_(sweeper_options_from(config), sweeper_store_),
       job_election_(jobs_db_),

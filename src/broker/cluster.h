@@ -29,7 +29,7 @@
 #include "sweeper/sweeper.h"
 
 namespace queen::db {
-class ConnectionPool;
+class ProcedureRunner;
 }
 
 namespace queen::broker {
@@ -47,8 +47,8 @@ struct ClusterSnapshot {
 class Cluster final : public ClusterHooks {
  public:
   // `mesh_options` come from mesh_options_from() and were checked there;
-  // `pool` and `broker` must outlive the Cluster.
-  Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ConnectionPool& pool, Broker& broker);
+  // `runner` and `broker` must outlive the Cluster.
+  Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ProcedureRunner& runner, Broker& broker);
   ~Cluster() override;  // stop()s
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;

@@ -1,6 +1,7 @@
 #include "db/connection_pool.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <pqxx/except>
 
@@ -105,6 +106,7 @@ void ConnectionPool::give_back(std::unique_ptr<pqxx::connection> connection, boo
   std::unique_ptr<pqxx::connection> to_close;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    assert(open_ > static_cast<int>(idle_.size()) && "a lent connection counts as open");
     if (reusable) {
       idle_.push_back(std::move(connection));
     } else {

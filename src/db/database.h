@@ -1,14 +1,10 @@
 #pragma once
 // Procedures implemented against PostgreSQL through the connection pool.
-#include <atomic>
-#include <memory>
-
 #include "config/config.h"
+#include "db/procedure_runner.h"
 #include "db/procedures.h"
 
 namespace queen::db {
-
-class ConnectionPool;
 
 class Database final : public Procedures {
  public:
@@ -30,19 +26,15 @@ class Database final : public Procedures {
   DlqPage list_dlq(const DlqQuery& query) override;
   bool delete_queue(const std::string& queue) override;
 
-  PoolStats pool_stats() const override;
-  // The pool itself, shared with the background loops' calls (timers, KV,
-  // jobs) so that DB_POOL_SIZE bounds every connection this broker opens.
-  ConnectionPool& pool() { return *pool_; }
-  bool healthy() const override { return healthy_.load(std::memory_order_relaxed); }
+  PoolStats pool_stats() const override { return runner_.pool_stats(); }
+  // The runner and its pool, shared with the background loops' calls
+  // (timers, KV, jobs) so that DB_POOL_SIZE bounds every connection this
+  // broker opens and their failures reach the same health flag.
+  ProcedureRunner& runner() { return runner_; }
+  bool healthy() const override { return runner_.healthy(); }
 
  private:
-  template <typename Fn>
-  auto run(const char* what, Fn&& fn);
-
-  std::unique_ptr<ConnectionPool> pool_;
-  // Optimistic until the first call says otherwise; readiness pings anyway.
-  std::atomic<bool> healthy_{true};
+  ProcedureRunner runner_;
 };
 
 }  // namespace queen::db

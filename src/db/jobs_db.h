@@ -7,11 +7,11 @@
 
 namespace queen::db {
 
-class ConnectionPool;
+class ProcedureRunner;
 
 class JobsDb {
  public:
-  explicit JobsDb(ConnectionPool& pool) : pool_(pool) {}
+  explicit JobsDb(ProcedureRunner& runner) : runner_(runner) {}
 
   // queen.try_begin_job_cycle: true when this broker runs the current cycle.
   bool try_begin_job_cycle(const std::string& job, std::int64_t cycle_ms, const std::string& server_id);
@@ -30,7 +30,7 @@ class JobsDb {
   int reconcile_stats(int limit, std::int64_t max_age_ms);
 
  private:
-  ConnectionPool& pool_;
+  ProcedureRunner& runner_;
 };
 
 }  // namespace queen::db

@@ -8,7 +8,7 @@
 
 namespace queen::db {
 
-class ConnectionPool;
+class ProcedureRunner;
 
 struct KvEntry {
   std::string value_json;                    // the stored JSON value, as text
@@ -17,7 +17,7 @@ struct KvEntry {
 
 class KvDb {
  public:
-  explicit KvDb(ConnectionPool& pool) : pool_(pool) {}
+  explicit KvDb(ProcedureRunner& runner) : runner_(runner) {}
 
   // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
   // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
@@ -31,7 +31,7 @@ class KvDb {
   int prune_expired(int limit);
 
  private:
-  ConnectionPool& pool_;
+  ProcedureRunner& runner_;
 };
 
 }  // namespace queen::db

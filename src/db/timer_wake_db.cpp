@@ -2,22 +2,19 @@
 
 #include <pqxx/pqxx>
 
-#include "db/timers_db.h"  // run_pooled, to_bigint_array_literal
+#include "db/procedure_runner.h"
+#include "db/row_decode.h"
+#include "db/statements.h"
+#include "db/timers_db.h"  // to_bigint_array_literal
 
 namespace queen::db {
 
-std::vector<std::string> timer_queue_names(ConnectionPool& pool, const std::vector<std::int64_t>& ids) {
-  std::vector<std::string> names;
-  if (ids.empty()) return names;
-  run_pooled(pool, "timer_queue_names", [&](pqxx::nontransaction& tx) {
-    const pqxx::result r =
-        tx.exec_params("SELECT queen.timer_queue_names($1::bigint[])", to_bigint_array_literal(ids));
-    names.reserve(r.size());
-    for (const auto& row : r) {
-      if (!row[0].is_null()) names.emplace_back(row[0].c_str(), row[0].size());
-    }
+std::vector<std::string> timer_queue_names(ProcedureRunner& runner, const std::vector<std::int64_t>& ids) {
+  if (ids.empty()) return {};
+  return runner.run("timer_queue_names", [&](pqxx::nontransaction& tx) {
+    return column_values<std::string>(
+        tx.exec_prepared(statement::kTimerQueueNames, to_bigint_array_literal(ids)), "queue_name");
   });
-  return names;
 }
 
 }  // namespace queen::db

@@ -8,9 +8,9 @@
 
 namespace queen::db {
 
-class ConnectionPool;
+class ProcedureRunner;
 
 // Distinct queue names of the timers `ids` (unknown ids are ignored).
-std::vector<std::string> timer_queue_names(ConnectionPool& pool, const std::vector<std::int64_t>& ids);
+std::vector<std::string> timer_queue_names(ProcedureRunner& runner, const std::vector<std::int64_t>& ids);
 
 }  // namespace queen::db

@@ -1,0 +1,61 @@
+#include "db/procedure_runner.h"
+
+#include <pqxx/except>
+
+#include <spdlog/spdlog.h>
+
+namespace queen::db {
+
+FailureVerdict interpret_failure(const char* what, const std::exception& failure, const AttemptFacts& facts) {
+  FailureVerdict v;
+  if (const auto* broken = dynamic_cast<const pqxx::broken_connection*>(&failure)) {
+    v.discard_connection = true;
+    v.retry = facts.connection_reused && facts.first_attempt;
+    v.marks_unhealthy = !v.retry;
+    v.error.emplace(what, broken->what(), "");
+  } else if (const auto* server = dynamic_cast<const pqxx::sql_error*>(&failure)) {
+    v.discard_connection = !facts.connection_open;
+    v.error.emplace(what, server->what(), server->sqlstate());
+    v.marks_unhealthy = v.error->transient();
+  } else if (const auto* other = dynamic_cast<const pqxx::failure*>(&failure)) {
+    v.discard_connection = true;
+    v.marks_unhealthy = true;
+    v.error.emplace(what, other->what(), "");
+  } else if (const auto* decoding = dynamic_cast<const DbError*>(&failure)) {
+    v.error.emplace(what, decoding->what(), decoding->sqlstate());
+    v.marks_unhealthy = v.error->transient();
+  }
+  return v;
+}
+
+ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup)
+    : pool_(config, std::move(setup)) {}
+
+ConnectionPool::Lease ProcedureRunner::acquire(const char* what) {
+  try {
+    return pool_.acquire();
+  } catch (const DbError& e) {
+    // No connection could be had (none free in time, or the database refused one).
+    healthy_.store(false, std::memory_order_relaxed);
+    throw DbError(what, e.what(), e.sqlstate());
+  }
+}
+
+void ProcedureRunner::settle_failure(const char* what, ConnectionPool::Lease& lease, const std::exception& failure,
+                                     int attempt) {
+  AttemptFacts facts;
+  facts.connection_reused = lease.reused();
+  facts.first_attempt = attempt == 1;
+  facts.connection_open = lease.connection().is_open();
+  FailureVerdict verdict = interpret_failure(what, failure, facts);
+  if (!verdict.error) throw;  // not a database failure: the caller's bug or resource exhaustion
+  if (verdict.discard_connection) lease.discard();
+  if (verdict.marks_unhealthy) healthy_.store(false, std::memory_order_relaxed);
+  if (verdict.retry) {
+    spdlog::debug("db: {}: stale pooled connection ({}), retrying on a new one", what, failure.what());
+    return;
+  }
+  throw std::move(*verdict.error);
+}
+
+}  // namespace queen::db

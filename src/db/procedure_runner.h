@@ -1,0 +1,89 @@
+#pragma once
+// The one runner of every procedure call in src/db: it lends a pooled
+// connection to one autocommit statement, interprets what went wrong, and
+// keeps the database health flag that readiness reads. Database, TimersDb,
+// KvDb, JobsDb and timer_queue_names all call through it, so every call
+// retries, discards connections, names its failures and marks health the
+// same way.
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include <pqxx/nontransaction>
+
+#include "config/config.h"
+#include "db/connection_pool.h"
+#include "db/db_error.h"
+
+namespace queen::db {
+
+// Facts about the attempt that failed, besides the exception.
+struct AttemptFacts {
+  bool connection_reused = false;  // the connection had been idle in the pool
+  bool first_attempt = true;
+  bool connection_open = true;  // the connection still looks usable after the failure
+};
+
+// What a failed attempt means. Pure: decided from the exception and the facts.
+struct FailureVerdict {
+  std::optional<DbError> error;     // what the caller gets; empty: not a database failure, rethrow as is
+  bool retry = false;               // try once more on another connection
+  bool discard_connection = false;  // do not give the connection back to the pool
+  bool marks_unhealthy = false;     // readiness should hear that the database is failing
+};
+
+// The one interpretation of a failure thrown while `what` (the operation, e.g.
+// "pop_messages") ran on a pooled connection:
+// - broken connection: discarded; retried once when the connection had been
+//   idle in the pool (it may have died meanwhile, e.g. a database restart),
+//   otherwise a transient DbError that marks the database unhealthy;
+// - server error: a DbError with its SQLSTATE; unhealthy when transient; the
+//   connection is discarded only when it closed;
+// - any other libpqxx failure (in doubt, protocol violation ...): the
+//   connection is not trusted; a transient DbError, unhealthy;
+// - a DbError from decoding the result: named after `what`, SQLSTATE kept;
+// - anything else: not interpreted (error empty).
+FailureVerdict interpret_failure(const char* what, const std::exception& failure, const AttemptFacts& facts);
+
+class ProcedureRunner {
+ public:
+  // Owns the pool; `setup` runs on every new connection.
+  ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup);
+  ProcedureRunner(const ProcedureRunner&) = delete;
+  ProcedureRunner& operator=(const ProcedureRunner&) = delete;
+
+  // Runs body(nontransaction&) on a pooled connection and returns its value.
+  // Every failure leaves as a DbError naming `what` (see interpret_failure).
+  template <typename Body>
+  auto run(const char* what, Body&& body) {
+    for (int attempt = 1;; ++attempt) {
+      ConnectionPool::Lease lease = acquire(what);
+      try {
+        pqxx::nontransaction tx(lease.connection());
+        auto result = body(tx);
+        healthy_.store(true, std::memory_order_relaxed);
+        return result;
+      } catch (const std::exception& failure) {
+        settle_failure(what, lease, failure, attempt);  // returns only to retry
+      }
+    }
+  }
+
+  // False after a failure that says the database is unreachable or
+  // struggling, true again after the next successful call. Optimistic until
+  // the first call says otherwise; readiness pings anyway.
+  bool healthy() const { return healthy_.load(std::memory_order_relaxed); }
+  PoolStats pool_stats() const { return pool_.stats(); }
+
+ private:
+  ConnectionPool::Lease acquire(const char* what);
+  // Called from the handler of `failure`: applies the verdict, then throws
+  // (the DbError, or `failure` itself when it is not a database failure)
+  // unless the call is to be retried.
+  void settle_failure(const char* what, ConnectionPool::Lease& lease, const std::exception& failure, int attempt);
+
+  ConnectionPool pool_;
+  std::atomic<bool> healthy_{true};
+};
+
+}  // namespace queen::db

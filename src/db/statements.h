@@ -1,0 +1,53 @@
+#pragma once
+// The names of the prepared statements every pooled connection knows
+// (statements.cpp holds their SQL text). Each runs as one autocommit statement
+// (a nontransaction): one round trip, the procedure is the unit of atomicity.
+// Result columns carry names, which the decoders of row_decode.h read.
+
+namespace pqxx {
+class connection_base;
+}
+
+namespace queen::db::statement {
+
+// Request path (Database).
+inline constexpr const char* kConfigureQueue = "queen_configure_queue";
+inline constexpr const char* kPushMessages = "queen_push_messages";
+inline constexpr const char* kPopMessages = "queen_pop_messages";
+inline constexpr const char* kAckMessages = "queen_ack_messages";
+inline constexpr const char* kExtendLease = "queen_extend_lease";
+inline constexpr const char* kSetSystemFlag = "queen_set_system_flag";
+inline constexpr const char* kGetSystemFlag = "queen_get_system_flag";
+inline constexpr const char* kPing = "queen_ping";
+inline constexpr const char* kRunTransaction = "queen_run_transaction";
+inline constexpr const char* kListDlq = "queen_list_dlq";
+inline constexpr const char* kDeleteQueue = "queen_delete_queue";
+
+// Timers (TimersDb, timer_queue_names).
+inline constexpr const char* kClaimDueTimers = "queen_claim_due_timers";
+inline constexpr const char* kFireTimers = "queen_fire_timers";
+inline constexpr const char* kMsUntilNextTimer = "queen_ms_until_next_timer";
+inline constexpr const char* kTimerQueueNames = "queen_timer_queue_names";
+
+// KV (KvDb).
+inline constexpr const char* kKvSet = "queen_kv_set";
+inline constexpr const char* kKvGet = "queen_kv_get";
+inline constexpr const char* kKvDelete = "queen_kv_delete";
+inline constexpr const char* kKvPruneExpired = "queen_kv_prune_expired";
+
+// Jobs (JobsDb).
+inline constexpr const char* kTryBeginJobCycle = "queen_try_begin_job_cycle";
+inline constexpr const char* kFinishJobCycle = "queen_finish_job_cycle";
+inline constexpr const char* kApplyRetention = "queen_apply_retention";
+inline constexpr const char* kExpireMessages = "queen_expire_messages";
+inline constexpr const char* kReconcileStats = "queen_reconcile_stats";
+
+}  // namespace queen::db::statement
+
+namespace queen::db {
+
+// Registers every statement above on `connection` (libpqxx prepares each one
+// on its first use, so this costs no round trip).
+void register_statements(pqxx::connection_base& connection);
+
+}  // namespace queen::db

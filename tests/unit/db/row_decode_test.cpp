@@ -1,0 +1,56 @@
+// Rows are decoded by column name: a result that lacks a column its decoder
+// expects is a DbError (SQLSTATE 42703, permanent) naming the column, raised
+// when the decoder is made, before any row is read. No database: a default
+// pqxx::result has no columns at all.
+#include "db/row_decode.h"
+
+#include <gtest/gtest.h>
+
+#include "db/db_error.h"
+
+namespace {
+
+using queen::db::DbError;
+
+template <typename Fn>
+DbError error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const DbError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no DbError";
+  return DbError("none", "");
+}
+
+TEST(ColumnNumber, MissingColumnIsAPermanentErrorNamingIt) {
+  const pqxx::result no_columns;
+  const DbError e = error_of([&] { queen::db::column_number(no_columns, "lease_id"); });
+  EXPECT_EQ(e.sqlstate(), "42703");
+  EXPECT_FALSE(e.transient());
+  EXPECT_EQ(e.client_message(), "the result has no column \"lease_id\"");
+}
+
+TEST(RowDecoders, EveryShapeChecksItsColumnsEvenWithoutRows) {
+  const pqxx::result no_columns;
+  EXPECT_THROW(queen::db::PushRowDecoder{no_columns}, DbError);
+  EXPECT_THROW(queen::db::PoppedMessageDecoder{no_columns}, DbError);
+  EXPECT_THROW(queen::db::AckRowDecoder{no_columns}, DbError);
+  EXPECT_THROW(queen::db::LeaseExtensionDecoder{no_columns}, DbError);
+  EXPECT_THROW(queen::db::DlqEntryDecoder{no_columns}, DbError);
+  EXPECT_THROW(queen::db::KvEntryDecoder{no_columns}, DbError);
+}
+
+TEST(RowDecoders, TheFirstMissingColumnIsNamed) {
+  const pqxx::result no_columns;
+  EXPECT_EQ(error_of([&] { queen::db::decode_rows<queen::db::PushRowDecoder>(no_columns); }).client_message(),
+            "the result has no column \"idx\"");
+}
+
+TEST(ScalarDecoding, MissingColumnIsAnErrorNotAnEmptyValue) {
+  const pqxx::result no_columns;
+  EXPECT_THROW(queen::db::first_value<bool>(no_columns, "deleted"), DbError);
+  EXPECT_THROW(queen::db::column_values<std::int64_t>(no_columns, "id"), DbError);
+}
+
+}  // namespace
