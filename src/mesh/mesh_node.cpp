@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cassert>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -141,6 +142,8 @@ struct MeshNode::Impl {
   std::atomic<bool> started{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> stopping{false};
+  // Set once start() has built every link: broadcast() may run on any thread, even while start() runs.
+  std::atomic<bool> links_ready{false};
   detail::FileDescriptor listener;
   detail::FileDescriptor wake;
   std::uint16_t bound_port = 0;
@@ -341,8 +344,9 @@ struct MeshNode::Impl {
   // Reads what is available and handles every complete frame; false when the connection must be closed.
   bool read_from(InboundConnection& conn) {
     std::uint8_t chunk[kMaxFrameBytes];
-    // Never zero: a frame is at most kMaxFrameBytes and complete frames are consumed below, so the buffer only
-    // ever holds the prefix of one frame, which is shorter than kMaxFrameBytes.
+    // A frame is at most kMaxFrameBytes and complete frames are consumed below, so the buffer only ever holds
+    // the prefix of one frame, which is shorter than kMaxFrameBytes: there is always room to read into.
+    assert(conn.buffer.size() < kMaxFrameBytes && "the buffer holds at most an incomplete frame");
     const std::size_t room = kMaxFrameBytes - conn.buffer.size();
     const ssize_t n = ::recv(conn.fd.get(), chunk, room, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
@@ -433,7 +437,7 @@ struct MeshNode::Impl {
   // ---- shared -----------------------------------------------------------------------------------------------
 
   void broadcast(Frame frame) {
-    if (!started || links.empty() || stopping) return;
+    if (!links_ready || stopping) return;
     frame.sender_id = options.server_id;
     frame.boot_id = boot_id;
     std::lock_guard<std::mutex> lock(broadcast_mu);
@@ -491,6 +495,7 @@ std::string MeshNode::start() {
     return "mesh: cannot create eventfd";
   }
   for (const auto& peer : d.options.peers) d.links.push_back(std::make_unique<PeerLink>(peer));
+  d.links_ready = true;
   d.receive_thread = std::thread([&d] { d.run_receiver(); });
   for (auto& link : d.links) {
     PeerLink* raw = link.get();

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broker/broker.h"
+#include "broker/pop_wakes.h"
 #include "util/uuid.h"
 #include "wake/pop_waiters.h"
 #include "../spool/spool_test_support.h"  // TempDir, shared with the spool tests
@@ -510,10 +511,11 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   FakeDatabase db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  Broker broker(broker_config(), db, waiters, metrics);
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(),
-                     [&](const std::set<std::string>& queues) { broker.after_push_committed(queues); });
-  broker.attach_spool(&bridge);
+                     [&](const std::set<std::string>& queues) { announce_committed(waiters, nullptr, queues); });
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
   const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, std::nullopt);
@@ -546,9 +548,10 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   FakeDatabase db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  Broker broker(broker_config(), db, waiters, metrics);
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  broker.attach_spool(&bridge);
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
   bridge.start();
 
   broker.set_push_maintenance(true);
@@ -559,7 +562,7 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
   EXPECT_EQ(broker.maintenance_status().spool.pending, 1u);
 
-  broker.apply_push_maintenance(false, "mesh");
+  flags.apply_push(false, "mesh");
   EXPECT_FALSE(bridge.spool().drain().paused());
   EXPECT_TRUE(eventually([&] { return broker.spool_status().pending == 0; }));
   EXPECT_EQ(db.stored_count(), 1u);
