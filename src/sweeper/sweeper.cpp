@@ -22,7 +22,9 @@ void require_positive(int value, const char* name) {
 Sweeper::Sweeper(SweeperOptions options, SweeperStore& store)
     : options_(std::move(options)),
       store_(store),
-      worker_("sweeper", [this] { return pass_then_sleep(); }, std::chrono::milliseconds(std::max(0, options_.max_sleep_ms))) {
+      // run_pass() never throws, so the retry delay is only a formality.
+      worker_("sweeper", [this] { return pass_then_sleep(); },
+              std::chrono::milliseconds(std::max(0, options_.max_sleep_ms))) {
   if (options_.server_id.empty()) throw std::invalid_argument("sweeper needs a server id (the claim owner)");
   require_positive(options_.lease_ms, "lease_ms");
   require_positive(options_.max_sleep_ms, "max_sleep_ms");
