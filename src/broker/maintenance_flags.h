@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "db/db_error.h"
 #include "db/procedures.h"
 #include "util/background_worker.h"
 #include "wake/pop_waiters.h"

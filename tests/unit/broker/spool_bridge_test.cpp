@@ -453,6 +453,21 @@ TEST(SpoolBridgeRouting, PushGoesBehindSpooledEventsWhenTheDrainCannotFinishInTi
   EXPECT_LT(waited, 2000ms);
 }
 
+TEST(SpoolBridgeMaintenance, AnOlderGenerationNeverUndoesANewerOne) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.follow_maintenance(true, 2);
+  bridge.follow_maintenance(false, 1);  // a racing caller that changed the flag earlier, arriving late
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(true, 2);  // a repeat of what was followed is ignored too
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(false, 3);
+  EXPECT_FALSE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(true);  // generation 0: unordered, always followed
+  EXPECT_TRUE(bridge.spool().drain().paused());
+}
+
 TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
   TempDir dir;
   FakeDatabase db;
