@@ -369,30 +369,25 @@ MaintenanceStatus Broker::maintenance_status() {
   return s;
 }
 
-MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
-  try {
-    flags_.persist_push(enabled);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
-  if (cluster_ != nullptr) cluster_->maintenance_changed(MaintenanceKind::Push, enabled);
-  MaintenanceStatus s;
-  s.push_maintenance = enabled;
-  s.pop_maintenance = pop_maintenance();
-  s.spool = spool_status();
-  return s;
-}
+MaintenanceStatus Broker::set_push_maintenance(bool enabled) { return set_maintenance(MaintenanceKind::Push, enabled); }
 
-MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
+MaintenanceStatus Broker::set_pop_maintenance(bool enabled) { return set_maintenance(MaintenanceKind::Pop, enabled); }
+
+MaintenanceStatus Broker::set_maintenance(MaintenanceKind kind, bool enabled) {
+  const bool push = kind == MaintenanceKind::Push;
   try {
-    flags_.persist_pop(enabled);
+    if (push) {
+      flags_.persist_push(enabled);
+    } else {
+      flags_.persist_pop(enabled);
+    }
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
-  if (cluster_ != nullptr) cluster_->maintenance_changed(MaintenanceKind::Pop, enabled);
+  if (cluster_ != nullptr) cluster_->maintenance_changed(kind, enabled);
   MaintenanceStatus s;
-  s.push_maintenance = push_maintenance();
-  s.pop_maintenance = enabled;
+  s.push_maintenance = push ? enabled : push_maintenance();
+  s.pop_maintenance = push ? pop_maintenance() : enabled;
   s.spool = spool_status();
   return s;
 }

@@ -111,6 +111,8 @@ class Broker {
                                                      const std::optional<std::string>& producer_sub);
   std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
   void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results);
+  // Persists one flag, tells the peers, and answers the status the route renders.
+  MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;

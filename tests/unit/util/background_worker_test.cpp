@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,17 @@ class Gate {
   bool open_ = false;
 };
 
+// A body that records its round and is due again at `next` (computed per round).
+BackgroundWorker::Body record_then(Rounds& rounds, std::function<Clock::time_point()> next) {
+  return [&rounds, next = std::move(next)] {
+    rounds.record();
+    return next();
+  };
+}
+
+Clock::time_point never() { return kNever; }
+Clock::time_point in_an_hour() { return Clock::now() + 1h; }
+
 TEST(BackgroundWorker, RejectsAnEmptyNameOrBodyOrNegativeRetry) {
   EXPECT_THROW(BackgroundWorker("", [] { return kNever; }, 1ms), std::invalid_argument);
   EXPECT_THROW(BackgroundWorker("w", BackgroundWorker::Body{}, 1ms), std::invalid_argument);
@@ -73,10 +85,7 @@ TEST(BackgroundWorker, RejectsAnEmptyNameOrBodyOrNegativeRetry) {
 
 TEST(BackgroundWorker, RunsTheFirstRoundAtStartThenSleepsUntilWoken) {
   Rounds rounds;
-  BackgroundWorker worker("test-worker", [&] {
-    rounds.record();
-    return kNever;
-  }, 1ms);
+  BackgroundWorker worker("test-worker", record_then(rounds, never), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
   EXPECT_TRUE(worker.running());
@@ -89,20 +98,14 @@ TEST(BackgroundWorker, RunsTheFirstRoundAtStartThenSleepsUntilWoken) {
 
 TEST(BackgroundWorker, RunsAgainAtTheDeadlineTheBodyReturned) {
   Rounds rounds;
-  BackgroundWorker worker("deadline", [&] {
-    rounds.record();
-    return Clock::now() + 1ms;
-  }, 1ms);
+  BackgroundWorker worker("deadline", record_then(rounds, [] { return Clock::now() + 1ms; }), 1ms);
   worker.start();
   EXPECT_TRUE(rounds.wait_for(3));
 }
 
 TEST(BackgroundWorker, TheFirstRoundWaitsForItsStartDeadline) {
   Rounds rounds;
-  BackgroundWorker worker("later", [&] {
-    rounds.record();
-    return kNever;
-  }, 1ms);
+  BackgroundWorker worker("later", record_then(rounds, never), 1ms);
   const auto started = Clock::now();
   worker.start(started + 50ms);
   ASSERT_TRUE(rounds.wait_for(1));
@@ -126,10 +129,7 @@ TEST(BackgroundWorker, AWakeDuringARoundIsNotLost) {
 
 TEST(BackgroundWorker, AWakeBeforeStartIsNotLost) {
   Rounds rounds;
-  BackgroundWorker worker("wake-first", [&] {
-    rounds.record();
-    return kNever;
-  }, 1ms);
+  BackgroundWorker worker("wake-first", record_then(rounds, never), 1ms);
   worker.wake();
   worker.start(kNever);  // only the pending wake can run the first round
   EXPECT_TRUE(rounds.wait_for(1));
@@ -137,10 +137,7 @@ TEST(BackgroundWorker, AWakeBeforeStartIsNotLost) {
 
 TEST(BackgroundWorker, StopJoinsPromptlyWhileSleepingOnALongDeadline) {
   Rounds rounds;
-  BackgroundWorker worker("long-sleep", [&] {
-    rounds.record();
-    return Clock::now() + 1h;
-  }, 1ms);
+  BackgroundWorker worker("long-sleep", record_then(rounds, in_an_hour), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
   const auto stopping = Clock::now();
@@ -174,10 +171,7 @@ TEST(BackgroundWorker, StopIsIdempotentAndSafeBeforeStart) {
   EXPECT_FALSE(never_started.running());
 
   Rounds rounds;
-  BackgroundWorker worker("twice", [&] {
-    rounds.record();
-    return kNever;
-  }, 1ms);
+  BackgroundWorker worker("twice", record_then(rounds, never), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
   worker.stop();
@@ -187,10 +181,7 @@ TEST(BackgroundWorker, StopIsIdempotentAndSafeBeforeStart) {
 
 TEST(BackgroundWorker, StartIsANoOpWhileRunningAndRestartsAfterStop) {
   Rounds rounds;
-  BackgroundWorker worker("restart", [&] {
-    rounds.record();
-    return kNever;
-  }, 1ms);
+  BackgroundWorker worker("restart", record_then(rounds, never), 1ms);
   worker.start();
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
@@ -204,10 +195,7 @@ TEST(BackgroundWorker, StartIsANoOpWhileRunningAndRestartsAfterStop) {
 TEST(BackgroundWorker, TheDestructorStopsASleepingWorker) {
   Rounds rounds;
   const auto destroying = [&] {
-    BackgroundWorker worker("scoped", [&] {
-      rounds.record();
-      return Clock::now() + 1h;
-    }, 1ms);
+    BackgroundWorker worker("scoped", record_then(rounds, in_an_hour), 1ms);
     worker.start();
     EXPECT_TRUE(rounds.wait_for(1));
     return Clock::now();
