@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cassert>
 #include <exception>
 #include <stdexcept>
 
@@ -55,6 +56,7 @@ void BackgroundWorker::stop() {
   }
   changed_.notify_all();
   if (!thread_.joinable()) return;
+  assert(thread_.get_id() != std::this_thread::get_id() && "stop() from the worker's own round would join itself");
   thread_.join();
   has_thread_.store(false);
 }

@@ -12,7 +12,8 @@
 //   * stop() requests the end, wakes the sleep and joins: it waits for a round
 //     in progress (a body that loops checks stop_requested() between steps)
 //     but never for a sleep. It is idempotent, and the destructor calls it.
-//     start() after stop() starts a fresh thread.
+//     start() after stop() starts a fresh thread. A body must not call
+//     stop() on its own worker (it would join itself).
 //   * A body that throws is logged with the worker's name and the loop keeps
 //     running: the next round is due after `retry_after` (a background loop
 //     must outlive any single bad round; each body decides what is fatal).
