@@ -3,6 +3,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -11,6 +12,8 @@
 #include "broker/broker.h"
 #include "broker/cluster.h"
 #include "broker/cluster_options.h"
+#include "broker/maintenance_flags.h"
+#include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "config/config.h"
 #include "db/database.h"
@@ -22,6 +25,12 @@
 #include "wake/pop_waiters.h"
 
 namespace {
+
+using namespace queen;
+
+constexpr int kExitStopped = 0;
+constexpr int kExitStartFailed = 1;
+constexpr int kExitBadConfig = 2;
 
 spdlog::level::level_enum to_spdlog_level(const std::string& level) {
   if (level == "trace") return spdlog::level::trace;
@@ -42,104 +51,135 @@ sigset_t block_termination_signals() {
   return signals;
 }
 
-}  // namespace
-
-int main() {
-  const sigset_t termination = block_termination_signals();
-  std::signal(SIGPIPE, SIG_IGN);
-
-  queen::config::LoadedConfig loaded;
+std::optional<config::LoadedConfig> load_config_or_report() {
   try {
-    loaded = queen::config::load_config(queen::config::read_process_environment(), queen::config::read_hostname());
-  } catch (const queen::config::ConfigError& e) {
+    return config::load_config(config::read_process_environment(), config::read_hostname());
+  } catch (const config::ConfigError& e) {
     std::cerr << "queen-broker: " << e.what() << std::endl;
-    return 2;
+    return std::nullopt;
   }
-  const queen::config::Config& config = loaded.config;
+}
 
+void set_up_logging(const config::LoadedConfig& loaded) {
+  const config::Config& config = loaded.config;
   spdlog::set_level(to_spdlog_level(config.process.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.process.server_id + "] %v");
   for (const auto& warning : loaded.warnings) spdlog::warn("config: {}", warning);
-  for (const auto& line : queen::config::describe_config(config)) spdlog::info("{}", line);
+  for (const auto& line : config::describe_config(config)) spdlog::info("{}", line);
   for (const auto& name : loaded.ignored) spdlog::debug("config: {} is a reference-server setting, ignored", name);
+}
 
-  queen::broker::MeshOptionsResult mesh_options = queen::broker::mesh_options_from(config);
-  if (!mesh_options.ok()) {
-    for (const auto& error : mesh_options.errors) spdlog::critical("mesh: {}", error);
-    return 2;
-  }
-
-  queen::db::Database database(config.db);
-  queen::wake::PopWaiters waiters;
-  queen::metrics::Metrics metrics;
-  queen::broker::Broker broker(config, database, waiters, metrics);
-
-  // The spool: built before the flags are read so it follows the persisted
-  // push-maintenance flag from the start; stopped (with its drain) before
-  // the database pool goes away (it is declared after it).
-  std::unique_ptr<queen::broker::SpoolBridge> spool;
+// The spool tells the local pops and (through the cluster) the peers what its
+// replay committed. Null when no spool directory is usable.
+std::unique_ptr<broker::SpoolBridge> make_spool(const config::Config& config, db::Database& database,
+                                                wake::PopWaiters& waiters, broker::Cluster& cluster) {
   try {
-    spool = std::make_unique<queen::broker::SpoolBridge>(
-        database, queen::broker::spool_options_from(config.spool),
-        queen::broker::spool_bridge_options_from(config.spool),
-        [&broker](const std::set<std::string>& queues) { broker.after_push_committed(queues); });
+    auto spool = std::make_unique<broker::SpoolBridge>(
+        database, broker::spool_options_from(config.spool), broker::spool_bridge_options_from(config.spool),
+        [&waiters, &cluster](const std::set<std::string>& queues) {
+          broker::announce_committed(waiters, &cluster, queues);
+        });
+    spdlog::info("config: file_buffer {}", spool->spool().describe());
+    return spool;
   } catch (const std::exception& e) {
     spdlog::critical("spool: no usable spool directory: {}", e.what());
-    return 1;
+    return nullptr;
   }
-  spdlog::info("config: file_buffer {}", spool->spool().describe());
-  broker.attach_spool(spool.get());
-  broker.start();
+}
 
-  // Startup recovery runs before the listener binds, so /health/ready cannot
-  // answer 200 (nor anything else) until it ends.
-  const queen::spool::RecoverySummary recovery = spool->recover_at_startup(broker.push_maintenance());
-  queen::spool::spool_log()->info(
+// Replays what a previous process left in the spool. Runs before the listener
+// binds, so /health/ready cannot answer 200 (nor anything else) until it ends.
+void recover_spool(broker::SpoolBridge& spool, bool push_maintenance) {
+  const spool::RecoverySummary recovery = spool.recover_at_startup(push_maintenance);
+  spool::spool_log()->info(
       "spool recovery: {} (leftover files finalized {}, files replayed {}, events replayed {}, files left {})",
-      queen::spool::to_string(recovery.stop), recovery.leftover_files_finalized, recovery.files_replayed,
+      spool::to_string(recovery.stop), recovery.leftover_files_finalized, recovery.files_replayed,
       recovery.events_replayed, recovery.files_left);
-  spool->start();
+}
 
-  // Mesh, sweeper, jobs and KV; stopped before the database pool goes away
-  // (declared after it).
-  auto cluster = std::make_unique<queen::broker::Cluster>(config, std::move(mesh_options.options), database.runner(),
-                                                          broker);
-  if (const std::string error = cluster->start(); !error.empty()) {
-    spdlog::critical("mesh: {}", error);
-    broker.begin_shutdown();
-    spool->stop();
-    return 1;
-  }
-
-  const queen::http::RouteContext routes{broker, metrics, config, cluster.get()};
-  const queen::http::Dispatcher dispatcher(queen::http::build_router(routes), metrics);
-  queen::http::HttpServer server(config.http, dispatcher);
-  try {
-    server.start();
-  } catch (const std::exception& e) {
-    spdlog::critical("http: cannot listen on {}:{}: {}", config.http.host, config.http.port, e.what());
-    broker.begin_shutdown();
-    spool->stop();
-    cluster->stop();
-    return 1;
-  }
-  spdlog::info("queen-broker listening on {}:{}", config.http.host, server.port());
-
+int wait_for_termination(const sigset_t& termination) {
   int signal_number = 0;
   sigwait(&termination, &signal_number);
   spdlog::info("received {}, stopping: no new connections, draining in-flight requests",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  return signal_number;
+}
+
+// Everything the broker runs, built in dependency order (each part gets what
+// it uses at construction) and destroyed in reverse; every part is stopped
+// explicitly, in the order below, before any of it is destroyed.
+int run(const config::Config& config, mesh::MeshOptions mesh_options, const sigset_t& termination) {
+  db::Database database(config.db);
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  // Mesh, sweeper, jobs and KV: told what committed by the spool and the broker.
+  broker::Cluster cluster(config, std::move(mesh_options), database.runner(), waiters);
+  const std::unique_ptr<broker::SpoolBridge> spool = make_spool(config, database, waiters, cluster);
+  if (!spool) return kExitStartFailed;
+  // Followed by the spool from the first read on, so the spool matches the
+  // persisted push-maintenance flag before recovery.
+  broker::MaintenanceFlags flags(database, waiters, spool.get(),
+                                 std::chrono::milliseconds(config.system.flag_refresh_ms));
+  broker::Broker broker(config, database, waiters, metrics, flags, spool.get(), &cluster);
 
   // Parked long polls answer (empty) now instead of at their timeout; new
   // pops arriving before the listener closes answer empty at once.
-  broker.begin_shutdown();
+  const auto begin_shutdown = [&] {
+    broker.begin_shutdown();
+    flags.stop();
+  };
+
+  flags.start();
+  recover_spool(*spool, flags.push());
+  spool->start();
+  if (const std::string error = cluster.start(flags); !error.empty()) {
+    spdlog::critical("mesh: {}", error);
+    begin_shutdown();
+    spool->stop();
+    return kExitStartFailed;
+  }
+
+  const http::RouteContext routes{broker, metrics, config, &cluster};
+  const http::Dispatcher dispatcher(http::build_router(routes), metrics);
+  http::HttpServer server(config.http, dispatcher);
+  try {
+    server.start();
+  } catch (const std::exception& e) {
+    spdlog::critical("http: cannot listen on {}:{}: {}", config.http.host, config.http.port, e.what());
+    begin_shutdown();
+    spool->stop();
+    cluster.stop();
+    return kExitStartFailed;
+  }
+  spdlog::info("queen-broker listening on {}:{}", config.http.host, server.port());
+
+  wait_for_termination(termination);
+  begin_shutdown();
   server.stop_accepting();  // Poco's stopAll(false) waits for running requests
   server.drain(std::chrono::milliseconds(config.http.drain_timeout_ms));
   // The drain stops between cycles; what is left stays on disk for the next boot.
   spool->stop();
   // Sweeper claims are not handed back: they fire elsewhere once their lease
   // (QUEEN_SWEEPER_LEASE_MS) expires. Cheaper than a second shutdown path.
-  cluster->stop();
+  cluster.stop();
   spdlog::info("queen-broker stopped");
-  return 0;
+  return kExitStopped;
+}
+
+}  // namespace
+
+int main() {
+  const sigset_t termination = block_termination_signals();
+  std::signal(SIGPIPE, SIG_IGN);
+
+  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
+  if (!loaded) return kExitBadConfig;
+  set_up_logging(*loaded);
+
+  broker::MeshOptionsResult mesh_options = broker::mesh_options_from(loaded->config);
+  if (!mesh_options.ok()) {
+    for (const auto& error : mesh_options.errors) spdlog::critical("mesh: {}", error);
+    return kExitBadConfig;
+  }
+  return run(loaded->config, std::move(mesh_options.options), termination);
 }

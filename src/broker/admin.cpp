@@ -25,7 +25,7 @@ bool Broker::delete_queue(const std::string& queue) {
   // Mesh queue-config invalidation (http-api §12.4): peers drop what they
   // cached of this queue, exactly as after a reconfiguration. Sent even when
   // the queue did not exist here: a peer may still hold a stale entry.
-  if (ClusterHooks* cluster = cluster_.load()) cluster->queue_configured(queue);
+  if (cluster_ != nullptr) cluster_->queue_configured(queue);
   return existed;
 }
 

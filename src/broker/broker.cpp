@@ -6,14 +6,12 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/encoding.h"
+#include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
 namespace {
-
-constexpr const char* kPushMaintenanceFlag = "maintenance";
-constexpr const char* kPopMaintenanceFlag = "pop_maintenance";
 
 bool is_transient_exception(const std::exception_ptr& error) {
   try {
@@ -54,12 +52,15 @@ const char* to_string(PushStatus status) noexcept {
 }
 
 Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiters& waiters,
-               metrics::Metrics& metrics)
+               metrics::Metrics& metrics, MaintenanceFlags& flags, SpoolBridge* spool, ClusterHooks* cluster)
     : config_(config),
       db_(db),
       waiters_(waiters),
       metrics_(metrics),
       recheck_policy_(wake::RecheckPolicy::from(config.pop)),
+      flags_(flags),
+      spool_(spool),
+      cluster_(cluster),
       combiner_([&db](const std::string& items, const std::optional<std::string>& producer_sub) {
                   return db.push_messages(items, producer_sub);
                 },
@@ -67,19 +68,9 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
 
 Broker::~Broker() { begin_shutdown(); }
 
-void Broker::start() {
-  refresh_flags();
-  flag_refresher_ = std::thread([this] { flag_refresh_loop(); });
-}
-
 void Broker::begin_shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(background_mutex_);
-    if (stopping_.exchange(true)) return;
-  }
-  background_wake_.notify_all();
+  if (stopping_.exchange(true)) return;
   waiters_.notify_all();
-  if (flag_refresher_.joinable()) flag_refresher_.join();
 }
 
 void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
@@ -124,7 +115,7 @@ std::string Broker::configure(const std::string& queue, const std::string& names
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
     warn_if_encryption_requested(queue, result);
-    if (ClusterHooks* cluster = cluster_.load()) cluster->queue_configured(queue);
+    if (cluster_ != nullptr) cluster_->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
     // http-api §3: a database failure on configure is a 500.
@@ -135,46 +126,53 @@ std::string Broker::configure(const std::string& queue, const std::string& names
 // --------------------------------------------------------------------- push
 
 PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub) {
-  PushOutcome outcome;
-  if (items.empty()) return outcome;
+  if (items.empty()) return {};
   // Minted here rather than in SQL so the spool keeps the same id a retry
   // would carry, and the response can always name the item.
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
   }
-
-  if (push_maintenance()) {
-    outcome.items = handle_unstored_push(items, UnstoredReason::PushMaintenance, producer_sub);
-    for (const auto& r : outcome.items) {
-      if (r.status == PushStatus::Failed) outcome.maintenance_spool_failed = true;
-    }
-    metrics_.record_push(accepted_items(outcome.items));
-    return outcome;
-  }
+  if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, producer_sub);
   // After a transient failure the database is skipped (no timeout wait per
   // push) until it answers again; while older events are spooled, a push
   // waits for the drain or queues up behind them (per-partition order).
   if (spool_ != nullptr && spool_->route_push() == PushRoute::Spool) {
-    outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable, producer_sub);
-    metrics_.record_push(accepted_items(outcome.items));
-    return outcome;
+    return push_unstored(items, UnstoredReason::DatabaseUnavailable, producer_sub);
   }
+  std::optional<std::vector<db::PushRow>> rows = store_push(items, producer_sub);
+  if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, producer_sub);
+  PushOutcome outcome;
+  outcome.items = push_results(items, std::move(*rows));
+  after_push_stored(items, outcome.items);
+  return outcome;
+}
 
+PushOutcome Broker::push_unstored(const std::vector<PushItem>& items, UnstoredReason reason,
+                                  const std::optional<std::string>& producer_sub) {
+  PushOutcome outcome;
+  outcome.items = handle_unstored_push(items, reason, producer_sub);
+  if (reason == UnstoredReason::PushMaintenance) {
+    for (const auto& r : outcome.items) {
+      if (r.status == PushStatus::Failed) outcome.maintenance_spool_failed = true;
+    }
+  }
+  metrics_.record_push(accepted_items(outcome.items));
+  return outcome;
+}
+
+std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<PushItem>& items,
+                                                           const std::optional<std::string>& producer_sub) {
   std::vector<std::string> encoded;
   encoded.reserve(items.size());
   for (const auto& item : items) encoded.push_back(encode_push_item(item));
-
-  std::vector<db::PushRow> rows;
   try {
-    rows = combiner_.submit(encoded, producer_sub);
+    return combiner_.submit(encoded, producer_sub);
   } catch (const db::DbError& e) {
     metrics_.record_db_error();
     if (e.transient()) {
       spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
       if (spool_ != nullptr) spool_->note_database_unavailable(e.what());
-      outcome.items = handle_unstored_push(items, UnstoredReason::DatabaseUnavailable, producer_sub);
-      metrics_.record_push(accepted_items(outcome.items));
-      return outcome;
+      return std::nullopt;
     }
     if (is_bad_input(e)) {
       spdlog::info("push: rejected by the database ({}): {}", e.sqlstate(), e.what());
@@ -183,13 +181,16 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
     spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
     throw BrokerError(ErrorKind::Internal, e.client_message());
   }
+}
 
-  outcome.items.resize(items.size());
+std::vector<PushItemResult> Broker::push_results(const std::vector<PushItem>& items,
+                                                 std::vector<db::PushRow> rows) const {
+  std::vector<PushItemResult> results(items.size());
   std::vector<bool> answered(items.size(), false);
   for (auto& row : rows) {
     if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= items.size()) continue;
     const auto i = static_cast<std::size_t>(row.idx);
-    PushItemResult& r = outcome.items[i];
+    PushItemResult& r = results[i];
     r.status = parse_push_status(row.status);
     r.transaction_id = row.transaction_id.empty() ? items[i].transaction_id : std::move(row.transaction_id);
     r.message_id = std::move(row.message_id);
@@ -199,14 +200,8 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
     r.error = std::move(row.error);
     answered[i] = true;
   }
-  std::set<std::string> touched_queues;
-  bool scheduled_timers = false;
-  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-  std::uint64_t accepted = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    PushItemResult& r = outcome.items[i];
+    PushItemResult& r = results[i];
     r.index = static_cast<int>(i);
     r.trace_id = items[i].trace_id;
     if (!answered[i]) {
@@ -216,23 +211,29 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
       r.partition = items[i].partition;
       r.error = "the database returned no result for this item";
     }
-    if (r.status == PushStatus::Queued) {
-      // A future deliverAt was scheduled, not stored: nothing to pop yet, the
-      // sweeper fires it (and wakes the pops) when it is due.
-      if (items[i].deliver_at_ms && *items[i].deliver_at_ms > now_ms) {
-        scheduled_timers = true;
-      } else {
-        touched_queues.insert(r.queue);
-      }
+  }
+  return results;
+}
+
+void Broker::after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results) {
+  std::set<std::string> touched_queues;
+  bool scheduled_timers = false;
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (results[i].status != PushStatus::Queued) continue;
+    // A future deliverAt was scheduled, not stored: nothing to pop yet, the
+    // sweeper fires it (and wakes the pops) when it is due.
+    if (items[i].deliver_at_ms && *items[i].deliver_at_ms > now_ms) {
+      scheduled_timers = true;
+    } else {
+      touched_queues.insert(results[i].queue);
     }
-    if (r.status != PushStatus::Failed) ++accepted;
   }
-  metrics_.record_push(accepted);
+  metrics_.record_push(accepted_items(results));
   if (!touched_queues.empty()) after_push_committed(touched_queues);
-  if (scheduled_timers) {
-    if (ClusterHooks* cluster = cluster_.load()) cluster->timers_scheduled();
-  }
-  return outcome;
+  if (scheduled_timers && cluster_ != nullptr) cluster_->timers_scheduled();
 }
 
 std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
@@ -257,15 +258,10 @@ std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushI
 }
 
 void Broker::after_push_committed(const std::set<std::string>& queues) {
-  notify_queues(queues);
-  if (ClusterHooks* cluster = cluster_.load()) cluster->push_committed(queues);
+  announce_committed(waiters_, cluster_, queues);
 }
 
-void Broker::notify_queues(const std::set<std::string>& queues) {
-  for (const auto& queue : queues) waiters_.notify(queue);
-  // Filter (namespace/task) pops cannot tell which queues match them.
-  waiters_.notify(wake::kFilterPopKey);
-}
+void Broker::notify_queues(const std::set<std::string>& queues) { wake_local_pops(waiters_, queues); }
 
 // ---------------------------------------------------------------------- pop
 
@@ -364,50 +360,8 @@ LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds) {
 
 // -------------------------------------------------------------- maintenance
 
-void Broker::refresh_flags() {
-  try {
-    std::uint64_t writes_before;
-    {
-      std::lock_guard<std::mutex> lock(flags_mutex_);
-      writes_before = flag_writes_;
-    }
-    const bool push_flag = db_.get_system_flag(kPushMaintenanceFlag);
-    const bool pop_flag = db_.get_system_flag(kPopMaintenanceFlag);
-    std::lock_guard<std::mutex> lock(flags_mutex_);
-    if (flag_writes_ != writes_before) return;  // a POST changed a flag while we read: ours may be stale
-    apply_push_maintenance(push_flag, "read from the database");
-    if (pop_maintenance_.exchange(pop_flag) != pop_flag) {
-      spdlog::info("maintenance: pop maintenance {} (read from the database)", pop_flag ? "on" : "off");
-      if (!pop_flag) waiters_.notify_all();
-    }
-  } catch (const db::DbError& e) {
-    spdlog::debug("maintenance: cannot read flags, keeping the last known values: {}", e.what());
-  }
-}
-
-void Broker::flag_refresh_loop() {
-  std::unique_lock<std::mutex> lock(background_mutex_);
-  const auto period = std::chrono::milliseconds(config_.system.flag_refresh_ms);
-  while (!stopping_.load()) {
-    background_wake_.wait_for(lock, period, [&] { return stopping_.load() || flag_refresh_requested_; });
-    if (stopping_.load()) break;
-    flag_refresh_requested_ = false;
-    lock.unlock();
-    refresh_flags();
-    lock.lock();
-  }
-}
-
-void Broker::request_flag_refresh() {
-  {
-    std::lock_guard<std::mutex> lock(background_mutex_);
-    flag_refresh_requested_ = true;
-  }
-  background_wake_.notify_all();
-}
-
 MaintenanceStatus Broker::maintenance_status() {
-  refresh_flags();
+  flags_.refresh();
   MaintenanceStatus s;
   s.push_maintenance = push_maintenance();
   s.pop_maintenance = pop_maintenance();
@@ -415,61 +369,27 @@ MaintenanceStatus Broker::maintenance_status() {
   return s;
 }
 
-void Broker::begin_flag_write() {
-  std::lock_guard<std::mutex> lock(flags_mutex_);
-  ++flag_writes_;
-}
+MaintenanceStatus Broker::set_push_maintenance(bool enabled) { return set_maintenance(MaintenanceKind::Push, enabled); }
 
-MaintenanceStatus Broker::set_push_maintenance(bool enabled) {
-  begin_flag_write();
+MaintenanceStatus Broker::set_pop_maintenance(bool enabled) { return set_maintenance(MaintenanceKind::Pop, enabled); }
+
+MaintenanceStatus Broker::set_maintenance(MaintenanceKind kind, bool enabled) {
+  const bool push = kind == MaintenanceKind::Push;
   try {
-    db_.set_system_flag(kPushMaintenanceFlag, enabled);
+    if (push) {
+      flags_.persist_push(enabled);
+    } else {
+      flags_.persist_pop(enabled);
+    }
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
-  {
-    std::lock_guard<std::mutex> lock(flags_mutex_);
-    ++flag_writes_;
-    apply_push_maintenance(enabled, "set by request");
-  }
-  if (ClusterHooks* cluster = cluster_.load()) cluster->maintenance_changed(MaintenanceKind::Push, enabled);
+  if (cluster_ != nullptr) cluster_->maintenance_changed(kind, enabled);
   MaintenanceStatus s;
-  s.push_maintenance = enabled;
-  s.pop_maintenance = pop_maintenance();
+  s.push_maintenance = push ? enabled : push_maintenance();
+  s.pop_maintenance = push ? pop_maintenance() : enabled;
   s.spool = spool_status();
   return s;
-}
-
-MaintenanceStatus Broker::set_pop_maintenance(bool enabled) {
-  begin_flag_write();
-  try {
-    db_.set_system_flag(kPopMaintenanceFlag, enabled);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
-  {
-    std::lock_guard<std::mutex> lock(flags_mutex_);
-    ++flag_writes_;
-    pop_maintenance_.store(enabled);
-  }
-  spdlog::info("maintenance: pop maintenance {}", enabled ? "enabled" : "disabled");
-  // Parked pops re-check at once instead of waiting for their floor.
-  if (!enabled) waiters_.notify_all();
-  if (ClusterHooks* cluster = cluster_.load()) cluster->maintenance_changed(MaintenanceKind::Pop, enabled);
-  MaintenanceStatus s;
-  s.push_maintenance = push_maintenance();
-  s.pop_maintenance = enabled;
-  s.spool = spool_status();
-  return s;
-}
-
-void Broker::apply_push_maintenance(bool enabled, const char* source) {
-  if (push_maintenance_.exchange(enabled) != enabled) {
-    spdlog::info("maintenance: push maintenance {} ({})", enabled ? "on" : "off", source);
-  }
-  // Every time, not only on a change: the spool ignores repeats, and this
-  // also covers the boot read, where the in-memory default already matched.
-  if (spool_ != nullptr) spool_->follow_maintenance(enabled);
 }
 
 SpoolStatus Broker::spool_status() const {

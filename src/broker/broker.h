@@ -4,15 +4,14 @@
 // flags and the metrics. Transport-neutral: the http layer parses and
 // validates, calls one method here, and renders the result.
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <set>
-#include <thread>
 
 #include "broker/broker_error.h"
 #include "broker/cluster_hooks.h"
+#include "broker/maintenance_flags.h"
 #include "broker/push_combiner.h"
 #include "broker/transactions.h"
 #include "broker/types.h"
@@ -29,16 +28,18 @@ class SpoolBridge;
 
 class Broker {
  public:
-  Broker(const config::Config& config, db::Procedures& db, wake::PopWaiters& waiters, metrics::Metrics& metrics);
+  // Everything the broker uses is built before it and outlives it. `spool`
+  // null: no spool, unstored pushes fail. `cluster` null: a single broker
+  // with in-process wake-ups only (the mesh and the local sweeper are not
+  // told what committed).
+  Broker(const config::Config& config, db::Procedures& db, wake::PopWaiters& waiters, metrics::Metrics& metrics,
+         MaintenanceFlags& flags, SpoolBridge* spool = nullptr, ClusterHooks* cluster = nullptr);
   ~Broker();
   Broker(const Broker&) = delete;
   Broker& operator=(const Broker&) = delete;
 
-  // Reads the persisted maintenance flags (best effort) and starts the
-  // periodic flag refresh.
-  void start();
-  // Stops background work and releases every parked long poll (answering
-  // empty), so in-flight requests drain quickly.
+  // Releases every parked long poll (answering empty) and answers new pops
+  // empty, so in-flight requests drain quickly.
   void begin_shutdown();
 
   // POST /api/v1/configure: returns the procedure's JSON result.
@@ -54,22 +55,8 @@ class Broker {
   std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
                                                    const std::optional<std::string>& producer_sub = std::nullopt);
 
-  // The spool (seed "Surviving a PostgreSQL outage"). Attach before start();
-  // null (the default) means no spool: unstored pushes fail.
-  void attach_spool(SpoolBridge* spool) { spool_ = spool; }
-
-  // The mesh and the local sweeper (broker::Cluster). Attach before the HTTP
-  // server starts; detach (null) before the hooks are destroyed. Null (the
-  // default): a single broker with in-process wake-ups only.
-  void attach_cluster(ClusterHooks* cluster) { cluster_.store(cluster); }
-
-  // Re-reads the maintenance flags from the database on the refresh thread
-  // now instead of at its next period (a peer said a flag flipped: the frame
-  // says "look", the database says what). Never blocks.
-  void request_flag_refresh();
-
   // Wakes local long polls (and, with the mesh, peers) for queues that just
-  // received committed messages: the live push path and the spool replay.
+  // received committed messages (announce_committed in pop_wakes.h).
   void after_push_committed(const std::set<std::string>& queues);
 
   // The three pop forms, answered through `done` exactly once (with an
@@ -100,12 +87,8 @@ class Broker {
   MaintenanceStatus maintenance_status();
   MaintenanceStatus set_push_maintenance(bool enabled);
   MaintenanceStatus set_pop_maintenance(bool enabled);
-  // The one place the push-maintenance flag changes in memory (POST, the
-  // periodic refresh, boot, and a mesh flag frame): logs a change and makes
-  // the spool follow (on: pause the drain; off: finalize and resume it).
-  void apply_push_maintenance(bool enabled, const char* source);
-  bool push_maintenance() const { return push_maintenance_.load(std::memory_order_relaxed); }
-  bool pop_maintenance() const { return pop_maintenance_.load(std::memory_order_relaxed); }
+  bool push_maintenance() const { return flags_.push(); }
+  bool pop_maintenance() const { return flags_.pop(); }
 
   // Spool state from memory (defaults when no spool is attached).
   SpoolStatus spool_status() const;
@@ -116,13 +99,20 @@ class Broker {
   metrics::Gauges gauges() const;
 
   // Wakes local long polls for queues that just received committed messages
-  // (a push here, or a mesh hint from a peer).
+  // (wake_local_pops in pop_wakes.h).
   void notify_queues(const std::set<std::string>& queues);
 
  private:
-  void refresh_flags();
-  void begin_flag_write();
-  void flag_refresh_loop();
+  // The parts of push(): spool the items (maintenance or outage), store them
+  // (empty on a transient failure: the caller spools them), and read the rows.
+  PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason,
+                            const std::optional<std::string>& producer_sub);
+  std::optional<std::vector<db::PushRow>> store_push(const std::vector<PushItem>& items,
+                                                     const std::optional<std::string>& producer_sub);
+  std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
+  void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results);
+  // Persists one flag, tells the peers, and answers the status the route renders.
+  MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;
@@ -130,24 +120,11 @@ class Broker {
   wake::PopWaiters& waiters_;
   metrics::Metrics& metrics_;
   const wake::RecheckPolicy recheck_policy_;
+  MaintenanceFlags& flags_;
+  SpoolBridge* const spool_;
+  ClusterHooks* const cluster_;
   PushCombiner combiner_;
-  SpoolBridge* spool_ = nullptr;
-  std::atomic<ClusterHooks*> cluster_{nullptr};
-  bool flag_refresh_requested_ = false;  // guarded by background_mutex_
-
-  std::atomic<bool> push_maintenance_{false};
-  std::atomic<bool> pop_maintenance_{false};
-  // A database read of the flags may predate a POST that changes them; the
-  // POST bumps flag_writes_ (before and after its write) and the refresh
-  // applies what it read only if no write happened meanwhile, under
-  // flags_mutex_, so a stale read can never undo a POST.
-  std::mutex flags_mutex_;
-  std::uint64_t flag_writes_ = 0;  // guarded by flags_mutex_
   std::atomic<bool> stopping_{false};
-
-  std::mutex background_mutex_;
-  std::condition_variable background_wake_;
-  std::thread flag_refresher_;
 };
 
 }  // namespace queen::broker

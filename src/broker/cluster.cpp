@@ -2,17 +2,18 @@
 
 #include <spdlog/spdlog.h>
 
-#include "broker/broker.h"
 #include "broker/cluster_options.h"
+#include "broker/maintenance_flags.h"
 #include "broker/mesh_bridge.h"
+#include "broker/pop_wakes.h"
 #include "db/timer_wake_db.h"
 
 namespace queen::broker {
 
 Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ProcedureRunner& runner,
-                 Broker& broker)
+                 wake::PopWaiters& waiters)
     : server_id_(config.process.server_id),
-      broker_(broker),
+      waiters_(waiters),
       timers_db_(runner),
       kv_db_(runner),
       jobs_db_(runner),
@@ -20,7 +21,7 @@ Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, d
       sweeper_store_(
           db_sweeper_store_,
           [&runner](const std::vector<std::int64_t>& ids) { return db::timer_queue_names(runner, ids); },
-          [&broker](const std::set<std::string>& queues) { broker.notify_queues(queues); }),
+          [&waiters](const std::set<std::string>& queues) { wake_local_pops(waiters, queues); }),
       sweeper_(sweeper_options_from(config), sweeper_store_),
       job_election_(jobs_db_),
       jobs_(job_runner_options_from(config), job_election_),
@@ -32,20 +33,19 @@ Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, d
 
 Cluster::~Cluster() { stop(); }
 
-std::string Cluster::start() {
+std::string Cluster::start(MaintenanceFlags& flags) {
   if (started_) return "cluster already started";
+  flags_ = &flags;
   if (std::string error = mesh_.start(); !error.empty()) return error;
   started_ = true;
   sweeper_.start();
   jobs_.start();
-  broker_.attach_cluster(this);
   return {};
 }
 
 void Cluster::stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
-  broker_.attach_cluster(nullptr);
   jobs_.stop();
   sweeper_.stop();
   mesh_.stop();
@@ -79,10 +79,10 @@ void Cluster::queue_configured(const std::string& queue) {
 
 void Cluster::on_frame(const mesh::Frame& frame) {
   const FrameActions actions = actions_for(frame);
-  if (!actions.wake_queues.empty()) broker_.notify_queues(actions.wake_queues);
+  if (!actions.wake_queues.empty()) wake_local_pops(waiters_, actions.wake_queues);
   if (actions.refresh_maintenance_flags) {
     spdlog::debug("mesh: {} says a maintenance flag flipped, re-reading the flags", frame.sender_id);
-    broker_.request_flag_refresh();
+    flags_->request_refresh();
   }
   if (actions.forget_queue) {
     // Queue options are read by the procedures on every call: nothing is

@@ -9,7 +9,12 @@
 //     run by one replica per cycle (advisory-lock election in the database);
 //   - the KV use cases.
 // It implements the broker's ClusterHooks: the broker tells it what committed,
-// it tells the peers and the local sweeper.
+// it tells the peers and the local sweeper. It is built before the spool and
+// the broker (both tell it what committed); what a peer's frame asks of this
+// broker is done through the parked pops it is given at construction and the
+// maintenance flags it is given at start(), the one late-bound dependency:
+// frames only arrive between start() and stop(), and the flags follow the
+// spool, which is built after this object.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -27,6 +32,7 @@
 #include "mesh/mesh_node.h"
 #include "sweeper/db_sweeper_store.h"
 #include "sweeper/sweeper.h"
+#include "wake/pop_waiters.h"
 
 namespace queen::db {
 class ProcedureRunner;
@@ -34,7 +40,7 @@ class ProcedureRunner;
 
 namespace queen::broker {
 
-class Broker;
+class MaintenanceFlags;
 
 // What /health, /api/v1/system/shared-state and /metrics/prometheus show.
 struct ClusterSnapshot {
@@ -47,19 +53,22 @@ struct ClusterSnapshot {
 class Cluster final : public ClusterHooks {
  public:
   // `mesh_options` come from mesh_options_from() and were checked there;
-  // `runner` and `broker` must outlive the Cluster.
-  Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ProcedureRunner& runner, Broker& broker);
+  // `runner` and `waiters` must outlive the Cluster.
+  Cluster(const config::Config& config, mesh::MeshOptions mesh_options, db::ProcedureRunner& runner,
+          wake::PopWaiters& waiters);
   ~Cluster() override;  // stop()s
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
 
   // Binds the mesh port (when peers are configured), starts the sweeper and
-  // the jobs, and attaches to the broker. Returns why it could not start
-  // (e.g. the mesh port is taken), empty on success.
-  std::string start();
-  // Detaches from the broker, then stops the jobs (a batch in flight
-  // completes), the sweeper (its claims are not handed back: they expire
-  // after QUEEN_SWEEPER_LEASE_MS) and the mesh. Idempotent.
+  // the jobs. A peer's maintenance frame refreshes `flags` from then on
+  // (they must outlive the Cluster). Returns why it could not start (e.g.
+  // the mesh port is taken), empty on success.
+  std::string start(MaintenanceFlags& flags);
+  // Stops the jobs (a batch in flight completes), the sweeper (its claims
+  // are not handed back: they expire after QUEEN_SWEEPER_LEASE_MS) and the
+  // mesh. Idempotent. Hooks called afterwards do nothing harmful: a
+  // broadcast is dropped, a sweeper wake is never acted on.
   void stop();
 
   KvStore& kv() { return kv_; }
@@ -76,7 +85,8 @@ class Cluster final : public ClusterHooks {
   void on_frame(const mesh::Frame& frame);
 
   const std::string server_id_;
-  Broker& broker_;
+  wake::PopWaiters& waiters_;
+  MaintenanceFlags* flags_ = nullptr;  // set by start(), before the mesh delivers a frame
   db::TimersDb timers_db_;
   db::KvDb kv_db_;
   db::JobsDb jobs_db_;

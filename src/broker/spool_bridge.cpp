@@ -159,18 +159,21 @@ PushRoute decide_push_route(bool database_available, std::uint64_t spool_pending
 
 SpoolBridge::SpoolBridge(db::Procedures& db, spool::SpoolOptions spool_options, SpoolBridgeOptions options,
                          CommittedHook on_committed)
-    : db_(db), options_(options), on_committed_(std::move(on_committed)) {
+    : db_(db),
+      options_(options),
+      on_committed_(std::move(on_committed)),
+      probe_("spool-probe",
+             [this] {
+               probe_database();
+               return util::BackgroundWorker::Clock::now() + options_.probe_interval;
+             },
+             options.probe_interval) {
   spool_ = std::make_unique<spool::Spool>(std::move(spool_options), *this);
 }
 
 SpoolBridge::~SpoolBridge() {
   stop();
   spool_.reset();
-}
-
-void SpoolBridge::set_committed_hook(CommittedHook hook) {
-  std::lock_guard lock(hook_mutex_);
-  on_committed_ = std::move(hook);
 }
 
 spool::RecoverySummary SpoolBridge::recover_at_startup(bool push_maintenance) {
@@ -185,25 +188,17 @@ spool::RecoverySummary SpoolBridge::recover_at_startup(bool push_maintenance) {
 }
 
 void SpoolBridge::start() {
-  std::lock_guard lock(probe_mutex_);
-  if (probe_.joinable()) return;
-  probe_stop_ = false;
+  if (probe_.running()) return;
   // Replay admission (semantics §11.3): the admission arbiter's Maint lane
   // (guaranteed share 0.05) plugs in here, the one call site, before the
   // drain starts: spool_->set_replay_gate(&maint_lane). There is no arbiter
   // yet, so every file is admitted.
   spool_->start_drain();
-  probe_ = std::thread([this] { probe_loop(); });
+  probe_.start(util::BackgroundWorker::Clock::now() + options_.probe_interval);
 }
 
 void SpoolBridge::stop() {
-  {
-    std::lock_guard lock(probe_mutex_);
-    probe_stop_ = true;
-  }
-  probe_wake_.notify_all();
-  if (probe_.joinable()) probe_.join();
-  probe_ = std::thread();
+  probe_.stop();
   if (spool_) spool_->stop_drain();
 }
 
@@ -248,8 +243,12 @@ std::vector<PushItemResult> SpoolBridge::spool_push(const std::vector<PushItem>&
   return spooled_push_results(items, plan, written, util::new_uuid_v7, error);
 }
 
-void SpoolBridge::follow_maintenance(bool enabled) {
+void SpoolBridge::follow_maintenance(bool enabled, std::uint64_t generation) {
   std::lock_guard lock(maintenance_mutex_);
+  if (generation != 0) {
+    if (generation <= maintenance_generation_) return;  // a newer change was followed already
+    maintenance_generation_ = generation;
+  }
   if (maintenance_ == enabled) return;
   const bool first = !maintenance_.has_value();
   maintenance_ = enabled;
@@ -291,10 +290,7 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
     } catch (const db::DbError& e) {
       spool::ReplayOutcome outcome = replay_outcome_of(e);
       if (outcome.kind == spool::ReplayOutcome::Kind::Transient) mark_database_unavailable(outcome.error);
-      if (!stored_queues.empty()) {
-        std::lock_guard lock(hook_mutex_);
-        if (on_committed_) on_committed_(stored_queues);
-      }
+      notify_committed(stored_queues);
       return outcome;
     }
     std::vector<bool> answered(end - begin, false);
@@ -311,10 +307,7 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
       rejected = "the database returned no result for an item (its queue was deleted meanwhile?)";
   }
   mark_database_available("a replay batch was stored");
-  if (!stored_queues.empty()) {
-    std::lock_guard lock(hook_mutex_);
-    if (on_committed_) on_committed_(stored_queues);
-  }
+  notify_committed(stored_queues);
   if (!rejected.empty()) return spool::ReplayOutcome::permanent(rejected);
   return spool::ReplayOutcome::ok();
 }
@@ -338,22 +331,19 @@ void SpoolBridge::mark_database_unavailable(const std::string& why) {
   handoff_changed_.notify_all();
 }
 
-void SpoolBridge::probe_loop() {
-  std::unique_lock lock(probe_mutex_);
-  while (!probe_stop_) {
-    probe_wake_.wait_for(lock, options_.probe_interval, [this] { return probe_stop_; });
-    if (probe_stop_) break;
-    // Only while someone believes the database is down: the push path, or the
-    // drain (e.g. after a failed startup recovery with nothing left to replay).
-    if (database_available() && spool_->stats().db_healthy) continue;
-    lock.unlock();
-    try {
-      db_.ping();
-      mark_database_available("health probe");
-    } catch (const db::DbError& e) {
-      mark_database_unavailable(e.what());
-    }
-    lock.lock();
+void SpoolBridge::notify_committed(const std::set<std::string>& queues) const {
+  if (!queues.empty() && on_committed_) on_committed_(queues);
+}
+
+void SpoolBridge::probe_database() {
+  // Only while someone believes the database is down: the push path, or the
+  // drain (e.g. after a failed startup recovery with nothing left to replay).
+  if (database_available() && spool_->stats().db_healthy) return;
+  try {
+    db_.ping();
+    mark_database_available("health probe");
+  } catch (const db::DbError& e) {
+    mark_database_unavailable(e.what());
   }
 }
 

@@ -22,7 +22,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,6 +31,7 @@
 #include "db/procedures.h"
 #include "spool/replay.h"
 #include "spool/spool.h"
+#include "util/background_worker.h"
 
 namespace queen::broker {
 
@@ -106,8 +106,9 @@ SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config);
 
 class SpoolBridge final : public spool::ReplayStore {
  public:
-  // Called after replay stored messages in these queues (the broker wakes
-  // local long polls and broadcasts the mesh hint there).
+  // Called after replay stored messages in these queues (wakes local long
+  // polls and broadcasts the mesh hint there), on the replaying thread and
+  // outside every lock of the bridge.
   using CommittedHook = std::function<void(const std::set<std::string>& queues)>;
 
   // Builds the spool (directory with fallback, inventory of what is on disk)
@@ -120,7 +121,6 @@ class SpoolBridge final : public spool::ReplayStore {
   SpoolBridge& operator=(const SpoolBridge&) = delete;
 
   spool::Spool& spool() { return *spool_; }
-  void set_committed_hook(CommittedHook hook);
 
   // Boot: replays what a previous process left (before the listener binds).
   // With push maintenance on, leftover active files are only finalized: the
@@ -141,7 +141,9 @@ class SpoolBridge final : public spool::ReplayStore {
 
   // The push-maintenance flag changed (POST, periodic refresh, boot, mesh):
   // on pauses the drain, off finalizes the active file and resumes it.
-  void follow_maintenance(bool enabled);
+  // `generation` orders racing callers: a call with a generation not above
+  // the last one followed is ignored (0: unordered, always followed).
+  void follow_maintenance(bool enabled, std::uint64_t generation = 0);
 
   // Gauges and status routes: from memory, never touches the database.
   SpoolStatus status() const;
@@ -153,26 +155,25 @@ class SpoolBridge final : public spool::ReplayStore {
  private:
   void mark_database_available(const char* how);
   void mark_database_unavailable(const std::string& why);
-  void probe_loop();
+  void probe_database();
+  void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
 
   db::Procedures& db_;
   const SpoolBridgeOptions options_;
-  std::mutex hook_mutex_;
-  CommittedHook on_committed_;
+  const CommittedHook on_committed_;  // set at construction only: read without a lock
 
   std::atomic<bool> database_available_{true};
   std::mutex maintenance_mutex_;
   std::optional<bool> maintenance_;  // last flag the spool was told; unset = never told
+  std::uint64_t maintenance_generation_ = 0;  // guarded by maintenance_mutex_
 
   // Pushes waiting for the drain to empty the spool (route_push).
   std::mutex handoff_mutex_;
   std::condition_variable handoff_changed_;
 
-  std::mutex probe_mutex_;
-  std::condition_variable probe_wake_;
-  bool probe_stop_ = false;
-  std::thread probe_;
+  // While the database is believed down, pings it every probe_interval.
+  util::BackgroundWorker probe_;
 
   // Last member: destroyed first, so the drain stops before the rest goes.
   std::unique_ptr<spool::Spool> spool_;

@@ -122,7 +122,7 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
   const std::set<std::string> queues = queues_to_wake(command, now_ms);
   if (!queues.empty()) after_push_committed(queues);
   if (schedules_timers(command, now_ms)) {
-    if (ClusterHooks* cluster = cluster_.load()) cluster->timers_scheduled();
+    if (cluster_ != nullptr) cluster_->timers_scheduled();
   }
   return outcome;
 }

@@ -49,20 +49,30 @@ void JobRunner::start() {
   started_ = true;
   for (auto& [name, job] : jobs_) {
     Job* j = job.get();
-    threads_.emplace_back([this, j] { loop(*j); });
+    spdlog::info("jobs: {} every {} ms (server {})", name, j->spec.cycle_ms, options_.server_id);
+    // attempt() never throws, so the retry delay is only a formality.
+    j->worker = std::make_unique<util::BackgroundWorker>(
+        "job-" + name,
+        [this, j] {
+          attempt(*j);
+          return util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(next_attempt_delay(*j));
+        },
+        std::chrono::milliseconds(options_.max_poll_ms));
+    j->worker->start(util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(next_attempt_delay(*j)));
   }
 }
 
 void JobRunner::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  // First, for every job at once: a run in progress ends after its batch.
+  stopping_ = true;
+  for (auto& [name, job] : jobs_) {
+    if (job->worker) job->worker->stop();
   }
-  stop_signal_.notify_all();
-  for (auto& t : threads_) {
-    if (t.joinable()) t.join();
-  }
-  threads_.clear();
+}
+
+std::int64_t JobRunner::next_attempt_delay(const Job& job) const {
+  return next_attempt_delay_ms(system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms, options_.boundary_grace_ms);
 }
 
 bool JobRunner::attempt(const std::string& job) {
@@ -106,19 +116,6 @@ bool JobRunner::attempt(Job& job) {
     spdlog::debug("jobs: {}: could not record the end of the run: {}", spec.name, e.what());
   }
   return true;
-}
-
-void JobRunner::loop(Job& job) {
-  spdlog::info("jobs: {} every {} ms (server {})", job.spec.name, job.spec.cycle_ms, options_.server_id);
-  for (;;) {
-    const auto delay =
-        next_attempt_delay_ms(system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms, options_.boundary_grace_ms);
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (stop_signal_.wait_for(lock, std::chrono::milliseconds(delay), [this] { return stopping_.load(); })) break;
-    }
-    attempt(job);
-  }
 }
 
 JobCounters JobRunner::counters(const std::string& job) const {

@@ -7,15 +7,14 @@
 // does its work in bounded batches, each a short transaction.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
+
+#include "util/background_worker.h"
 
 namespace queen::jobs {
 
@@ -82,6 +81,7 @@ class JobRunner {
   // or duplicate name, a non-positive cycle or an empty function.
   void add(JobSpec spec);
   // One thread per job, so a long retention run never delays the reconciler.
+  // Once: a stopped runner stays stopped.
   void start();
   // Signals the jobs (should_continue() turns false) and joins the threads.
   void stop();
@@ -99,18 +99,17 @@ class JobRunner {
     std::atomic<std::uint64_t> attempts{0};
     std::atomic<std::uint64_t> runs{0};
     std::atomic<std::uint64_t> failures{0};
+    std::unique_ptr<util::BackgroundWorker> worker;  // from start()
   };
-  void loop(Job& job);
+  std::int64_t next_attempt_delay(const Job& job) const;
   bool attempt(Job& job);
 
   const JobRunnerOptions options_;
   JobElection& election_;
   std::map<std::string, std::unique_ptr<Job>> jobs_;
-  std::vector<std::thread> threads_;
 
-  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopping_{false};  // what every JobContext reads
   std::mutex mutex_;
-  std::condition_variable stop_signal_;
   bool started_ = false;  // guarded by mutex_
 };
 

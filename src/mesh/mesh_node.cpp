@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
+#include <cassert>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -20,6 +20,7 @@
 #include "mesh/backoff.h"
 #include "mesh/replay_guard.h"
 #include "mesh/socket_io.h"
+#include "util/background_worker.h"
 
 namespace queen::mesh {
 namespace {
@@ -66,16 +67,21 @@ RejectReason reject_reason_for(DecodeStatus status) {
   return RejectReason::Malformed;
 }
 
+using WorkerClock = util::BackgroundWorker::Clock;
+
 // Outbound side of one configured peer. The queue, its byte count, `connected` and `last_error` are guarded by
-// `mu`; counters are atomics so stats() never waits on a sender.
+// `mu`; counters are atomics so stats() never waits on a sender. The connection and the backoff state belong to
+// the sender (its worker's rounds), and to stop() once the sender has been joined.
 struct PeerLink {
-  explicit PeerLink(PeerAddress a) : address(std::move(a)), address_text(address.to_string()) {}
+  explicit PeerLink(PeerAddress a)
+      : address(std::move(a)),
+        address_text(address.to_string()),
+        rng(std::random_device{}() ^ std::hash<std::string>{}(address_text)) {}
 
   const PeerAddress address;
   const std::string address_text;
 
   std::mutex mu;
-  std::condition_variable cv;
   std::deque<SharedBytes> queue;
   std::size_t queued_bytes = 0;
   bool connected = false;
@@ -88,7 +94,14 @@ struct PeerLink {
   std::atomic<std::uint64_t> connects{0};
   std::atomic<std::uint64_t> connect_failures{0};
 
-  std::thread thread;
+  // Sender state: touched by the sender's rounds only.
+  detail::FileDescriptor connection;
+  SteadyClock::time_point connected_at{};
+  std::mt19937_64 rng;
+  unsigned attempt = 0;
+  bool in_outage = false;  // log once per outage, not once per retry
+
+  std::unique_ptr<util::BackgroundWorker> sender;  // from start(); woken when a frame is queued
 };
 
 struct InboundConnection {
@@ -141,6 +154,8 @@ struct MeshNode::Impl {
   std::atomic<bool> started{false};
   std::atomic<bool> stopped{false};
   std::atomic<bool> stopping{false};
+  // Set once start() has built every link: broadcast() may run on any thread, even while start() runs.
+  std::atomic<bool> links_ready{false};
   detail::FileDescriptor listener;
   detail::FileDescriptor wake;
   std::uint16_t bound_port = 0;
@@ -184,44 +199,19 @@ struct MeshNode::Impl {
     }
     link.queue.push_back(frame);
     link.queued_bytes += frame->size();
-    link.cv.notify_one();
-  }
-
-  void wait_unless_stopping(PeerLink& link, std::chrono::milliseconds delay) {
-    std::unique_lock<std::mutex> lock(link.mu);
-    link.cv.wait_for(lock, delay, [&] { return stopping.load(); });
+    link.sender->wake();
   }
 
   // Takes every queued frame (one batch, at most the queue bound) as one contiguous buffer, so a burst of hints
-  // costs one send() per wake-up rather than one per frame. Returns false when stopping.
-  bool take_batch(PeerLink& link, Bytes& batch, std::size_t& frames_in_batch) {
-    std::unique_lock<std::mutex> lock(link.mu);
-    link.cv.wait_for(lock, options.heartbeat_interval, [&] { return stopping.load() || !link.queue.empty(); });
-    if (stopping) return false;
+  // costs one send() per wake-up rather than one per frame.
+  void take_batch(PeerLink& link, Bytes& batch, std::size_t& frames_in_batch) {
+    std::lock_guard<std::mutex> lock(link.mu);
     batch.clear();
     batch.reserve(link.queued_bytes);
     frames_in_batch = link.queue.size();
     for (const auto& frame : link.queue) batch.insert(batch.end(), frame->begin(), frame->end());
     link.queue.clear();
     link.queued_bytes = 0;
-    return true;
-  }
-
-  // Sends until the connection fails or the node stops; returns why it ended ("" when stopping).
-  std::string serve_connection(PeerLink& link, int fd) {
-    Bytes batch;
-    std::size_t frames_in_batch = 0;
-    while (take_batch(link, batch, frames_in_batch)) {
-      if (!batch.empty() && !detail::send_all(fd, batch.data(), batch.size())) {
-        const int send_errno = errno;
-        link.dropped_peer_down += frames_in_batch;
-        if (send_errno == EAGAIN || send_errno == EWOULDBLOCK) return "write timed out: peer is not reading";
-        return std::string("write failed: ") + std::strerror(send_errno);
-      }
-      link.frames_sent += frames_in_batch;
-      if (detail::peer_has_closed(fd)) return "connection closed by peer";
-    }
-    return {};
   }
 
   void set_connected(PeerLink& link, int fd) {
@@ -241,43 +231,79 @@ struct MeshNode::Impl {
     if (!why.empty()) link.last_error = why;
   }
 
-  void run_link(PeerLink& link) {
-    std::mt19937_64 rng(std::random_device{}() ^ std::hash<std::string>{}(link.address_text));
-    std::uniform_real_distribution<double> jitter(0.0, 1.0);
-    unsigned attempt = 0;
-    bool in_outage = false;  // log once per outage, not once per retry
-    while (!stopping) {
-      std::string error;
-      detail::FileDescriptor fd = detail::connect_tcp(link.address.host, link.address.port, options.connect_timeout,
-                                                      options.write_timeout, error);
-      if (!fd.valid()) {
-        ++link.connect_failures;
-        {
-          std::lock_guard<std::mutex> lock(link.mu);
-          link.last_error = error;
-        }
-        if (!in_outage) spdlog::warn("mesh: peer {} unreachable: {} (retrying with backoff)", link.address_text, error);
-        in_outage = true;
-        wait_unless_stopping(link, reconnect_delay(attempt++, options.reconnect_backoff_min,
-                                                   options.reconnect_backoff_max, jitter(rng)));
-        continue;
+  // One round of a peer's sender: connect when there is no connection, otherwise send what is queued. The next
+  // round is due at the reconnect backoff, or after a heartbeat interval (a queued frame wakes it sooner).
+  WorkerClock::time_point sender_round(PeerLink& link) {
+    if (stopping) return WorkerClock::time_point::max();  // stop() is about to end the sender
+    if (!link.connection.valid()) return connect(link);
+    return send_queued(link);
+  }
+
+  WorkerClock::time_point connect(PeerLink& link) {
+    std::string error;
+    link.connection = detail::connect_tcp(link.address.host, link.address.port, options.connect_timeout,
+                                          options.write_timeout, error);
+    if (!link.connection.valid()) {
+      ++link.connect_failures;
+      {
+        std::lock_guard<std::mutex> lock(link.mu);
+        link.last_error = error;
       }
-      ++link.connects;
-      in_outage = false;
-      spdlog::info("mesh: connected to peer {}", link.address_text);
-      set_connected(link, fd.get());
-      const auto connected_at = SteadyClock::now();
-      const std::string why = serve_connection(link, fd.get());
-      set_disconnected(link, why);
-      if (stopping) break;
-      spdlog::warn("mesh: lost peer {}: {}", link.address_text, why);
-      in_outage = true;
-      // A connection that held for a while resets the backoff; one that dies at once (a peer that accepts and
-      // closes) keeps growing it, so we never spin on connect/close.
-      if (SteadyClock::now() - connected_at >= options.reconnect_backoff_max) attempt = 0;
-      wait_unless_stopping(link, reconnect_delay(attempt++, options.reconnect_backoff_min,
-                                                 options.reconnect_backoff_max, jitter(rng)));
+      if (!link.in_outage) {
+        spdlog::warn("mesh: peer {} unreachable: {} (retrying with backoff)", link.address_text, error);
+      }
+      link.in_outage = true;
+      return WorkerClock::now() + next_reconnect_delay(link);
     }
+    ++link.connects;
+    link.in_outage = false;
+    spdlog::info("mesh: connected to peer {}", link.address_text);
+    set_connected(link, link.connection.get());
+    link.connected_at = SteadyClock::now();
+    return WorkerClock::now() + options.heartbeat_interval;
+  }
+
+  WorkerClock::time_point send_queued(PeerLink& link) {
+    Bytes batch;
+    std::size_t frames_in_batch = 0;
+    take_batch(link, batch, frames_in_batch);
+    const int fd = link.connection.get();
+    if (!batch.empty() && !detail::send_all(fd, batch.data(), batch.size())) {
+      const int send_errno = errno;
+      link.dropped_peer_down += frames_in_batch;
+      if (send_errno == EAGAIN || send_errno == EWOULDBLOCK) {
+        return lose_connection(link, "write timed out: peer is not reading");
+      }
+      return lose_connection(link, std::string("write failed: ") + std::strerror(send_errno));
+    }
+    link.frames_sent += frames_in_batch;
+    if (detail::peer_has_closed(fd)) return lose_connection(link, "connection closed by peer");
+    return WorkerClock::now() + options.heartbeat_interval;
+  }
+
+  WorkerClock::time_point lose_connection(PeerLink& link, const std::string& why) {
+    set_disconnected(link, why);
+    link.connection.reset();
+    if (stopping) return WorkerClock::time_point::max();  // stop() is about to end the sender
+    spdlog::warn("mesh: lost peer {}: {}", link.address_text, why);
+    link.in_outage = true;
+    // A connection that held for a while resets the backoff; one that dies at once (a peer that accepts and
+    // closes) keeps growing it, so we never spin on connect/close.
+    if (SteadyClock::now() - link.connected_at >= options.reconnect_backoff_max) link.attempt = 0;
+    return WorkerClock::now() + next_reconnect_delay(link);
+  }
+
+  std::chrono::milliseconds next_reconnect_delay(PeerLink& link) {
+    std::uniform_real_distribution<double> jitter(0.0, 1.0);
+    return reconnect_delay(link.attempt++, options.reconnect_backoff_min, options.reconnect_backoff_max,
+                           jitter(link.rng));
+  }
+
+  // After the sender has been joined: frames still queued are discarded with the connection.
+  void close_link(PeerLink& link) {
+    if (!link.connection.valid()) return;
+    set_disconnected(link, "");
+    link.connection.reset();
   }
 
   // ---- inbound ----------------------------------------------------------------------------------------------
@@ -341,8 +367,9 @@ struct MeshNode::Impl {
   // Reads what is available and handles every complete frame; false when the connection must be closed.
   bool read_from(InboundConnection& conn) {
     std::uint8_t chunk[kMaxFrameBytes];
-    // Never zero: a frame is at most kMaxFrameBytes and complete frames are consumed below, so the buffer only
-    // ever holds the prefix of one frame, which is shorter than kMaxFrameBytes.
+    // A frame is at most kMaxFrameBytes and complete frames are consumed below, so the buffer only ever holds
+    // the prefix of one frame, which is shorter than kMaxFrameBytes: there is always room to read into.
+    assert(conn.buffer.size() < kMaxFrameBytes && "the buffer holds at most an incomplete frame");
     const std::size_t room = kMaxFrameBytes - conn.buffer.size();
     const ssize_t n = ::recv(conn.fd.get(), chunk, room, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;
@@ -433,7 +460,7 @@ struct MeshNode::Impl {
   // ---- shared -----------------------------------------------------------------------------------------------
 
   void broadcast(Frame frame) {
-    if (!started || links.empty() || stopping) return;
+    if (!links_ready || stopping) return;
     frame.sender_id = options.server_id;
     frame.boot_id = boot_id;
     std::lock_guard<std::mutex> lock(broadcast_mu);
@@ -490,12 +517,18 @@ std::string MeshNode::start() {
     d.started = false;
     return "mesh: cannot create eventfd";
   }
-  for (const auto& peer : d.options.peers) d.links.push_back(std::make_unique<PeerLink>(peer));
-  d.receive_thread = std::thread([&d] { d.run_receiver(); });
-  for (auto& link : d.links) {
+  for (const auto& peer : d.options.peers) {
+    auto link = std::make_unique<PeerLink>(peer);
     PeerLink* raw = link.get();
-    link->thread = std::thread([&d, raw] { d.run_link(*raw); });
+    // A body never throws on its own; were it to, the link retries after the longest reconnect backoff.
+    raw->sender = std::make_unique<util::BackgroundWorker>(
+        "mesh-peer-" + std::to_string(d.links.size()), [&d, raw] { return d.sender_round(*raw); },
+        d.options.reconnect_backoff_max);
+    d.links.push_back(std::move(link));
   }
+  d.links_ready = true;
+  d.receive_thread = std::thread([&d] { d.run_receiver(); });
+  for (auto& link : d.links) link->sender->start();
   spdlog::info("mesh: server id {} listening on {}:{} with {} peer(s)", d.options.server_id, d.options.listen_host,
                d.bound_port, d.links.size());
   return {};
@@ -509,13 +542,13 @@ void MeshNode::stop() {
   if (d.wake.valid()) detail::signal_wake(d.wake.get());
   for (auto& link : d.links) {
     std::lock_guard<std::mutex> lock(link->mu);
-    // Unblocks a send stuck on a peer that does not read; the sender thread still owns and closes the socket.
+    // Unblocks a send stuck on a peer that does not read; the sender still owns and closes the socket.
     if (link->socket_fd >= 0) ::shutdown(link->socket_fd, SHUT_RDWR);
-    link->cv.notify_all();
   }
   if (d.receive_thread.joinable()) d.receive_thread.join();
   for (auto& link : d.links) {
-    if (link->thread.joinable()) link->thread.join();
+    link->sender->stop();
+    d.close_link(*link);
   }
   d.listener.reset();
   d.wake.reset();

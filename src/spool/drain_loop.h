@@ -1,9 +1,8 @@
 #pragma once
 // Runs SpoolDrain::run_cycle() on a background thread every FILE_BUFFER_FLUSH_MS.
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+
+#include "util/background_worker.h"
 
 namespace queen::spool {
 
@@ -12,29 +11,25 @@ class SpoolDrain;
 class SpoolDrainLoop {
  public:
   SpoolDrainLoop(SpoolDrain& drain, std::chrono::milliseconds interval);
-  ~SpoolDrainLoop();  // stops
+  ~SpoolDrainLoop() = default;  // the worker stops
   SpoolDrainLoop(const SpoolDrainLoop&) = delete;
   SpoolDrainLoop& operator=(const SpoolDrainLoop&) = delete;
 
-  void start();  // no-op when running
-  void stop();   // waits for the cycle in progress; no-op when stopped
-  bool running() const;
+  void start() { worker_.start(); }  // no-op when running
+  void stop() { worker_.stop(); }    // waits for the cycle in progress; no-op when stopped
+  bool running() const { return worker_.running(); }
 
   // Push maintenance: a paused drain does nothing; resuming runs a cycle at once.
   void pause(bool paused);
   // Runs the next cycle now instead of at the end of the interval.
-  void wake();
+  void wake() { worker_.wake(); }
 
  private:
-  void run();
+  util::BackgroundWorker::Clock::time_point run_cycle();
 
   SpoolDrain& drain_;
   const std::chrono::milliseconds interval_;
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  bool stop_requested_ = false;
-  bool wake_requested_ = false;
+  util::BackgroundWorker worker_;  // last: stops before the rest goes
 };
 
 }  // namespace queen::spool

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace queen::sweeper {
@@ -18,7 +19,12 @@ void require_positive(int value, const char* name) {
 
 }  // namespace
 
-Sweeper::Sweeper(SweeperOptions options, SweeperStore& store) : options_(std::move(options)), store_(store) {
+Sweeper::Sweeper(SweeperOptions options, SweeperStore& store)
+    : options_(std::move(options)),
+      store_(store),
+      // run_pass() never throws, so the retry delay is only a formality.
+      worker_("sweeper", [this] { return pass_then_sleep(); },
+              std::chrono::milliseconds(std::max(0, options_.max_sleep_ms))) {
   if (options_.server_id.empty()) throw std::invalid_argument("sweeper needs a server id (the claim owner)");
   require_positive(options_.lease_ms, "lease_ms");
   require_positive(options_.max_sleep_ms, "max_sleep_ms");
@@ -32,45 +38,24 @@ Sweeper::Sweeper(SweeperOptions options, SweeperStore& store) : options_(std::mo
 Sweeper::~Sweeper() { stop(); }
 
 void Sweeper::start() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (thread_.joinable() || stopping_) return;
-  thread_ = std::thread([this] { loop(); });
+  if (worker_.stop_requested() || worker_.running()) return;
+  spdlog::info("sweeper: started (server {}, lease {} ms, max sleep {} ms, batch {})", options_.server_id,
+               options_.lease_ms, options_.max_sleep_ms, options_.claim_batch);
+  worker_.start();
 }
 
 void Sweeper::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  wakeup_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  const bool was_running = worker_.running();
+  worker_.stop();
+  if (was_running) spdlog::info("sweeper: stopped");
 }
 
-void Sweeper::wake() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    wake_requested_ = true;
-  }
-  wakeup_.notify_all();
-}
+void Sweeper::wake() { worker_.wake(); }
 
-void Sweeper::loop() {
-  spdlog::info("sweeper: started (server {}, lease {} ms, max sleep {} ms, batch {})", options_.server_id,
-               options_.lease_ms, options_.max_sleep_ms, options_.claim_batch);
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stopping_) break;
-      // Clear before the pass: a wake that arrives during the pass (after its
-      // read of the next due time) stays set and cuts the following sleep.
-      wake_requested_ = false;
-    }
-    const PassOutcome outcome = run_pass();
-    const auto sleep_ms = sleep_after_pass_ms(outcome, options_.min_sleep_ms, options_.max_sleep_ms);
-    std::unique_lock<std::mutex> lock(mutex_);
-    wakeup_.wait_for(lock, std::chrono::milliseconds(sleep_ms), [this] { return stopping_ || wake_requested_; });
-  }
-  spdlog::info("sweeper: stopped");
+util::BackgroundWorker::Clock::time_point Sweeper::pass_then_sleep() {
+  const PassOutcome outcome = run_pass();
+  const auto sleep_ms = sleep_after_pass_ms(outcome, options_.min_sleep_ms, options_.max_sleep_ms);
+  return util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(sleep_ms);
 }
 
 PassOutcome Sweeper::run_pass() {
@@ -90,10 +75,7 @@ PassOutcome Sweeper::run_pass() {
 
 void Sweeper::fire_due_timers(PassOutcome& outcome) {
   for (int batch = 0; batch < options_.max_batches_per_pass; ++batch) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stopping_) return;
-    }
+    if (worker_.stop_requested()) return;
     const auto ids = store_.claim_due_timers(options_.server_id, options_.claim_batch, options_.lease_ms);
     if (ids.empty()) {
       outcome.backlog = false;

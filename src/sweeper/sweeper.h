@@ -14,15 +14,13 @@
 // the sleep short. There is deliberately no cross-broker wake.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sweeper/sleep_policy.h"
+#include "util/background_worker.h"
 
 namespace queen::sweeper {
 
@@ -70,7 +68,7 @@ class Sweeper {
   Sweeper(const Sweeper&) = delete;
   Sweeper& operator=(const Sweeper&) = delete;
 
-  // Starts the background thread (once).
+  // Starts the background thread (once: a stopped sweeper stays stopped).
   void start();
   // Ends the thread after the database call in progress, if any, returns. It
   // does not hand claims back (see the file comment for why that is bounded).
@@ -88,18 +86,12 @@ class Sweeper {
   const SweeperOptions& options() const { return options_; }
 
  private:
-  void loop();
+  util::BackgroundWorker::Clock::time_point pass_then_sleep();
   void fire_due_timers(PassOutcome& outcome);
   void prune_kv_if_due();
 
   const SweeperOptions options_;
   SweeperStore& store_;
-
-  std::mutex mutex_;
-  std::condition_variable wakeup_;
-  bool wake_requested_ = false;  // guarded by mutex_
-  bool stopping_ = false;        // guarded by mutex_
-  std::thread thread_;
 
   std::optional<std::int64_t> last_kv_prune_ms_;  // steady clock; touched by the pass only
 
@@ -108,6 +100,9 @@ class Sweeper {
   std::atomic<std::uint64_t> timers_fired_{0};
   std::atomic<std::uint64_t> kv_pruned_{0};
   std::atomic<std::uint64_t> failures_{0};
+
+  // Last member: its thread stops before the state above goes away.
+  util::BackgroundWorker worker_;
 };
 
 }  // namespace queen::sweeper

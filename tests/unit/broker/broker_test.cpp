@@ -136,7 +136,8 @@ struct BrokerFixture : ::testing::Test {
   FakeProcedures db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  Broker broker{config, db, waiters, metrics};
+  MaintenanceFlags flags{db, waiters, nullptr, std::chrono::milliseconds(config.system.flag_refresh_ms)};
+  Broker broker{config, db, waiters, metrics, flags};
 
   // A pop to its end; re-attempts run inline on the resuming thread.
   PopOutcome pop(const PopCommand& command, std::function<bool()> client_gone) {

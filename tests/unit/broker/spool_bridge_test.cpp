@@ -18,6 +18,7 @@
 #include "broker/broker.h"
 #include "broker/encoding.h"
 #include "spool/record_codec.h"
+#include "broker/pop_wakes.h"
 #include "util/uuid.h"
 #include "wake/pop_waiters.h"
 #include "../spool/spool_test_support.h"  // TempDir, shared with the spool tests
@@ -503,6 +504,21 @@ TEST(SpoolBridgeRouting, PushGoesBehindSpooledEventsWhenTheDrainCannotFinishInTi
   EXPECT_LT(waited, 2000ms);
 }
 
+TEST(SpoolBridgeMaintenance, AnOlderGenerationNeverUndoesANewerOne) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  bridge.follow_maintenance(true, 2);
+  bridge.follow_maintenance(false, 1);  // a racing caller that changed the flag earlier, arriving late
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(true, 2);  // a repeat of what was followed is ignored too
+  EXPECT_TRUE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(false, 3);
+  EXPECT_FALSE(bridge.spool().drain().paused());
+  bridge.follow_maintenance(true);  // generation 0: unordered, always followed
+  EXPECT_TRUE(bridge.spool().drain().paused());
+}
+
 TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
   TempDir dir;
   FakeDatabase db;
@@ -561,10 +577,11 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   FakeDatabase db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  Broker broker(broker_config(), db, waiters, metrics);
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(),
-                     [&](const std::set<std::string>& queues) { broker.after_push_committed(queues); });
-  broker.attach_spool(&bridge);
+                     [&](const std::set<std::string>& queues) { announce_committed(waiters, nullptr, queues); });
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
   const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, std::nullopt);
@@ -597,9 +614,10 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   FakeDatabase db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  Broker broker(broker_config(), db, waiters, metrics);
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  broker.attach_spool(&bridge);
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
   bridge.start();
 
   broker.set_push_maintenance(true);
@@ -610,7 +628,7 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
   EXPECT_EQ(broker.maintenance_status().spool.pending, 1u);
 
-  broker.apply_push_maintenance(false, "mesh");
+  flags.apply_push(false, "mesh");
   EXPECT_FALSE(bridge.spool().drain().paused());
   EXPECT_TRUE(eventually([&] { return broker.spool_status().pending == 0; }));
   EXPECT_EQ(db.stored_count(), 1u);

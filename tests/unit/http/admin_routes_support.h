@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "broker/broker.h"
+#include "broker/maintenance_flags.h"
 #include "broker/cluster_hooks.h"
 #include "db/db_error.h"
 #include "http/dispatcher.h"
@@ -88,12 +89,10 @@ struct AdminRoutesFixture {
   AdminFakeDb db;
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  broker::Broker broker{config, db, waiters, metrics};
   RecordingClusterHooks cluster;
+  broker::MaintenanceFlags flags{db, waiters, nullptr, std::chrono::milliseconds(config.system.flag_refresh_ms)};
+  broker::Broker broker{config, db, waiters, metrics, flags, nullptr, &cluster};
   http::Dispatcher dispatcher{make_router(), metrics};
-
-  AdminRoutesFixture() { broker.attach_cluster(&cluster); }
-  ~AdminRoutesFixture() { broker.attach_cluster(nullptr); }
 
   http::Router make_router() {
     http::Router router;

@@ -159,7 +159,7 @@ TEST_F(TransactionRoute, AnUnreachableDatabaseIs503WithNoSpoolFallback) {
 }
 
 TEST_F(TransactionRoute, PushMaintenanceDoesNotDivertTransactions) {
-  broker.apply_push_maintenance(true, "test");
+  flags.apply_push(true, "test");
   EXPECT_EQ(call("POST", "/api/v1/transaction", kAckAndPush).status, 200);
   EXPECT_EQ(db.transaction_calls.size(), 1u);
 }
