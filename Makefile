@@ -43,7 +43,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) -k --no-print-directory test-sql test-unit test-integration test-fault test-ha test-fuzz-e2e fuzz-smoke
+	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-fault test-ha test-fuzz-e2e fuzz-smoke
 
 test-sql:
 	scripts/sqitch-roundtrip.sh
@@ -51,6 +51,11 @@ test-sql:
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# clang-tidy with the agreed check list of .clang-tidy over src/ and bench/ (the build is -Werror already).
+.PHONY: lint
+lint: build
+	BUILD=$(BUILD) JOBS=$(JOBS) scripts/lint.sh
 
 test-integration:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/integration

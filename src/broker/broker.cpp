@@ -8,10 +8,16 @@
 #include "broker/encoding.h"
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
+#include "db/item_index.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
 namespace {
+
+// `value`, or `fallback` when the database left the column empty.
+std::string nonempty_or(std::string value, const std::string& fallback) {
+  return value.empty() ? fallback : value;
+}
 
 bool is_transient_exception(const std::exception_ptr& error) {
   try {
@@ -188,15 +194,14 @@ std::vector<PushItemResult> Broker::push_results(const std::vector<PushItem>& it
   std::vector<PushItemResult> results(items.size());
   std::vector<bool> answered(items.size(), false);
   for (auto& row : rows) {
-    if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= items.size()) continue;
-    const auto i = static_cast<std::size_t>(row.idx);
+    const std::size_t i = db::item_index_of(row.idx, items.size(), "push_messages");
     PushItemResult& r = results[i];
     r.status = parse_push_status(row.status);
-    r.transaction_id = row.transaction_id.empty() ? items[i].transaction_id : std::move(row.transaction_id);
+    r.transaction_id = nonempty_or(std::move(row.transaction_id), items[i].transaction_id);
     r.message_id = std::move(row.message_id);
     r.partition_id = std::move(row.partition_id);
-    r.queue = row.queue_name.empty() ? items[i].queue : std::move(row.queue_name);
-    r.partition = row.partition_name.empty() ? items[i].partition : std::move(row.partition_name);
+    r.queue = nonempty_or(std::move(row.queue_name), items[i].queue);
+    r.partition = nonempty_or(std::move(row.partition_name), items[i].partition);
     r.error = std::move(row.error);
     answered[i] = true;
   }
@@ -325,8 +330,7 @@ std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
   std::vector<AckResult> results(items.size());
   std::vector<bool> answered(items.size(), false);
   for (auto& row : rows) {
-    if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= items.size()) continue;
-    const auto i = static_cast<std::size_t>(row.idx);
+    const std::size_t i = db::item_index_of(row.idx, items.size(), "ack_messages");
     results[i] = std::move(row);
     answered[i] = true;
   }

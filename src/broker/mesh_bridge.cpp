@@ -1,11 +1,14 @@
 #include "broker/mesh_bridge.h"
 
+#include "config/config.h"
+
 namespace queen::broker {
 namespace {
 
 // A frame holds the queue as a str16 inside kMaxFrameBytes together with the
-// envelope; a name that long is refused by the database anyway (255 chars).
+// envelope; a name that long is refused by the database anyway.
 constexpr std::size_t kMaxQueueNameInFrame = 1024;
+static_assert(kMaxQueueNameInFrame >= 4 * config::kNameMaxChars, "a valid UTF-8 queue name always fits a frame");
 
 }  // namespace
 

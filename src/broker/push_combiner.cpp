@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "broker/encoding.h"
+#include "db/item_index.h"
 
 namespace queen::broker {
 
@@ -83,13 +84,20 @@ void PushCombiner::execute(const std::vector<Pending*>& batch) {
     }
     return;
   }
-  for (auto& row : rows) {
-    if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= elements.size()) continue;
-    const auto idx = static_cast<std::size_t>(row.idx);
-    const std::size_t owner =
-        static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin()) - 1;
-    row.idx = static_cast<int>(idx - offsets[owner]);
-    batch[owner]->rows.push_back(std::move(row));
+  try {
+    for (auto& row : rows) {
+      const std::size_t idx = db::item_index_of(row.idx, elements.size(), "push_messages");
+      const std::size_t owner =
+          static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), idx) - offsets.begin()) - 1;
+      row.idx = static_cast<int>(idx - offsets[owner]);
+      batch[owner]->rows.push_back(std::move(row));
+    }
+  } catch (const db::DbError&) {
+    // Every participant gets the error: none may be left waiting for rows.
+    for (Pending* p : batch) {
+      p->rows.clear();
+      p->error = std::current_exception();
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/encoding.h"
+#include "db/item_index.h"
 #include "spool/spool_log.h"
 #include "util/uuid.h"
 
@@ -295,8 +296,7 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
     }
     std::vector<bool> answered(end - begin, false);
     for (const auto& row : rows) {
-      if (row.idx < 0 || static_cast<std::size_t>(row.idx) >= answered.size()) continue;
-      answered[static_cast<std::size_t>(row.idx)] = true;
+      answered[db::item_index_of(row.idx, answered.size(), "push_messages (replay)")] = true;
       if (row.status == "queued") stored_queues.insert(row.queue_name.empty() ? batch[begin].queue : row.queue_name);
       // `failed` rows (maxSize reached): not stored now, and retrying the same
       // bytes soon fails the same way; the drain's permanent-failure rule decides.

@@ -292,7 +292,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   // Request limits (docs/limits.md). Upper bounds: nesting stays far from the
   // handler threads' stack (rendering recurses per level), and no string can
   // exceed what one jsonb string holds (2^28 - 1 bytes); names stay within
-  // the 255-character CHECKs of queen.queues, partitions, consumers and kv.
+  // the database's name domain (kNameMaxChars).
   c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH", c.limits.json_max_depth, 8, 1000);
   c.limits.json_max_string_bytes =
       r.integer("JSON_MAX_STRING_BYTES", c.limits.json_max_string_bytes, 4096, (1LL << 28) - 1);
@@ -300,7 +300,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS", c.limits.json_max_object_keys, 16, 100000000);
   c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values, 1000, kMaxInt);
   c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items, 1, 10000000);
-  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, 255);
+  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
 
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
 

@@ -115,6 +115,11 @@ struct SystemConfig {
 // Bounds on what one request may carry (docs/limits.md, "Request limits").
 // Checked while a JSON body is parsed, before any deep tree exists; past any
 // of them the answer is 400 {"error"} naming the limit and its variable.
+// The longest queue, partition, consumer-group or KV key name, in characters:
+// the database's queen.name_text domain (queen.name_max_chars()) holds the same
+// number, so NAME_MAX_CHARS can only lower it.
+inline constexpr int kNameMaxChars = 255;
+
 struct LimitsConfig {
   int json_max_depth = 64;                       // JSON_MAX_DEPTH: arrays/objects nested in a body (envelope included)
   std::int64_t json_max_string_bytes = 8LL << 20;  // JSON_MAX_STRING_BYTES: any one string or key, in bytes
@@ -122,7 +127,7 @@ struct LimitsConfig {
   int json_max_object_keys = 10000;              // JSON_MAX_OBJECT_KEYS: keys of any one object
   int json_max_values = 1000000;                 // JSON_MAX_VALUES: values of a whole body (memory bound)
   int push_max_items = 10000;                    // PUSH_MAX_ITEMS: items of one push (or one transaction)
-  int name_max_chars = 255;                      // NAME_MAX_CHARS: queue, partition, group, key ... (columns: 255)
+  int name_max_chars = kNameMaxChars;            // NAME_MAX_CHARS: queue, partition, group, key ...
 };
 
 struct Config {

@@ -34,6 +34,11 @@ class FakePushCall {
       const std::string txid = items[i].at("transactionId").get<std::string>();
       if (txid == "bad") throw db::DbError("invalid input", "22023");
       if (txid == "down") throw db::DbError("connection lost", "");
+      if (txid == "stray") {  // a row for an index past the items sent
+        db::PushRow stray;
+        stray.idx = static_cast<int>(items.size());
+        rows.push_back(stray);
+      }
       db::PushRow row;
       row.idx = static_cast<int>(i);
       row.status = "queued";
@@ -250,4 +255,29 @@ TEST(PushCombiner, FollowersWaitingOnARunningCallSurviveAnEmptyQueue) {
   EXPECT_EQ(second.get().size(), 1u);
   EXPECT_EQ(third.get().size(), 1u);
   EXPECT_EQ(fourth.get().size(), 1u);
+}
+
+TEST(PushCombiner, ARowForAnItemNobodySentFailsEveryParticipantInsteadOfBeingSkipped) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), std::nullopt); });
+  fake.wait_entered(1);
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"stray"}), std::nullopt); });
+  wait_until_queued(combiner, 1);
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0"}), std::nullopt); });
+  wait_until_queued(combiner, 2);
+  fake.release();
+
+  EXPECT_EQ(first.get().size(), 1u);
+  for (auto* request : {&second, &third}) {
+    try {
+      request->get();
+      ADD_FAILURE() << "a combined call with an out-of-range row must fail";
+    } catch (const db::DbError& e) {
+      EXPECT_EQ(e.sqlstate(), "XX000");
+      EXPECT_FALSE(e.transient());
+      EXPECT_NE(std::string(e.what()).find("outside the 2 items sent"), std::string::npos) << e.what();
+    }
+  }
 }

@@ -3,6 +3,7 @@
 // when the decoder is made, before any row is read. No database: a default
 // pqxx::result has no columns at all.
 #include "db/row_decode.h"
+#include "db/item_index.h"
 
 #include <gtest/gtest.h>
 
@@ -54,3 +55,21 @@ TEST(ScalarDecoding, MissingColumnIsAnErrorNotAnEmptyValue) {
 }
 
 }  // namespace
+
+TEST(ItemIndexOf, AnIndexInsideTheItemsIsThePosition) {
+  EXPECT_EQ(queen::db::item_index_of(0, 3, "push_messages"), 0u);
+  EXPECT_EQ(queen::db::item_index_of(2, 3, "push_messages"), 2u);
+}
+
+TEST(ItemIndexOf, AnIndexOutsideTheItemsIsAPermanentInternalError) {
+  for (const int idx : {-1, 3, 1000}) {
+    try {
+      queen::db::item_index_of(idx, 3, "ack_messages");
+      ADD_FAILURE() << idx << " must be refused";
+    } catch (const queen::db::DbError& e) {
+      EXPECT_EQ(e.sqlstate(), "XX000");
+      EXPECT_FALSE(e.transient());
+      EXPECT_NE(std::string(e.what()).find("ack_messages"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -220,7 +220,7 @@ TEST(HostileJson, NulCharactersAreRefusedInValuesAndKeys) {
 // ------------------------------------------------------------- bad encodings
 
 TEST(HostileJson, InvalidUtf8IsACleanInvalidJson) {
-  for (const std::string bad : {std::string("\xFF"), std::string("\xC0\xAF"), std::string("\xE2\x82"),
+  for (const std::string& bad : {std::string("\xFF"), std::string("\xC0\xAF"), std::string("\xE2\x82"),
                                 std::string("\xED\xA0\x80"), std::string("\xF4\x90\x80\x80"),
                                 std::string("ok\x80")}) {
     const std::string message = parse_error("{\"a\":\"" + bad + "\"}");

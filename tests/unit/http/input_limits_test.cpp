@@ -36,7 +36,7 @@ TEST(Utf8, AcceptsWellFormedText) {
 }
 
 TEST(Utf8, RefusesIllFormedText) {
-  for (const std::string bad : {std::string("\x80"), std::string("\xBF"), std::string("\xC0\xAF"),
+  for (const std::string& bad : {std::string("\x80"), std::string("\xBF"), std::string("\xC0\xAF"),
                                 std::string("\xC1\xBF"), std::string("\xC3"), std::string("\xE2\x82"),
                                 std::string("\xE0\x80\xAF"), std::string("\xED\xA0\x80"),
                                 std::string("\xF0\x80\x80\xAF"), std::string("\xF4\x90\x80\x80"),
