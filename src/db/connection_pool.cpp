@@ -1,11 +1,11 @@
 #include "db/connection_pool.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include <pqxx/except>
 
 #include "db/db_error.h"
+#include "util/assert.h"
 
 namespace queen::db {
 namespace {
@@ -106,7 +106,7 @@ void ConnectionPool::give_back(std::unique_ptr<pqxx::connection> connection, boo
   std::unique_ptr<pqxx::connection> to_close;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    assert(open_ > static_cast<int>(idle_.size()) && "a lent connection counts as open");
+    QUEEN_ASSERT(open_ > static_cast<int>(idle_.size()), "a lent connection counts as open");
     if (reusable) {
       idle_.push_back(std::move(connection));
     } else {

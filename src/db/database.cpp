@@ -1,11 +1,11 @@
 #include "db/database.h"
 
-#include <cassert>
 
 #include <pqxx/pqxx>
 
 #include "db/row_decode.h"
 #include "db/statements.h"
+#include "util/assert.h"
 
 namespace queen::db {
 
@@ -84,7 +84,7 @@ std::string Database::run_transaction(const std::string& ops_json, const std::op
 }
 
 DlqPage Database::list_dlq(const DlqQuery& q) {
-  assert(q.limit >= 1 && q.offset >= 0);
+  QUEEN_ASSERT(q.limit >= 1 && q.offset >= 0, "the HTTP layer clamps limit and offset");
   return runner_.run("list_dlq", [&](pqxx::nontransaction& tx) {
     const pqxx::result r = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition, q.failed_from_ms,
                                             q.failed_to_ms, q.limit, q.offset);

@@ -1,15 +1,16 @@
 #include "http/handler_pool.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include <spdlog/spdlog.h>
+
+#include "util/assert.h"
 
 namespace queen::http {
 
 HandlerPool::HandlerPool(int min_threads, int max_threads, int max_queued)
     : max_threads_(std::max(1, max_threads)), max_queued_(static_cast<std::size_t>(std::max(1, max_queued))) {
-  assert(min_threads <= max_threads);
+  QUEEN_ASSERT(min_threads <= max_threads, "the pool never shrinks below its minimum");
   std::lock_guard<std::mutex> lock(mutex_);
   for (int i = 0; i < std::clamp(min_threads, 1, max_threads_); ++i) threads_.emplace_back([this] { run(); });
 }

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cassert>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -21,6 +20,7 @@
 #include "mesh/replay_guard.h"
 #include "mesh/socket_io.h"
 #include "util/background_worker.h"
+#include "util/assert.h"
 
 namespace queen::mesh {
 namespace {
@@ -369,7 +369,7 @@ struct MeshNode::Impl {
     std::uint8_t chunk[kMaxFrameBytes];
     // A frame is at most kMaxFrameBytes and complete frames are consumed below, so the buffer only ever holds
     // the prefix of one frame, which is shorter than kMaxFrameBytes: there is always room to read into.
-    assert(conn.buffer.size() < kMaxFrameBytes && "the buffer holds at most an incomplete frame");
+    QUEEN_ASSERT(conn.buffer.size() < kMaxFrameBytes, "the buffer holds at most an incomplete frame");
     const std::size_t room = kMaxFrameBytes - conn.buffer.size();
     const ssize_t n = ::recv(conn.fd.get(), chunk, room, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return true;

@@ -4,9 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cassert>
 #include <exception>
 #include <stdexcept>
+
+#include "util/assert.h"
 
 namespace queen::util {
 namespace {
@@ -56,7 +57,7 @@ void BackgroundWorker::stop() {
   }
   changed_.notify_all();
   if (!thread_.joinable()) return;
-  assert(thread_.get_id() != std::this_thread::get_id() && "stop() from the worker's own round would join itself");
+  QUEEN_ASSERT(thread_.get_id() != std::this_thread::get_id(), "stop() from the worker's own round would join itself");
   thread_.join();
   has_thread_.store(false);
 }

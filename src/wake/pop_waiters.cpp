@@ -1,7 +1,8 @@
 #include "wake/pop_waiters.h"
 
-#include <cassert>
 #include <vector>
+
+#include "util/assert.h"
 
 namespace queen::wake {
 
@@ -57,7 +58,7 @@ bool PopWaiters::Registration::wait_until(Clock::time_point deadline) {
 void PopWaiters::Registration::park(Clock::time_point wake_at, Resume resume) {
   {
     std::lock_guard<std::mutex> lock(owner_.mutex_);
-    assert(parked_id_ == 0 && "one park at a time per registration");
+    QUEEN_ASSERT(parked_id_ == 0, "one park at a time per registration");
     if (slot_->generation == armed_generation_) {
       const std::uint64_t id = owner_.next_parked_id_++;
       parked_id_ = id;
