@@ -1,5 +1,5 @@
 #pragma once
-// Request bodies as JSON (http-api §0.3): a required body that is empty is
+// Request bodies as JSON (docs/api-extensions.md, "Wire conventions"): a required body that is empty is
 // 400 "Empty request body"; an optional body that is empty is {}; malformed
 // JSON is 400 "Invalid JSON: <detail>".
 //

@@ -93,8 +93,8 @@ std::string render_pop(const broker::PopOutcome& outcome) {
     append_json_string(out, m.transaction_id);
     out += ",\"traceId\":";
     append_json_string_or_null(out, m.trace_id);
-    // Encrypted payloads are decrypted before this point once the crypto
-    // module is wired in (semantics §3.3); until then they pass through.
+    // Payload encryption is not implemented (README.md "API"): a payload
+    // flagged encrypted is returned as stored.
     out += ",\"data\":";
     out += m.payload_json;
     out += ",\"producerSub\":";

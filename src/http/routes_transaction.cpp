@@ -1,4 +1,4 @@
-// POST /api/v1/transaction (http-api §7): 200 for every business outcome
+// POST /api/v1/transaction (docs/api-extensions.md): 200 for every business outcome
 // (success true or false), 503 while the database is unreachable.
 #include "http/routes.h"
 #include "http/transaction_request.h"
