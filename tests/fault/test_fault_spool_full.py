@@ -126,7 +126,8 @@ def test_full_spool_volume_in_push_maintenance_answers_500_with_failed_items(pg_
 
     with broker.client(retry_stale=False) as client:
         assert client.set_maintenance(True).status == 200
-        # Seed: in push maintenance "if any spool write fails the response is 500" (per-item array kept).
+        # In push maintenance a failed spool write makes the response a 500 (per-item array kept;
+        # docs/operations-spool.md, "Planned database work").
         buffered_count, _ = fill_the_volume(client, ledger, queue, first=0, status_if_failed=500)
         health, pop = assert_broker_serves(client, queue)
         assert health.status == 200 and health.body["database"] == "connected", health
