@@ -13,7 +13,7 @@ void register_push_routes(Router& router, const RouteContext& context) {
   router.add("POST", "/api/v1/push", [&broker, &limits](const Request& request) {
     std::vector<broker::PushItem> items = parse_push_body(request.body, limits);
     if (items.empty()) return Response::json(201, "[]");
-    // producerSub comes from the authenticated token (none until auth exists).
+    // No producer subject: JWT authentication is not implemented (README.md "API").
     const broker::PushOutcome outcome = broker.push(std::move(items), std::nullopt);
     // 201 whatever the per-item statuses; 500 only when push maintenance
     // could not spool (docs/operations-spool.md), still with the per-item array.

@@ -18,7 +18,7 @@ struct SpoolEvent {
   // The original transactionId: replay keeps it so the database dedup turns an
   // already committed event into "duplicate" instead of a second row.
   std::string transaction_id;
-  std::optional<std::string> producer_sub;  // authenticated producer subject, if any
+  std::optional<std::string> producer_sub;  // producer subject; none while authentication is not implemented
   std::optional<std::string> trace_id;
   // Namespace and task of the queue, used when replay is what creates it.
   std::optional<std::string> namespace_name;
