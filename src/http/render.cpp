@@ -66,7 +66,7 @@ std::string render_pop(const broker::PopOutcome& outcome) {
   out.reserve(payload_bytes + messages.size() * 520 + 300);
 
   const db::PoppedMessage* first = messages.empty() ? nullptr : &messages.front();
-  // With autoAck there is no lease: Queen's clients expect "" (top level and per message).
+  // With autoAck there is no lease: Queen's wire format has "" (top level and per message).
   const std::string lease_id = first && first->lease_id ? *first->lease_id : std::string();
   std::set<std::string> partitions;
   for (const auto& m : messages) partitions.insert(m.partition_id);
