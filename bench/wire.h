@@ -1,4 +1,4 @@
-// Request bodies the bench sends and the parts of the answers it reads (http-api.md §4-§6).
+// Request bodies the bench sends and the parts of the answers it reads (push, pop, ack).
 // Pure functions, unit tested; nlohmann/json stays inside wire.cpp.
 #pragma once
 

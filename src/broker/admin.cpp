@@ -1,5 +1,5 @@
 // Broker use cases of the admin routes: the DLQ listing and queue deletion
-// (http-api §11, §12.4). Declared in broker.h; kept apart from the hot paths.
+// (docs/api-extensions.md). Declared in broker.h; kept apart from the hot paths.
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
@@ -22,7 +22,7 @@ bool Broker::delete_queue(const std::string& queue) {
     rethrow_as_broker_error(e);
   }
   if (existed) spdlog::info("queue {} deleted", queue);
-  // Mesh queue-config invalidation (http-api §12.4): peers drop what they
+  // Mesh queue-config invalidation: peers drop what they
   // cached of this queue, exactly as after a reconfiguration. Sent even when
   // the queue did not exist here: a peer may still hold a stale entry.
   if (cluster_ != nullptr) cluster_->queue_configured(queue);

@@ -100,7 +100,7 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 
 namespace {
 
-// Payload encryption (semantics §3.3) is not implemented in this broker yet:
+// Payload encryption is not implemented in this broker yet:
 // the flag is stored and echoed, payloads stay plaintext. Say so where the
 // operator turns it on rather than pretend.
 void warn_if_encryption_requested(const std::string& queue, const std::string& configured_json) {
@@ -124,7 +124,7 @@ std::string Broker::configure(const std::string& queue, const std::string& names
     if (cluster_ != nullptr) cluster_->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
-    // http-api §3: a database failure on configure is a 500.
+    // A database failure on configure is a 500 (unexpected server error), not a 503.
     rethrow_as_broker_error(e, /*transient_is_unavailable=*/false);
   }
 }
@@ -284,7 +284,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
       return !outcome->messages.empty();
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
-        // semantics §13.2: a long poll keeps re-checking through an outage.
+        // A long poll keeps re-checking through an outage until its timeout.
         metrics_.record_db_error();
         spdlog::debug("pop: database unavailable, will re-check: {}", e.what());
         return false;

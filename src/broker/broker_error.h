@@ -17,7 +17,7 @@ class BrokerError : public std::runtime_error {
   ErrorKind kind_;
 };
 
-// The message every client sees while PostgreSQL is unreachable (semantics §13.2).
+// The message every client sees while PostgreSQL is unreachable.
 inline constexpr const char* kDatabaseUnavailable = "database unavailable";
 
 }  // namespace queen::broker

@@ -1,6 +1,6 @@
 #pragma once
-// The machinery every replica runs besides serving requests (seed "High
-// availability"), owned in one place so main only starts and stops it:
+// The machinery every replica runs besides serving requests
+// (docs/operations-ha.md), owned in one place so main only starts and stops it:
 //   - the mesh node: pop wakes, maintenance flips and config invalidations to
 //     and from peers (hints only; nothing authoritative crosses it);
 //   - the sweeper: fires due timers and prunes expired KV rows on every

@@ -98,7 +98,7 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
     PushItemResult& r = results[i];
     if (k < written.size() && written[k]) {
       r.status = PushStatus::Buffered;
-      r.message_id = mint_id();  // provisional: replay mints the stored id (http-api §19.9)
+      r.message_id = mint_id();  // provisional: replay mints the id the message is stored under
     } else {
       r.status = PushStatus::Failed;
       r.error = write_error;
@@ -190,10 +190,9 @@ spool::RecoverySummary SpoolBridge::recover_at_startup(bool push_maintenance) {
 
 void SpoolBridge::start() {
   if (probe_.running()) return;
-  // Replay admission (semantics §11.3): the admission arbiter's Maint lane
-  // (guaranteed share 0.05) plugs in here, the one call site, before the
-  // drain starts: spool_->set_replay_gate(&maint_lane). There is no arbiter
-  // yet, so every file is admitted.
+  // A replay gate (spool_->set_replay_gate), which would keep replay from
+  // outranking live traffic, would be set here before the drain starts.
+  // None is set yet, so every file is admitted.
   spool_->start_drain();
   probe_.start(util::BackgroundWorker::Clock::now() + options_.probe_interval);
 }

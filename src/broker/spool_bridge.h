@@ -1,5 +1,5 @@
 #pragma once
-// The broker side of the spool (seed "Surviving a PostgreSQL outage"):
+// The broker side of the spool (docs/operations-spool.md):
 //   * push routing: after a transient push failure, pushes skip PostgreSQL and
 //     go straight to the spool until the database answers again (a health
 //     probe or a successful replay says so); while the spool still holds
@@ -41,7 +41,8 @@ namespace queen::broker {
 spool::SpoolOptions spool_options_from(const config::SpoolConfig& config);
 
 // One push item as a spool event, and back. `tenant` is empty for the default
-// tenant. push_item_of(to_spool_event(item, ...)) == item for every field.
+// tenant (the only one while tenancy is not implemented).
+// push_item_of(to_spool_event(item, ...)) == item for every field.
 spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
                                  const std::string& tenant = {});
 PushItem push_item_of(const spool::SpoolEvent& event);

@@ -96,7 +96,7 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
     }
   }
   // No maintenance or spool diversion on purpose: a transaction is all or
-  // nothing against PostgreSQL (seeds), so an outage answers 503 and the
+  // nothing against PostgreSQL, so an outage answers 503 and the
   // clients' 5xx retries are safe (nothing was committed).
   TransactionOutcome outcome;
   try {

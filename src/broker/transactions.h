@@ -1,11 +1,10 @@
 #pragma once
-// POST /api/v1/transaction as a broker use case (http-api §7, semantics §7):
+// POST /api/v1/transaction as a broker use case (docs/api-extensions.md):
 // acks and pushes run in order inside one queen.run_transaction call, all or
-// nothing. No spool path: a transaction the database cannot run fails (seeds).
+// nothing. No spool path: a transaction the database cannot run fails (503).
 //
 // Push operations are typed (PushItem) so their items get exactly the
-// treatment of /push (same validation, minted transactionIds, and the
-// encryption of the target queue once the crypto module exists); every other
+// treatment of /push (same validation, minted transactionIds); every other
 // operation travels verbatim and the database judges it (ack semantics,
 // "Unknown operation type: <type>").
 #include <cstddef>

@@ -25,7 +25,8 @@ struct PushItem {
   // (queen.push_messages routes it to schedule_messages); a past one is a
   // plain push.
   std::optional<std::int64_t> deliver_at_ms;
-  // True when payload_json is a broker-made encryption envelope, not the client's JSON.
+  // Reserved for payload encryption (not implemented; nothing sets it yet):
+  // true would mean payload_json is a broker-made envelope, not the client's JSON.
   bool encrypted = false;
 };
 
@@ -47,7 +48,7 @@ struct PushItemResult {
 struct PushOutcome {
   std::vector<PushItemResult> items;
   // Push maintenance diverted the items and at least one could not be
-  // spooled: the seeds answer 500 (with the per-item array) in that case.
+  // spooled: the route answers 500 (with the per-item array) in that case.
   bool maintenance_spool_failed = false;
 };
 

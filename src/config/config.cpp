@@ -125,9 +125,9 @@ bool is_host_port(const std::string& peer) {
   return value >= 1 && value <= 65535;
 }
 
-// Variables of the reference server that have no meaning here (its UDP sync
-// and cache tuning, superseded by the mesh, semantics §12.7; its engine
-// tuning, §12.9). Deployment manifests may set them: accepted silently.
+// Variables of the reference Queen server that have no meaning here (its UDP
+// sync and cache tuning, which the mesh replaces, and its engine tuning).
+// Deployment manifests may set them: accepted silently.
 bool is_reference_only_variable(const std::string& name) {
   static const char* const kExact[] = {
       "QUEEN_UDP_PEERS", "QUEEN_UDP_NOTIFY_PORT", "QUEEN_SYNC_ENABLED", "QUEEN_SYNC_RECV_BUFFER_MB",

@@ -1,7 +1,8 @@
 #pragma once
 // Every environment variable the broker reads, with its default and its valid
-// range (semantics.md §12). The config module is the only place that reads
-// the process environment; everything else receives a Config.
+// range (README.md "Configuration" and the settings tables of docs/*.md).
+// The config module is the only place that reads the process environment;
+// everything else receives a Config.
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -92,7 +93,7 @@ struct MeshConfig {
   int dead_threshold_ms = 5000;     // QUEEN_SYNC_DEAD_THRESHOLD_MS: a silent peer is reported dead after
 };
 
-// Single-runner jobs (semantics §12.4), each elected per cycle by advisory lock.
+// Single-runner jobs (docs/operations-ha.md, "Single-runner jobs"), each elected per cycle by advisory lock.
 struct JobsConfig {
   std::int64_t retention_interval_ms = 300000;        // RETENTION_INTERVAL
   int retention_batch_size = 1000;                    // RETENTION_BATCH_SIZE
@@ -142,7 +143,7 @@ struct Config {
   JobsConfig jobs;
   SystemConfig system;
   LimitsConfig limits;
-  std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; validated by the crypto module)
+  std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; unused: payload encryption is not implemented)
 };
 
 // A value outside its valid range (or an unknown enum word) stops the boot.
@@ -154,8 +155,8 @@ class ConfigError : public std::runtime_error {
 struct LoadedConfig {
   Config config;
   std::vector<std::string> warnings;  // unparsable values that fell back to their default
-  // Reference-server variables that are set but mean nothing here (semantics
-  // §12.7, §12.9): accepted without a warning, listed for a debug line.
+  // Reference-server variables that are set but mean nothing here (UDP sync,
+  // cache and engine tuning): accepted without a warning, listed for a debug line.
   std::vector<std::string> ignored;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 // How the cluster machinery (mesh, sweeper, jobs) is shown: the
-// `shared_state` object of GET /health (http-api §2.1), the fuller
-// GET /api/v1/system/shared-state (§14.6) and the mesh/sweeper/job series of
-// GET /metrics/prometheus (§2.3). Pure: snapshot in, text out.
+// `shared_state` object of GET /health, the fuller
+// GET /api/v1/system/shared-state and the mesh/sweeper/job series of
+// GET /metrics/prometheus. Pure: snapshot in, text out.
 #include <string>
 
 #include "broker/cluster.h"

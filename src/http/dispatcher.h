@@ -18,7 +18,7 @@ class Dispatcher {
   metrics::Metrics& metrics_;
 };
 
-// The CORS headers every response carries (http-api §0.5).
+// The CORS headers every response carries, errors and 204s included.
 void add_cors_headers(Response& response);
 
 // The error envelope for a failed handler (HttpError, BrokerError, anything

@@ -77,8 +77,8 @@ std::string render_dlq_page(const broker::DlqPage& page, const broker::DlqQuery&
     append_json_string_or_null(out, e.error_message);
     out += ",\"retryCount\":";
     out += std::to_string(e.retry_count);
-    // Encrypted payloads are decrypted before this point once the crypto
-    // module is wired in (semantics §3.3); until then they pass through.
+    // Payload encryption is not implemented (README.md "API"): a payload
+    // flagged encrypted is listed as stored.
     out += ",\"data\":";
     out += e.payload_json;
     out += ",\"traceId\":";

@@ -1,5 +1,5 @@
 #pragma once
-// GET /api/v1/dlq (http-api §11): query parsing and the response body. Pure.
+// GET /api/v1/dlq (docs/api-extensions.md): query parsing and the response body. Pure.
 #include <string>
 
 #include "broker/types.h"

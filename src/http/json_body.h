@@ -1,7 +1,7 @@
 #pragma once
-// Request bodies as JSON (http-api §0.3): a required body that is empty is
-// 400 "Empty request body"; an optional body that is empty is {}; malformed
-// JSON is 400 "Invalid JSON: <detail>".
+// Request bodies as JSON (docs/api-extensions.md, "Wire conventions"): a
+// required body that is empty is 400 "Empty request body"; an optional body
+// that is empty is {}; malformed JSON is 400 "Invalid JSON: <detail>".
 //
 // The one JSON parser for request bodies, bounded while it parses (nlohmann's
 // SAX interface feeding a tree builder that checks every limit before it adds

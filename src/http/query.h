@@ -1,5 +1,6 @@
 #pragma once
-// Query-string parsing and the typed readers of http-api §0.4.
+// Query-string parsing and the typed readers of query parameters (integers,
+// booleans, timestamps) the routes share.
 #include <cstdint>
 #include <optional>
 #include <string_view>

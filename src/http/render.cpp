@@ -66,7 +66,7 @@ std::string render_pop(const broker::PopOutcome& outcome) {
   out.reserve(payload_bytes + messages.size() * 520 + 300);
 
   const db::PoppedMessage* first = messages.empty() ? nullptr : &messages.front();
-  // With autoAck there is no lease: the contract says "" (top level and per message).
+  // With autoAck there is no lease: Queen's wire format has "" (top level and per message).
   const std::string lease_id = first && first->lease_id ? *first->lease_id : std::string();
   std::set<std::string> partitions;
   for (const auto& m : messages) partitions.insert(m.partition_id);
@@ -93,8 +93,8 @@ std::string render_pop(const broker::PopOutcome& outcome) {
     append_json_string(out, m.transaction_id);
     out += ",\"traceId\":";
     append_json_string_or_null(out, m.trace_id);
-    // Encrypted payloads are decrypted before this point once the crypto
-    // module is wired in (semantics §3.3); until then they pass through.
+    // Payload encryption is not implemented (README.md "API"): a payload
+    // flagged encrypted is returned as stored.
     out += ",\"data\":";
     out += m.payload_json;
     out += ",\"producerSub\":";

@@ -1,6 +1,6 @@
 #pragma once
 // Response bodies of the hot routes, built as text so payloads (already JSON
-// text from the database) are spliced in verbatim. Shapes: http-api §4-§8.
+// text from the database) are spliced in verbatim. Shapes: push, pop, ack, transaction, lease extend.
 #include <string>
 #include <vector>
 

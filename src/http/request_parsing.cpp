@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-// null is exactly like absent (http-api §0.3).
+// null is exactly like absent (docs/api-extensions.md, "Wire conventions").
 const json* field(const json& object, const char* name) {
   auto it = object.find(name);
   if (it == object.end() || it->is_null()) return nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 // Validation of request bodies and query strings into broker commands.
-// Pure functions: every 400 message of http-api §3-§8 and §14 is produced
+// Pure functions: every 400 message of the queue, push, pop, ack, transaction,
+// lease and maintenance routes is produced
 // here (HttpError), so they are unit-tested without a server. Each takes the
 // request limits (docs/limits.md; the routes pass config.limits, the default
 // is the configuration's default): bodies go through the bounded parser of
@@ -36,7 +37,8 @@ AckRequest parse_ack_batch_body(const std::string& body,
                                 const config::LimitsConfig& limits = config::LimitsConfig{});
 
 enum class PopForm { Wildcard, Specific, Filter };
-// The three pop forms: path params `queue` / `partition`, query of §5.1.
+// The three pop forms: path params `queue` / `partition`, then the query
+// (batch, wait, timeout, consumerGroup, autoAck, subscription, namespace/task).
 broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
                                      const config::LimitsConfig& limits = config::LimitsConfig{});
 

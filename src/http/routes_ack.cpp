@@ -1,4 +1,4 @@
-// POST /api/v1/ack (one-element array) and POST /api/v1/ack/batch (http-api §6).
+// POST /api/v1/ack (one-element array) and POST /api/v1/ack/batch.
 #include "http/render.h"
 #include "http/request_parsing.h"
 #include "http/routes.h"

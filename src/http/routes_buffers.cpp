@@ -1,4 +1,4 @@
-// GET /api/v1/status/buffers (http-api §14.5): the spool gauges as JSON plus a
+// GET /api/v1/status/buffers: the spool gauges as JSON plus a
 // live database ping (bounded by DB_CONNECTION_TIMEOUT through the pool).
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// GET /api/v1/system/shared-state (http-api §14.6): the mesh as this broker
+// GET /api/v1/system/shared-state: the mesh as this broker
 // sees it, with frame, sweeper and job counters. Ops only.
 #include "broker/cluster.h"
 #include "http/cluster_render.h"

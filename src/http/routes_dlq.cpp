@@ -1,4 +1,4 @@
-// GET /api/v1/dlq (http-api §11): dead letters, newest failure first, paged.
+// GET /api/v1/dlq (docs/api-extensions.md): dead letters, newest failure first, paged.
 #include "http/dlq_request.h"
 #include "http/routes.h"
 

@@ -1,4 +1,4 @@
-// GET /health (liveness) and GET /health/ready (readiness), semantics §13.6.
+// GET /health (liveness) and GET /health/ready (readiness); README.md "Probes".
 #include <nlohmann/json.hpp>
 
 #include "http/cluster_render.h"
@@ -29,7 +29,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  // Readiness (semantics §13.6): 503 only while the broker can neither reach
+  // Readiness: 503 only while the broker can neither reach
   // PostgreSQL nor write its spool (a broker that can spool still accepts
   // pushes). Startup recovery runs before the listener binds, so no answer
   // at all comes before it ends.

@@ -1,4 +1,4 @@
-// POST /api/v1/lease/:leaseId/extend (http-api §8): always an object.
+// POST /api/v1/lease/:leaseId/extend: always an object.
 #include "http/render.h"
 #include "http/request_parsing.h"
 #include "http/routes.h"

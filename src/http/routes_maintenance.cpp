@@ -1,5 +1,5 @@
 // GET/POST /api/v1/system/maintenance and /api/v1/system/maintenance/pop
-// (http-api §14.1-14.4).
+// (docs/operations-spool.md, "Planned database work").
 #include <nlohmann/json.hpp>
 
 #include "http/request_parsing.h"

@@ -1,4 +1,4 @@
-// GET /metrics (JSON, http-api §2.2) and GET /metrics/prometheus (§2.3).
+// GET /metrics (JSON) and GET /metrics/prometheus (text exposition format).
 // Both are served from process memory: they answer while the database is down.
 #include <nlohmann/json.hpp>
 

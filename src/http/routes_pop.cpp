@@ -1,4 +1,4 @@
-// The three pop forms (http-api §5): wildcard, specific partition, and
+// The three pop forms: wildcard, specific partition, and
 // namespace/task filter. 200 with messages or 204 with no body.
 #include "http/dispatcher.h"
 #include "http/render.h"

@@ -1,4 +1,4 @@
-// POST /api/v1/push (http-api §4).
+// POST /api/v1/push: one status per item, in request order.
 #include "http/render.h"
 #include "http/request_parsing.h"
 #include "http/routes.h"
@@ -13,10 +13,10 @@ void register_push_routes(Router& router, const RouteContext& context) {
   router.add("POST", "/api/v1/push", [&broker, &limits](const Request& request) {
     std::vector<broker::PushItem> items = parse_push_body(request.body, limits);
     if (items.empty()) return Response::json(201, "[]");
-    // producerSub comes from the authenticated token (none until auth exists).
+    // No producer subject: JWT authentication is not implemented (README.md "API").
     const broker::PushOutcome outcome = broker.push(std::move(items), std::nullopt);
     // 201 whatever the per-item statuses; 500 only when push maintenance
-    // could not spool (seeds), still with the per-item array.
+    // could not spool (docs/operations-spool.md), still with the per-item array.
     return Response::json(outcome.maintenance_spool_failed ? 500 : 201, render_push_results(outcome.items));
   });
 }

@@ -1,4 +1,4 @@
-// POST /api/v1/configure (http-api §3).
+// POST /api/v1/configure: a full replace of the queue's options, all echoed back.
 #include <nlohmann/json.hpp>
 
 #include "http/request_parsing.h"

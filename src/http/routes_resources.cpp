@@ -1,4 +1,4 @@
-// Resource administration (http-api §12): DELETE /api/v1/resources/queues/:queue.
+// Resource administration (docs/api-extensions.md): DELETE /api/v1/resources/queues/:queue.
 #include "http/input_limits.h"
 #include "http/routes.h"
 #include "util/json_text.h"

@@ -1,4 +1,4 @@
-// POST /api/v1/transaction (http-api §7): 200 for every business outcome
+// POST /api/v1/transaction (docs/api-extensions.md): 200 for every business outcome
 // (success true or false), 503 while the database is unreachable.
 #include "http/routes.h"
 #include "http/transaction_request.h"
@@ -11,7 +11,7 @@ void register_transaction_routes(Router& router, const RouteContext& context) {
 
   router.add("POST", "/api/v1/transaction", [&broker, &limits](const Request& request) {
     broker::TransactionCommand command = parse_transaction_body(request.body, limits);
-    // producerSub comes from the authenticated token (none until auth exists).
+    // No producer subject: JWT authentication is not implemented (README.md "API").
     const broker::TransactionOutcome outcome = broker.run_transaction(std::move(command), std::nullopt);
     return Response::json(200, outcome.result_json);
   });

@@ -40,7 +40,7 @@ broker::TransactionOperation parse_operation(const json& op, const config::Limit
 
 std::vector<std::string> parse_required_leases(const json& doc, const config::LimitsConfig& limits) {
   const auto leases = doc.find("requiredLeases");
-  if (leases == doc.end() || leases->is_null()) return {};  // null is absent (http-api §0.3)
+  if (leases == doc.end() || leases->is_null()) return {};  // null is absent
   if (!leases->is_array()) throw HttpError(400, kBadRequiredLeases);
   std::vector<std::string> out;
   out.reserve(leases->size());

@@ -1,5 +1,5 @@
 #pragma once
-// POST /api/v1/transaction body validation (http-api §7). Pure: every 400 of
+// POST /api/v1/transaction body validation (docs/api-extensions.md). Pure: every 400 of
 // the route comes from here.
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the drain needs from the rest of the broker, as interfaces, so the
-// spool depends on neither the database nor the admission arbiter.
+// spool depends on neither the database nor whatever limits replay work.
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,8 +41,8 @@ class ReplayPermit {
   virtual ~ReplayPermit() = default;
 };
 
-// Admission of replay work: the place for the Maint lane of the admission
-// arbiter, so a recovering spool never outranks live traffic. Called before
+// Admission of replay work, so a recovering spool could be kept from
+// outranking live traffic (the broker sets no gate yet). Called before
 // each file of a drain cycle; nullptr means "not now": the cycle ends and the
 // file is retried next cycle, with no failure counted.
 class ReplayGate {

@@ -1,6 +1,6 @@
 #pragma once
 // The spool directory: creation with a fallback, FIFO listings, quarantine,
-// and the boot inventory that seeds the ledger.
+// and the boot inventory the ledger starts from.
 #include <filesystem>
 #include <optional>
 #include <string>

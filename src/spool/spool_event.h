@@ -9,16 +9,16 @@
 namespace queen::spool {
 
 struct SpoolEvent {
-  // Tenant resolved at push time; empty means the default tenant, whose
-  // records omit the field on disk (and an older record without the field
-  // replays as the default tenant).
+  // Reserved for tenancy, which is not implemented: the push path always
+  // writes the default tenant (empty), whose records omit the field on disk;
+  // a record without the field replays as the default tenant.
   std::string tenant;
   std::string queue;
   std::string partition;
   // The original transactionId: replay keeps it so the database dedup turns an
   // already committed event into "duplicate" instead of a second row.
   std::string transaction_id;
-  std::optional<std::string> producer_sub;  // authenticated producer subject, if any
+  std::optional<std::string> producer_sub;  // producer subject; none while authentication is not implemented
   std::optional<std::string> trace_id;
   // Namespace and task of the queue, used when replay is what creates it.
   std::optional<std::string> namespace_name;
@@ -26,9 +26,10 @@ struct SpoolEvent {
   // A scheduled item's delivery time (epoch ms): replay hands it back to the
   // database as a timer, so spooling never makes a timer fire early.
   std::optional<std::int64_t> deliver_at_ms;
-  // True when payload_json is the broker-made encryption envelope.
+  // Reserved for payload encryption (not implemented): true would mean
+  // payload_json is a broker-made envelope; the push path always writes false.
   bool encrypted = false;
-  // The payload as JSON text (the plaintext JSON value, or the envelope object).
+  // The payload as JSON text, as the client sent it.
   std::string payload_json = "{}";
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// ISO-8601 UTC timestamps as the wire contract spells them (http-api §0.5):
-// pop messages use microseconds, admin/lease routes milliseconds, both with Z.
+// ISO-8601 UTC timestamps as the wire format spells them (docs/api-extensions.md,
+// "Wire conventions"): pop messages use microseconds, admin/lease routes
+// milliseconds, both with Z.
 #include <cstdint>
 #include <string>
 

@@ -1,8 +1,8 @@
 """Helpers shared by the fault tests: sequential producers, spool inspection, spool-file crafting,
 and the broker's spool observability (Prometheus gauges, /status/buffers, /system/maintenance).
 
-Everything here follows the spool spec (`/work/shared/seeds/002_*.txt`, semantics.md §11.3) and the
-wire contract (http-api.md §2.3, §14): the tests assert against those, not against the code.
+Everything here follows the documented spool behaviour (docs/operations-spool.md) and the wire shapes of
+the status and maintenance routes: the tests assert against those, not against the code.
 """
 import contextlib
 import json
@@ -21,7 +21,7 @@ FINALIZED_EXTENSION = ".buf"
 QUARANTINE_DIR = "failed"
 SPOOL_FILE_RE = re.compile(r"^\d{13}-\d{8}\.(tmp|buf)$")
 
-# Spool gauges that must always be exported (http-api.md §2.3), even with the database down.
+# Spool gauges that must always be exported (docs/operations-spool.md, "What to watch"), even with the database down.
 SPOOL_GAUGES = ("queen_file_buffer_pending", "queen_file_buffer_failed", "queen_file_buffer_db_healthy",
                 "queen_maintenance_mode_enabled")
 
@@ -143,7 +143,7 @@ def spool_gauges(client):
 
 
 def buffer_status(client):
-    """GET /api/v1/status/buffers (http-api.md §14.5), shape-checked."""
+    """GET /api/v1/status/buffers, shape-checked."""
     resp = client.get("/api/v1/status/buffers")
     assert resp.status == 200, resp
     body = resp.body
@@ -161,7 +161,7 @@ def wait_buffer_status(client, predicate, timeout, what):
 
 
 def maintenance_status(client):
-    """GET /api/v1/system/maintenance (http-api.md §14.1), shape-checked."""
+    """GET /api/v1/system/maintenance, shape-checked."""
     resp = client.maintenance()
     assert resp.status == 200, resp
     body = resp.body

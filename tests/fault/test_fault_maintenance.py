@@ -1,10 +1,11 @@
 """Push maintenance on/off round trip while producers run, across a broker restart.
 
-Seed: enabling diverts every push to the spool before it touches PostgreSQL and pauses the drain;
-the flag is mirrored into queen.system_state, survives a restart and is re-read at boot; disabling
-finalizes the active file and resumes the drain, which replays everything. The ledger decides:
-every accepted item stored exactly once, per-partition order kept per producer (live-stored and
-spooled items separately), spool empty at the end.
+As docs/operations-spool.md ("Planned database work") describes it: enabling diverts every push to
+the spool before it touches PostgreSQL and pauses the drain; the flag is mirrored into
+queen.system_state, survives a restart and is re-read at boot; disabling finalizes the active file
+and resumes the drain, which replays everything. The ledger decides: every accepted item stored
+exactly once, per-partition order kept per producer (live-stored and spooled items separately),
+spool empty at the end.
 """
 from harness import Ledger, schema, unique_name
 

@@ -1,5 +1,5 @@
 """Fault: PostgreSQL crashes (`pg_ctl stop -m immediate`) under a running push load, producers keep
-pushing through the outage, PostgreSQL comes back (seed "Surviving a PostgreSQL outage").
+pushing through the outage, PostgreSQL comes back (docs/operations-spool.md).
 
 The client-side ledger of transactionIds decides, not counts: every item answered `queued` or
 `buffered` is stored exactly once, nothing is stored that was never sent, and per partition each

@@ -2,9 +2,10 @@
 (a queue name longer than 255 characters and a traceId that is not a UUID: the database rejects
 both as bad data, SQLSTATE 22023), so it would block every newer file behind it forever.
 
-Seed: the drain counts consecutive permanent failures of the head file, logs an ERROR with
-attempt/max_attempts each time, and after 5 moves it to <FILE_BUFFER_DIR>/failed/; the files behind
-it then drain. The spool files are written by hand in the on-disk format (src/spool/record_codec.h).
+As docs/operations-spool.md ("Replay and the failed/ directory") describes it: the drain counts
+consecutive permanent failures of the head file, logs an ERROR with attempt/max_attempts each
+time, and after 5 moves it to <FILE_BUFFER_DIR>/failed/; the files behind it then drain. The
+spool files are written by hand in the on-disk format (src/spool/record_codec.h).
 """
 import re
 

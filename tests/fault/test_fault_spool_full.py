@@ -1,11 +1,12 @@
 """Fault: the spool volume fills up during a PostgreSQL outage (a 256 KiB tmpfs as FILE_BUFFER_DIR).
 
-Seed: "The spool bounds nothing ... it grows until the filesystem fills, at which point spool writes
-fail and pushes are reported failed." So: items are answered `failed` (HTTP 201, with an error),
-never `buffered` once the disk is full and no space was freed; everything answered `buffered`
-before that is stored once PostgreSQL returns; the broker keeps serving throughout; and once the
-drain has freed the space, spooling works again. In push maintenance the same full volume turns
-the response into a 500 (seed), still with the per-item array.
+The spool has no size cap: it grows until the filesystem is full, and then pushes answer `failed`
+(docs/operations-spool.md, "Where the spool lives, and its limits"). So: items are answered
+`failed` (HTTP 201, with an error), never `buffered` once the disk is full and no space was freed;
+everything answered `buffered` before that is stored once PostgreSQL returns; the broker keeps
+serving throughout; and once the drain has freed the space, spooling works again. In push
+maintenance the same full volume turns the response into a 500 (docs/operations-spool.md,
+"Planned database work"), still with the per-item array.
 """
 from harness import Ledger, unique_name
 
@@ -125,7 +126,8 @@ def test_full_spool_volume_in_push_maintenance_answers_500_with_failed_items(pg_
 
     with broker.client(retry_stale=False) as client:
         assert client.set_maintenance(True).status == 200
-        # Seed: in push maintenance "if any spool write fails the response is 500" (per-item array kept).
+        # In push maintenance a failed spool write makes the response a 500 (per-item array kept;
+        # docs/operations-spool.md, "Planned database work").
         buffered_count, _ = fill_the_volume(client, ledger, queue, first=0, status_if_failed=500)
         health, pop = assert_broker_serves(client, queue)
         assert health.status == 200 and health.body["database"] == "connected", health

@@ -1,4 +1,4 @@
-"""The docker compose files (seed "High availability", the two-broker example): they may only name
+"""The docker compose files (docs/operations-ha.md, "Running replicas", and the two-broker example): they may only name
 environment variables the broker really reads, and the HA file must wire two distinct brokers to one
 database, to each other over the mesh, with one secret and a spool volume each."""
 import glob

@@ -1,4 +1,4 @@
-"""Work shared through PostgreSQL rather than the mesh (seed "High availability"): single-runner jobs
+"""Work shared through PostgreSQL rather than the mesh (docs/operations-ha.md, "Single-runner jobs"): single-runner jobs
 elected per cycle by an advisory lock, and KV values whose TTL every broker honours."""
 import time
 import urllib.parse

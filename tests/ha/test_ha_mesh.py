@@ -1,4 +1,4 @@
-"""The mesh between brokers (seed "High availability", "The mesh"): pop wakes cross brokers while
+"""The mesh between brokers (docs/operations-ha.md, "The mesh port is a control surface"): pop wakes cross brokers while
 the mesh is up, the periodic floor still answers when it is cut, and the mesh port refuses forged,
 replayed, stale and truncated frames without disturbing the broker."""
 import subprocess

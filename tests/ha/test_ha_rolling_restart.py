@@ -1,4 +1,4 @@
-"""A rolling restart (seed "High availability": "A broker process dying, a rolling restart ... yes"):
+"""A rolling restart (docs/operations-ha.md, "Rolling restarts": replicas cover it):
 under a push/pop load, brokers are restarted one at a time; clients that retry on the other broker
 see no error, every accepted message is stored once and delivered, and acks land on whichever broker
 is up, not necessarily the one that handed the message out."""

@@ -1,4 +1,4 @@
-"""Brokers hold no authoritative state (seed "High availability"): a pop taken from one broker is
+"""Brokers hold no authoritative state (docs/operations-ha.md): a pop taken from one broker is
 acked on another, and deduplication stays exact across replicas with no coordination."""
 import threading
 

@@ -1,4 +1,4 @@
-"""Timers across brokers (seed "High availability", "The sweeper"): every replica fires timers,
+"""Timers across brokers (docs/operations-ha.md, "The sweeper and timers"): every replica fires timers,
 sharing the work with FOR UPDATE ... SKIP LOCKED; a timer fires exactly once and never before its
 deliverAt, and the claims of a broker that dies fire on another one once their lease expires."""
 import collections

@@ -1,4 +1,4 @@
-"""QueenClient: HttpClient plus one method per broker route used by the tests (http-api.md).
+"""QueenClient: HttpClient plus one method per broker route used by the tests.
 
 Methods return the raw Response (status, headers, body) so tests assert on the wire shape
 themselves; helpers that assume success (`pop_messages`, `drain`) say so in their names.

@@ -1,4 +1,4 @@
-"""Wire-shape assertions shared by integration and fault tests (http-api.md)."""
+"""Wire-shape assertions shared by integration and fault tests."""
 import datetime
 import re
 import uuid

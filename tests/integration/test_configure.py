@@ -1,4 +1,5 @@
-"""POST /api/v1/configure: full replace, all 15 options echoed with their JSON types (http-api §3)."""
+"""POST /api/v1/configure: full replace, all 15 options echoed with their JSON types
+(docs/procedures.md configure_queue)."""
 from harness import unique_name
 from harness.assertions import assert_json_error, assert_uuid
 

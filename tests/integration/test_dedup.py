@@ -1,4 +1,4 @@
-"""Deduplication by (queue, partition, transactionId) (semantics §3.2)."""
+"""Deduplication by (queue, partition, transactionId) (docs/procedures.md push_messages)."""
 from harness import run_workers, schema, unique_name
 from harness.assertions import new_txid
 

@@ -1,4 +1,4 @@
-"""Failed acks, retries and the dead-letter queue (semantics §5): checked in queen.dlq itself."""
+"""Failed acks, retries and the dead-letter queue (docs/procedures.md ack_messages): checked in queen.dlq itself."""
 from harness import QUEUE_MODE, poll_until, schema, unique_name
 from harness.assertions import assert_no_content, new_txid
 

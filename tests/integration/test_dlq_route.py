@@ -1,4 +1,4 @@
-"""GET /api/v1/dlq: dead letters listed with total, real paging and every filter (http-api §11, §19.5)."""
+"""GET /api/v1/dlq: dead letters listed with total, real paging and every filter (docs/api-extensions.md)."""
 import datetime
 import re
 

@@ -1,4 +1,4 @@
-"""GET /api/v1/pop?namespace=&task= (http-api §5.6) and multi-partition pops (partitions=N, §5.1)."""
+"""GET /api/v1/pop?namespace=&task= and multi-partition pops (partitions=N; docs/procedures.md pop_messages)."""
 from harness import unique_name
 
 

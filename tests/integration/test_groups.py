@@ -1,4 +1,4 @@
-"""Consumer groups: fan-out, per-group leases, subscription start points (semantics §4.1, §4.5)."""
+"""Consumer groups: fan-out, per-group leases, subscription start points (docs/procedures.md pop_messages)."""
 from harness import QUEUE_MODE, ack_item, unique_name
 from harness.assertions import assert_no_content
 
@@ -53,7 +53,7 @@ def test_subscription_mode_new_starts_at_the_first_pop(client):
 
 
 def test_an_ack_without_a_group_is_applied_to_the_group_holding_the_lease(client):
-    """http-api §19.17: a consumer that popped with a group and acks without naming it."""
+    """A consumer that popped with a group and acks without naming it (docs/procedures.md ack_messages)."""
     from harness import unique_name
 
     queue = unique_name("infer")

@@ -1,4 +1,4 @@
-"""GET /health, /metrics, /metrics/prometheus; CORS on every response; OPTIONS; unknown routes (http-api §0.5, §2)."""
+"""GET /health, /metrics, /metrics/prometheus; CORS on every response; OPTIONS; unknown routes."""
 import re
 
 from harness import poll_until, unique_name

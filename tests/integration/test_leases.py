@@ -1,4 +1,4 @@
-"""Lease expiry and renewal (semantics §4.4, §6; http-api §8)."""
+"""Lease expiry and renewal (docs/procedures.md pop_messages, extend_lease, release_expired_leases)."""
 import datetime
 import time
 import uuid

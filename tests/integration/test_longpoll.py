@@ -1,4 +1,4 @@
-"""Long polling: a parked pop is woken by a push and times out with 204 (semantics §4.8)."""
+"""Long polling: a parked pop is woken by a push and times out with 204."""
 import time
 
 from harness import ParkedPop, unique_name

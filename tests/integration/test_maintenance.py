@@ -1,4 +1,5 @@
-"""Maintenance flags: GET/POST round trips, persistence and their effect (http-api §14, semantics §11.4).
+"""Maintenance flags: GET/POST round trips, persistence and their effect (docs/operations-spool.md,
+"Planned database work").
 
 The flags are cluster-wide rows in queen.system_state, so this module runs its broker on a
 database of its own: turning push maintenance on must not divert other tests' pushes.

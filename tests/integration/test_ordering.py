@@ -1,4 +1,5 @@
-"""FIFO per partition and "delivery order equals commit order" under concurrency (semantics §3.4, §4.9)."""
+"""FIFO per partition and "delivery order equals commit order" under concurrency
+(docs/procedures.md, "Ordering model")."""
 from harness import Deadline, Ledger, ack_item, run_workers, unique_name
 
 PRODUCERS = 4
@@ -50,8 +51,8 @@ def test_fifo_per_partition_with_four_concurrent_producers(broker, client, pg):
 
 
 def test_delivery_order_is_created_at_then_id_order(client):
-    """http-api §5.2: messages are ordered by (createdAt, id) within a partition; the UUIDv7 id is
-    the tie-breaker (semantics §2), so items of one push, which may share a createdAt, must carry
+    """Messages are ordered by (createdAt, id) within a partition; the UUIDv7 id is the
+    tie-breaker, so items of one push, which may share a createdAt, must carry
     increasing ids. Clients and the DLQ/messages routes sort by these two fields."""
     queue = unique_name("order-key")
     items = [{"queue": queue, "partition": "p", "payload": {"i": i}} for i in range(20)]

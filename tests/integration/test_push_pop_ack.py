@@ -1,4 +1,4 @@
-"""Push, pop and ack round trips and their exact wire shapes (http-api §4, §5, §6)."""
+"""Push, pop and ack round trips and their exact wire shapes."""
 import uuid
 
 from harness import QUEUE_MODE, ack_item, unique_name

@@ -1,4 +1,4 @@
-"""DELETE /api/v1/resources/queues/:queue (http-api §12.4, procedures.md delete_queue)."""
+"""DELETE /api/v1/resources/queues/:queue (docs/api-extensions.md, docs/procedures.md delete_queue)."""
 from harness import poll_until, schema, unique_name
 from harness.api import quote
 from harness.assertions import assert_cors, assert_no_content
@@ -81,7 +81,8 @@ def test_the_dedup_window_ends_with_the_queue(client, pg):
 
 
 def test_consumer_group_subscription_records_are_removed(client, pg):
-    # http-api §12.4: the ref keeps them (a re-created queue inherits old start points); we remove them.
+    # The reference server keeps them (a re-created queue inherits old start points); we remove them
+    # (docs/api-extensions.md).
     queue = unique_name("del-sub")
     client.push_one(queue, {"old": True})
     assert_no_content(client.pop(queue, consumer_group="late", subscription_mode="timestamp",

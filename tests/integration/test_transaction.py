@@ -1,4 +1,5 @@
-"""POST /api/v1/transaction: acks and pushes all or nothing (http-api §7, semantics §7, §13.9)."""
+"""POST /api/v1/transaction: acks and pushes all or nothing
+(docs/api-extensions.md, docs/procedures.md run_transaction)."""
 import time
 import uuid
 

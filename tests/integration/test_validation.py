@@ -1,4 +1,5 @@
-"""Bad input gets a clear 4xx JSON error and stores nothing (http-api §0.3, §0.6, §4)."""
+"""Bad input gets a clear 4xx JSON error and stores nothing
+(docs/limits.md, docs/api-extensions.md "Wire conventions")."""
 import json
 
 import pytest

@@ -1,4 +1,5 @@
-// The HTTP front end over a real loopback socket: framing rules of http-api §0.5.
+// The HTTP front end over a real loopback socket: framing rules and transport
+// limits (docs/limits.md, "Connections and the transport").
 #include "http/server.h"
 
 #include <gtest/gtest.h>
