@@ -19,7 +19,9 @@ ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:disable
 	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:disable_coredump=1
 TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(SANITIZER_FILES)/tsan.supp"
 # -O1 -g with assertions on: the usual sanitizer trade-off, and a third less compile time than -O2.
-SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1"
+# -Werror is enforced by the regular build (`make build`, `make test`); instrumented code makes GCC warn
+# falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
+SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DQUEEN_WERROR=OFF
 
 .PHONY: run test deps pg db build test-sql test-unit test-integration test-fault test-ha bench stop clean \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
