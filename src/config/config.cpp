@@ -167,20 +167,18 @@ std::string mask(const std::string& secret) { return secret.empty() ? "(unset)" 
 
 const char* on_off(bool value) { return value ? "true" : "false"; }
 
-}  // namespace
-
-LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
-  EnvReader r(env);
-  LoadedConfig loaded;
-  Config& c = loaded.config;
-
+// QUEEN_SERVER_ID and LOG_LEVEL.
+void read_process(EnvReader& r, Config& c, const std::string& hostname) {
   c.process.server_id = r.text("QUEEN_SERVER_ID", hostname.empty() ? "queen" : hostname);
   c.process.log_level = r.text("LOG_LEVEL", c.process.log_level);
   if (c.process.log_level != "trace" && c.process.log_level != "debug" && c.process.log_level != "info" &&
       c.process.log_level != "warn" && c.process.log_level != "error") {
     r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
   }
+}
 
+// The HTTP listener and its per-connection limits and deadlines (docs/limits.md).
+void read_http(EnvReader& r, Config& c) {
   c.http.host = r.text("HOST", c.http.host);
   c.http.port = r.int32("PORT", c.http.port, 1, 65535);
   c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads, 2, 16384);
@@ -201,7 +199,10 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms, 100, 3600000);
   c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms, 100, 3600000);
   c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms, 100, 3600000);
+}
 
+// The PostgreSQL connection pool.
+void read_db(EnvReader& r, Config& c) {
   c.db.host = r.text("PG_HOST", c.db.host);
   c.db.port = r.int32("PG_PORT", c.db.port, 1, 65535);
   c.db.name = r.text("PG_DB", c.db.name);
@@ -217,7 +218,10 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE", c.db.keepalives_idle_s, 1, 86400);
   c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL", c.db.keepalives_interval_s, 1, 86400);
   c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT", c.db.keepalives_count, 1, 1000);
+}
 
+// Pop defaults, bounds and the long-poll re-check floor.
+void read_pop(EnvReader& r, Config& c) {
   c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT", c.pop.default_timeout_ms, 0, kMaxInt);
   c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE", c.pop.default_batch_size, 1, 1000000);
   c.pop.default_subscription_mode = r.text_allow_empty("DEFAULT_SUBSCRIPTION_MODE", "");
@@ -236,10 +240,14 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
     r.error("POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
             ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
   }
+}
 
+// The push combiner, dedup window and the spool (FILE_BUFFER_*).
+void read_push_and_spool(EnvReader& r, Config& c) {
   c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items, 1, 1000000);
   c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls, 1, 10000);
   c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms, 0, 365LL * 86400000);
+
 
   c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
   c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms, 1, 3600000);
@@ -253,7 +261,10 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   } else {
     r.error("FILE_BUFFER_FSYNC='" + fsync + "' is not one of off, batch");
   }
+}
 
+// The broker mesh: a peer list needs a port and a shared secret.
+void read_mesh(EnvReader& r, Config& c) {
   c.mesh.port = r.int32("QUEEN_MESH_PORT", 0, 0, 65535);
   c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS", ""));
   for (const auto& peer : c.mesh.peers) {
@@ -275,7 +286,10 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
               ") must be greater than QUEEN_SYNC_HEARTBEAT_MS (" + std::to_string(c.mesh.heartbeat_ms) + ")");
     }
   }
+}
 
+// The sweeper, the jobs and the maintenance-flag refresh.
+void read_background(EnvReader& r, Config& c) {
   c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms, 1, kMaxInt);
   c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms, 1, kMaxInt);
 
@@ -288,8 +302,11 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
       r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms, 100, kYearMs);
 
   c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
+}
 
-  // Request limits (docs/limits.md). Upper bounds: nesting stays far from the
+// Request limits (docs/limits.md).
+void read_limits(EnvReader& r, Config& c) {
+  // Upper bounds: nesting stays far from the
   // handler threads' stack (rendering recurses per level), and no string can
   // exceed what one jsonb string holds (2^28 - 1 bytes); names stay within
   // the database's name domain (kNameMaxChars).
@@ -301,7 +318,22 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values, 1000, kMaxInt);
   c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items, 1, 10000000);
   c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
+}
 
+}  // namespace
+
+LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
+  EnvReader r(env);
+  LoadedConfig loaded;
+  Config& c = loaded.config;
+  read_process(r, c, hostname);
+  read_http(r, c);
+  read_db(r, c);
+  read_pop(r, c);
+  read_push_and_spool(r, c);
+  read_mesh(r, c);
+  read_background(r, c);
+  read_limits(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
 
   if (!r.errors().empty()) {
