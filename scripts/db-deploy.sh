@@ -8,4 +8,10 @@ if ! psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from 
   psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database \"$DB\""
 fi
 cd "$ROOT"
-sqitch deploy --verify "db:pg://postgres@127.0.0.1:$PGPORT/$DB"
+if ! sqitch deploy --verify "db:pg://postgres@127.0.0.1:$PGPORT/$DB"; then
+  # Until the first release tag the plan may still be rewritten; a database deployed from an older plan
+  # then names changes the plan no longer has ("Cannot find ..."). It holds only development data.
+  echo "db-deploy: sqitch could not deploy to $DB. If it names a change the plan does not have, the database" >&2
+  echo "db-deploy: predates a plan rewrite: drop it (psql -h 127.0.0.1 -p $PGPORT -U postgres -c 'drop database \"$DB\"') and run again" >&2
+  exit 1
+fi
