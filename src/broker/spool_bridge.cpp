@@ -284,23 +284,24 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
   std::set<std::string> stored_queues;
   std::string rejected;
   for (const auto& [begin, end] : producer_runs(batch)) {
-    std::vector<db::PushRow> rows;
+    std::vector<bool> answered(end - begin, false);
     try {
-      rows = db_.push_messages(encode_replay_items(batch, begin, end), batch[begin].producer_sub);
+      const std::vector<db::PushRow> rows =
+          db_.push_messages(encode_replay_items(batch, begin, end), batch[begin].producer_sub);
+      for (const auto& row : rows) {
+        // An index outside the batch throws a permanent DbError: the same bytes would fail the same way.
+        answered[db::item_index_of(row.idx, answered.size(), "push_messages (replay)")] = true;
+        if (row.status == "queued") stored_queues.insert(row.queue_name.empty() ? batch[begin].queue : row.queue_name);
+        // `failed` rows (maxSize reached): not stored now, and retrying the same
+        // bytes soon fails the same way; the drain's permanent-failure rule decides.
+        if (row.status == "failed" && rejected.empty())
+          rejected = "transactionId " + row.transaction_id + ": " + row.error.value_or("not stored");
+      }
     } catch (const db::DbError& e) {
       spool::ReplayOutcome outcome = replay_outcome_of(e);
       if (outcome.kind == spool::ReplayOutcome::Kind::Transient) mark_database_unavailable(outcome.error);
       notify_committed(stored_queues);
       return outcome;
-    }
-    std::vector<bool> answered(end - begin, false);
-    for (const auto& row : rows) {
-      answered[db::item_index_of(row.idx, answered.size(), "push_messages (replay)")] = true;
-      if (row.status == "queued") stored_queues.insert(row.queue_name.empty() ? batch[begin].queue : row.queue_name);
-      // `failed` rows (maxSize reached): not stored now, and retrying the same
-      // bytes soon fails the same way; the drain's permanent-failure rule decides.
-      if (row.status == "failed" && rejected.empty())
-        rejected = "transactionId " + row.transaction_id + ": " + row.error.value_or("not stored");
     }
     if (rejected.empty() && std::find(answered.begin(), answered.end(), false) != answered.end())
       rejected = "the database returned no result for an item (its queue was deleted meanwhile?)";

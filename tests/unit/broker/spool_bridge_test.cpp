@@ -41,6 +41,7 @@ class FakeDatabase : public db::Procedures {
   std::string fail_sqlstate;             // non-empty: push_messages fails with it
   std::string row_status_override;      // non-empty: every row answers this status
   bool drop_rows = false;                // answer no rows at all
+  bool stray_row = false;                // add a row for an index past the items sent
 
   struct Call {
     nlohmann::json items;
@@ -79,6 +80,11 @@ class FakeDatabase : public db::Procedures {
       }
       row.message_id = util::new_uuid_v7();
       rows.push_back(row);
+    }
+    if (stray_row) {
+      db::PushRow stray;
+      stray.idx = static_cast<int>(items.size());
+      rows.push_back(stray);
     }
     return rows;
   }
@@ -422,6 +428,13 @@ TEST(SpoolBridgeReplay, RejectedDataIsPermanentAndKeepsTheDatabaseAvailable) {
   db.row_status_override.clear();
   db.drop_rows = true;  // an item without a result is not known to be stored
   EXPECT_EQ(bridge.replay({event("q", "t3")}).kind, spool::ReplayOutcome::Kind::Permanent);
+
+  db.drop_rows = false;
+  db.stray_row = true;  // the SQL and the broker disagree: a defect, never retried as if transient
+  const spool::ReplayOutcome stray = bridge.replay({event("q", "t4")});
+  EXPECT_EQ(stray.kind, spool::ReplayOutcome::Kind::Permanent);
+  EXPECT_NE(stray.error.find("XX000"), std::string::npos) << stray.error;
+  EXPECT_TRUE(bridge.database_available());
 }
 
 TEST(SpoolBridgePush, SpooledItemsAreBufferedAndCounted) {
