@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mesh/backoff.h"
+#include "mesh/peer_sources.h"
 #include "mesh/replay_guard.h"
 #include "mesh/socket_io.h"
 #include "util/background_worker.h"
@@ -129,6 +130,7 @@ const char* to_string(RejectReason reason) noexcept {
     case RejectReason::Stale: return "stale";
     case RejectReason::OwnFrame: return "own_frame";
     case RejectReason::TooManySenders: return "too_many_senders";
+    case RejectReason::UnknownPeer: return "unknown_peer";
     case RejectReason::Count_: break;
   }
   return "unknown";
@@ -140,11 +142,30 @@ std::uint64_t MeshStats::rejected_total() const {
   return total;
 }
 
+namespace {
+
+std::vector<std::string> peer_hosts(const std::vector<PeerAddress>& peers) {
+  std::vector<std::string> hosts;
+  hosts.reserve(peers.size());
+  for (const auto& peer : peers) hosts.push_back(peer.host);
+  return hosts;
+}
+
+std::vector<std::string> resolve_peer_host(const std::string& host) {
+  std::string error;
+  std::vector<std::string> addresses = detail::resolve_numeric_hosts(host, error);
+  if (addresses.empty()) spdlog::debug("mesh: peer host {} gives no address to accept from: {}", host, error);
+  return addresses;
+}
+
+}  // namespace
+
 struct MeshNode::Impl {
   explicit Impl(MeshOptions o)
       : options(std::move(o)),
         boot_id(next_boot_id()),
-        replay_guard(ReplayGuardOptions{options.max_clock_skew.count(), options.max_tracked_senders}) {}
+        replay_guard(ReplayGuardOptions{options.max_clock_skew.count(), options.max_tracked_senders}),
+        peer_sources(peer_hosts(options.peers), resolve_peer_host) {}
 
   const MeshOptions options;
   const std::uint64_t boot_id;
@@ -177,6 +198,7 @@ struct MeshNode::Impl {
   std::atomic<std::uint64_t> handler_errors{0};
 
   ReplayGuard replay_guard;  // receive thread only
+  PeerSources peer_sources;  // used by the receive thread only
   SteadyClock::time_point last_reject_log_at{};  // receive thread only
   std::uint64_t rejections_not_logged = 0;       // receive thread only
   mutable std::mutex senders_mu;
@@ -400,8 +422,17 @@ struct MeshNode::Impl {
 
   void accept_connections(std::vector<std::unique_ptr<InboundConnection>>& conns) {
     for (int i = 0; i < kMaxAcceptsPerTurn; ++i) {
-      detail::FileDescriptor fd(::accept4(listener.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      sockaddr_storage source{};
+      socklen_t source_length = sizeof(source);
+      detail::FileDescriptor fd(::accept4(listener.get(), reinterpret_cast<sockaddr*>(&source), &source_length,
+                                          SOCK_NONBLOCK | SOCK_CLOEXEC));
       if (!fd.valid()) return;  // EAGAIN: nothing more pending; other errors: retried next turn
+      const std::string source_host = detail::numeric_host(reinterpret_cast<sockaddr*>(&source), source_length);
+      if (!peer_sources.allows(source_host, SteadyClock::now())) {
+        count(RejectReason::UnknownPeer);
+        log_rejection(RejectReason::UnknownPeer);
+        continue;  // fd closes here, before a byte is read
+      }
       if (conns.size() >= options.max_inbound_connections) {
         ++inbound_refused;
         continue;  // fd closes here

@@ -40,6 +40,7 @@ enum class RejectReason : std::size_t {
   Stale,           // timestamp outside max_clock_skew
   OwnFrame,        // our own server id: a peer list that names this broker, or a reflected frame
   TooManySenders,  // more distinct live senders than max_tracked_senders
+  UnknownPeer,     // the connection came from an address that is not one of QUEEN_MESH_PEERS (before any frame)
   Count_,
 };
 inline constexpr std::size_t kRejectReasonCount = static_cast<std::size_t>(RejectReason::Count_);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -38,6 +39,38 @@ AddrInfoList resolve(const std::string& host, std::uint16_t port, bool passive, 
   }
   return AddrInfoList(found);
 }
+
+}  // namespace
+
+std::string numeric_host(const sockaddr* address, socklen_t length) {
+  if (address == nullptr || (address->sa_family != AF_INET && address->sa_family != AF_INET6)) return {};
+  if (address->sa_family == AF_INET6 && length >= static_cast<socklen_t>(sizeof(sockaddr_in6))) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
+    if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+      sockaddr_in v4{};
+      v4.sin_family = AF_INET;
+      std::memcpy(&v4.sin_addr, &v6->sin6_addr.s6_addr[12], sizeof(v4.sin_addr));
+      return numeric_host(reinterpret_cast<const sockaddr*>(&v4), sizeof(v4));
+    }
+  }
+  char text[NI_MAXHOST];
+  if (getnameinfo(address, length, text, sizeof(text), nullptr, 0, NI_NUMERICHOST) != 0) return {};
+  return text;
+}
+
+std::vector<std::string> resolve_numeric_hosts(const std::string& host, std::string& error) {
+  std::vector<std::string> hosts;
+  const AddrInfoList addresses = resolve(host, 0, false, error);
+  for (const addrinfo* a = addresses.get(); a != nullptr; a = a->ai_next) {
+    std::string numeric = numeric_host(a->ai_addr, a->ai_addrlen);
+    if (!numeric.empty() && std::find(hosts.begin(), hosts.end(), numeric) == hosts.end()) {
+      hosts.push_back(std::move(numeric));
+    }
+  }
+  return hosts;
+}
+
+namespace {
 
 void set_blocking(int fd) {
   const int flags = fcntl(fd, F_GETFL, 0);

@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <sys/socket.h>
 
 namespace queen::mesh::detail {
 
@@ -50,6 +53,13 @@ bool send_all(int fd, const std::uint8_t* data, std::size_t size);
 bool peer_has_closed(int fd);
 
 void set_non_blocking(int fd);
+
+// The numeric form of a socket address ("127.0.0.1", "::1"); an IPv4-mapped IPv6 address gives its IPv4 form,
+// so one peer compares equal however the listener received it. Empty for a family other than IPv4/IPv6.
+std::string numeric_host(const sockaddr* address, socklen_t length);
+
+// Every address `host` resolves to, in numeric_host form; empty (and error set) when it does not resolve.
+std::vector<std::string> resolve_numeric_hosts(const std::string& host, std::string& error);
 
 // An eventfd used to wake a poll() loop from another thread.
 FileDescriptor make_wake_descriptor();

@@ -55,8 +55,10 @@ def encode_frame(secret, frame_type, sender_id, boot_id, sequence, timestamp_ms,
 class FrameSender:
     """A hand-made mesh peer: one TCP connection to a broker's mesh port."""
 
-    def __init__(self, port, timeout=5.0):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port, timeout=5.0, source_host=None):
+        """source_host: the local address to connect from (any of 127.0.0.0/8 reaches the broker)."""
+        source = (source_host, 0) if source_host else None
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=source)
 
     def send(self, data):
         self.sock.sendall(data)

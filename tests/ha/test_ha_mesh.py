@@ -112,6 +112,27 @@ def test_forged_replayed_stale_and_truncated_frames_are_rejected_and_counted(mes
     wait_mesh_linked([a, b], timeout=10)
 
 
+def test_a_holder_of_the_secret_connecting_from_outside_the_peer_list_is_refused(mesh_factory):
+    """The peers are 127.0.0.1:<port>: a connection from 127.0.0.2 with a perfectly valid frame is closed
+    before any frame is read, and counted as unknown_peer; the real peers keep their link."""
+    a, b = mesh_factory(2)
+    wait_mesh_linked([a, b])
+    before = mesh_rejections(a).get("unknown_peer", 0)
+    frame = encode_frame(MESH_SECRET, FRAME_HEARTBEAT, f"ha-stranger-{uuid.uuid4().hex[:8]}",
+                         int(time.time() * 1000), 1, int(time.time() * 1000), b"")
+    with FrameSender(mesh_port(a), source_host="127.0.0.2") as stranger:
+        try:
+            stranger.send(frame)
+        except OSError:
+            pass  # the broker may already have closed it: that is the point
+        assert stranger.closed_by_peer(), "a connection from outside QUEEN_MESH_PEERS stayed open"
+    poll_until(lambda: mesh_rejections(a).get("unknown_peer", 0) == before + 1, timeout=10,
+               what="the stranger counted as unknown_peer on A")
+    senders = mesh_view(a).alive_senders
+    assert not any(sid.startswith("ha-stranger-") for sid in senders), senders
+    wait_mesh_linked([a, b], timeout=10)
+
+
 def test_a_broker_with_peers_and_no_secret_refuses_to_boot(ha_db):
     broker = Broker(pg=ha_db, name=unique_name("ha-nosecret")[:20],
                     env={"QUEEN_MESH_PORT": free_port(), "QUEEN_MESH_PEERS": f"127.0.0.1:{free_port()}",
