@@ -266,8 +266,6 @@ void Broker::after_push_committed(const std::set<std::string>& queues) {
   announce_committed(waiters_, cluster_, queues);
 }
 
-void Broker::notify_queues(const std::set<std::string>& queues) { wake_local_pops(waiters_, queues); }
-
 // ---------------------------------------------------------------------- pop
 
 void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, wake::Executor executor,

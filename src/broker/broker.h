@@ -98,10 +98,6 @@ class Broker {
   db::PoolStats pool_stats() const { return db_.pool_stats(); }
   metrics::Gauges gauges() const;
 
-  // Wakes local long polls for queues that just received committed messages
-  // (wake_local_pops in pop_wakes.h).
-  void notify_queues(const std::set<std::string>& queues);
-
  private:
   // The parts of push(): spool the items (maintenance or outage), store them
   // (empty on a transient failure: the caller spools them), and read the rows.

@@ -13,6 +13,11 @@ std::string encode_push_item(const PushItem& item) {
   std::string out;
   out.reserve(item.payload_json.size() + item.queue.size() + item.partition.size() +
               item.transaction_id.size() + 128);
+  append_push_item(out, item);
+  return out;
+}
+
+void append_push_item(std::string& out, const PushItem& item) {
   out += '{';
   append_json_key(out, "queue");
   append_json_string(out, item.queue);
@@ -52,7 +57,6 @@ std::string encode_push_item(const PushItem& item) {
     out += "true";
   }
   out += '}';
-  return out;
 }
 
 std::string join_json_array(const std::vector<const std::string*>& elements) {

@@ -12,6 +12,8 @@ namespace queen::broker {
 // a push item: the live push, transactions and spool replay all use it, so a
 // field added to PushItem reaches the database the same way on every path.
 std::string encode_push_item(const PushItem& item);
+// The same text appended to `out` (a caller building a whole array in one buffer).
+void append_push_item(std::string& out, const PushItem& item);
 
 // A JSON array of already-encoded elements.
 std::string join_json_array(const std::vector<const std::string*>& elements);

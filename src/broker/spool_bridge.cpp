@@ -134,13 +134,18 @@ std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector
 }
 
 std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end) {
-  std::vector<std::string> encoded;
-  encoded.reserve(end - begin);
-  for (std::size_t i = begin; i < end; ++i) encoded.push_back(encode_push_item(push_item_of(batch[i])));
-  std::vector<const std::string*> elements;
-  elements.reserve(encoded.size());
-  for (const auto& e : encoded) elements.push_back(&e);
-  return join_json_array(elements);
+  constexpr std::size_t kItemOverheadBytes = 160;  // keys, quotes, ids: a reserve hint, not a bound
+  std::size_t size = 2;
+  for (std::size_t i = begin; i < end; ++i) size += batch[i].payload_json.size() + kItemOverheadBytes;
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i != begin) out += ',';
+    append_push_item(out, push_item_of(batch[i]));
+  }
+  out += ']';
+  return out;
 }
 
 spool::ReplayOutcome replay_outcome_of(const db::DbError& error) {

@@ -33,7 +33,7 @@ std::string encode_transaction(const TransactionCommand& command) {
     out += "{\"type\":\"push\",\"items\":[";
     for (std::size_t j = 0; j < op.items.size(); ++j) {
       if (j) out += ',';
-      out += encode_push_item(op.items[j]);
+      append_push_item(out, op.items[j]);
     }
     out += "]}";
   }

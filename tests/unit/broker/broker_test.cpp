@@ -1,4 +1,5 @@
 #include "broker/broker.h"
+#include "broker/pop_wakes.h"
 
 #include <gtest/gtest.h>
 
@@ -232,7 +233,7 @@ TEST_F(BrokerFixture, WaitingPopReturnsOnceTheDatabaseHasMessages) {
     std::this_thread::sleep_for(60ms);
     db.set_next_pop({message()});  // published before the notify below
     std::set<std::string> queues{"q"};
-    broker.notify_queues(queues);
+    wake_local_pops(waiters, queues);
   });
   const PopOutcome out = pop(pop_command(true, 5000), nullptr);
   later.join();
