@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "auth/principal.h"
+
 namespace queen::http {
 
 using PathParams = std::map<std::string, std::string>;   // decoded :params
@@ -21,6 +23,9 @@ struct Request {
   QueryParams query;
   std::string body;
   PathParams params;
+  // Resolved by the dispatcher before the handler runs (anonymous when
+  // authentication is off); handlers scope their work to its tenant.
+  auth::Principal principal;
   // True once the client closed its connection (checked before a long poll
   // claims anything). Absent in tests.
   std::function<bool()> client_gone;
