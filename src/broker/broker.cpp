@@ -9,6 +9,7 @@
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "db/item_index.h"
+#include "util/json_text.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
@@ -70,13 +71,17 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       combiner_([&db](const std::string& items, const std::optional<std::string>& producer_sub) {
                   return db.push_messages(items, producer_sub);
                 },
-                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls) {}
+                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
+      encryption_(config, db) {
+  encryption_.start();
+}
 
 Broker::~Broker() { begin_shutdown(); }
 
 void Broker::begin_shutdown() {
   if (stopping_.exchange(true)) return;
   waiters_.notify_all();
+  encryption_.stop();
 }
 
 void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
@@ -100,18 +105,25 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 
 namespace {
 
-// Payload encryption is not implemented in this broker yet:
-// the flag is stored and echoed, payloads stay plaintext. Say so where the
-// operator turns it on rather than pretend.
-void warn_if_encryption_requested(const std::string& queue, const std::string& configured_json) {
+// Requests do not carry their tenant to the broker yet: the default tenant's.
+const std::string kDefaultTenant;
+
+// The configure result's options.encryptionEnabled.
+bool encryption_requested(const std::string& configured_json) {
   const nlohmann::json configured = nlohmann::json::parse(configured_json, nullptr, false);
-  if (configured.is_discarded() || !configured.contains("options")) return;
+  if (configured.is_discarded() || !configured.contains("options")) return false;
   const nlohmann::json& options = configured["options"];
-  if (options.is_object() && options.value("encryptionEnabled", false)) {
-    spdlog::warn("configure: queue {} asks for encryptionEnabled, but payload encryption is not available in this "
-                 "broker: its payloads are stored in plaintext",
-                 queue);
-  }
+  return options.is_object() && options.value("encryptionEnabled", false);
+}
+
+// `result_json` (an object) with a `warning` field added, the others untouched.
+std::string with_warning(std::string result_json, const char* warning) {
+  const std::size_t close = result_json.rfind('}');
+  if (close == std::string::npos) return result_json;
+  std::string field = ",\"warning\":";
+  util::append_json_string(field, warning);
+  result_json.insert(close, field);
+  return result_json;
 }
 
 }  // namespace
@@ -120,7 +132,15 @@ std::string Broker::configure(const std::string& queue, const std::string& names
                               const std::string& options_json) {
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
-    warn_if_encryption_requested(queue, result);
+    const bool wants_encryption = encryption_requested(result);
+    encryption_.note_configured(kDefaultTenant, queue, wants_encryption);
+    if (wants_encryption && !encryption_.enabled()) {
+      // Said where the operator turns it on rather than pretend (docs/encryption.md).
+      spdlog::warn("configure: queue {} asks for encryptionEnabled, but this broker has no valid "
+                   "QUEEN_ENCRYPTION_KEY: its payloads are stored in plaintext",
+                   queue);
+      result = with_warning(std::move(result), kNoEncryptionKeyWarning);
+    }
     if (cluster_ != nullptr) cluster_->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
@@ -138,6 +158,8 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
   }
+  // Before any path can store or spool them (no-op without a key).
+  encryption_.seal_items(kDefaultTenant, items);
   if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, producer_sub);
   // After a transient failure the database is skipped (no timeout wait per
   // push) until it answers again; while older events are spooled, a push
@@ -147,6 +169,7 @@ PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::s
   }
   std::optional<std::vector<db::PushRow>> rows = store_push(items, producer_sub);
   if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, producer_sub);
+  if (encryption_.enabled()) resend_refused(items, *rows, producer_sub);
   PushOutcome outcome;
   outcome.items = push_results(items, std::move(*rows));
   after_push_stored(items, outcome.items);
@@ -186,6 +209,43 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
     }
     spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
     throw BrokerError(ErrorKind::Internal, e.client_message());
+  }
+}
+
+void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows,
+                            const std::optional<std::string>& producer_sub) {
+  std::vector<std::size_t> refused_rows;  // positions in `rows`, in item order
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].status == kEncryptionRequiredStatus) refused_rows.push_back(r);
+  }
+  if (refused_rows.empty()) return;
+  std::sort(refused_rows.begin(), refused_rows.end(),
+            [&rows](std::size_t a, std::size_t b) { return rows[a].idx < rows[b].idx; });
+  std::vector<PushItem> resent;
+  resent.reserve(refused_rows.size());
+  for (const std::size_t r : refused_rows) {
+    PushItem& item = items[db::item_index_of(rows[r].idx, items.size(), "push_messages")];
+    spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
+                 item.queue);
+    encryption_.note_configured(kDefaultTenant, item.queue, true);
+    encryption_.seal(item);
+    resent.push_back(item);
+  }
+  std::optional<std::vector<db::PushRow>> again = store_push(resent, producer_sub);
+  for (std::size_t k = 0; k < refused_rows.size(); ++k) {
+    db::PushRow& row = rows[refused_rows[k]];
+    const int original_idx = row.idx;
+    if (!again) {
+      row.status = "failed";
+      row.error = kDatabaseUnavailable;
+      continue;
+    }
+    for (auto& answer : *again) {
+      if (answer.idx != static_cast<int>(k)) continue;
+      row = std::move(answer);
+      row.idx = original_idx;
+      break;
+    }
   }
 }
 
@@ -279,6 +339,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     if (pop_maintenance()) return false;
     try {
       outcome->messages = db_.pop_messages(query);
+      open_popped(outcome->messages, query.consumer_group);
       return !outcome->messages.empty();
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
@@ -312,6 +373,19 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
   const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
   wake::start_long_poll(waiters_, std::move(executor), key, deadline, recheck_policy_,
                         {std::move(attempt), std::move(abandoned), std::move(finish)});
+}
+
+void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group) {
+  const std::vector<UndecryptableMessage> bad = encryption_.open_popped(messages);
+  if (bad.empty()) return;
+  metrics_.record_undecryptable(bad.size());
+  try {
+    db_.dead_letter_undecryptable(encode_undecryptable(bad), consumer_group);
+  } catch (const db::DbError& e) {
+    // They stay leased and come back after the lease; the next pop retries.
+    metrics_.record_db_error();
+    spdlog::warn("encryption: {} undecryptable message(s) not moved to the DLQ: {}", bad.size(), e.what());
+  }
 }
 
 // ---------------------------------------------------------------------- ack

@@ -12,6 +12,7 @@
 #include "broker/broker_error.h"
 #include "broker/cluster_hooks.h"
 #include "broker/maintenance_flags.h"
+#include "broker/payload_encryption.h"
 #include "broker/push_combiner.h"
 #include "broker/transactions.h"
 #include "broker/types.h"
@@ -105,10 +106,19 @@ class Broker {
                             const std::optional<std::string>& producer_sub);
   std::optional<std::vector<db::PushRow>> store_push(const std::vector<PushItem>& items,
                                                      const std::optional<std::string>& producer_sub);
+  // Items the database refused as plaintext for a queue that wants encryption
+  // (this broker's list was stale): marked, sealed and stored once more.
+  void resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows,
+                      const std::optional<std::string>& producer_sub);
+  // Pop: decrypts the messages, dead-letters those that cannot be (one call).
+  void open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group);
   std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
   void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results);
   // Persists one flag, tells the peers, and answers the status the route renders.
   MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
+  // One run_transaction call; its result in `outcome`, summarized.
+  TransactionSummary call_run_transaction(const TransactionCommand& command,
+                                          const std::optional<std::string>& producer_sub, TransactionOutcome& outcome);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;
@@ -120,6 +130,7 @@ class Broker {
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
   PushCombiner combiner_;
+  PayloadEncryption encryption_;
   std::atomic<bool> stopping_{false};
 };
 

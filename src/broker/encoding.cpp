@@ -56,6 +56,11 @@ void append_push_item(std::string& out, const PushItem& item) {
     append_json_key(out, "encrypted");
     out += "true";
   }
+  if (item.key_held) {
+    out += ',';
+    append_json_key(out, "keyHeld");
+    out += "true";
+  }
   out += '}';
 }
 

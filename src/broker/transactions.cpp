@@ -14,9 +14,21 @@
 namespace queen::broker {
 namespace {
 
+// Requests do not carry their tenant to the broker yet: the default tenant's.
+const std::string kTransactionTenant;
+
 std::int64_t now_epoch_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void seal_transaction(const PayloadEncryption& encryption, TransactionCommand& command) {
+  for (auto& op : command.operations) encryption.seal_items(kTransactionTenant, op.items);
+}
+
+// The rollback reason store_messages gives for plaintext sent to an encrypted queue.
+bool refused_plaintext(const std::string& result_json) {
+  return result_json.find("plaintext refused, the broker must encrypt") != std::string::npos;
 }
 
 }  // namespace
@@ -86,6 +98,25 @@ bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   return false;
 }
 
+TransactionSummary Broker::call_run_transaction(const TransactionCommand& command,
+                                                const std::optional<std::string>& producer_sub,
+                                                TransactionOutcome& outcome) {
+  // No maintenance or spool diversion on purpose: a transaction is all or
+  // nothing against PostgreSQL, so an outage answers 503 and the
+  // clients' 5xx retries are safe (nothing was committed).
+  try {
+    outcome.result_json = db_.run_transaction(encode_transaction(command), producer_sub);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  try {
+    return summarize_transaction_result(outcome.result_json);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("transaction: {}", e.what());
+    throw BrokerError(ErrorKind::Internal, "the database returned an unreadable transaction result");
+  }
+}
+
 TransactionOutcome Broker::run_transaction(TransactionCommand command,
                                            const std::optional<std::string>& producer_sub) {
   // Minted here as on /push, so the ids are the broker's whatever the
@@ -95,21 +126,15 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
       if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
     }
   }
-  // No maintenance or spool diversion on purpose: a transaction is all or
-  // nothing against PostgreSQL, so an outage answers 503 and the
-  // clients' 5xx retries are safe (nothing was committed).
+  seal_transaction(encryption_, command);
   TransactionOutcome outcome;
-  try {
-    outcome.result_json = db_.run_transaction(encode_transaction(command), producer_sub);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
-  TransactionSummary summary;
-  try {
-    summary = summarize_transaction_result(outcome.result_json);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("transaction: {}", e.what());
-    throw BrokerError(ErrorKind::Internal, "the database returned an unreadable transaction result");
+  TransactionSummary summary = call_run_transaction(command, producer_sub, outcome);
+  if (!summary.success && encryption_.enabled() && refused_plaintext(outcome.result_json)) {
+    // This broker's list of encrypted queues was stale and the database
+    // rolled everything back: re-read the list, seal, run once more.
+    encryption_.refresh();
+    seal_transaction(encryption_, command);
+    summary = call_run_transaction(command, producer_sub, outcome);
   }
   outcome.success = summary.success;
   if (!summary.success) return outcome;  // rolled back: nothing to announce

@@ -25,6 +25,9 @@ class Database final : public Procedures {
   std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) override;
   DlqPage list_dlq(const DlqQuery& query) override;
   bool delete_queue(const std::string& queue) override;
+  std::vector<TenantQueue> encrypted_queue_names() override;
+  int dead_letter_undecryptable(const std::string& items_json,
+                                const std::optional<std::string>& consumer_group) override;
 
   PoolStats pool_stats() const override { return runner_.pool_stats(); }
   // The runner and its pool, shared with the background loops' calls

@@ -104,6 +104,12 @@ struct DlqPage {
   std::int64_t total = 0;         // matching entries before paging
 };
 
+// A queue as the tenant that owns it sees it ("" = the default tenant).
+struct TenantQueue {
+  std::string tenant;
+  std::string queue;
+};
+
 struct PoolStats {
   int size = 0;     // configured maximum
   int open = 0;     // connections open or being opened
@@ -150,6 +156,19 @@ class Procedures {
   virtual bool delete_queue(const std::string& queue) {
     (void)queue;
     throw std::logic_error("delete_queue is not implemented by this Procedures");
+  }
+
+  // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
+  virtual std::vector<TenantQueue> encrypted_queue_names() {
+    throw std::logic_error("encrypted_queue_names is not implemented by this Procedures");
+  }
+  // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
+  // for the pop's group (null: queue mode); returns how many were dead-lettered.
+  virtual int dead_letter_undecryptable(const std::string& items_json,
+                                        const std::optional<std::string>& consumer_group) {
+    (void)items_json;
+    (void)consumer_group;
+    throw std::logic_error("dead_letter_undecryptable is not implemented by this Procedures");
   }
 
   virtual PoolStats pool_stats() const = 0;

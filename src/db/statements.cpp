@@ -42,6 +42,9 @@ void register_request_statements(pqxx::connection_base& c) {
             "'epoch'::timestamptz + $4::int8 * interval '1 millisecond', "
             "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int)");
   c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text) AS deleted");
+  c.prepare(kEncryptedQueueNames, "SELECT tenant, queue_name FROM queen.encrypted_queue_names()");
+  c.prepare(kDeadLetterUndecryptable,
+            "SELECT queen.dead_letter_undecryptable($1::jsonb, $2::text) AS dead_lettered");
 }
 
 // Claim and fire are separate statements, hence separate transactions, as the

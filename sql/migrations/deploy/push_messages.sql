@@ -67,6 +67,6 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.push_messages(jsonb, text) IS
-  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner) or failed (error, e.g. maxSize reached). Exact dedup under concurrency. 22023 on a malformed item.';
+  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
 
 COMMIT;

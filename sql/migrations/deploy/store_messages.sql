@@ -92,11 +92,17 @@ BEGIN
            coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+           coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
            coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
            coalesce(m.id, t.message_id) AS stored_id,
+           -- docs/encryption.md: a broker holding a key sent plaintext to a queue that wants
+           -- encryption (its list was stale): every item of that partition is refused, so the
+           -- broker re-sends them encrypted in their order.
+           (q.encryption_enabled AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY p.id))
+             AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
@@ -108,8 +114,8 @@ BEGIN
     WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
-    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL) AS is_new,
-           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL)
+    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
+           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused)
              OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
       FROM resolved r
   ), room AS (
@@ -142,19 +148,23 @@ BEGIN
      WHERE p.id = s.partition_id
   )
   SELECT n.idx,
-         CASE WHEN n.accepted THEN 'queued'
+         CASE WHEN n.refused THEN 'encryption_required'
+              WHEN n.accepted THEN 'queued'
               WHEN n.stored_id IS NOT NULL OR n.key_accepted THEN 'duplicate'
               ELSE 'failed' END,
-         CASE WHEN n.stored_id IS NOT NULL THEN n.stored_id
+         CASE WHEN n.refused THEN NULL
+              WHEN n.stored_id IS NOT NULL THEN n.stored_id
               WHEN n.key_accepted THEN n.key_candidate_id END,
          n.transaction_id, n.partition_id, n.queue_name, n.partition_name,
-         CASE WHEN n.stored_id IS NULL AND NOT n.key_accepted
+         CASE WHEN n.refused
+              THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
+              WHEN n.stored_id IS NULL AND NOT n.key_accepted
               THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
     FROM numbered n
    ORDER BY n.idx;
 END;
 $$;
 COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[]) IS
-  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner) or failed (maxSize).';
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
 
 COMMIT;
