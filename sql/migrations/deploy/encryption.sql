@@ -16,9 +16,11 @@ COMMENT ON FUNCTION queen.encrypted_queue_names() IS
 -- (null = queue mode). Each message is dead-lettered with its error. When the
 -- pop's lease is still held, the undecryptable messages are taken out of it so
 -- the partition never stalls on them: a leading run is consumed at once (the
--- cursor passes it), a trailing run leaves the lease (its last good message
--- ends the batch), and one in the middle is passed by the ack of a later
--- message. A batch with nothing good left is consumed and its lease released.
+-- cursor passes it); a trailing run leaves the lease (its last good message
+-- ends the batch) and is met again, as a leading run, by the next pop; one in
+-- the middle is passed by the ack of a later message. A batch with nothing
+-- good left is consumed and its lease released. The cursor never passes a
+-- message the consumer has not acknowledged.
 CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql AS $$
