@@ -129,6 +129,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, const sigs
     flags.stop();
   };
 
+  cluster.on_queue_reconfigured([&broker](const std::string& queue) { broker.queue_reconfigured_elsewhere(queue); });
   flags.start();
   recover_spool(*spool, flags.push());
   spool->start();

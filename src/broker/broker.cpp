@@ -149,6 +149,11 @@ std::string Broker::configure(const std::string& queue, const std::string& names
   }
 }
 
+void Broker::queue_reconfigured_elsewhere(const std::string& queue) {
+  (void)queue;  // the whole list is re-read: it also tells which queues stopped wanting encryption
+  encryption_.refresh_soon();
+}
+
 // --------------------------------------------------------------------- push
 
 PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub) {

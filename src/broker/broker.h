@@ -83,6 +83,10 @@ class Broker {
   DlqPage list_dlq(const DlqQuery& query);
   bool delete_queue(const std::string& queue);
 
+  // A peer reconfigured `queue`: the list of encrypted queues is re-read
+  // soon (never blocks; called on the mesh receive thread).
+  void queue_reconfigured_elsewhere(const std::string& queue);
+
   // Maintenance flags: GET reads the persisted values (falling back to the
   // last known ones while the database is down); POST persists.
   MaintenanceStatus maintenance_status();

@@ -38,6 +38,10 @@ void PayloadEncryption::start() {
 
 void PayloadEncryption::stop() { refresher_.stop(); }
 
+void PayloadEncryption::refresh_soon() {
+  if (enabled()) refresher_.wake();
+}
+
 void PayloadEncryption::refresh() {
   std::set<std::pair<std::string, std::string>> fresh;
   for (auto& q : db_.encrypted_queue_names()) fresh.emplace(std::move(q.tenant), std::move(q.queue));

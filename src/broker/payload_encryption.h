@@ -53,6 +53,8 @@ class PayloadEncryption {
   void stop();
   // Re-reads the set now (one call), e.g. after the database refused plaintext.
   void refresh();
+  // Asks the background re-read to run now (never blocks).
+  void refresh_soon();
 
   // Push: encrypts the items of queues in the set, flags the others keyHeld.
   void seal_items(const std::string& tenant, std::vector<PushItem>& items) const;

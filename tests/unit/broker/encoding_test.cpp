@@ -66,3 +66,12 @@ TEST(Encoding, PushItemMarksAnEncryptedPayloadOnly) {
   item.encrypted = true;
   EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["encrypted"], true);
 }
+
+TEST(Encoding, PushItemMarksKeyHeldOnlyWhenSet) {
+  PushItem item;
+  item.queue = "q";
+  item.transaction_id = "t";
+  EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("keyHeld"));
+  item.key_held = true;
+  EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["keyHeld"], true);
+}
