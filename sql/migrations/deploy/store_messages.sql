@@ -32,6 +32,7 @@ RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
 DECLARE
   v_created_at timestamptz;
+  v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
 BEGIN
   IF jsonb_array_length(p_items) = 0 THEN
     RETURN;
@@ -63,6 +64,18 @@ BEGIN
    ORDER BY 1, 2
   ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING;
 
+  -- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
+  -- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every
+  -- item of such a partition is refused, so the broker re-sends them encrypted, in order.
+  -- A push without keyHeld items (a broker without a key) pays one scan of the items.
+  IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
+    SELECT array_agg(DISTINCT p.id) INTO v_refused_partitions
+      FROM jsonb_array_elements(p_items) AS x(e)
+      JOIN queen.queues q ON q.name = x.e ->> 'queue' AND q.encryption_enabled
+      JOIN queen.partitions p ON p.queue_id = q.id AND p.name = queen.push_item_partition(x.e)
+     WHERE coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false);
+  END IF;
+
   -- 3. Serialize with every other writer of these partitions (ascending id order, so
   --    two batches cannot deadlock), then take the timestamp: per partition, seq order,
   --    created_at order and commit order agree.
@@ -92,17 +105,12 @@ BEGIN
            coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
            coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
            coalesce(m.id, t.message_id) AS stored_id,
-           -- docs/encryption.md: a broker holding a key sent plaintext to a queue that wants
-           -- encryption (its list was stale): every item of that partition is refused, so the
-           -- broker re-sends them encrypted in their order.
-           (q.encryption_enabled AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY p.id))
-             AS refused,
+           coalesce(p.id = ANY (v_refused_partitions), false) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i

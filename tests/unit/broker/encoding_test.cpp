@@ -65,13 +65,10 @@ TEST(Encoding, PushItemMarksAnEncryptedPayloadOnly) {
   EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("encrypted"));
   item.encrypted = true;
   EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["encrypted"], true);
-}
-
-TEST(Encoding, PushItemMarksKeyHeldOnlyWhenSet) {
-  PushItem item;
-  item.queue = "q";
-  item.transaction_id = "t";
+  // keyHeld: plaintext from a broker with a key (docs/encryption.md), written only when set.
   EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("keyHeld"));
+  item.encrypted = false;
   item.key_held = true;
   EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["keyHeld"], true);
 }
+
