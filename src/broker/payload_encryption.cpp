@@ -25,7 +25,12 @@ PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedure
       refresher_(
           "encryption-set",
           [this, interval = std::chrono::milliseconds(config.encryption_refresh_ms)] {
-            refresh();
+            try {
+              refresh();
+            } catch (const db::DbError& e) {
+              // The last list stays in use; the database's refusal covers what it misses.
+              spdlog::debug("encryption: cannot re-read the encrypted queue list: {}", e.what());
+            }
             return util::BackgroundWorker::Clock::now() + interval;
           },
           kRefreshRetryAfter) {}
