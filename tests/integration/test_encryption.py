@@ -109,6 +109,20 @@ def test_row_is_ciphertext_and_pop_is_plaintext(client, own_db):
     assert message["transactionId"] == "enc-1"
 
 
+def test_dlq_listing_shows_the_decrypted_payload(client, own_db):
+    queue = encrypted_queue(client, "enc-dlq")
+    assert client.push([{"queue": queue, "payload": {"dead": "dlq-secret"}, "transactionId": "dl-1"}]).status == 201
+    [message] = client.pop_messages(queue, batch=1)
+    acked = client.ack_batch([ack_item(message, status="dlq", error="handler gave up")])
+    assert acked.status == 200 and acked.body[0]["success"] is True, acked
+    stored = own_db.query("select payload::text as payload, is_encrypted from queen.dlq where transaction_id = 'dl-1'")
+    assert_ciphertext(stored[0], "dlq-secret")  # the dead letter keeps the envelope
+    [entry] = client.dlq(queue=queue).body["messages"]
+    assert entry["data"] == {"dead": "dlq-secret"}
+    assert entry["isEncrypted"] is True
+    assert entry["errorMessage"] == "handler gave up"
+
+
 def test_queue_without_encryption_stays_plaintext(client, own_db):
     queue = unique_name("plain")
     assert client.push([{"queue": queue, "payload": {"visible": "yes-plain"}}]).status == 201
