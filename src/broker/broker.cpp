@@ -228,11 +228,14 @@ void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRo
             [&rows](std::size_t a, std::size_t b) { return rows[a].idx < rows[b].idx; });
   std::vector<PushItem> resent;
   resent.reserve(refused_rows.size());
+  std::set<std::string> learned;
   for (const std::size_t r : refused_rows) {
     PushItem& item = items[db::item_index_of(rows[r].idx, items.size(), "push_messages")];
-    spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
-                 item.queue);
-    encryption_.note_configured(kDefaultTenant, item.queue, true);
+    if (learned.insert(item.queue).second) {
+      spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
+                   item.queue);
+      encryption_.note_configured(kDefaultTenant, item.queue, true);
+    }
     encryption_.seal(item);
     resent.push_back(item);
   }
