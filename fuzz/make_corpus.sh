@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build-fuzz}
 CORPUS=fuzz/corpus
 
-for h in spool_record spool_file mesh_frame http_body config_env http_wire; do
+for h in spool_record spool_file mesh_frame http_body config_env http_wire payload_envelope; do
   mkdir -p "$CORPUS/$h"
   find "$CORPUS/$h" -name 'seed-*' -delete
 done
@@ -95,4 +95,28 @@ wire 'GET /api/v1/dlq?queue=q&from=2024-01-01T00:00:00Z&limit=%%31%%30 HTTP/1.0\
 wire 'PUT /api/v1/kv/caf%%C3%%A9 HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n{"value":1}\n'
 wire 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello'
 wire 'POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n'
+# --- payload_envelope: byte 0 even = an envelope to open, odd = a plaintext to round-trip. Envelopes are sealed
+# here (python3-cryptography, fixed nonces) with the harness's keys, so the fuzzer starts from ones that open.
+/usr/bin/python3 - "$CORPUS/payload_envelope" <<'PY'
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+out = sys.argv[1]
+keys = [bytes.fromhex("00112233445566778899aabbccddeeff" * 2), bytes.fromhex("ffeeddccbbaa99887766554433221100" * 2)]
+def envelope(key, nonce, plaintext):
+    sealed = AESGCM(key).encrypt(nonce, plaintext, None)
+    kid = hashlib.sha256(b"queen payload key id v1:" + key).hexdigest()[:16]
+    b64 = lambda b: base64.b64encode(b).decode()
+    return json.dumps({"v": 1, "kid": kid, "iv": b64(nonce), "ct": b64(sealed[:-16]), "tag": b64(sealed[-16:])},
+                      separators=(",", ":")).encode()
+seeds = [b"\x00" + envelope(keys[0], bytes(12), b'{"amount":12}'),
+         b"\x00" + envelope(keys[1], bytes(range(12)), '"h\u00e9llo \u2713"'.encode()),
+         b"\x00" + envelope(keys[0], bytes(12), b""),
+         b"\x00" + b'{"v":1,"kid":"0000000000000000","iv":"AAAAAAAAAAAAAAAA","ct":"","tag":"AAAAAAAAAAAAAAAAAAAAAA=="}',
+         b"\x00" + b'{"encrypted":"AA==","iv":"AA==","authTag":"AA=="}',
+         b"\x01" + b'{"items":[1,2,3],"text":"caf\xc3\xa9"}',
+         b"\x01" + b"null"]
+for i, seed in enumerate(seeds):
+    with open(f"{out}/seed-{i}", "wb") as f:
+        f.write(seed)
+PY
 echo "corpus: $(find $CORPUS -type f | wc -l) files under $CORPUS"
