@@ -26,6 +26,8 @@
 namespace queen::broker {
 
 inline constexpr const char* kEncryptionRequiredStatus = "encryption_required";
+// Part of the error store_messages gives a refused item; a transaction's rollback reason carries it.
+inline constexpr const char* kPlaintextRefusedText = "plaintext refused, the broker must encrypt";
 // What configure answers (`warning`) when a queue asks for encryption on a broker without a usable key.
 inline constexpr const char* kNoEncryptionKeyWarning =
     "encryptionEnabled is set but this broker has no valid QUEEN_ENCRYPTION_KEY: payloads of this queue are "

@@ -28,7 +28,7 @@ void seal_transaction(const PayloadEncryption& encryption, TransactionCommand& c
 
 // The rollback reason store_messages gives for plaintext sent to an encrypted queue.
 bool refused_plaintext(const std::string& result_json) {
-  return result_json.find("plaintext refused, the broker must encrypt") != std::string::npos;
+  return result_json.find(kPlaintextRefusedText) != std::string::npos;
 }
 
 }  // namespace
@@ -132,7 +132,11 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
   if (!summary.success && encryption_.enabled() && refused_plaintext(outcome.result_json)) {
     // This broker's list of encrypted queues was stale and the database
     // rolled everything back: re-read the list, seal, run once more.
-    encryption_.refresh();
+    try {
+      encryption_.refresh();
+    } catch (const db::DbError& e) {
+      rethrow_as_broker_error(e);
+    }
     seal_transaction(encryption_, command);
     summary = call_run_transaction(command, producer_sub, outcome);
   }
