@@ -50,6 +50,7 @@ void PayloadEncryption::refresh_soon() {
 void PayloadEncryption::refresh() {
   std::set<std::pair<std::string, std::string>> fresh;
   for (auto& q : db_.encrypted_queue_names()) fresh.emplace(std::move(q.tenant), std::move(q.queue));
+  spdlog::debug("encryption: encrypted queue list re-read ({} queue(s))", fresh.size());
   std::unique_lock lock(mutex_);
   queues_.swap(fresh);
 }
