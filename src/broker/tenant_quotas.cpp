@@ -31,7 +31,8 @@ TenantLimits tenant_limits(const config::TenantQuotaConfig& defaults, const db::
 }
 
 std::optional<int> TokenBucket::take(double n, double rate, double burst, Clock::time_point now) {
-  if (tokens_ < 0) {
+  if (!started_) {
+    started_ = true;
     tokens_ = burst;
     refilled_at_ = now;
   }

@@ -42,7 +42,8 @@ class TokenBucket {
   std::optional<int> take(double n, double rate, double burst, Clock::time_point now);
 
  private:
-  double tokens_ = -1;  // < 0: not started (starts full)
+  bool started_ = false;  // a new bucket starts full
+  double tokens_ = 0;     // negative: a debt left by a request larger than the bucket
   Clock::time_point refilled_at_{};
 };
 
