@@ -239,6 +239,7 @@ TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   ASSERT_EQ(decoded.events.size(), 1u);
   EXPECT_FALSE(decoded.torn_tail);
   EXPECT_EQ(decoded.events[0], event);
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"tenant-a", std::string("alice")}));
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
   // The replay call carries the same JSON item as the live call would.
@@ -248,6 +249,19 @@ TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   EXPECT_EQ(parsed.at("task"), "render");
   EXPECT_EQ(parsed.at("deliverAt"), 1'900'000'000'123);
   EXPECT_EQ(parsed.at("encrypted"), true);
+}
+
+TEST(SpoolRoundTrip, TheDefaultTenantsRecordHasNoTenantAndAnOldRecordReplaysAsTheDefaultTenant) {
+  const PushItem original = item("q", "Default", "tx-plain");
+  const std::string bytes = spool::encode_record(to_spool_event(original, PushOrigin{"", std::string("alice")}));
+  EXPECT_EQ(bytes.find("tenant"), std::string::npos);
+  // The same bytes a single-tenant broker wrote before tenants existed: an event with no tenant set.
+  spool::SpoolEvent before = to_spool_event(original, PushOrigin{});
+  before.producer_sub = "alice";
+  EXPECT_EQ(bytes, spool::encode_record(before));
+  const spool::DecodeResult decoded = spool::decode_records(bytes);
+  ASSERT_EQ(decoded.events.size(), 1u);
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"", std::string("alice")}));
 }
 
 TEST(SpoolRoundTrip, AnItemWithOnlyRequiredFieldsStaysMinimal) {
