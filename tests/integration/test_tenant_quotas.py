@@ -7,14 +7,13 @@ of a tenant's queues.
 """
 import pytest
 
-from harness import Broker, TempDatabase, poll_until, unique_name
+from harness import Broker, poll_until, unique_name
 from harness.assertions import assert_json_error
 
 
 @pytest.fixture
-def own_db(pg):
-    with TempDatabase(pg) as database:
-        yield database.target
+def own_db(temp_database):
+    return temp_database().target
 
 
 def push_n(client, queue, n):

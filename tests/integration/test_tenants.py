@@ -12,7 +12,7 @@ import time
 import jwt
 import pytest
 
-from harness import Broker, TempDatabase, poll_until, unique_name
+from harness import Broker, poll_until, unique_name
 from harness.api import ack_item
 
 SECRET = "tenants-test-secret-0123456789abcdef"
@@ -26,15 +26,9 @@ def token(sub, tenant=None, role="read-write"):
 
 
 @pytest.fixture(scope="module")
-def own_db(pg):
-    # Push maintenance (the spool test) is cluster-wide: keep it off the shared database.
-    with TempDatabase(pg) as database:
-        yield database.target
-
-
-@pytest.fixture(scope="module")
-def broker(own_db):
-    instance = Broker(pg=own_db, name="it-tenants",
+def broker(module_database):
+    # Push maintenance (the spool test) is cluster-wide: off the shared database.
+    instance = Broker(pg=module_database, name="it-tenants",
                       env={"JWT_ENABLED": "true", "JWT_SECRET": SECRET, "JWT_ALGORITHM": "HS256"}).start()
     with instance.client() as probe:
         if probe.dlq().status != 401:
