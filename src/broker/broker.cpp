@@ -133,7 +133,6 @@ std::string Broker::configure(const std::string& queue, const std::string& names
 void Broker::check_tenant_quotas(const std::string& tenant, std::size_t messages) {
   if (!quotas_.enabled()) return;
   if (std::optional<QuotaRefusal> refusal = quotas_.admit(tenant, messages)) {
-    metrics_.record_push(0);
     throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
   }
 }
