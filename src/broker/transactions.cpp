@@ -86,21 +86,24 @@ bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   return false;
 }
 
-TransactionOutcome Broker::run_transaction(TransactionCommand command,
-                                           const std::optional<std::string>& producer_sub) {
+TransactionOutcome Broker::run_transaction(TransactionCommand command, const PushOrigin& origin) {
   // Minted here as on /push, so the ids are the broker's whatever the
   // database would mint; the response names every pushed item either way.
+  std::size_t pushed_items = 0;
   for (auto& op : command.operations) {
     for (auto& item : op.items) {
       if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
     }
+    pushed_items += op.items.size();
   }
+  // The pushes of a transaction count against the tenant's quotas like /push.
+  if (pushed_items > 0) check_tenant_quotas(origin.tenant, pushed_items);
   // No maintenance or spool diversion on purpose: a transaction is all or
   // nothing against PostgreSQL, so an outage answers 503 and the
   // clients' 5xx retries are safe (nothing was committed).
   TransactionOutcome outcome;
   try {
-    outcome.result_json = db_.run_transaction(encode_transaction(command), producer_sub);
+    outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -115,6 +118,7 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
   if (!summary.success) return outcome;  // rolled back: nothing to announce
 
   metrics_.record_push(summary.pushed);
+  quotas_.note_accepted(origin.tenant, summary.pushed);
   metrics_.record_ack(summary.acked, 0);
   // Same after-commit path as a live /push: local long polls and, with the
   // mesh, the peers' ones. Scheduled items are the sweeper's to announce.

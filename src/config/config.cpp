@@ -320,6 +320,16 @@ void read_limits(EnvReader& r, Config& c) {
   c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
 }
 
+// Per-tenant push quotas (docs/tenants.md).
+void read_tenant_quotas(EnvReader& r, Config& c) {
+  TenantQuotaConfig& q = c.tenant_quotas;
+  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING", q.max_pending, 0, 1LL << 50);
+  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE", q.push_rate, 0.0, 1e9);
+  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst, 0, kMaxInt);
+  q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES", q.overrides);
+  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms, 10, 3600000);
+}
+
 }  // namespace
 
 LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
@@ -334,6 +344,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_mesh(r, c);
   read_background(r, c);
   read_limits(r, c);
+  read_tenant_quotas(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
 
   if (!r.errors().empty()) {
@@ -423,6 +434,10 @@ std::vector<std::string> describe_config(const Config& c) {
     << " json_max_array_items=" << c.limits.json_max_array_items
     << " json_max_object_keys=" << c.limits.json_max_object_keys << " json_max_values=" << c.limits.json_max_values
     << " push_max_items=" << c.limits.push_max_items << " name_max_chars=" << c.limits.name_max_chars;
+  flush();
+  s << "config: tenant quotas max_pending=" << c.tenant_quotas.max_pending
+    << " push_rate=" << c.tenant_quotas.push_rate << " push_burst=" << c.tenant_quotas.push_burst
+    << " overrides=" << on_off(c.tenant_quotas.overrides) << " cache_ms=" << c.tenant_quotas.cache_ms;
   flush();
   return lines;
 }

@@ -131,6 +131,19 @@ struct LimitsConfig {
   int name_max_chars = kNameMaxChars;            // NAME_MAX_CHARS: queue, partition, group, key ...
 };
 
+// Per-tenant push quotas (docs/tenants.md). 0 = unlimited; a DBA's rows in
+// queen.tenant_quotas override these per tenant when `overrides` is on.
+struct TenantQuotaConfig {
+  std::int64_t max_pending = 0;  // QUEEN_TENANT_MAX_PENDING: pending messages over a tenant's queues
+  double push_rate = 0;          // QUEEN_TENANT_PUSH_RATE: messages per second per tenant, per broker process
+  int push_burst = 0;            // QUEEN_TENANT_PUSH_BURST: token bucket size (0 = one second of push_rate)
+  bool overrides = false;        // QUEEN_TENANT_QUOTA_OVERRIDES: read queen.tenant_quotas
+  int cache_ms = 1000;           // QUEEN_TENANT_QUOTA_CACHE_MS: how long a tenant's overrides and pending count are reused
+
+  // False: no quota can apply, the push path does no quota work at all.
+  bool enabled() const { return max_pending > 0 || push_rate > 0 || overrides; }
+};
+
 struct Config {
   ProcessConfig process;
   HttpConfig http;
@@ -143,6 +156,7 @@ struct Config {
   JobsConfig jobs;
   SystemConfig system;
   LimitsConfig limits;
+  TenantQuotaConfig tenant_quotas;
   std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; unused: payload encryption is not implemented)
 };
 

@@ -12,6 +12,7 @@ int status_of(broker::ErrorKind kind) {
     case broker::ErrorKind::BadRequest: return 400;
     case broker::ErrorKind::Unavailable: return 503;
     case broker::ErrorKind::Internal: return 500;
+    case broker::ErrorKind::TooManyRequests: return 429;
   }
   return 500;
 }
@@ -24,7 +25,9 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
   } catch (const HttpError& e) {
     return Response::error(e.status(), e.what());
   } catch (const broker::BrokerError& e) {
-    return Response::error(status_of(e.kind()), e.what());
+    Response response = Response::error(status_of(e.kind()), e.what());
+    if (e.retry_after_s() > 0) response.headers.emplace_back("Retry-After", std::to_string(e.retry_after_s()));
+    return response;
   } catch (const std::exception& e) {
     // Unexpected: the text may carry internals (a database error's context), so it goes to the log only.
     spdlog::error("http: {} {} failed: {}", method, path, e.what());

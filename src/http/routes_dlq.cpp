@@ -9,7 +9,8 @@ void register_dlq_routes(Router& router, const RouteContext& context) {
   const config::LimitsConfig& limits = context.config.limits;
 
   router.add("GET", "/api/v1/dlq", [&broker, &limits](const Request& request) {
-    const broker::DlqQuery query = parse_dlq_query(request.query, limits);
+    broker::DlqQuery query = parse_dlq_query(request.query, limits);
+    query.tenant = request.principal.tenant;
     return Response::json(200, render_dlq_page(broker.list_dlq(query), query));
   });
 }

@@ -12,7 +12,8 @@ void register_queue_routes(Router& router, const RouteContext& context) {
 
   router.add("POST", "/api/v1/configure", [&broker, &limits](const Request& request) {
     const ConfigureRequest req = parse_configure_body(request.body, limits);
-    const std::string result_json = broker.configure(req.queue, req.namespace_name, req.task, req.options_json);
+    const std::string result_json =
+        broker.configure(req.queue, req.namespace_name, req.task, req.options_json, request.principal.tenant);
     const nlohmann::json result = nlohmann::json::parse(result_json.empty() ? "{}" : result_json);
     nlohmann::json body = {
         {"configured", true},

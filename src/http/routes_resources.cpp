@@ -15,7 +15,7 @@ void register_resource_routes(Router& router, const RouteContext& context) {
     const std::string& queue = request.param("queue");
     // A NUL would cut the name short in libpq: "orders%00x" must not delete "orders".
     check_name(queue, "queue", limits);
-    const bool existed = broker.delete_queue(queue);
+    const bool existed = broker.delete_queue(queue, request.principal.tenant);
     std::string body = "{\"deleted\":true,\"queue\":";
     util::append_json_string(body, queue);
     body += ",\"existed\":";
