@@ -22,6 +22,15 @@ bool has_header(const Response& r, const std::string& name, const std::string& v
   return false;
 }
 
+Response dispatch(const Dispatcher& dispatcher, const std::string& method, const std::string& path,
+                  const std::string& authorization = "") {
+  Request r;
+  r.method = method;
+  r.path = path;
+  r.authorization = authorization;
+  return dispatcher.dispatch(r);
+}
+
 bool has_cors(const Response& r) {
   return has_header(r, "Access-Control-Allow-Origin", "*") &&
          has_header(r, "Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS") &&
@@ -43,12 +52,7 @@ struct DispatcherFixture : ::testing::Test {
     return router;
   }
 
-  Response run(const std::string& method, const std::string& path) {
-    Request r;
-    r.method = method;
-    r.path = path;
-    return dispatcher.dispatch(r);
-  }
+  Response run(const std::string& method, const std::string& path) { return dispatch(dispatcher, method, path); }
 };
 
 }  // namespace
@@ -130,11 +134,7 @@ struct GatedDispatcherFixture : ::testing::Test {
   }
 
   Response run(const std::string& method, const std::string& path, const std::string& authorization = "") {
-    Request r;
-    r.method = method;
-    r.path = path;
-    r.authorization = authorization;
-    return dispatcher.dispatch(r);
+    return dispatch(dispatcher, method, path, authorization);
   }
 };
 
