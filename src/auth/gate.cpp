@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "auth/jwks_source.h"
+#include "auth/jwt_verifier.h"
 #include "config/config.h"
 
 namespace queen::auth {
@@ -44,6 +46,12 @@ VerifierKeys load_keys(const config::JwtConfig& config, AlgorithmMode mode, cons
   if (keys.hmac_secret.empty() && !keys.public_key && !keys.jwks) {
     throw KeyError("JWT_ENABLED=true but no key for JWT_ALGORITHM=" + config.algorithm +
                    ": set JWT_SECRET (HS256), JWT_PUBLIC_KEY or JWT_JWKS_URL");
+  }
+  if (mode == AlgorithmMode::HS256 && (!config.public_key_pem.empty() || !config.jwks_url.empty())) {
+    spdlog::warn("auth: JWT_ALGORITHM=HS256: JWT_PUBLIC_KEY and JWT_JWKS_URL are ignored");
+  }
+  if ((mode == AlgorithmMode::RS256 || mode == AlgorithmMode::EdDSA) && !config.secret.empty()) {
+    spdlog::warn("auth: JWT_ALGORITHM={}: JWT_SECRET is ignored", config.algorithm);
   }
   if (!keys.hmac_secret.empty() && keys.hmac_secret.size() < kMinHmacSecretBytes) {
     spdlog::warn("auth: JWT_SECRET is shorter than {} bytes; a short HS256 secret can be guessed from a token",

@@ -4,21 +4,24 @@
 // principal; anything else needs a valid bearer token (401 otherwise) whose
 // role reaches the route's level (403 otherwise). Built only when
 // JWT_ENABLED is true: with authentication off there is no gate and no work.
-#include <ctime>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "auth/access.h"
-#include "auth/jwks_source.h"
-#include "auth/jwt_verifier.h"
+#include "auth/jwks_fetch.h"
+#include "auth/principal.h"
 
 namespace queen::config {
 struct JwtConfig;
 }
 
 namespace queen::auth {
+
+class JwksSource;
+class JwtVerifier;
 
 struct Admission {
   bool admitted = false;
@@ -49,7 +52,6 @@ class Gate {
   // (a valid token then gets through, to the 404/405 that follows).
   Admission admit(std::string_view authorization, std::string_view path, const RouteAccess* route) const;
 
-  const JwtVerifier& verifier() const { return *verifier_; }
 
  private:
   SkipPaths skip_paths_;

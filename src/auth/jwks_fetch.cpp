@@ -4,7 +4,8 @@
 #include <memory>
 #include <mutex>
 
-#include "auth/jwks_source.h"
+#include "auth/jwks_fetch.h"
+#include "auth/keys.h"
 
 namespace queen::auth {
 namespace {

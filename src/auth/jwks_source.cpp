@@ -49,7 +49,8 @@ bool JwksSource::refresh() {
 JwksSource::Clock::time_point JwksSource::round() {
   const Clock::time_point now = Clock::now();
   bool due = now >= next_refresh_;
-  if (!due && refetch_requested_.exchange(false)) {
+  const bool asked = refetch_requested_.exchange(false);  // a periodic refresh answers it too
+  if (!due && asked) {
     if (now - last_kid_refetch_ < kMinRefetchInterval) {
       refetch_requested_.store(true);  // honoured once the interval has passed
       return std::min(next_refresh_, last_kid_refetch_ + kMinRefetchInterval);

@@ -1,4 +1,6 @@
 #include "auth/gate.h"
+#include "auth/jwks_source.h"
+#include "auth/keys.h"
 
 #include <gtest/gtest.h>
 
