@@ -184,10 +184,15 @@ def test_requests_as_the_js_client_sends_them_with_a_bearer_token(hs_broker):
                                    "leaseId": popped.body.get("leaseId"), "status": "completed"})
         assert acked.status == 200, acked
         assert js_client_request(client, "GET", "/health", token).status == 200
+        # A long poll behind the gate parks and answers later, as without authentication.
+        parked = js_client_request(client, "GET", f"/api/v1/pop/queue/{queue}?wait=true&timeout=300", token)
+        assert parked.status == 204, parked
         # The same client with an expired token is refused with the reason, which the JS client shows as its error.
         expired = hs256("read-write", exp=int(time.time()) - 3600)
         assert js_client_request(client, "GET", f"/api/v1/pop/queue/{queue}", expired).body == \
             {"error": "Token has expired"}
+        # Public routes do not look at the token at all.
+        assert js_client_request(client, "GET", "/health", expired).status == 200
 
 
 def test_rs256_public_key_and_jwt_skip_paths(pg):
