@@ -6,6 +6,7 @@
 
 #include "auth/jwks_source.h"
 #include "auth/jwt_verifier.h"
+#include "auth/token_cache.h"
 #include "config/config.h"
 
 namespace queen::auth {
@@ -81,7 +82,9 @@ std::string_view bearer_token(std::string_view authorization) {
 }
 
 Gate::Gate(const config::JwtConfig& config, JwksFetch fetch, Now now)
-    : skip_paths_(config.skip_paths), now_(now ? std::move(now) : Now(system_now)) {
+    : skip_paths_(config.skip_paths),
+      now_(now ? std::move(now) : Now(system_now)),
+      verified_(std::make_unique<TokenCache>()) {
   const VerifierRules rules = rules_from(config);
   if (!config.jwks_url.empty() && rules.mode != AlgorithmMode::HS256) {
     jwks_ = std::make_unique<JwksSource>(config.jwks_url, std::chrono::seconds(config.jwks_refresh_interval_s),
@@ -104,9 +107,16 @@ Admission Gate::admit(std::string_view authorization, std::string_view path, con
   if ((route && route->is_public()) || skip_paths_.matches(path)) return Admission{true, Principal{}, 0, {}};
   const std::string_view token = bearer_token(authorization);
   if (token.empty()) return refuse(401, "Authentication required");
-  Verification verification = verifier_->verify(token, now_());
-  if (!verification.token) return refuse(401, std::move(verification.error));
-  VerifiedToken& verified = *verification.token;
+  const std::int64_t now_s = now_();
+  const std::uint64_t generation = jwks_ ? jwks_->generation() : 0;
+  std::optional<VerifiedToken> cached = verified_->find(token, generation, now_s, verifier_->clock_skew_s());
+  if (!cached) {
+    Verification verification = verifier_->verify(token, now_s);
+    if (!verification.token) return refuse(401, std::move(verification.error));
+    verified_->put(token, generation, *verification.token);
+    cached = std::move(verification.token);
+  }
+  VerifiedToken& verified = *cached;
   if (route && (!verified.level || *verified.level < route->level())) return refuse(403, "Insufficient permissions");
   Admission admission{true, Principal{}, 0, {}};
   admission.principal.tenant = std::move(verified.tenant);

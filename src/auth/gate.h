@@ -22,6 +22,7 @@ namespace queen::auth {
 
 class JwksSource;
 class JwtVerifier;
+class TokenCache;
 
 struct Admission {
   bool admitted = false;
@@ -58,6 +59,7 @@ class Gate {
   std::unique_ptr<JwksSource> jwks_;
   std::unique_ptr<JwtVerifier> verifier_;
   Now now_;
+  std::unique_ptr<TokenCache> verified_;  // thread-safe
 };
 
 }  // namespace queen::auth

@@ -36,6 +36,7 @@ bool JwksSource::refresh() {
                  jwks->by_kid.size(), jwks->skipped);
     std::lock_guard<std::mutex> lock(mutex_);
     keys_ = std::move(jwks);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
     return true;
   } catch (const KeyError& e) {
     spdlog::warn("auth: the JWKS of JWT_JWKS_URL is unusable ({}); keeping the {} key(s) of the last good fetch",

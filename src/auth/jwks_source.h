@@ -39,6 +39,8 @@ class JwksSource : public KeyLookup {
   std::optional<PublicKey> find(const std::string& kid) const override;
   std::optional<PublicKey> only_key_of(KeyType type) const override;
   std::size_t key_count() const;
+  // Counts the key sets loaded so far: a verdict reached with an older set is stale.
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
   Clock::time_point round();
@@ -51,6 +53,7 @@ class JwksSource : public KeyLookup {
 
   mutable std::mutex mutex_;
   std::shared_ptr<const Jwks> keys_;  // guarded by mutex_; never null
+  std::atomic<std::uint64_t> generation_{0};
 
   mutable std::atomic<bool> refetch_requested_{false};
   Clock::time_point last_kid_refetch_{};  // worker thread only

@@ -139,6 +139,8 @@ JwtVerifier::JwtVerifier(VerifierKeys keys, VerifierRules rules)
 
 JwtVerifier::~JwtVerifier() = default;
 
+int JwtVerifier::clock_skew_s() const { return impl_->rules.clock_skew_s; }
+
 // The header's alg, if JWT_ALGORITHM and the configured keys allow it.
 TokenAlg JwtVerifier::Impl::allowed_alg(const nlohmann::json& header) const {
   if (header.contains("crit")) throw Refused{"Invalid token: unsupported critical header parameters"};
@@ -285,6 +287,7 @@ Verification JwtVerifier::verify(std::string_view token, std::int64_t now_s) con
     verified.subject = string_member(claims, "sub", "sub");
     verified.tenant = impl_->tenant_of(claims);
     verified.level = level_of(claims);
+    verified.expires_at_s = time_claim(claims, "exp");
     out.token = std::move(verified);
   } catch (const Refused& refused) {
     out.error = refused.message;

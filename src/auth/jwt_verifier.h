@@ -59,6 +59,7 @@ struct VerifiedToken {
   std::optional<AccessLevel> level;    // nullopt: no recognised role (no access to any protected route)
   std::optional<std::string> subject;  // `sub`
   std::string tenant;                  // "" = the default tenant (claim absent)
+  std::optional<double> expires_at_s;  // `exp`, for a cache of verified tokens
 };
 
 struct Verification {
@@ -75,6 +76,7 @@ class JwtVerifier {
 
   // `now_s`: seconds since the Unix epoch.
   Verification verify(std::string_view token, std::int64_t now_s) const;
+  int clock_skew_s() const;
 
   // The level the role claims grant: the highest recognised role.
   std::optional<AccessLevel> level_of(const nlohmann::json& claims) const;

@@ -1,6 +1,7 @@
 #include "auth/gate.h"
 #include "auth/jwks_source.h"
 #include "auth/keys.h"
+#include "auth/token_cache.h"
 
 #include <gtest/gtest.h>
 
@@ -222,4 +223,38 @@ TEST(JwksSource, AFailedFetchKeepsTheLastGoodKeysAndUnknownKidsAreRateLimited) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // what a refetch would take, to see none happen
   EXPECT_EQ(fetches.load(), before + 1);
   source.stop();
+}
+
+TEST(TokenCache, HitsOnlyForTheSameGenerationAndUnexpired) {
+  TokenCache cache(2);
+  VerifiedToken verified;
+  verified.subject = "s";
+  verified.expires_at_s = static_cast<double>(kNow + 10);
+  cache.put("token-a", 1, verified);
+  ASSERT_TRUE(cache.find("token-a", 1, kNow, 0));
+  EXPECT_EQ(cache.find("token-a", 1, kNow, 0)->subject, "s");
+  EXPECT_FALSE(cache.find("token-b", 1, kNow, 0));
+  EXPECT_FALSE(cache.find("token-a", 2, kNow, 0));       // keys reloaded since
+  EXPECT_FALSE(cache.find("token-a", 1, kNow + 10, 0));  // expired
+  EXPECT_TRUE(cache.find("token-a", 1, kNow + 10, 5));   // within the skew
+  cache.put("token-b", 1, verified);
+  cache.put("token-c", 1, verified);  // full: starts over
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_TRUE(cache.find("token-c", 1, kNow, 0));
+}
+
+TEST(Gate, ACachedTokenStillExpires) {
+  std::atomic<std::int64_t> now{kNow};
+  const Gate gate(hs_config(), nullptr, [&now] { return now.load(); });
+  const std::string t = token({{"role", "admin"}, {"exp", kNow + 60}});
+  EXPECT_TRUE(gate.admit(t, "/x", &kAdmin).admitted);
+  EXPECT_TRUE(gate.admit(t, "/x", &kAdmin).admitted);  // from the cache
+  EXPECT_EQ(gate.admit(t, "/x", &kReadOnly).principal.level, AccessLevel::Admin);
+  now = kNow + 60 + 30;  // past exp plus the default skew
+  EXPECT_EQ(gate.admit(t, "/x", &kAdmin).error, "Token has expired");
+  // A cached admin token still meets each route's level.
+  const std::string reader = token({{"role", "read-only"}});
+  now = kNow;
+  EXPECT_TRUE(gate.admit(reader, "/x", &kReadOnly).admitted);
+  EXPECT_EQ(gate.admit(reader, "/x", &kAdmin).status, 403);
 }
