@@ -144,6 +144,27 @@ struct TenantQuotaConfig {
   bool enabled() const { return max_pending > 0 || push_rate > 0 || overrides; }
 };
 
+// JWT bearer authentication (docs/auth.md). Off by default: every route open.
+struct JwtConfig {
+  bool enabled = false;                       // JWT_ENABLED
+  std::string algorithm = "HS256";            // JWT_ALGORITHM: HS256|RS256|EdDSA|auto
+  std::string secret;                         // JWT_SECRET: HS256 key (masked in logs)
+  std::string public_key_pem;                 // JWT_PUBLIC_KEY: PEM, RSA or Ed25519
+  std::string jwks_url;                       // JWT_JWKS_URL: JWKS document for RS256/EdDSA
+  std::string issuer;                         // JWT_ISSUER: expected `iss` ("" = not checked)
+  std::string audience;                       // JWT_AUDIENCE: expected in `aud` ("" = not checked)
+  int clock_skew_s = 30;                      // JWT_CLOCK_SKEW: tolerance on exp/nbf
+  std::vector<std::string> skip_paths{"/health", "/metrics/prometheus", "/metrics", "/"};  // JWT_SKIP_PATHS
+  int jwks_refresh_interval_s = 3600;         // JWT_JWKS_REFRESH_INTERVAL
+  int jwks_timeout_ms = 5000;                 // JWT_JWKS_TIMEOUT_MS
+  std::string roles_claim = "role";           // JWT_ROLES_CLAIM: a string claim
+  std::string roles_array_claim = "roles";    // JWT_ROLES_ARRAY_CLAIM: an array claim
+  std::string role_admin = "admin";           // JWT_ROLE_ADMIN
+  std::string role_read_write = "read-write"; // JWT_ROLE_READ_WRITE
+  std::string role_read_only = "read-only";   // JWT_ROLE_READ_ONLY
+  std::string tenant_claim = "tenant";        // JWT_TENANT_CLAIM
+};
+
 struct Config {
   ProcessConfig process;
   HttpConfig http;
@@ -157,6 +178,7 @@ struct Config {
   SystemConfig system;
   LimitsConfig limits;
   TenantQuotaConfig tenant_quotas;
+  JwtConfig jwt;
   std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; unused: payload encryption is not implemented)
 };
 
@@ -183,7 +205,7 @@ EnvMap read_process_environment();
 std::string read_hostname();
 
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
-// mesh, process, limits), secrets masked.
+// mesh, process, limits, jwt), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
 
 const char* to_string(FsyncMode mode) noexcept;

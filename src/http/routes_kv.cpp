@@ -19,14 +19,14 @@ void register_kv_routes(Router& router, const RouteContext& context) {
   broker::Cluster* cluster = context.cluster;
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("PUT", "/api/v1/kv/:key", [cluster, &limits](const Request& request) {
+  router.add("PUT", "/api/v1/kv/:key", auth::AccessLevel::ReadWrite, [cluster, &limits](const Request& request) {
     const std::string& key = request.param("key");
     validate_kv_key(key, limits);
     const KvPutRequest put = parse_kv_put_body(request.body, limits);
     return Response::json(200, render_kv_value(kv_of(cluster).put(key, put.value_json, put.ttl_ms, request.principal.tenant)));
   });
 
-  router.add("GET", "/api/v1/kv/:key", [cluster, &limits](const Request& request) {
+  router.add("GET", "/api/v1/kv/:key", auth::AccessLevel::ReadOnly, [cluster, &limits](const Request& request) {
     const std::string& key = request.param("key");
     validate_kv_key(key, limits);
     const std::optional<broker::KvValue> value = kv_of(cluster).get(key, request.principal.tenant);
@@ -34,7 +34,7 @@ void register_kv_routes(Router& router, const RouteContext& context) {
     return Response::json(200, render_kv_value(*value));
   });
 
-  router.add("DELETE", "/api/v1/kv/:key", [cluster, &limits](const Request& request) {
+  router.add("DELETE", "/api/v1/kv/:key", auth::AccessLevel::ReadWrite, [cluster, &limits](const Request& request) {
     const std::string& key = request.param("key");
     validate_kv_key(key, limits);
     return Response::json(200, render_kv_deleted(key, kv_of(cluster).remove(key, request.principal.tenant)));

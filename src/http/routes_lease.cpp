@@ -9,7 +9,7 @@ void register_lease_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/lease/:leaseId/extend", [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/lease/:leaseId/extend", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
     const int seconds = parse_lease_seconds(request.body, limits);
     const std::string& lease_id = request.param("leaseId");
     return Response::json(

@@ -10,7 +10,7 @@ void register_push_routes(Router& router, const RouteContext& context) {
 
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/push", [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/push", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
     std::vector<broker::PushItem> items = parse_push_body(request.body, limits);
     if (items.empty()) return Response::json(201, "[]");
     // The requester's tenant and subject (docs/tenants.md); a producerSub sent
