@@ -110,7 +110,8 @@ def test_dead_letters_kv_and_deletion_are_per_tenant(as_user):
     assert globex.put(f"/api/v1/kv/{key}", {"value": "globex"}).status == 200
     assert acme.get(f"/api/v1/kv/{key}").body["value"] == "acme"
 
-    gone = globex.delete(f"/api/v1/resources/queues/{queue}")
+    globex_admin = as_user("gina", "globex", role="admin")  # deleting a queue is admin-only
+    gone = globex_admin.delete(f"/api/v1/resources/queues/{queue}")
     assert gone.status == 200 and gone.body["existed"] is True
     assert acme.dlq(queue=queue).body["total"] == 1, "acme's queue of the same name survives"
 
