@@ -3,21 +3,10 @@
 #include <algorithm>
 
 #include "config/config.h"
+#include "config_error.h"
 
 using namespace queen::config;
-
-namespace {
-
-std::string boot_error(const EnvMap& env) {
-  try {
-    load_config(env, "h");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using queen::config::testing::config_error_of;
 
 TEST(JwtConfig, DefaultsAreOffWithTheDocumentedValues) {
   const JwtConfig j = load_config({}, "h").config.jwt;
@@ -75,17 +64,17 @@ TEST(JwtConfig, ReadsEverySetting) {
 }
 
 TEST(JwtConfig, EnabledWithoutKeysOrWithAnUnknownAlgorithmDoesNotBoot) {
-  EXPECT_NE(boot_error({{"JWT_ENABLED", "true"}}).find("JWT_ALGORITHM=HS256 needs JWT_SECRET"), std::string::npos);
-  EXPECT_NE(boot_error({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "EdDSA"}, {"JWT_SECRET", "s"}})
+  EXPECT_NE(config_error_of({{"JWT_ENABLED", "true"}}).find("JWT_ALGORITHM=HS256 needs JWT_SECRET"), std::string::npos);
+  EXPECT_NE(config_error_of({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "EdDSA"}, {"JWT_SECRET", "s"}})
                 .find("needs JWT_PUBLIC_KEY or JWT_JWKS_URL"),
             std::string::npos);
-  EXPECT_NE(boot_error({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "auto"}}).find("JWT_ALGORITHM=auto needs"),
+  EXPECT_NE(config_error_of({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "auto"}}).find("JWT_ALGORITHM=auto needs"),
             std::string::npos);
-  EXPECT_NE(boot_error({{"JWT_ALGORITHM", "none"}}).find("JWT_ALGORITHM='none'"), std::string::npos);
-  EXPECT_NE(boot_error({{"JWT_CLOCK_SKEW", "-1"}}).find("JWT_CLOCK_SKEW"), std::string::npos);
+  EXPECT_NE(config_error_of({{"JWT_ALGORITHM", "none"}}).find("JWT_ALGORITHM='none'"), std::string::npos);
+  EXPECT_NE(config_error_of({{"JWT_CLOCK_SKEW", "-1"}}).find("JWT_CLOCK_SKEW"), std::string::npos);
   // Off, missing keys are fine; RS256 with a JWKS URL alone is enough.
-  EXPECT_EQ(boot_error({{"JWT_ALGORITHM", "RS256"}}), "");
-  EXPECT_EQ(boot_error({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "RS256"}, {"JWT_JWKS_URL", "http://x"}}), "");
+  EXPECT_EQ(config_error_of({{"JWT_ALGORITHM", "RS256"}}), "");
+  EXPECT_EQ(config_error_of({{"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "RS256"}, {"JWT_JWKS_URL", "http://x"}}), "");
 }
 
 TEST(JwtConfig, DescribeMasksTheSecretAndHidesTheJwksUrl) {

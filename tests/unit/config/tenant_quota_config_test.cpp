@@ -2,21 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "config/config.h"
+#include "config_error.h"
 
 using namespace queen::config;
-
-namespace {
-
-std::string error_of(const EnvMap& env) {
-  try {
-    load_config(env, "h");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using queen::config::testing::config_error_of;
 
 TEST(TenantQuotaConfig, OffByDefault) {
   const TenantQuotaConfig q = load_config({}, "h").config.tenant_quotas;
@@ -45,8 +34,8 @@ TEST(TenantQuotaConfig, AnyQuotaOrTheOverridesTurnItOn) {
 }
 
 TEST(TenantQuotaConfig, RejectsNegativeQuotas) {
-  EXPECT_NE(error_of({{"QUEEN_TENANT_MAX_PENDING", "-1"}}).find("QUEEN_TENANT_MAX_PENDING"), std::string::npos);
-  EXPECT_NE(error_of({{"QUEEN_TENANT_PUSH_RATE", "-2"}}).find("QUEEN_TENANT_PUSH_RATE"), std::string::npos);
-  EXPECT_NE(error_of({{"QUEEN_TENANT_PUSH_BURST", "-3"}}).find("QUEEN_TENANT_PUSH_BURST"), std::string::npos);
-  EXPECT_NE(error_of({{"QUEEN_TENANT_QUOTA_CACHE_MS", "0"}}).find("QUEEN_TENANT_QUOTA_CACHE_MS"), std::string::npos);
+  EXPECT_NE(config_error_of({{"QUEEN_TENANT_MAX_PENDING", "-1"}}).find("QUEEN_TENANT_MAX_PENDING"), std::string::npos);
+  EXPECT_NE(config_error_of({{"QUEEN_TENANT_PUSH_RATE", "-2"}}).find("QUEEN_TENANT_PUSH_RATE"), std::string::npos);
+  EXPECT_NE(config_error_of({{"QUEEN_TENANT_PUSH_BURST", "-3"}}).find("QUEEN_TENANT_PUSH_BURST"), std::string::npos);
+  EXPECT_NE(config_error_of({{"QUEEN_TENANT_QUOTA_CACHE_MS", "0"}}).find("QUEEN_TENANT_QUOTA_CACHE_MS"), std::string::npos);
 }
