@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build-fuzz}
 CORPUS=fuzz/corpus
 
-for h in spool_record spool_file mesh_frame http_body config_env http_wire payload_envelope; do
+for h in spool_record spool_file mesh_frame http_body config_env http_wire jwt_token payload_envelope; do
   mkdir -p "$CORPUS/$h"
   find "$CORPUS/$h" -name 'seed-*' -delete
 done
@@ -95,6 +95,27 @@ wire 'GET /api/v1/dlq?queue=q&from=2024-01-01T00:00:00Z&limit=%%31%%30 HTTP/1.0\
 wire 'PUT /api/v1/kv/caf%%C3%%A9 HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n{"value":1}\n'
 wire 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello'
 wire 'POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n'
+# --- jwt_token: first byte chooses the mode (see fuzz/harness/jwt_token.cpp), the rest is the data.
+j=0
+jwtseed() {  # jwtseed <mode> <text>
+  printf "\\x$(printf %02x "$1")%s" "$2" > "$CORPUS/jwt_token/seed-$j"
+  j=$((j + 1))
+}
+HDR=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9
+jwtseed 0 "$HDR.eyJzdWIiOiJ4Iiwicm9sZSI6ImFkbWluIn0.c2lnbmF0dXJlLWJ5dGVzLW5vdC12YWxpZC0wMDAwMDAwMA"
+jwtseed 0 'eyJhbGciOiJub25lIn0.eyJyb2xlIjoiYWRtaW4ifQ.'
+jwtseed 0 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.e30.AAAA'
+jwtseed 0 '/health'
+jwtseed 1 '{"alg":"HS256","typ":"JWT"}
+{"sub":"svc","iss":"iss","aud":["x","aud"],"exp":1800000600,"nbf":1799999990,"role":"read-write","tenant":"acme"}'
+jwtseed 1 '{"alg":"HS256"}
+{"iss":"iss","aud":"aud","exp":1799999000,"roles":["read-only","admin",7],"tenant":"bad tenant"}'
+jwtseed 1 '{"alg":"HS256","crit":["b64"]}
+{"iss":"iss","aud":"aud","sub":42,"exp":"soon"}'
+jwtseed 2 '{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"e1","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"},{"kty":"RSA","kid":"r1","n":"sXch","e":"AQAB"},{"kty":"EC","kid":"x"}]}'
+jwtseed 2 '{"keys":[]}'
+jwtseed 3 'eyJhbGciOiJIUzI1NiJ9'
+jwtseed 3 '-_8'
 # --- payload_envelope: byte 0 even = an envelope to open, odd = a plaintext to round-trip. Envelopes are sealed
 # here (python3-cryptography, fixed nonces) with the harness's keys, so the fuzzer starts from ones that open.
 /usr/bin/python3 - "$CORPUS/payload_envelope" <<'PY'

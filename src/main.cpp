@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "auth/gate.h"
 #include "broker/broker.h"
 #include "broker/cluster.h"
 #include "broker/cluster_options.h"
@@ -97,6 +98,23 @@ void recover_spool(broker::SpoolBridge& spool, bool push_maintenance) {
       recovery.events_replayed, recovery.files_left);
 }
 
+// The access gate when JWT_ENABLED is true (null when off). Unusable key
+// material stops the boot: authentication never silently runs open.
+std::optional<std::unique_ptr<auth::Gate>> make_gate(const config::Config& config) {
+  if (!config.jwt.enabled) {
+    spdlog::info("auth: JWT authentication is off (JWT_ENABLED=false): every route is open");
+    return std::unique_ptr<auth::Gate>();
+  }
+  try {
+    auto gate = std::make_unique<auth::Gate>(config.jwt);
+    spdlog::info("auth: JWT authentication is on (JWT_ALGORITHM={})", config.jwt.algorithm);
+    return gate;
+  } catch (const std::exception& e) {
+    spdlog::critical("auth: {}", e.what());
+    return std::nullopt;
+  }
+}
+
 int wait_for_termination(const sigset_t& termination) {
   int signal_number = 0;
   sigwait(&termination, &signal_number);
@@ -108,7 +126,8 @@ int wait_for_termination(const sigset_t& termination) {
 // Everything the broker runs, built in dependency order (each part gets what
 // it uses at construction) and destroyed in reverse; every part is stopped
 // explicitly, in the order below, before any of it is destroyed.
-int run(const config::Config& config, mesh::MeshOptions mesh_options, const sigset_t& termination) {
+int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate* gate,
+        const sigset_t& termination) {
   db::Database database(config.db);
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
@@ -141,7 +160,8 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, const sigs
   }
 
   const http::RouteContext routes{broker, metrics, config, &cluster};
-  const http::Dispatcher dispatcher(http::build_router(routes), metrics);
+  if (gate) gate->start();  // the first JWKS fetch, before the first request
+  const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
   http::HttpServer server(config.http, dispatcher);
   try {
     server.start();
@@ -182,5 +202,9 @@ int main() {
     for (const auto& error : mesh_options.errors) spdlog::critical("mesh: {}", error);
     return kExitBadConfig;
   }
-  return run(loaded->config, std::move(mesh_options.options), termination);
+  const std::optional<std::unique_ptr<auth::Gate>> gate = make_gate(loaded->config);
+  if (!gate) return kExitBadConfig;
+  const int status = run(loaded->config, std::move(mesh_options.options), gate->get(), termination);
+  if (*gate) (*gate)->stop();
+  return status;
 }

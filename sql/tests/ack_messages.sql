@@ -126,9 +126,9 @@ SELECT is((SELECT array_agg(idx ORDER BY idx) FROM a6), ARRAY[0, 1, 2, 3, 4, 5, 
 SELECT is(pg_temp.state('t_ack'), '(7,f,0)', 'the valid item applied');
 SELECT is(pg_temp.pop('t_ack', NULL, 1), 1::bigint, 'popped v2');
 -- leaseTime is 300 s: acks at now + 300 s find the lease expired
-SELECT is((SELECT error FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed')), NULL, now() + interval '300 seconds')),
+SELECT is((SELECT error FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed')), NULL, p_now => now() + interval '300 seconds')),
           'Invalid or expired lease', 'an expired lease is rejected');
-SELECT is((SELECT success FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed') - 'leaseId'), NULL, now() + interval '300 seconds')),
+SELECT is((SELECT success FROM queen.ack_messages(jsonb_build_array(pg_temp.item('v2', 'completed') - 'leaseId'), NULL, p_now => now() + interval '300 seconds')),
           true, 'without a lease id any caller may ack');
 SELECT is(pg_temp.state('t_ack'), '(8,f,0)', 'that ack moved the cursor past the whole (expired) batch and cleared the lease');
 

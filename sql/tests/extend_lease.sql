@@ -22,7 +22,7 @@ SELECT is((SELECT row(lease_count, lease_acked, cursor_seq, retry_count)::text F
 
 SELECT is((SELECT row(success, expires_at, error)::text FROM queen.extend_lease(gen_random_uuid())), '(f,,"Lease not found")', 'unknown lease');
 SELECT is((SELECT row(success, expires_at, error)::text
-             FROM queen.extend_lease((SELECT lease_id FROM popped LIMIT 1), 60, now() + interval '120 seconds')),
+             FROM queen.extend_lease((SELECT lease_id FROM popped LIMIT 1), 60, p_now => now() + interval '120 seconds')),
           '(f,,"Lease already expired")', 'an expired lease is not revived (extended at its expiry)');
 SELECT is((SELECT count(*) FROM queen.consumers WHERE lease_id = (SELECT lease_id FROM popped LIMIT 1)
               AND lease_expires_at > now() + interval '120 seconds'), 0::bigint,

@@ -29,7 +29,7 @@ SELECT is((SELECT expires_at FROM queen.kv WHERE key = 'k1'), NULL::timestamptz,
 -- TTL expiry: an expired key reads as absent before any prune
 SELECT queen.kv_set('k-short', '1', 50);
 SELECT is((SELECT count(*)::int FROM queen.kv_get('k-short')), 1, 'a key is readable before its TTL passes');
-SELECT is((SELECT count(*)::int FROM queen.kv_get('k-short', (SELECT expires_at FROM queen.kv WHERE key = 'k-short'))), 0,
+SELECT is((SELECT count(*)::int FROM queen.kv_get('k-short', p_now => (SELECT expires_at FROM queen.kv WHERE key = 'k-short'))), 0,
           'an expired key reads as absent (read at its expiry)');
 SELECT is((SELECT count(*)::int FROM queen.kv WHERE key = 'k-short'), 1, '... while its row still exists');
 SELECT queen.kv_set('k-zero', '1', 0);

@@ -76,7 +76,7 @@ SELECT is((SELECT count(*) FROM d2), 1::bigint, '... and is redelivered after it
 -- a failed ack at now + 306 s gates the partition (available_at) until now + 311 s
 SELECT count(*) FROM queen.ack_messages((SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id,
                                                                             'leaseId', lease_id, 'status', 'failed')) FROM d2),
-                                        NULL, now() + interval '306 seconds');
+                                        NULL, p_now => now() + interval '306 seconds');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '310.999 seconds')), 0::bigint,
           'available_at in the future blocks the claim');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_delay', NULL, NULL, 1, p_now => now() + interval '311 seconds')), 1::bigint,

@@ -16,10 +16,10 @@ DlqPage Broker::list_dlq(const DlqQuery& query) {
   }
 }
 
-bool Broker::delete_queue(const std::string& queue) {
+bool Broker::delete_queue(const std::string& queue, const std::string& tenant) {
   bool existed = false;
   try {
-    existed = db_.delete_queue(queue);
+    existed = db_.delete_queue(queue, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

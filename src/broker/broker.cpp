@@ -68,11 +68,10 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       flags_(flags),
       spool_(spool),
       cluster_(cluster),
-      combiner_([&db](const std::string& items, const std::optional<std::string>& producer_sub) {
-                  return db.push_messages(items, producer_sub);
-                },
+      combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
                 is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
-      encryption_(config, db) {
+      encryption_(config, db),
+      quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
 }
 
@@ -105,9 +104,6 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 
 namespace {
 
-// Requests do not carry their tenant to the broker yet: the default tenant's.
-const std::string kDefaultTenant;
-
 // The configure result's options.encryptionEnabled.
 bool encryption_requested(const std::string& configured_json) {
   const nlohmann::json configured = nlohmann::json::parse(configured_json, nullptr, false);
@@ -129,11 +125,11 @@ std::string with_warning(std::string result_json, const char* warning) {
 }  // namespace
 
 std::string Broker::configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
-                              const std::string& options_json) {
+                              const std::string& options_json, const std::string& tenant) {
   try {
-    std::string result = db_.configure_queue(queue, namespace_name, task, options_json).result_json;
+    std::string result = db_.configure_queue(queue, namespace_name, task, options_json, tenant).result_json;
     const bool wants_encryption = encryption_requested(result);
-    encryption_.note_configured(kDefaultTenant, queue, wants_encryption);
+    encryption_.note_configured(tenant, queue, wants_encryption);
     if (wants_encryption && !encryption_.enabled()) {
       // Said where the operator turns it on rather than pretend (docs/encryption.md).
       spdlog::warn("configure: queue {} asks for encryptionEnabled, but this broker has no valid "
@@ -156,51 +152,61 @@ void Broker::queue_reconfigured_elsewhere(const std::string& queue) {
 
 // --------------------------------------------------------------------- push
 
-PushOutcome Broker::push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub) {
+void Broker::check_tenant_quotas(const std::string& tenant, std::size_t messages) {
+  if (!quotas_.enabled()) return;
+  if (std::optional<QuotaRefusal> refusal = quotas_.admit(tenant, messages)) {
+    throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
+  }
+}
+
+PushOutcome Broker::push(std::vector<PushItem> items, const PushOrigin& origin) {
   if (items.empty()) return {};
+  check_tenant_quotas(origin.tenant, items.size());
   // Minted here rather than in SQL so the spool keeps the same id a retry
   // would carry, and the response can always name the item.
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
   }
   // Before any path can store or spool them (no-op without a key).
-  encryption_.seal_items(kDefaultTenant, items);
-  if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, producer_sub);
+  encryption_.seal_items(origin.tenant, items);
+  if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, origin);
   // After a transient failure the database is skipped (no timeout wait per
   // push) until it answers again; while older events are spooled, a push
   // waits for the drain or queues up behind them (per-partition order).
   if (spool_ != nullptr && spool_->route_push() == PushRoute::Spool) {
-    return push_unstored(items, UnstoredReason::DatabaseUnavailable, producer_sub);
+    return push_unstored(items, UnstoredReason::DatabaseUnavailable, origin);
   }
-  std::optional<std::vector<db::PushRow>> rows = store_push(items, producer_sub);
-  if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, producer_sub);
-  if (encryption_.enabled()) resend_refused(items, *rows, producer_sub);
+  std::optional<std::vector<db::PushRow>> rows = store_push(items, origin);
+  if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, origin);
+  if (encryption_.enabled()) resend_refused(items, *rows, origin);
   PushOutcome outcome;
   outcome.items = push_results(items, std::move(*rows));
-  after_push_stored(items, outcome.items);
+  after_push_stored(items, outcome.items, origin.tenant);
   return outcome;
 }
 
 PushOutcome Broker::push_unstored(const std::vector<PushItem>& items, UnstoredReason reason,
-                                  const std::optional<std::string>& producer_sub) {
+                                  const PushOrigin& origin) {
   PushOutcome outcome;
-  outcome.items = handle_unstored_push(items, reason, producer_sub);
+  outcome.items = handle_unstored_push(items, reason, origin);
   if (reason == UnstoredReason::PushMaintenance) {
     for (const auto& r : outcome.items) {
       if (r.status == PushStatus::Failed) outcome.maintenance_spool_failed = true;
     }
   }
-  metrics_.record_push(accepted_items(outcome.items));
+  const std::uint64_t accepted = accepted_items(outcome.items);
+  metrics_.record_push(accepted);
+  quotas_.note_accepted(origin.tenant, accepted);
   return outcome;
 }
 
 std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<PushItem>& items,
-                                                           const std::optional<std::string>& producer_sub) {
+                                                           const PushOrigin& origin) {
   std::vector<std::string> encoded;
   encoded.reserve(items.size());
   for (const auto& item : items) encoded.push_back(encode_push_item(item));
   try {
-    return combiner_.submit(encoded, producer_sub);
+    return combiner_.submit(encoded, origin);
   } catch (const db::DbError& e) {
     metrics_.record_db_error();
     if (e.transient()) {
@@ -217,8 +223,7 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
   }
 }
 
-void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows,
-                            const std::optional<std::string>& producer_sub) {
+void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin) {
   std::vector<std::size_t> refused_rows;  // positions in `rows`, in item order
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (rows[r].status == kEncryptionRequiredStatus) refused_rows.push_back(r);
@@ -234,12 +239,12 @@ void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRo
     if (learned.insert(item.queue).second) {
       spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
                    item.queue);
-      encryption_.note_configured(kDefaultTenant, item.queue, true);
+      encryption_.note_configured(origin.tenant, item.queue, true);
     }
     encryption_.seal(item);
     resent.push_back(item);
   }
-  std::optional<std::vector<db::PushRow>> again = store_push(resent, producer_sub);
+  std::optional<std::vector<db::PushRow>> again = store_push(resent, origin);
   for (std::size_t k = 0; k < refused_rows.size(); ++k) {
     db::PushRow& row = rows[refused_rows[k]];
     const int original_idx = row.idx;
@@ -288,7 +293,8 @@ std::vector<PushItemResult> Broker::push_results(const std::vector<PushItem>& it
   return results;
 }
 
-void Broker::after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results) {
+void Broker::after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results,
+                               const std::string& tenant) {
   std::set<std::string> touched_queues;
   bool scheduled_timers = false;
   const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -304,14 +310,16 @@ void Broker::after_push_stored(const std::vector<PushItem>& items, const std::ve
       touched_queues.insert(results[i].queue);
     }
   }
-  metrics_.record_push(accepted_items(results));
+  const std::uint64_t accepted = accepted_items(results);
+  metrics_.record_push(accepted);
+  quotas_.note_accepted(tenant, accepted);
   if (!touched_queues.empty()) after_push_committed(touched_queues);
   if (scheduled_timers && cluster_ != nullptr) cluster_->timers_scheduled();
 }
 
 std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
-                                                         const std::optional<std::string>& producer_sub) {
-  if (spool_ != nullptr) return spool_->spool_push(items, producer_sub, reason);
+                                                         const PushOrigin& origin) {
+  if (spool_ != nullptr) return spool_->spool_push(items, origin, reason);
   const char* why = reason == UnstoredReason::PushMaintenance ? "push maintenance is on and the spool is unavailable"
                                                               : kDatabaseUnavailable;
   std::vector<PushItemResult> results;
@@ -347,7 +355,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     if (pop_maintenance()) return false;
     try {
       outcome->messages = db_.pop_messages(query);
-      open_popped(outcome->messages, query.consumer_group);
+      open_popped(outcome->messages, query.consumer_group, query.tenant);
       return !outcome->messages.empty();
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
@@ -383,12 +391,13 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
                         {std::move(attempt), std::move(abandoned), std::move(finish)});
 }
 
-void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group) {
+void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
+                         const std::string& tenant) {
   const std::vector<UndecryptableMessage> bad = encryption_.open_popped(messages);
   if (bad.empty()) return;
   metrics_.record_undecryptable(bad.size());
   try {
-    db_.dead_letter_undecryptable(encode_undecryptable(bad), consumer_group);
+    db_.dead_letter_undecryptable(encode_undecryptable(bad), consumer_group, tenant);
   } catch (const db::DbError& e) {
     // They stay leased and come back after the lease; the next pop retries.
     metrics_.record_db_error();
@@ -399,11 +408,11 @@ void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::op
 // ---------------------------------------------------------------------- ack
 
 std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
-                                   const std::optional<std::string>& consumer_group) {
+                                   const std::optional<std::string>& consumer_group, const std::string& tenant) {
   if (items.empty()) return {};
   std::vector<db::AckRow> rows;
   try {
-    rows = db_.ack_messages(encode_ack_items(items), consumer_group);
+    rows = db_.ack_messages(encode_ack_items(items), consumer_group, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -429,14 +438,14 @@ std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
 
 // -------------------------------------------------------------------- lease
 
-LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds) {
+LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) {
   if (!util::is_uuid(lease_id)) {
     LeaseExtension unknown;
     unknown.error = "Lease not found";
     return unknown;
   }
   try {
-    return db_.extend_lease(lease_id, seconds);
+    return db_.extend_lease(lease_id, seconds, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

@@ -14,6 +14,7 @@
 #include "broker/maintenance_flags.h"
 #include "broker/payload_encryption.h"
 #include "broker/push_combiner.h"
+#include "broker/tenant_quotas.h"
 #include "broker/transactions.h"
 #include "broker/types.h"
 #include "config/config.h"
@@ -43,18 +44,23 @@ class Broker {
   // empty, so in-flight requests drain quickly.
   void begin_shutdown();
 
+  // `tenant` / `origin.tenant` below: the requester's tenant ("" = the
+  // default tenant, docs/tenants.md); another tenant's queues do not exist for it.
+
   // POST /api/v1/configure: returns the procedure's JSON result.
   std::string configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
-                        const std::string& options_json);
+                        const std::string& options_json, const std::string& tenant = {});
 
-  // POST /api/v1/push. Items are validated by the caller.
-  PushOutcome push(std::vector<PushItem> items, const std::optional<std::string>& producer_sub);
+  // POST /api/v1/push. Items are validated by the caller; the origin's
+  // producer subject is stamped on every message. Throws BrokerError
+  // TooManyRequests when a tenant quota refuses the push.
+  PushOutcome push(std::vector<PushItem> items, const PushOrigin& origin = {});
 
   // The single place where a push that PostgreSQL did not store is handled:
   // with a spool attached the items are spooled (`buffered`, or `failed` when
   // the spool write fails); without one every item answers `failed`.
   std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
-                                                   const std::optional<std::string>& producer_sub = std::nullopt);
+                                                   const PushOrigin& origin = {});
 
   // Wakes local long polls (and, with the mesh, peers) for queues that just
   // received committed messages (announce_committed in pop_wakes.h).
@@ -69,19 +75,20 @@ class Broker {
   void pop(const PopCommand& command, std::function<bool()> client_gone, wake::Executor executor, PopDone done);
 
   // POST /api/v1/ack and /ack/batch (results in request order).
-  std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group);
+  std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group,
+                             const std::string& tenant = {});
 
   // POST /api/v1/lease/:leaseId/extend.
-  LeaseExtension extend_lease(const std::string& lease_id, int seconds);
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant = {});
 
   // POST /api/v1/transaction (transactions.cpp): one run_transaction call;
   // business failures come back as success:false, an outage as Unavailable.
-  TransactionOutcome run_transaction(TransactionCommand command, const std::optional<std::string>& producer_sub);
+  TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin = {});
 
   // GET /api/v1/dlq and DELETE /api/v1/resources/queues/:queue (admin.cpp).
-  // delete_queue returns whether the queue existed.
+  // delete_queue returns whether the tenant's queue existed.
   DlqPage list_dlq(const DlqQuery& query);
-  bool delete_queue(const std::string& queue);
+  bool delete_queue(const std::string& queue, const std::string& tenant = {});
 
   // A peer reconfigured `queue`: the list of encrypted queues is re-read
   // soon (never blocks; called on the mesh receive thread).
@@ -106,23 +113,24 @@ class Broker {
  private:
   // The parts of push(): spool the items (maintenance or outage), store them
   // (empty on a transient failure: the caller spools them), and read the rows.
-  PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason,
-                            const std::optional<std::string>& producer_sub);
-  std::optional<std::vector<db::PushRow>> store_push(const std::vector<PushItem>& items,
-                                                     const std::optional<std::string>& producer_sub);
+  PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason, const PushOrigin& origin);
+  std::optional<std::vector<db::PushRow>> store_push(const std::vector<PushItem>& items, const PushOrigin& origin);
   // Items the database refused as plaintext for a queue that wants encryption
   // (this broker's list was stale): marked, sealed and stored once more.
-  void resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows,
-                      const std::optional<std::string>& producer_sub);
+  void resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin);
   // Pop: decrypts the messages, dead-letters those that cannot be (one call).
-  void open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group);
+  void open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
+                   const std::string& tenant);
   std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
-  void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results);
+  void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results,
+                         const std::string& tenant);
+  // Throws BrokerError TooManyRequests when a quota of `tenant` refuses `messages` more.
+  void check_tenant_quotas(const std::string& tenant, std::size_t messages);
   // Persists one flag, tells the peers, and answers the status the route renders.
   MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
   // One run_transaction call; its result in `outcome`, summarized.
-  TransactionSummary call_run_transaction(const TransactionCommand& command,
-                                          const std::optional<std::string>& producer_sub, TransactionOutcome& outcome);
+  TransactionSummary call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
+                                          TransactionOutcome& outcome);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;
@@ -135,6 +143,7 @@ class Broker {
   ClusterHooks* const cluster_;
   PushCombiner combiner_;
   PayloadEncryption encryption_;
+  TenantQuotas quotas_;
   std::atomic<bool> stopping_{false};
 };
 

@@ -26,18 +26,19 @@ namespace {
 
 }  // namespace
 
-KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms) {
+KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
+                     const std::string& tenant) {
   try {
-    KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms)};
+    KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms, tenant)};
     return stored;
   } catch (const db::DbError& e) {
     rethrow_kv_error(e);
   }
 }
 
-std::optional<KvValue> KvStore::get(const std::string& key) {
+std::optional<KvValue> KvStore::get(const std::string& key, const std::string& tenant) {
   try {
-    std::optional<db::KvEntry> entry = db_.get(key);
+    std::optional<db::KvEntry> entry = db_.get(key, tenant);
     if (!entry) return std::nullopt;
     return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
   } catch (const db::DbError& e) {
@@ -45,9 +46,9 @@ std::optional<KvValue> KvStore::get(const std::string& key) {
   }
 }
 
-bool KvStore::remove(const std::string& key) {
+bool KvStore::remove(const std::string& key, const std::string& tenant) {
   try {
-    return db_.remove(key);
+    return db_.remove(key, tenant);
   } catch (const db::DbError& e) {
     rethrow_kv_error(e);
   }

@@ -25,11 +25,13 @@ class KvStore {
 
   // Stores value_json under key (replacing any value and TTL); ttl_ms empty:
   // no expiry. The caller validated key, value and TTL.
-  KvValue put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms);
+  // `tenant` owns the key ("" = the default tenant); tenants never share keys.
+  KvValue put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
+              const std::string& tenant);
   // Empty when the key is absent or expired.
-  std::optional<KvValue> get(const std::string& key);
+  std::optional<KvValue> get(const std::string& key, const std::string& tenant);
   // True when a live value was deleted.
-  bool remove(const std::string& key);
+  bool remove(const std::string& key, const std::string& tenant);
 
  private:
   db::KvDb& db_;

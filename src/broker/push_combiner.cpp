@@ -14,8 +14,8 @@ PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, i
       max_concurrent_calls_(std::max(1, max_concurrent_calls)) {}
 
 std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& encoded_items,
-                                              const std::optional<std::string>& producer_sub) {
-  Pending me{&encoded_items, &producer_sub, {}, nullptr, false, false};
+                                              const db::PushOrigin& origin) {
+  Pending me{&encoded_items, &origin, {}, nullptr, false, false};
   std::unique_lock<std::mutex> lock(mutex_);
   waiting_.push_back(&me);
   while (!me.done) {
@@ -50,8 +50,8 @@ std::vector<PushCombiner::Pending*> PushCombiner::take_batch() {
   std::size_t items = batch.front()->items->size();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     Pending* candidate = *it;
-    if (*candidate->producer_sub != *batch.front()->producer_sub) {
-      ++it;  // a different producer needs its own call
+    if (*candidate->origin != *batch.front()->origin) {
+      ++it;  // another tenant or producer needs its own call
       continue;
     }
     if (items + candidate->items->size() > max_items_) break;  // keep FIFO: stop at the first misfit
@@ -71,7 +71,7 @@ void PushCombiner::execute(const std::vector<Pending*>& batch) {
   }
   std::vector<db::PushRow> rows;
   try {
-    rows = call_(join_json_array(elements), *batch.front()->producer_sub);
+    rows = call_(join_json_array(elements), *batch.front()->origin);
   } catch (...) {
     const std::exception_ptr error = std::current_exception();
     const bool retry_each = batch.size() > 1 && !is_transient_(error);
@@ -119,7 +119,7 @@ std::vector<db::PushRow> PushCombiner::call_alone(const Pending& request) {
   } release{this};
   std::vector<const std::string*> elements;
   for (const auto& item : *request.items) elements.push_back(&item);
-  return call_(join_json_array(elements), *request.producer_sub);
+  return call_(join_json_array(elements), *request.origin);
 }
 
 std::size_t PushCombiner::waiting() const {

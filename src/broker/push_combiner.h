@@ -4,7 +4,8 @@
 //
 // Leader/follower: a request that finds a free call slot (fewer than
 // `max_concurrent_calls` in flight) and is first in line becomes the leader,
-// takes itself and every request queued behind it (same producer, up to
+// takes itself and every request queued behind it (same origin: tenant and
+// producer subject, up to
 // `max_items` items in total), makes one call and splits the rows back by
 // index. Requests that arrive while every slot is busy queue up and ride the
 // next call. When idle, a request leads alone at once: no added latency.
@@ -29,9 +30,8 @@ namespace queen::broker {
 
 class PushCombiner {
  public:
-  // One push_messages call: a JSON array of items, the producer.
-  using Call = std::function<std::vector<db::PushRow>(const std::string& items_json,
-                                                      const std::optional<std::string>& producer_sub)>;
+  // One push_messages call: a JSON array of items, their tenant and producer.
+  using Call = std::function<std::vector<db::PushRow>(const std::string& items_json, const db::PushOrigin& origin)>;
   // Classifies a call failure: true when it is transient (no per-request retry).
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
@@ -39,8 +39,7 @@ class PushCombiner {
 
   // Pushes one request's encoded items (JSON object texts). Returns the rows
   // for this request with `idx` relative to it. Throws what the call threw.
-  std::vector<db::PushRow> submit(const std::vector<std::string>& encoded_items,
-                                  const std::optional<std::string>& producer_sub);
+  std::vector<db::PushRow> submit(const std::vector<std::string>& encoded_items, const db::PushOrigin& origin);
 
   struct Stats {
     std::uint64_t calls = 0;             // push_messages calls made
@@ -54,7 +53,7 @@ class PushCombiner {
  private:
   struct Pending {
     const std::vector<std::string>* items;
-    const std::optional<std::string>* producer_sub;
+    const db::PushOrigin* origin;
     std::vector<db::PushRow> rows;
     std::exception_ptr error;
     bool done = false;

@@ -44,14 +44,13 @@ SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) 
   return options;
 }
 
-spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
-                                 const std::string& tenant) {
+spool::SpoolEvent to_spool_event(const PushItem& item, const PushOrigin& origin) {
   spool::SpoolEvent event;
-  event.tenant = tenant;
+  event.tenant = origin.tenant;
   event.queue = item.queue;
   event.partition = item.partition;
   event.transaction_id = item.transaction_id;
-  event.producer_sub = producer_sub;
+  event.producer_sub = origin.producer_sub;
   event.trace_id = item.trace_id;
   event.namespace_name = item.namespace_name;
   event.task = item.task;
@@ -74,6 +73,8 @@ PushItem push_item_of(const spool::SpoolEvent& event) {
   item.encrypted = event.encrypted;
   return item;
 }
+
+PushOrigin origin_of(const spool::SpoolEvent& event) { return PushOrigin{event.tenant, event.producer_sub}; }
 
 SpoolPlan plan_spool_appends(const std::vector<PushItem>& items) {
   SpoolPlan plan;
@@ -121,11 +122,12 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
   return results;
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector<spool::SpoolEvent>& batch) {
+std::vector<std::pair<std::size_t, std::size_t>> origin_runs(const std::vector<spool::SpoolEvent>& batch) {
   std::vector<std::pair<std::size_t, std::size_t>> runs;
   std::size_t begin = 0;
   for (std::size_t i = 1; i <= batch.size(); ++i) {
-    if (i == batch.size() || batch[i].producer_sub != batch[begin].producer_sub) {
+    if (i == batch.size() || batch[i].producer_sub != batch[begin].producer_sub ||
+        batch[i].tenant != batch[begin].tenant) {
       runs.emplace_back(begin, i);
       begin = i;
     }
@@ -233,15 +235,12 @@ PushRoute SpoolBridge::route_push() {
 
 void SpoolBridge::note_database_unavailable(const std::string& why) { mark_database_unavailable(why); }
 
-std::vector<PushItemResult> SpoolBridge::spool_push(const std::vector<PushItem>& items,
-                                                    const std::optional<std::string>& producer_sub,
+std::vector<PushItemResult> SpoolBridge::spool_push(const std::vector<PushItem>& items, const PushOrigin& origin,
                                                     UnstoredReason reason) {
   const SpoolPlan plan = plan_spool_appends(items);
   std::vector<spool::SpoolEvent> events;
   events.reserve(plan.appended.size());
-  // Tenancy and payload encryption are not resolved on the push path yet:
-  // every event is the default tenant's, with the payload as sent.
-  for (const std::size_t i : plan.appended) events.push_back(to_spool_event(items[i], producer_sub));
+  for (const std::size_t i : plan.appended) events.push_back(to_spool_event(items[i], origin));
   const std::vector<bool> written = spool_->append(events);
   const char* error =
       reason == UnstoredReason::PushMaintenance ? kSpoolWriteFailedMaintenance : kSpoolWriteFailedOutage;
@@ -283,16 +282,16 @@ SpoolStatus SpoolBridge::status() const {
 
 spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
   // Straight to push_messages, past the push combiner: one call per batch (per
-  // producer subject), original transactionIds kept, so a batch an earlier
+  // tenant and producer subject), original transactionIds kept, so a batch an earlier
   // attempt committed comes back `duplicate` and writes nothing. There is no
   // in-memory dedup cache to bypass: the database always decides.
   std::set<std::string> stored_queues;
   std::string rejected;
-  for (const auto& [begin, end] : producer_runs(batch)) {
+  for (const auto& [begin, end] : origin_runs(batch)) {
     std::vector<bool> answered(end - begin, false);
     try {
       const std::vector<db::PushRow> rows =
-          db_.push_messages(encode_replay_items(batch, begin, end), batch[begin].producer_sub);
+          db_.push_messages(encode_replay_items(batch, begin, end), origin_of(batch[begin]));
       for (const auto& row : rows) {
         // An index outside the batch throws a permanent DbError: the same bytes would fail the same way.
         answered[db::item_index_of(row.idx, answered.size(), "push_messages (replay)")] = true;

@@ -8,7 +8,7 @@
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
 //   * replay: the spool's ReplayStore over push_messages (one call per batch,
-//     per producer subject), failures classified by SQLSTATE;
+//     per tenant and producer subject), failures classified by SQLSTATE;
 //   * maintenance: the spool follows the push-maintenance flag.
 // The pure parts are free functions so they are unit-testable without a
 // database or a spool directory.
@@ -40,12 +40,13 @@ namespace queen::broker {
 // FILE_BUFFER_* as the spool module wants them.
 spool::SpoolOptions spool_options_from(const config::SpoolConfig& config);
 
-// One push item as a spool event, and back. `tenant` is empty for the default
-// tenant (the only one while tenancy is not implemented).
-// push_item_of(to_spool_event(item, ...)) == item for every field.
-spool::SpoolEvent to_spool_event(const PushItem& item, const std::optional<std::string>& producer_sub,
-                                 const std::string& tenant = {});
+// One push item as a spool event, and back. The origin's tenant is empty for
+// the default tenant (the record then omits it).
+// push_item_of(to_spool_event(item, origin)) == item for every field, and
+// origin_of(to_spool_event(item, origin)) == origin.
+spool::SpoolEvent to_spool_event(const PushItem& item, const PushOrigin& origin);
 PushItem push_item_of(const spool::SpoolEvent& event);
+PushOrigin origin_of(const spool::SpoolEvent& event);
 
 // Which items of one request are written to the spool: an item with the same
 // (queue, partition, transactionId) as an earlier one is not written again and
@@ -66,9 +67,10 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
                                                  const std::function<std::string()>& mint_id,
                                                  const std::string& write_error);
 
-// push_messages takes one producer subject per call, so a replay batch is cut
-// into runs of consecutive events with the same subject: [begin, end) pairs.
-std::vector<std::pair<std::size_t, std::size_t>> producer_runs(const std::vector<spool::SpoolEvent>& batch);
+// push_messages takes one origin (tenant and producer subject) per call, so a
+// replay batch is cut into runs of consecutive events with the same origin:
+// [begin, end) pairs.
+std::vector<std::pair<std::size_t, std::size_t>> origin_runs(const std::vector<spool::SpoolEvent>& batch);
 
 // The p_items JSON array of push_messages for events [begin, end), each item
 // encoded by encode_push_item (the original transactionId kept).
@@ -137,8 +139,8 @@ class SpoolBridge final : public spool::ReplayStore {
   // A push transaction failed transiently: later pushes skip the database.
   void note_database_unavailable(const std::string& why);
   // Appends the items and answers them `buffered` / `failed`.
-  std::vector<PushItemResult> spool_push(const std::vector<PushItem>& items,
-                                         const std::optional<std::string>& producer_sub, UnstoredReason reason);
+  std::vector<PushItemResult> spool_push(const std::vector<PushItem>& items, const PushOrigin& origin,
+                                         UnstoredReason reason);
 
   // The push-maintenance flag changed (POST, periodic refresh, boot, mesh):
   // on pauses the drain, off finalizes the active file and resumes it.

@@ -14,16 +14,13 @@
 namespace queen::broker {
 namespace {
 
-// Requests do not carry their tenant to the broker yet: the default tenant's.
-const std::string kTransactionTenant;
-
 std::int64_t now_epoch_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
-void seal_transaction(const PayloadEncryption& encryption, TransactionCommand& command) {
-  for (auto& op : command.operations) encryption.seal_items(kTransactionTenant, op.items);
+void seal_transaction(const PayloadEncryption& encryption, const std::string& tenant, TransactionCommand& command) {
+  for (auto& op : command.operations) encryption.seal_items(tenant, op.items);
 }
 
 // The rollback reason store_messages gives for plaintext sent to an encrypted queue.
@@ -98,14 +95,13 @@ bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   return false;
 }
 
-TransactionSummary Broker::call_run_transaction(const TransactionCommand& command,
-                                                const std::optional<std::string>& producer_sub,
+TransactionSummary Broker::call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
                                                 TransactionOutcome& outcome) {
   // No maintenance or spool diversion on purpose: a transaction is all or
   // nothing against PostgreSQL, so an outage answers 503 and the
   // clients' 5xx retries are safe (nothing was committed).
   try {
-    outcome.result_json = db_.run_transaction(encode_transaction(command), producer_sub);
+    outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -117,18 +113,21 @@ TransactionSummary Broker::call_run_transaction(const TransactionCommand& comman
   }
 }
 
-TransactionOutcome Broker::run_transaction(TransactionCommand command,
-                                           const std::optional<std::string>& producer_sub) {
+TransactionOutcome Broker::run_transaction(TransactionCommand command, const PushOrigin& origin) {
   // Minted here as on /push, so the ids are the broker's whatever the
   // database would mint; the response names every pushed item either way.
+  std::size_t pushed_items = 0;
   for (auto& op : command.operations) {
     for (auto& item : op.items) {
       if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
     }
+    pushed_items += op.items.size();
   }
-  seal_transaction(encryption_, command);
+  // The pushes of a transaction count against the tenant's quotas like /push.
+  if (pushed_items > 0) check_tenant_quotas(origin.tenant, pushed_items);
+  seal_transaction(encryption_, origin.tenant, command);
   TransactionOutcome outcome;
-  TransactionSummary summary = call_run_transaction(command, producer_sub, outcome);
+  TransactionSummary summary = call_run_transaction(command, origin, outcome);
   if (!summary.success && encryption_.enabled() && refused_plaintext(outcome.result_json)) {
     // This broker's list of encrypted queues was stale and the database
     // rolled everything back: re-read the list, seal, run once more.
@@ -137,13 +136,14 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command,
     } catch (const db::DbError& e) {
       rethrow_as_broker_error(e);
     }
-    seal_transaction(encryption_, command);
-    summary = call_run_transaction(command, producer_sub, outcome);
+    seal_transaction(encryption_, origin.tenant, command);
+    summary = call_run_transaction(command, origin, outcome);
   }
   outcome.success = summary.success;
   if (!summary.success) return outcome;  // rolled back: nothing to announce
 
   metrics_.record_push(summary.pushed);
+  quotas_.note_accepted(origin.tenant, summary.pushed);
   metrics_.record_ack(summary.acked, 0);
   // Same after-commit path as a live /push: local long polls and, with the
   // mesh, the peers' ones. Scheduled items are the sweeper's to announce.

@@ -11,6 +11,9 @@
 namespace queen::broker {
 
 inline constexpr const char* kQueueModeGroup = "__QUEUE_MODE__";
+
+// The tenant and producer subject of a push (db/procedures.h).
+using PushOrigin = db::PushOrigin;
 inline constexpr const char* kDefaultPartition = "Default";
 
 struct PushItem {

@@ -320,6 +320,52 @@ void read_limits(EnvReader& r, Config& c) {
   c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
 }
 
+// Per-tenant push quotas (docs/tenants.md).
+void read_tenant_quotas(EnvReader& r, Config& c) {
+  TenantQuotaConfig& q = c.tenant_quotas;
+  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING", q.max_pending, 0, 1LL << 50);
+  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE", q.push_rate, 0.0, 1e9);
+  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst, 0, kMaxInt);
+  q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES", q.overrides);
+  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms, 10, 3600000);
+}
+
+// JWT bearer authentication (docs/auth.md). Enabled without key material for
+// the chosen algorithm is a boot error: the broker never runs open by accident.
+// (Whether a PEM key parses is checked where keys are loaded, in src/auth.)
+void read_jwt(EnvReader& r, Config& c) {
+  JwtConfig& j = c.jwt;
+  j.enabled = r.boolean("JWT_ENABLED", j.enabled);
+  j.algorithm = r.text("JWT_ALGORITHM", j.algorithm);
+  if (j.algorithm != "HS256" && j.algorithm != "RS256" && j.algorithm != "EdDSA" && j.algorithm != "auto") {
+    r.error("JWT_ALGORITHM='" + j.algorithm + "' is not one of HS256, RS256, EdDSA, auto");
+  }
+  j.secret = r.text("JWT_SECRET", "");
+  j.public_key_pem = r.text("JWT_PUBLIC_KEY", "");
+  j.jwks_url = r.text("JWT_JWKS_URL", "");
+  j.issuer = r.text("JWT_ISSUER", "");
+  j.audience = r.text("JWT_AUDIENCE", "");
+  j.clock_skew_s = r.int32("JWT_CLOCK_SKEW", j.clock_skew_s, 0, 86400);
+  if (const std::string skip = r.text("JWT_SKIP_PATHS", ""); !skip.empty()) j.skip_paths = split_list(skip);
+  j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL", j.jwks_refresh_interval_s, 1, 86400 * 7);
+  j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS", j.jwks_timeout_ms, 100, 600000);
+  j.roles_claim = r.text("JWT_ROLES_CLAIM", j.roles_claim);
+  j.roles_array_claim = r.text("JWT_ROLES_ARRAY_CLAIM", j.roles_array_claim);
+  j.role_admin = r.text("JWT_ROLE_ADMIN", j.role_admin);
+  j.role_read_write = r.text("JWT_ROLE_READ_WRITE", j.role_read_write);
+  j.role_read_only = r.text("JWT_ROLE_READ_ONLY", j.role_read_only);
+  j.tenant_claim = r.text("JWT_TENANT_CLAIM", j.tenant_claim);
+  if (!j.enabled) return;
+  const bool has_public_keys = !j.public_key_pem.empty() || !j.jwks_url.empty();
+  if (j.algorithm == "HS256" && j.secret.empty()) {
+    r.error("JWT_ENABLED=true with JWT_ALGORITHM=HS256 needs JWT_SECRET");
+  } else if ((j.algorithm == "RS256" || j.algorithm == "EdDSA") && !has_public_keys) {
+    r.error("JWT_ENABLED=true with JWT_ALGORITHM=" + j.algorithm + " needs JWT_PUBLIC_KEY or JWT_JWKS_URL");
+  } else if (j.algorithm == "auto" && j.secret.empty() && !has_public_keys) {
+    r.error("JWT_ENABLED=true with JWT_ALGORITHM=auto needs JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL");
+  }
+}
+
 }  // namespace
 
 LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
@@ -334,6 +380,8 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_mesh(r, c);
   read_background(r, c);
   read_limits(r, c);
+  read_tenant_quotas(r, c);
+  read_jwt(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
   c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS", "");
   c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms, 100, 3600000);
@@ -364,6 +412,23 @@ std::string read_hostname() {
   if (gethostname(name, sizeof name - 1) != 0) return "queen";
   return name;
 }
+
+namespace {
+
+// The JWKS URL may carry credentials (user:password@host, a query token): only whether it is set is shown.
+void describe_jwt(std::ostringstream& s, const JwtConfig& j) {
+  s << "config: jwt enabled=" << on_off(j.enabled) << " algorithm=" << j.algorithm << " secret=" << mask(j.secret)
+    << " public_key=" << (j.public_key_pem.empty() ? "(unset)" : "(set)")
+    << " jwks_url=" << (j.jwks_url.empty() ? "(unset)" : "(set)") << " issuer='" << j.issuer << "' audience='"
+    << j.audience << "' clock_skew_s=" << j.clock_skew_s << " skip_paths=";
+  for (std::size_t i = 0; i < j.skip_paths.size(); ++i) s << (i ? "," : "") << j.skip_paths[i];
+  s << " jwks_refresh_interval_s=" << j.jwks_refresh_interval_s << " jwks_timeout_ms=" << j.jwks_timeout_ms
+    << " roles_claim=" << j.roles_claim << " roles_array_claim=" << j.roles_array_claim
+    << " role_admin=" << j.role_admin << " role_read_write=" << j.role_read_write
+    << " role_read_only=" << j.role_read_only << " tenant_claim=" << j.tenant_claim;
+}
+
+}  // namespace
 
 std::vector<std::string> describe_config(const Config& c) {
   std::vector<std::string> lines;
@@ -426,6 +491,12 @@ std::vector<std::string> describe_config(const Config& c) {
     << " json_max_array_items=" << c.limits.json_max_array_items
     << " json_max_object_keys=" << c.limits.json_max_object_keys << " json_max_values=" << c.limits.json_max_values
     << " push_max_items=" << c.limits.push_max_items << " name_max_chars=" << c.limits.name_max_chars;
+  flush();
+  s << "config: tenant quotas max_pending=" << c.tenant_quotas.max_pending
+    << " push_rate=" << c.tenant_quotas.push_rate << " push_burst=" << c.tenant_quotas.push_burst
+    << " overrides=" << on_off(c.tenant_quotas.overrides) << " cache_ms=" << c.tenant_quotas.cache_ms;
+  flush();
+  describe_jwt(s, c.jwt);
   flush();
   return lines;
 }

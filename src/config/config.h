@@ -131,6 +131,40 @@ struct LimitsConfig {
   int name_max_chars = kNameMaxChars;            // NAME_MAX_CHARS: queue, partition, group, key ...
 };
 
+// Per-tenant push quotas (docs/tenants.md). 0 = unlimited; a DBA's rows in
+// queen.tenant_quotas override these per tenant when `overrides` is on.
+struct TenantQuotaConfig {
+  std::int64_t max_pending = 0;  // QUEEN_TENANT_MAX_PENDING: pending messages over a tenant's queues
+  double push_rate = 0;          // QUEEN_TENANT_PUSH_RATE: messages per second per tenant, per broker process
+  int push_burst = 0;            // QUEEN_TENANT_PUSH_BURST: token bucket size (0 = one second of push_rate)
+  bool overrides = false;        // QUEEN_TENANT_QUOTA_OVERRIDES: read queen.tenant_quotas
+  int cache_ms = 1000;           // QUEEN_TENANT_QUOTA_CACHE_MS: how long a tenant's overrides and pending count are reused
+
+  // False: no quota can apply, the push path does no quota work at all.
+  bool enabled() const { return max_pending > 0 || push_rate > 0 || overrides; }
+};
+
+// JWT bearer authentication (docs/auth.md). Off by default: every route open.
+struct JwtConfig {
+  bool enabled = false;                       // JWT_ENABLED
+  std::string algorithm = "HS256";            // JWT_ALGORITHM: HS256|RS256|EdDSA|auto
+  std::string secret;                         // JWT_SECRET: HS256 key (masked in logs)
+  std::string public_key_pem;                 // JWT_PUBLIC_KEY: PEM, RSA or Ed25519
+  std::string jwks_url;                       // JWT_JWKS_URL: JWKS document for RS256/EdDSA
+  std::string issuer;                         // JWT_ISSUER: expected `iss` ("" = not checked)
+  std::string audience;                       // JWT_AUDIENCE: expected in `aud` ("" = not checked)
+  int clock_skew_s = 30;                      // JWT_CLOCK_SKEW: tolerance on exp/nbf
+  std::vector<std::string> skip_paths{"/health", "/metrics/prometheus", "/metrics", "/"};  // JWT_SKIP_PATHS
+  int jwks_refresh_interval_s = 3600;         // JWT_JWKS_REFRESH_INTERVAL
+  int jwks_timeout_ms = 5000;                 // JWT_JWKS_TIMEOUT_MS
+  std::string roles_claim = "role";           // JWT_ROLES_CLAIM: a string claim
+  std::string roles_array_claim = "roles";    // JWT_ROLES_ARRAY_CLAIM: an array claim
+  std::string role_admin = "admin";           // JWT_ROLE_ADMIN
+  std::string role_read_write = "read-write"; // JWT_ROLE_READ_WRITE
+  std::string role_read_only = "read-only";   // JWT_ROLE_READ_ONLY
+  std::string tenant_claim = "tenant";        // JWT_TENANT_CLAIM
+};
+
 struct Config {
   ProcessConfig process;
   HttpConfig http;
@@ -143,6 +177,8 @@ struct Config {
   JobsConfig jobs;
   SystemConfig system;
   LimitsConfig limits;
+  TenantQuotaConfig tenant_quotas;
+  JwtConfig jwt;
   // Payload encryption (docs/encryption.md). Both keys are masked in logs.
   std::string encryption_key;           // QUEEN_ENCRYPTION_KEY: 64 hex characters
   std::string encryption_key_previous;  // QUEEN_ENCRYPTION_KEY_PREVIOUS: decrypts only (after a rotation)
@@ -173,7 +209,7 @@ EnvMap read_process_environment();
 std::string read_hostname();
 
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
-// mesh, process, limits), secrets masked.
+// mesh, process, limits, jwt), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
 
 const char* to_string(FsyncMode mode) noexcept;

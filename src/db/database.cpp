@@ -16,17 +16,18 @@ Database::Database(const config::DbConfig& config) : runner_(config, register_st
 Database::~Database() = default;
 
 ConfiguredQueue Database::configure_queue(const std::string& queue, const std::string& namespace_name,
-                                          const std::string& task, const std::string& options_json) {
+                                          const std::string& task, const std::string& options_json,
+                                          const std::string& tenant) {
   return runner_.run("configure_queue", [&](pqxx::nontransaction& tx) {
-    const pqxx::result r = tx.exec_prepared(kConfigureQueue, queue, namespace_name, task, options_json);
+    const pqxx::result r = tx.exec_prepared(kConfigureQueue, queue, namespace_name, task, options_json, tenant);
     return ConfiguredQueue{first_value<std::string>(r, "result_json").value_or(std::string())};
   });
 }
 
-std::vector<PushRow> Database::push_messages(const std::string& items_json,
-                                             const std::optional<std::string>& producer_sub) {
+std::vector<PushRow> Database::push_messages(const std::string& items_json, const PushOrigin& origin) {
   return runner_.run("push_messages", [&](pqxx::nontransaction& tx) {
-    return decode_rows<PushRowDecoder>(tx.exec_prepared(kPushMessages, items_json, producer_sub));
+    return decode_rows<PushRowDecoder>(
+        tx.exec_prepared(kPushMessages, items_json, origin.producer_sub, origin.tenant));
   });
 }
 
@@ -34,21 +35,22 @@ std::vector<PoppedMessage> Database::pop_messages(const PopRequest& q) {
   return runner_.run("pop_messages", [&](pqxx::nontransaction& tx) {
     return decode_rows<PoppedMessageDecoder>(
         tx.exec_prepared(kPopMessages, q.queue, q.partition, q.consumer_group, q.batch, q.partitions, q.auto_ack,
-                         q.subscription_mode, q.subscription_from, q.namespace_name, q.task));
+                         q.subscription_mode, q.subscription_from, q.namespace_name, q.task, q.tenant));
   });
 }
 
 std::vector<AckRow> Database::ack_messages(const std::string& acks_json,
-                                           const std::optional<std::string>& consumer_group) {
+                                           const std::optional<std::string>& consumer_group,
+                                           const std::string& tenant) {
   return runner_.run("ack_messages", [&](pqxx::nontransaction& tx) {
-    return decode_rows<AckRowDecoder>(tx.exec_prepared(kAckMessages, acks_json, consumer_group));
+    return decode_rows<AckRowDecoder>(tx.exec_prepared(kAckMessages, acks_json, consumer_group, tenant));
   });
 }
 
-LeaseExtension Database::extend_lease(const std::string& lease_id, int seconds) {
+LeaseExtension Database::extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) {
   return runner_.run("extend_lease", [&](pqxx::nontransaction& tx) {
     std::vector<LeaseExtension> rows =
-        decode_rows<LeaseExtensionDecoder>(tx.exec_prepared(kExtendLease, lease_id, seconds));
+        decode_rows<LeaseExtensionDecoder>(tx.exec_prepared(kExtendLease, lease_id, seconds, tenant));
     if (rows.empty()) {
       LeaseExtension not_found;
       not_found.error = "Lease not found";
@@ -76,9 +78,9 @@ std::chrono::microseconds Database::ping() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
 }
 
-std::string Database::run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) {
+std::string Database::run_transaction(const std::string& ops_json, const PushOrigin& origin) {
   return runner_.run("run_transaction", [&](pqxx::nontransaction& tx) {
-    const pqxx::result r = tx.exec_prepared(kRunTransaction, ops_json, producer_sub);
+    const pqxx::result r = tx.exec_prepared(kRunTransaction, ops_json, origin.producer_sub, origin.tenant);
     return first_value<std::string>(r, "result_json").value_or(std::string());
   });
 }
@@ -87,7 +89,7 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
   QUEEN_ASSERT(q.limit >= 1 && q.offset >= 0, "the HTTP layer clamps limit and offset");
   return runner_.run("list_dlq", [&](pqxx::nontransaction& tx) {
     const pqxx::result r = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition, q.failed_from_ms,
-                                            q.failed_to_ms, q.limit, q.offset);
+                                            q.failed_to_ms, q.limit, q.offset, q.tenant);
     const DlqEntryDecoder decode(r);
     DlqPage page;
     page.entries.reserve(r.size());
@@ -99,16 +101,29 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
     // total comes from a one-row probe of the first page (procedures.md).
     if (r.empty() && q.offset > 0) {
       const pqxx::result probe = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition,
-                                                  q.failed_from_ms, q.failed_to_ms, 1, 0);
+                                                  q.failed_from_ms, q.failed_to_ms, 1, 0, q.tenant);
       page.total = first_value<std::int64_t>(probe, "total").value_or(0);
     }
     return page;
   });
 }
 
-bool Database::delete_queue(const std::string& queue) {
+bool Database::delete_queue(const std::string& queue, const std::string& tenant) {
   return runner_.run("delete_queue", [&](pqxx::nontransaction& tx) {
-    return first_value<bool>(tx.exec_prepared(kDeleteQueue, queue), "deleted").value_or(false);
+    return first_value<bool>(tx.exec_prepared(kDeleteQueue, queue, tenant), "deleted").value_or(false);
+  });
+}
+
+TenantQuotaState Database::tenant_quota_state(const std::string& tenant) {
+  return runner_.run("tenant_quota_state", [&](pqxx::nontransaction& tx) {
+    const pqxx::result r = tx.exec_prepared(kTenantQuotaState, tenant);
+    TenantQuotaState state;
+    state.max_pending = first_value<std::int64_t>(r, "max_pending");
+    state.push_rate = first_value<double>(r, "push_rate");
+    state.push_burst = first_value<int>(r, "push_burst");
+    state.pending = first_value<std::int64_t>(r, "pending").value_or(0);
+    state.counted_at_us = first_value<std::int64_t>(r, "counted_at_us");
+    return state;
   });
 }
 
@@ -125,9 +140,10 @@ std::vector<TenantQueue> Database::encrypted_queue_names() {
 }
 
 int Database::dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group) {
+                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
   return runner_.run("dead_letter_undecryptable", [&](pqxx::nontransaction& tx) {
-    return first_value<int>(tx.exec_prepared(kDeadLetterUndecryptable, items_json, consumer_group), "dead_lettered")
+    return first_value<int>(tx.exec_prepared(kDeadLetterUndecryptable, items_json, consumer_group, tenant),
+                            "dead_lettered")
         .value_or(0);
   });
 }

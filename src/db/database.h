@@ -12,22 +12,23 @@ class Database final : public Procedures {
   ~Database() override;
 
   ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
-                                  const std::string& task, const std::string& options_json) override;
-  std::vector<PushRow> push_messages(const std::string& items_json,
-                                     const std::optional<std::string>& producer_sub) override;
+                                  const std::string& task, const std::string& options_json,
+                                  const std::string& tenant) override;
+  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin) override;
   std::vector<PoppedMessage> pop_messages(const PopRequest& request) override;
-  std::vector<AckRow> ack_messages(const std::string& acks_json,
-                                   const std::optional<std::string>& consumer_group) override;
-  LeaseExtension extend_lease(const std::string& lease_id, int seconds) override;
+  std::vector<AckRow> ack_messages(const std::string& acks_json, const std::optional<std::string>& consumer_group,
+                                   const std::string& tenant) override;
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) override;
   bool set_system_flag(const std::string& key, bool enabled) override;
   bool get_system_flag(const std::string& key) override;
   std::chrono::microseconds ping() override;
-  std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) override;
+  std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) override;
   DlqPage list_dlq(const DlqQuery& query) override;
-  bool delete_queue(const std::string& queue) override;
+  bool delete_queue(const std::string& queue, const std::string& tenant) override;
+  TenantQuotaState tenant_quota_state(const std::string& tenant) override;
   std::vector<TenantQueue> encrypted_queue_names() override;
-  int dead_letter_undecryptable(const std::string& items_json,
-                                const std::optional<std::string>& consumer_group) override;
+  int dead_letter_undecryptable(const std::string& items_json, const std::optional<std::string>& consumer_group,
+                                const std::string& tenant) override;
 
   PoolStats pool_stats() const override { return runner_.pool_stats(); }
   // The runner and its pool, shared with the background loops' calls

@@ -11,22 +11,22 @@ namespace queen::db {
 using namespace statement;
 
 std::optional<std::int64_t> KvDb::set(const std::string& key, const std::string& value_json,
-                                      std::optional<std::int64_t> ttl_ms) {
+                                      std::optional<std::int64_t> ttl_ms, const std::string& tenant) {
   return runner_.run("kv_set", [&](pqxx::nontransaction& tx) {
-    return first_value<std::int64_t>(tx.exec_prepared(kKvSet, key, value_json, ttl_ms), "expires_at_us");
+    return first_value<std::int64_t>(tx.exec_prepared(kKvSet, key, value_json, ttl_ms, tenant), "expires_at_us");
   });
 }
 
-std::optional<KvEntry> KvDb::get(const std::string& key) {
+std::optional<KvEntry> KvDb::get(const std::string& key, const std::string& tenant) {
   return runner_.run("kv_get", [&](pqxx::nontransaction& tx) {
-    std::vector<KvEntry> entries = decode_rows<KvEntryDecoder>(tx.exec_prepared(kKvGet, key));
+    std::vector<KvEntry> entries = decode_rows<KvEntryDecoder>(tx.exec_prepared(kKvGet, key, tenant));
     return entries.empty() ? std::nullopt : std::optional<KvEntry>(std::move(entries.front()));
   });
 }
 
-bool KvDb::remove(const std::string& key) {
+bool KvDb::remove(const std::string& key, const std::string& tenant) {
   return runner_.run("kv_delete", [&](pqxx::nontransaction& tx) {
-    return first_value<bool>(tx.exec_prepared(kKvDelete, key), "deleted").value_or(false);
+    return first_value<bool>(tx.exec_prepared(kKvDelete, key, tenant), "deleted").value_or(false);
   });
 }
 

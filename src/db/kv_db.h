@@ -21,12 +21,13 @@ class KvDb {
 
   // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
   // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
+  // `tenant`: whose key it is ("" = the default tenant); tenants never share keys.
   std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
-                                  std::optional<std::int64_t> ttl_ms);
+                                  std::optional<std::int64_t> ttl_ms, const std::string& tenant);
   // queen.kv_get: empty when the key is absent or expired.
-  std::optional<KvEntry> get(const std::string& key);
+  std::optional<KvEntry> get(const std::string& key, const std::string& tenant);
   // queen.kv_delete: true when a live value was deleted.
-  bool remove(const std::string& key);
+  bool remove(const std::string& key, const std::string& tenant);
   // queen.kv_prune_expired: deletes at most `limit` expired rows, returns how many.
   int prune_expired(int limit);
 

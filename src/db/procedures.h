@@ -11,6 +11,19 @@
 
 namespace queen::db {
 
+// Who pushes: the tenant whose queues receive the items ("" = the default
+// tenant) and the producer subject stamped on the messages (the token's
+// `sub`; none without authentication). One push_messages call has one origin.
+struct PushOrigin {
+  std::string tenant;
+  std::optional<std::string> producer_sub;
+};
+
+inline bool operator==(const PushOrigin& a, const PushOrigin& b) {
+  return a.tenant == b.tenant && a.producer_sub == b.producer_sub;
+}
+inline bool operator!=(const PushOrigin& a, const PushOrigin& b) { return !(a == b); }
+
 struct ConfiguredQueue {
   std::string result_json;  // {"queueId","partitionId","namespace","task","options":{...}}
 };
@@ -27,6 +40,7 @@ struct PushRow {
 };
 
 struct PopRequest {
+  std::string tenant;                     // only this tenant's queues are seen ("" = default)
   std::optional<std::string> queue;       // null: filter pop by namespace/task
   std::optional<std::string> partition;   // null: any partition of `queue`
   std::optional<std::string> consumer_group;  // null: queue mode
@@ -73,6 +87,7 @@ struct LeaseExtension {
 
 // queen.list_dlq filters (null = any) and page.
 struct DlqQuery {
+  std::string tenant;  // only this tenant's dead letters ("" = default)
   std::optional<std::string> queue;
   std::optional<std::string> consumer_group;  // "__QUEUE_MODE__" selects queue-mode entries
   std::optional<std::string> partition;
@@ -110,6 +125,16 @@ struct TenantQueue {
   std::string queue;
 };
 
+// queen.tenant_quota_state: a DBA's overrides (empty = the broker default)
+// and the tenant's pending messages as the statistics reconciler counted them.
+struct TenantQuotaState {
+  std::optional<std::int64_t> max_pending;
+  std::optional<double> push_rate;
+  std::optional<int> push_burst;
+  std::int64_t pending = 0;
+  std::optional<std::int64_t> counted_at_us;  // newest stats refresh among the tenant's queues
+};
+
 struct PoolStats {
   int size = 0;     // configured maximum
   int open = 0;     // connections open or being opened
@@ -124,15 +149,18 @@ class Procedures {
  public:
   virtual ~Procedures() = default;
 
+  // `tenant` everywhere: the tenant the call acts for ("" = the default
+  // tenant); another tenant's queues, messages and leases do not exist for it.
   virtual ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
-                                          const std::string& task, const std::string& options_json) = 0;
-  // items_json: a JSON array of push items (procedures.md); producer_sub: JWT sub.
-  virtual std::vector<PushRow> push_messages(const std::string& items_json,
-                                             const std::optional<std::string>& producer_sub) = 0;
+                                          const std::string& task, const std::string& options_json,
+                                          const std::string& tenant) = 0;
+  // items_json: a JSON array of push items (procedures.md).
+  virtual std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin) = 0;
   virtual std::vector<PoppedMessage> pop_messages(const PopRequest& request) = 0;
   virtual std::vector<AckRow> ack_messages(const std::string& acks_json,
-                                           const std::optional<std::string>& consumer_group) = 0;
-  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds) = 0;
+                                           const std::optional<std::string>& consumer_group,
+                                           const std::string& tenant) = 0;
+  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) = 0;
   virtual bool set_system_flag(const std::string& key, bool enabled) = 0;
   virtual bool get_system_flag(const std::string& key) = 0;
   // A trivial round trip; returns its latency.
@@ -142,9 +170,9 @@ class Procedures {
   // routes (test fakes) need not implement them; calling one there throws.
   // queen.run_transaction: ops_json is the request body {operations,
   // requiredLeases}; returns the procedure's jsonb result as text.
-  virtual std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) {
+  virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) {
     (void)ops_json;
-    (void)producer_sub;
+    (void)origin;
     throw std::logic_error("run_transaction is not implemented by this Procedures");
   }
   // queen.list_dlq, with `total` filled in even when the page is past the end.
@@ -153,9 +181,15 @@ class Procedures {
     throw std::logic_error("list_dlq is not implemented by this Procedures");
   }
   // queen.delete_queue: true when the queue existed (and is now gone).
-  virtual bool delete_queue(const std::string& queue) {
+  virtual bool delete_queue(const std::string& queue, const std::string& tenant) {
     (void)queue;
+    (void)tenant;
     throw std::logic_error("delete_queue is not implemented by this Procedures");
+  }
+  // queen.tenant_quota_state (read by the quota cache, only when quotas are on).
+  virtual TenantQuotaState tenant_quota_state(const std::string& tenant) {
+    (void)tenant;
+    throw std::logic_error("tenant_quota_state is not implemented by this Procedures");
   }
 
   // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
@@ -163,11 +197,12 @@ class Procedures {
     throw std::logic_error("encrypted_queue_names is not implemented by this Procedures");
   }
   // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
-  // for the pop's group (null: queue mode); returns how many were dead-lettered.
+  // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
   virtual int dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group) {
+                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
     (void)items_json;
     (void)consumer_group;
+    (void)tenant;
     throw std::logic_error("dead_letter_undecryptable is not implemented by this Procedures");
   }
 

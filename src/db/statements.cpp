@@ -10,27 +10,27 @@ namespace {
 void register_request_statements(pqxx::connection_base& c) {
   using namespace statement;
   c.prepare(kConfigureQueue,
-            "SELECT queen.configure_queue($1::text, $2::text, $3::text, $4::jsonb)::text AS result_json");
+            "SELECT queen.configure_queue($1::text, $2::text, $3::text, $4::jsonb, $5::text)::text AS result_json");
   c.prepare(kPushMessages,
             "SELECT idx, status, message_id::text AS message_id, transaction_id, partition_id::text AS partition_id, "
-            "queue_name, partition_name, error FROM queen.push_messages($1::jsonb, $2::text)");
+            "queue_name, partition_name, error FROM queen.push_messages($1::jsonb, $2::text, $3::text)");
   c.prepare(kPopMessages,
             "SELECT lease_id::text AS lease_id, queue_name, partition_name, partition_id::text AS partition_id, "
             "message_id::text AS message_id, transaction_id, trace_id::text AS trace_id, payload::text AS payload, "
             "producer_sub, is_encrypted, (extract(epoch from created_at) * 1000000)::int8 AS created_at_us, "
             "retry_count "
             "FROM queen.pop_messages($1::text, $2::text, $3::text, $4::int, $5::int, $6::bool, $7::text, "
-            "$8::text, $9::text, $10::text)");
+            "$8::text, $9::text, $10::text, $11::text)");
   c.prepare(kAckMessages,
             "SELECT idx, transaction_id, success, error, queue_name, partition_name, lease_released, dlq "
-            "FROM queen.ack_messages($1::jsonb, $2::text)");
+            "FROM queen.ack_messages($1::jsonb, $2::text, $3::text)");
   c.prepare(kExtendLease,
             "SELECT success, (extract(epoch from expires_at) * 1000000)::int8 AS expires_at_us, error "
-            "FROM queen.extend_lease($1::uuid, $2::int)");
+            "FROM queen.extend_lease($1::uuid, $2::int, $3::text)");
   c.prepare(kSetSystemFlag, "SELECT queen.set_system_flag($1::text, $2::bool) AS enabled");
   c.prepare(kGetSystemFlag, "SELECT queen.get_system_flag($1::text) AS enabled");
   c.prepare(kPing, "SELECT 1 AS one");
-  c.prepare(kRunTransaction, "SELECT queen.run_transaction($1::jsonb, $2::text)::text AS result_json");
+  c.prepare(kRunTransaction, "SELECT queen.run_transaction($1::jsonb, $2::text, $3::text)::text AS result_json");
   // from/to travel as epoch milliseconds (exact, no text timestamp parsing).
   c.prepare(kListDlq,
             "SELECT message_id::text AS message_id, transaction_id, partition_id::text AS partition_id, queue_name, "
@@ -40,11 +40,14 @@ void register_request_statements(pqxx::connection_base& c) {
             "(extract(epoch from failed_at) * 1000000)::int8 AS failed_at_us, total "
             "FROM queen.list_dlq($1::text, $2::text, $3::text, "
             "'epoch'::timestamptz + $4::int8 * interval '1 millisecond', "
-            "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int)");
-  c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text) AS deleted");
+            "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int, $8::text)");
+  c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text, $2::text) AS deleted");
+  c.prepare(kTenantQuotaState,
+            "SELECT max_pending, push_rate, push_burst, pending, "
+            "(extract(epoch from counted_at) * 1000000)::int8 AS counted_at_us FROM queen.tenant_quota_state($1::text)");
   c.prepare(kEncryptedQueueNames, "SELECT tenant, queue_name FROM queen.encrypted_queue_names()");
   c.prepare(kDeadLetterUndecryptable,
-            "SELECT queen.dead_letter_undecryptable($1::jsonb, $2::text) AS dead_lettered");
+            "SELECT queen.dead_letter_undecryptable($1::jsonb, $2::text, $3::text) AS dead_lettered");
 }
 
 // Claim and fire are separate statements, hence separate transactions, as the
@@ -63,12 +66,12 @@ void register_timer_statements(pqxx::connection_base& c) {
 void register_kv_statements(pqxx::connection_base& c) {
   using namespace statement;
   c.prepare(kKvSet,
-            "SELECT (extract(epoch FROM queen.kv_set($1::text, $2::jsonb, $3::int8)) * 1000000)::int8 "
+            "SELECT (extract(epoch FROM queen.kv_set($1::text, $2::jsonb, $3::int8, $4::text)) * 1000000)::int8 "
             "AS expires_at_us");
   c.prepare(kKvGet,
             "SELECT value::text AS value_json, (extract(epoch FROM expires_at) * 1000000)::int8 AS expires_at_us "
-            "FROM queen.kv_get($1::text)");
-  c.prepare(kKvDelete, "SELECT queen.kv_delete($1::text) AS deleted");
+            "FROM queen.kv_get($1::text, $2::text)");
+  c.prepare(kKvDelete, "SELECT queen.kv_delete($1::text, $2::text) AS deleted");
   c.prepare(kKvPruneExpired, "SELECT queen.kv_prune_expired($1::int) AS pruned");
 }
 

@@ -12,6 +12,7 @@ int status_of(broker::ErrorKind kind) {
     case broker::ErrorKind::BadRequest: return 400;
     case broker::ErrorKind::Unavailable: return 503;
     case broker::ErrorKind::Internal: return 500;
+    case broker::ErrorKind::TooManyRequests: return 429;
   }
   return 500;
 }
@@ -24,7 +25,9 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
   } catch (const HttpError& e) {
     return Response::error(e.status(), e.what());
   } catch (const broker::BrokerError& e) {
-    return Response::error(status_of(e.kind()), e.what());
+    Response response = Response::error(status_of(e.kind()), e.what());
+    if (e.retry_after_s() > 0) response.headers.emplace_back("Retry-After", std::to_string(e.retry_after_s()));
+    return response;
   } catch (const std::exception& e) {
     // Unexpected: the text may carry internals (a database error's context), so it goes to the log only.
     spdlog::error("http: {} {} failed: {}", method, path, e.what());
@@ -41,14 +44,33 @@ void add_cors_headers(Response& response) {
   response.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type, Authorization");
 }
 
+std::optional<Response> Dispatcher::admit(Request& request, const Router::Match& match) const {
+  if (!gate_) return std::nullopt;
+  auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
+  if (admission.admitted) {
+    request.principal = std::move(admission.principal);
+    return std::nullopt;
+  }
+  spdlog::debug("http: {} {} refused with {}: {}", request.method, request.path, admission.status, admission.error);
+  Response refused = Response::error(admission.status, admission.error);
+  if (admission.status == 401) {
+    refused.headers.emplace_back("WWW-Authenticate", request.authorization.empty()
+                                                         ? "Bearer realm=\"queen\""
+                                                         : "Bearer realm=\"queen\", error=\"invalid_token\"");
+  }
+  return refused;
+}
+
 Response Dispatcher::dispatch(Request& request) const {
   metrics_.record_request();
   Response response;
   if (request.method == "OPTIONS") {
     response = Response::no_content();
     response.headers.emplace_back("Access-Control-Max-Age", "86400");
+  } else if (Router::Match match = router_.match(request.method, request.path);
+             std::optional<Response> refused = admit(request, match)) {
+    response = std::move(*refused);
   } else {
-    Router::Match match = router_.match(request.method, request.path);
     if (!match.handler) {
       if (match.allowed_methods.empty()) {
         response = Response::error(404, "Not found");

@@ -1,6 +1,8 @@
 #pragma once
 // Turns a Request into a Response: CORS preflight, route lookup (404/405),
-// the handler, and the error envelope for every failure. Never throws.
+// the access gate (401/403, when authentication is on), the handler, and the
+// error envelope for every failure. Never throws.
+#include "auth/gate.h"
 #include "http/http_types.h"
 #include "http/router.h"
 #include "metrics/metrics.h"
@@ -9,13 +11,21 @@ namespace queen::http {
 
 class Dispatcher {
  public:
-  Dispatcher(Router router, metrics::Metrics& metrics) : router_(std::move(router)), metrics_(metrics) {}
+  // `gate`: null when authentication is off (every request is the anonymous principal).
+  Dispatcher(Router router, metrics::Metrics& metrics, const auth::Gate* gate = nullptr)
+      : router_(std::move(router)), metrics_(metrics), gate_(gate) {}
 
   Response dispatch(Request& request) const;
+  // Whether requests must carry their Authorization header to dispatch().
+  bool wants_authorization() const { return gate_ != nullptr; }
 
  private:
+  // nullopt when the request may go on (request.principal is then set), else the refusal.
+  std::optional<Response> admit(Request& request, const Router::Match& match) const;
+
   Router router_;
   metrics::Metrics& metrics_;
+  const auth::Gate* gate_;
 };
 
 // The CORS headers every response carries, errors and 204s included.

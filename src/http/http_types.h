@@ -23,6 +23,8 @@ struct Request {
   QueryParams query;
   std::string body;
   PathParams params;
+  // The Authorization header, read only when authentication is on (never logged).
+  std::string authorization;
   // Resolved by the dispatcher before the handler runs (anonymous when
   // authentication is off); handlers scope their work to its tenant.
   auth::Principal principal;

@@ -19,8 +19,8 @@ std::vector<std::string> split_path(std::string_view path) {
   return segments;
 }
 
-void Router::add(std::string method, const std::string& pattern, Handler handler) {
-  Route route{std::move(method), {}, std::move(handler)};
+void Router::add(std::string method, const std::string& pattern, auth::RouteAccess access, Handler handler) {
+  Route route{std::move(method), pattern, {}, access, std::move(handler)};
   std::size_t start = 0;
   while (start <= pattern.size()) {
     const std::size_t slash = pattern.find('/', start);
@@ -74,9 +74,17 @@ Router::Match Router::match(const std::string& method, std::string_view path) co
   if (best) {
     matches(*best, segments, &result.params);
     result.handler = &best->handler;
+    result.access = &best->access;
     result.allowed_methods.clear();
   }
   return result;
+}
+
+std::vector<Router::Listing> Router::list() const {
+  std::vector<Listing> listing;
+  listing.reserve(routes_.size());
+  for (const Route& route : routes_) listing.push_back({route.method, route.pattern, route.access});
+  return listing;
 }
 
 }  // namespace queen::http

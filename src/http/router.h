@@ -4,11 +4,14 @@
 // segment. When several patterns match, the one with a literal segment at
 // the first position where they differ wins (`/consumer-groups/lagging`
 // beats `/consumer-groups/:group`), independent of registration order.
+// Every route states at registration what it demands of the caller (an
+// access level, or auth::kPublic); the dispatcher's gate enforces it.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "auth/access.h"
 #include "http/http_types.h"
 
 namespace queen::http {
@@ -17,14 +20,23 @@ std::vector<std::string> split_path(std::string_view path);  // decoded segments
 
 class Router {
  public:
-  void add(std::string method, const std::string& pattern, Handler handler);
+  void add(std::string method, const std::string& pattern, auth::RouteAccess access, Handler handler);
 
   struct Match {
     const Handler* handler = nullptr;  // null: no route for this method
+    const auth::RouteAccess* access = nullptr;  // the route's demand, with the handler
     PathParams params;
     std::vector<std::string> allowed_methods;  // non-empty when the path exists for other methods
   };
   Match match(const std::string& method, std::string_view path) const;
+
+  // Every route in registration order, for the test that holds the access table.
+  struct Listing {
+    std::string method;
+    std::string pattern;
+    auth::RouteAccess access;
+  };
+  std::vector<Listing> list() const;
 
  private:
   struct Segment {
@@ -33,7 +45,9 @@ class Router {
   };
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<Segment> segments;
+    auth::RouteAccess access;
     Handler handler;
   };
 

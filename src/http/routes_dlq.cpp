@@ -8,8 +8,9 @@ void register_dlq_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("GET", "/api/v1/dlq", [&broker, &limits](const Request& request) {
-    const broker::DlqQuery query = parse_dlq_query(request.query, limits);
+  router.add("GET", "/api/v1/dlq", auth::AccessLevel::ReadOnly, [&broker, &limits](const Request& request) {
+    broker::DlqQuery query = parse_dlq_query(request.query, limits);
+    query.tenant = request.principal.tenant;
     return Response::json(200, render_dlq_page(broker.list_dlq(query), query));
   });
 }

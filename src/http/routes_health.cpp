@@ -12,7 +12,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
   broker::Cluster* cluster = context.cluster;
 
   // Liveness: 200 while the process serves; the database state is reported.
-  router.add("GET", "/health", [&broker, server_id, cluster](const Request&) {
+  router.add("GET", "/health", auth::kPublic, [&broker, server_id, cluster](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
     const std::string shared_state =
         cluster != nullptr ? render_shared_state(cluster->snapshot()) : std::string(kSharedStateDisabled);
@@ -33,7 +33,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
   // PostgreSQL nor write its spool (a broker that can spool still accepts
   // pushes). Startup recovery runs before the listener binds, so no answer
   // at all comes before it ends.
-  router.add("GET", "/health/ready", [&broker](const Request&) {
+  router.add("GET", "/health/ready", auth::kPublic, [&broker](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
     const bool spool_writable = broker.spool_status().healthy;
     const bool ready = db.connected || spool_writable;

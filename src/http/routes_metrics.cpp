@@ -11,7 +11,7 @@ void register_metrics_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   metrics::Metrics& metrics = context.metrics;
 
-  router.add("GET", "/metrics", [&broker, &metrics](const Request&) {
+  router.add("GET", "/metrics", auth::kPublic, [&broker, &metrics](const Request&) {
     const metrics::Counters c = metrics.counters();
     const metrics::Gauges g = broker.gauges();
     const metrics::ProcessStats p = metrics::read_process_stats();
@@ -30,7 +30,7 @@ void register_metrics_routes(Router& router, const RouteContext& context) {
   });
 
   broker::Cluster* cluster = context.cluster;
-  router.add("GET", "/metrics/prometheus", [&broker, &metrics, cluster](const Request&) {
+  router.add("GET", "/metrics/prometheus", auth::kPublic, [&broker, &metrics, cluster](const Request&) {
     Response r = Response::json(200, metrics::render_prometheus(metrics.counters(), broker.gauges(),
                                                                 metrics::read_process_stats(),
                                                                 metrics.uptime_seconds()));

@@ -11,7 +11,8 @@ namespace {
 
 Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& config) {
   return [form, &broker, &config](const Request& request) {
-    const broker::PopCommand command = parse_pop_request(form, request, config.pop, config.limits);
+    broker::PopCommand command = parse_pop_request(form, request, config.pop, config.limits);
+    command.query.tenant = request.principal.tenant;
     broker.pop(command, request.client_gone, request.post,
                [reply = request.reply, method = request.method, path = request.path](
                    broker::PopOutcome outcome, std::exception_ptr error) {
@@ -27,10 +28,11 @@ Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& 
 
 void register_pop_routes(Router& router, const RouteContext& context) {
   const config::Config& config = context.config;
-  router.add("GET", "/api/v1/pop/queue/:queue", pop_handler(PopForm::Wildcard, context.broker, config));
-  router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition",
+  const auth::AccessLevel level = auth::AccessLevel::ReadWrite;
+  router.add("GET", "/api/v1/pop/queue/:queue", level, pop_handler(PopForm::Wildcard, context.broker, config));
+  router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition", level,
              pop_handler(PopForm::Specific, context.broker, config));
-  router.add("GET", "/api/v1/pop", pop_handler(PopForm::Filter, context.broker, config));
+  router.add("GET", "/api/v1/pop", level, pop_handler(PopForm::Filter, context.broker, config));
 }
 
 }  // namespace queen::http

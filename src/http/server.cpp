@@ -183,6 +183,9 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const HttpError& e) {
       return answer_and_close(Response::error(e.status(), e.what()));
     }
+    if (state_->dispatcher.wants_authorization()) {
+      request.authorization = std::string(message[beast_http::field::authorization]);
+    }
     parser_.reset();
 
     state_->in_flight.fetch_add(1);

@@ -9,16 +9,16 @@
 namespace queen::spool {
 
 struct SpoolEvent {
-  // Reserved for tenancy, which is not implemented: the push path always
-  // writes the default tenant (empty), whose records omit the field on disk;
-  // a record without the field replays as the default tenant.
+  // The pushing tenant (docs/tenants.md); empty for the default tenant, whose
+  // records omit the field on disk. A record without the field replays as the
+  // default tenant.
   std::string tenant;
   std::string queue;
   std::string partition;
   // The original transactionId: replay keeps it so the database dedup turns an
   // already committed event into "duplicate" instead of a second row.
   std::string transaction_id;
-  std::optional<std::string> producer_sub;  // producer subject; none while authentication is not implemented
+  std::optional<std::string> producer_sub;  // the pushing token's subject; none without authentication
   std::optional<std::string> trace_id;
   // Namespace and task of the queue, used when replay is what creates it.
   std::optional<std::string> namespace_name;

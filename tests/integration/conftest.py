@@ -1,7 +1,7 @@
 """One real broker per test module, on the project database (tests share it via unique queue names)."""
 import pytest
 
-from harness import Broker
+from harness import Broker, TempDatabase
 
 
 @pytest.fixture(scope="module")
@@ -16,3 +16,11 @@ def broker(request, pg):
 def client(broker):
     with broker.client() as c:
         yield c
+
+
+@pytest.fixture(scope="module")
+def module_database(pg):
+    """A database of the module's own (migrations deployed), for tests that change cluster-wide state
+    (maintenance flags) or count over everything a tenant owns; dropped after the module."""
+    with TempDatabase(pg) as database:
+        yield database.target

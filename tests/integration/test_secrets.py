@@ -1,9 +1,13 @@
-"""Secrets stay secret: the database password, the mesh sync secret and the encryption key never appear in
-the broker's log (at debug level), in any response body or header, in /health or in the metrics.
+"""Secrets stay secret: the database password, the mesh sync secret, the encryption key, the JWT secret and the
+bearer tokens clients send never appear in the broker's log (at debug level), in any response body or header, in
+/health or in the metrics.
 
 Each secret is a distinctive value, so a leak of even its first 12 characters is found by a plain search.
 The project cluster trusts local connections, so the password is accepted whatever it is.
 """
+import time
+
+import jwt
 import pytest
 
 from harness import Broker, unique_name
@@ -14,20 +18,39 @@ SECRETS = {
     "QUEEN_SYNC_SECRET": "sync-Hd5Jf8Wq2Pz6Ls3Yv0",
     "QUEEN_ENCRYPTION_KEY": "9f1c7a3e5b2d8f0a" * 4,  # 64 hex characters: a well-formed key
     "QUEEN_ENCRYPTION_KEY_PREVIOUS": "4b8e2c6a0d9f1e3b" * 4,  # the key before a rotation
+    "JWT_SECRET": "jwt-Vn4Gt7Bq0Xs5Mk2Wf9Rd",
+}
+NOW = int(time.time())
+# Bearer tokens: the one every request carries, and refused ones (expired, wrongly signed) that reach the error paths.
+TOKENS = {
+    "admin token": jwt.encode({"sub": "secret-test-admin", "role": "admin", "exp": NOW + 3600},
+                              SECRETS["JWT_SECRET"], algorithm="HS256"),
+    "expired token": jwt.encode({"sub": "secret-test-late", "role": "admin", "exp": NOW - 3600},
+                                SECRETS["JWT_SECRET"], algorithm="HS256"),
+    "foreign token": jwt.encode({"sub": "secret-test-forged", "role": "admin", "exp": NOW + 3600},
+                                "some-other-secret-value-0123456789", algorithm="HS256"),
 }
 # A leak of a prefix counts: errors and logs often cut long values.
 LEAK_PREFIX_CHARS = 12
 
 
+def token_parts(token):
+    """A token's claims and signature segments: its header is the same for every HS256 token."""
+    _, claims, signature = token.split(".")
+    return [claims[:LEAK_PREFIX_CHARS], signature[:LEAK_PREFIX_CHARS], signature[-LEAK_PREFIX_CHARS:]]
+
+
 def leaks(text):
-    return sorted(name for name, secret in SECRETS.items() if secret[:LEAK_PREFIX_CHARS] in text)
+    found = [name for name, secret in SECRETS.items() if secret[:LEAK_PREFIX_CHARS] in text]
+    found += [name for name, token in TOKENS.items() if any(part in text for part in token_parts(token))]
+    return sorted(found)
 
 
 @pytest.fixture(scope="module")
 def secret_broker(pg):
     # A mesh peer that never answers: the mesh logs its dial failures, which must not carry the secret.
     env = dict(SECRETS, LOG_LEVEL="debug", QUEEN_MESH_PORT=str(free_port()),
-               QUEEN_MESH_PEERS=f"127.0.0.1:{free_port()}")
+               QUEEN_MESH_PEERS=f"127.0.0.1:{free_port()}", JWT_ENABLED="true")
     broker = Broker(pg=pg, name="it-secrets", env=env).start()
     yield broker
     broker.stop()
@@ -53,6 +76,11 @@ def exercise_every_route_family(client):
         client.get("/api/v1/lease/not-a-uuid/extend"),
         client.post("/api/v1/ack", json={"transactionId": "x", "partitionId": "not-a-uuid"}),
         client.get("/api/v1/no-such-route"),
+        # Refused tokens: 401s and their debug log lines.
+        client.get("/api/v1/dlq", headers={"Authorization": "Bearer " + TOKENS["expired token"]}),
+        client.get("/api/v1/dlq", headers={"Authorization": "Bearer " + TOKENS["foreign token"]}),
+        client.get("/api/v1/dlq", headers={"Authorization": TOKENS["foreign token"] + "x"}),
+        client.get("/api/v1/dlq", headers={"Authorization": ""}),
     ]
     return [f"{r.status} {sorted(r.headers.items())} {r.raw.decode('utf-8', 'replace') if r.raw else ''}"
             for r in responses]
@@ -60,7 +88,9 @@ def exercise_every_route_family(client):
 
 def test_no_secret_reaches_a_response_the_metrics_or_the_log(secret_broker):
     with secret_broker.client() as client:
+        client.default_headers["Authorization"] = "Bearer " + TOKENS["admin token"]
         texts = exercise_every_route_family(client)
+    assert sum(text.startswith("401") for text in texts) == 4, texts
     assert all(text[:3] != "500" for text in texts), [t for t in texts if t.startswith("500")]
     for text in texts:
         assert leaks(text) == [], text[:500]
@@ -68,5 +98,6 @@ def test_no_secret_reaches_a_response_the_metrics_or_the_log(secret_broker):
     log = secret_broker.log_text()
     assert "sync_secret=***" in log and "encryption_key=***" in log and "password=***" in log, log[:3000]
     assert "encryption_key_previous=***" in log, log[:3000]
+    assert " secret=***" in log, log[:3000]  # JWT_SECRET on the jwt line
     secret_broker.stop()  # the shutdown lines count too
     assert leaks(secret_broker.log_text()) == []

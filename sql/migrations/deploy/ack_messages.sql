@@ -63,7 +63,8 @@ $$;
 COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz) IS
   'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages.';
 
-CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
+                                   p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)
 LANGUAGE plpgsql AS $$
@@ -71,6 +72,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
   v_now timestamptz := coalesce(p_now, now());
+  v_tenant text := queen.tenant_arg(p_tenant);
   r record;
   c queen.consumers;              -- working copy of the locked cursor row
   v_partition_id uuid;            -- partition whose row is in c
@@ -108,6 +110,8 @@ BEGIN
       FROM jsonb_array_elements(p_acks) e
       JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
                             AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
+      JOIN queen.partitions p ON p.id = c.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
      LIMIT 1;
     v_group := coalesce(v_lease_group, v_group);
   END IF;
@@ -123,8 +127,9 @@ BEGIN
            m.partition_id, m.seq,
            p.name AS partition_name, q.name AS queue_name, q.retry_limit, q.retry_delay_ms
       FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
-      LEFT JOIN queen.partitions p ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
-      LEFT JOIN queen.queues q ON q.id = p.queue_id
+      -- only a partition of this tenant's queues: another tenant's message is "not found"
+      LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant)
+             ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
       LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
      ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord
   LOOP
@@ -220,7 +225,7 @@ BEGIN
    ORDER BY u.i;
 END;
 $$;
-COMMENT ON FUNCTION queen.ack_messages(jsonb, text, timestamptz) IS
-  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures. Leases and the retryDelay gate are judged at p_now (null = now()).';
+COMMENT ON FUNCTION queen.ack_messages(jsonb, text, text, timestamptz) IS
+  'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] of tenant p_tenant ('''' = default; a partition of another tenant''s queue answers Message not found) for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures. Leases and the retryDelay gate are judged at p_now (null = now()).';
 
 COMMIT;

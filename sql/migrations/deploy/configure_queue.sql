@@ -74,10 +74,12 @@ $$;
 COMMENT ON FUNCTION queen.queue_options_json(queen.queues) IS
   'The 15 configure options of a queue as a camelCase JSON object with numbers and booleans.';
 
-CREATE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb)
+CREATE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb,
+                                      p_tenant text DEFAULT '')
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_tenant text := queen.tenant_arg(p_tenant);
   v_options jsonb := coalesce(p_options, '{}'::jsonb);
   v_queue queen.queues;
   v_partition_id uuid;
@@ -96,11 +98,11 @@ BEGIN
 
   -- Full replace: every option absent from p_options goes back to its default.
   INSERT INTO queen.queues AS q (
-    name, namespace, task, lease_time, retry_limit, retry_delay_ms, priority, delayed_processing,
+    tenant, name, namespace, task, lease_time, retry_limit, retry_delay_ms, priority, delayed_processing,
     window_buffer, max_size, ttl, retention_enabled, retention_seconds, completed_retention_seconds,
     max_wait_time_seconds, dead_letter_queue, dlq_after_max_retries, encryption_enabled)
   VALUES (
-    p_queue, coalesce(p_namespace, ''), coalesce(p_task, ''),
+    v_tenant, p_queue, coalesce(p_namespace, ''), coalesce(p_task, ''),
     queen.option_int(v_options, 'leaseTime', 300),
     queen.option_int(v_options, 'retryLimit', 3),
     queen.option_int(v_options, 'retryDelay', 1000),
@@ -116,7 +118,7 @@ BEGIN
     queen.option_bool(v_options, 'deadLetterQueue', false),
     queen.option_bool(v_options, 'dlqAfterMaxRetries', false),
     queen.option_bool(v_options, 'encryptionEnabled', false))
-  ON CONFLICT (name) DO UPDATE SET
+  ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO UPDATE SET
     namespace = EXCLUDED.namespace, task = EXCLUDED.task,
     lease_time = EXCLUDED.lease_time, retry_limit = EXCLUDED.retry_limit,
     retry_delay_ms = EXCLUDED.retry_delay_ms, priority = EXCLUDED.priority,
@@ -141,7 +143,7 @@ BEGIN
     'options', queen.queue_options_json(v_queue));
 END;
 $$;
-COMMENT ON FUNCTION queen.configure_queue(text, text, text, jsonb) IS
-  'Creates or fully replaces queue p_queue (options absent from p_options reset to defaults; unknown keys ignored) and its Default partition. Returns {queueId, partitionId (Default), namespace, task, options (all 15, camelCase)}. 22023 on a missing queue name or a mistyped option.';
+COMMENT ON FUNCTION queen.configure_queue(text, text, text, jsonb, text) IS
+  'Creates or fully replaces queue p_queue of tenant p_tenant ('''' = default) (options absent from p_options reset to defaults; unknown keys ignored) and its Default partition. Returns {queueId, partitionId (Default), namespace, task, options (all 15, camelCase)}. 22023 on a missing queue name or a mistyped option.';
 
 COMMIT;

@@ -1,7 +1,7 @@
 -- Deploy queen:delete_queue to pg
 BEGIN;
 
-CREATE FUNCTION queen.delete_queue(p_queue text) RETURNS bool
+CREATE FUNCTION queen.delete_queue(p_queue text, p_tenant text DEFAULT '') RETURNS bool
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_id uuid;
@@ -10,7 +10,8 @@ BEGIN
   IF p_queue IS NULL OR p_queue = '' THEN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
-  SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.name = p_queue FOR UPDATE;
+  SELECT q.id INTO v_queue_id FROM queen.queues q
+   WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_queue FOR UPDATE;
   IF v_queue_id IS NULL THEN
     RETURN false;
   END IF;
@@ -25,7 +26,7 @@ BEGIN
   RETURN true;
 END;
 $$;
-COMMENT ON FUNCTION queen.delete_queue(text) IS
-  'Deletes queue p_queue with its partitions, messages, dedup tombstones, cursors/leases, dead letters and subscription records. Returns false when the queue does not exist. 22023 on a missing name.';
+COMMENT ON FUNCTION queen.delete_queue(text, text) IS
+  'Deletes queue p_queue of tenant p_tenant ('''' = default) with its partitions, messages, dedup tombstones, cursors/leases, dead letters and subscription records. Returns false when the queue does not exist. 22023 on a missing name.';
 
 COMMIT;

@@ -7,10 +7,10 @@ BEGIN;
 CREATE FUNCTION queen.encrypted_queue_names()
 RETURNS TABLE (tenant text, queue_name text)
 LANGUAGE sql STABLE AS $$
-  SELECT ''::text, q.name::text FROM queen.queues q WHERE q.encryption_enabled ORDER BY q.name
+  SELECT q.tenant::text, q.name::text FROM queen.queues q WHERE q.encryption_enabled ORDER BY q.tenant, q.name
 $$;
 COMMENT ON FUNCTION queen.encrypted_queue_names() IS
-  'The queues configured with encryptionEnabled, as (tenant, queue_name); the brokers refresh their list from it.';
+  'The queues of every tenant configured with encryptionEnabled, as (tenant, queue_name) ('''' = the default tenant); the brokers refresh their list from it.';
 
 -- p_items: [{partitionId, transactionId, leaseId?, error}] for consumer group p_group
 -- (null = queue mode). Each message is dead-lettered with its error. When the
@@ -20,12 +20,14 @@ COMMENT ON FUNCTION queen.encrypted_queue_names() IS
 -- ends the batch) and is met again, as a leading run, by the next pop; one in
 -- the middle is passed by the ack of a later message. A batch with nothing
 -- good left is consumed and its lease released. The cursor never passes a
--- message the consumer has not acknowledged.
-CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text DEFAULT NULL)
+-- message the consumer has not acknowledged. Only partitions of p_tenant's queues
+-- are touched: another tenant's item is skipped, like an unknown one.
+CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_tenant text := queen.tenant_arg(p_tenant);
   v_count int := 0;
   r record;
   c queen.consumers;
@@ -43,6 +45,8 @@ BEGIN
       FROM jsonb_array_elements(p_items) AS x(e)
       JOIN queen.messages m ON m.partition_id = queen.uuid_or_null(x.e ->> 'partitionId')
                            AND m.transaction_id = x.e ->> 'transactionId'
+      JOIN queen.partitions p ON p.id = m.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
      GROUP BY m.partition_id
      ORDER BY m.partition_id
   LOOP
@@ -77,7 +81,7 @@ BEGIN
   RETURN v_count;
 END;
 $$;
-COMMENT ON FUNCTION queen.dead_letter_undecryptable(jsonb, text) IS
-  'A pop met messages it cannot decrypt (tampered, unknown key, malformed envelope): each [{partitionId, transactionId, leaseId?, error}] is dead-lettered for group p_group (null = queue mode) with its error, and taken out of the still-held lease so the partition does not stall. Returns the number dead-lettered.';
+COMMENT ON FUNCTION queen.dead_letter_undecryptable(jsonb, text, text) IS
+  'A pop of tenant p_tenant ('''' = default; another tenant''s partitions are skipped) met messages it cannot decrypt (tampered, unknown key, malformed envelope): each [{partitionId, transactionId, leaseId?, error}] is dead-lettered for group p_group (null = queue mode) with its error, and taken out of the still-held lease so the partition does not stall. Returns the number dead-lettered.';
 
 COMMIT;

@@ -3,7 +3,7 @@ BEGIN;
 
 CREATE FUNCTION queen.list_dlq(p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
                                p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
-                               p_limit int DEFAULT 100, p_offset int DEFAULT 0)
+                               p_limit int DEFAULT 100, p_offset int DEFAULT 0, p_tenant text DEFAULT '')
 RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
                consumer_group text, error_message text, retry_count int, payload jsonb, is_encrypted bool,
                producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz, total bigint)
@@ -19,7 +19,8 @@ BEGIN
     FROM queen.dlq d
     JOIN queen.partitions p ON p.id = d.partition_id
     JOIN queen.queues q ON q.id = p.queue_id
-   WHERE (p_queue IS NULL OR q.name = p_queue)
+   WHERE q.tenant = queen.tenant_arg(p_tenant)
+     AND (p_queue IS NULL OR q.name = p_queue)
      AND (p_group IS NULL OR d.consumer_group = p_group)
      AND (p_partition IS NULL OR p.name = p_partition)
      AND (p_from IS NULL OR d.failed_at >= p_from)
@@ -28,7 +29,7 @@ BEGIN
    LIMIT p_limit OFFSET p_offset;
 END;
 $$;
-COMMENT ON FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int) IS
-  'Dead letters matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Every row carries total = matching entries before paging; an offset past the end returns no rows. 22023 on limit < 1 or offset < 0.';
+COMMENT ON FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text) IS
+  'Dead letters of the queues of tenant p_tenant ('''' = default) matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Every row carries total = matching entries before paging; an offset past the end returns no rows. 22023 on limit < 1 or offset < 0.';
 
 COMMIT;

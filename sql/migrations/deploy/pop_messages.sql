@@ -32,7 +32,8 @@ COMMENT ON FUNCTION queen.requested_subscription(text, text, timestamptz) IS
 -- queue p_queue_id: a partition-scoped record wins over a queue-wide one, which wins
 -- over a namespace/task filter record (only consulted when a filter is given).
 CREATE FUNCTION queen.subscription_start_at(p_group text, p_queue_id uuid, p_partition_name text,
-                                            p_filter_namespace text DEFAULT NULL, p_filter_task text DEFAULT NULL)
+                                            p_filter_namespace text DEFAULT NULL, p_filter_task text DEFAULT NULL,
+                                            p_tenant text DEFAULT '')
 RETURNS timestamptz
 LANGUAGE sql STABLE AS $$
   SELECT s.start_at
@@ -40,13 +41,13 @@ LANGUAGE sql STABLE AS $$
    WHERE s.consumer_group = p_group
      AND ((s.queue_id = p_queue_id AND s.partition_name IN (p_partition_name, ''))
           OR (s.queue_id IS NULL AND (p_filter_namespace IS NOT NULL OR p_filter_task IS NOT NULL)
-              AND s.filter_namespace IS NOT DISTINCT FROM p_filter_namespace
+              AND s.tenant = p_tenant AND s.filter_namespace IS NOT DISTINCT FROM p_filter_namespace
               AND s.filter_task IS NOT DISTINCT FROM p_filter_task))
    ORDER BY (s.partition_name <> '') DESC, (s.queue_id IS NOT NULL) DESC
    LIMIT 1
 $$;
-COMMENT ON FUNCTION queen.subscription_start_at(text, uuid, text, text, text) IS
-  'Start time of a named group on a partition it has no cursor on: partition record, else queue record, else namespace/task filter record; null = from the beginning.';
+COMMENT ON FUNCTION queen.subscription_start_at(text, uuid, text, text, text, text) IS
+  'Start time of a named group on a partition it has no cursor on: partition record, else queue record, else namespace/task filter record of tenant p_tenant; null = from the beginning.';
 
 -- The cursor a group starts with on a partition: the last message created before
 -- p_start_at (0 = from the beginning). Scans backwards from the newest message, so a
@@ -70,7 +71,7 @@ CREATE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text,
                                    p_partitions int DEFAULT 1, p_auto_ack bool DEFAULT false,
                                    p_subscription_mode text DEFAULT NULL, p_subscription_from text DEFAULT NULL,
                                    p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
-                                   p_now timestamptz DEFAULT NULL)
+                                   p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid,
                transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted bool,
                created_at timestamptz, retry_count int)
@@ -78,6 +79,7 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
+  v_tenant text := queen.tenant_arg(p_tenant);
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
   v_named bool;
   v_queue text := nullif(p_queue, '');
@@ -104,13 +106,14 @@ BEGIN
     v_is_filter := false;
     v_namespace := NULL;
     v_task := NULL;
-    SELECT array_agg(q.id) INTO v_queue_ids FROM queen.queues q WHERE q.name = v_queue;
+    SELECT array_agg(q.id) INTO v_queue_ids FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = v_queue;
   ELSIF v_namespace IS NOT NULL OR v_task IS NOT NULL THEN
     v_is_filter := true;
     v_partition := NULL;
     SELECT array_agg(q.id) INTO v_queue_ids
       FROM queen.queues q
-     WHERE (v_namespace IS NULL OR q.namespace = v_namespace) AND (v_task IS NULL OR q.task = v_task);
+     WHERE q.tenant = v_tenant
+       AND (v_namespace IS NULL OR q.namespace = v_namespace) AND (v_task IS NULL OR q.task = v_task);
   ELSE
     RAISE EXCEPTION 'queue or namespace/task is required' USING ERRCODE = '22023';
   END IF;
@@ -127,8 +130,8 @@ BEGIN
     v_requested := queen.requested_subscription(p_subscription_mode, p_subscription_from, v_now);
     IF v_requested.mode IS NOT NULL THEN
       IF v_is_filter THEN
-        INSERT INTO queen.subscriptions (consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at)
-        SELECT v_group, NULL, '', v_namespace, v_task, v_requested.mode, v_requested.start_at
+        INSERT INTO queen.subscriptions (tenant, consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at)
+        SELECT v_tenant, v_group, NULL, '', v_namespace, v_task, v_requested.mode, v_requested.start_at
          WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
                             WHERE c.consumer_group = v_group AND p.queue_id = ANY (v_queue_ids))
         ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
@@ -156,7 +159,7 @@ BEGIN
     SELECT p.id, v_group,
            CASE WHEN v_named
                 THEN queen.start_cursor(p.id, p.last_seq, p.last_message_at,
-                                        queen.subscription_start_at(v_group, p.queue_id, p.name, v_namespace, v_task))
+                                        queen.subscription_start_at(v_group, p.queue_id, p.name, v_namespace, v_task, v_tenant))
                 ELSE 0 END
       FROM queen.partitions p
      WHERE p.queue_id = ANY (v_queue_ids)
@@ -189,7 +192,7 @@ BEGIN
             CROSS JOIN LATERAL (
               SELECT CASE WHEN c.partition_id IS NOT NULL THEN c.cursor_seq
                           WHEN v_named THEN queen.start_cursor(p.id, p.last_seq, p.last_message_at,
-                                              queen.subscription_start_at(v_group, p.queue_id, p.name, v_namespace, v_task))
+                                              queen.subscription_start_at(v_group, p.queue_id, p.name, v_namespace, v_task, v_tenant))
                           ELSE 0 END AS cursor_seq) start
            WHERE p.queue_id = ANY (v_queue_ids)
              AND (v_partition IS NULL OR p.name = v_partition)
@@ -292,7 +295,7 @@ BEGIN
    ORDER BY d.position;
 END;
 $$;
-COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, timestamptz) IS
-  'Claims up to p_partitions partitions (specific partition, wildcard, or namespace/task filter) for group p_group (null/__QUEUE_MODE__ = queue mode) and returns up to p_batch messages in claim order then seq, all under one new lease id (null with p_auto_ack, which moves the cursor instead). Claim order: queue priority, then among the 64 least recently claimed free partitions the oldest waiting message. Honors leases, retryDelay, windowBuffer, delayedProcessing, subscription modes and pop maintenance, all judged at p_now (null = now()). No rows = nothing deliverable. 22023 on batch/partitions < 1 or no queue/filter.';
+COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, text, timestamptz) IS
+  'Claims up to p_partitions partitions (specific partition, wildcard, or namespace/task filter) of the queues of tenant p_tenant ('''' = default) for group p_group (null/__QUEUE_MODE__ = queue mode) and returns up to p_batch messages in claim order then seq, all under one new lease id (null with p_auto_ack, which moves the cursor instead). Claim order: queue priority, then among the 64 least recently claimed free partitions the oldest waiting message. Honors leases, retryDelay, windowBuffer, delayedProcessing, subscription modes and pop maintenance, all judged at p_now (null = now()). No rows = nothing deliverable. 22023 on batch/partitions < 1 or no queue/filter.';
 
 COMMIT;

@@ -13,7 +13,7 @@ CREATE TYPE queen.push_item_route AS (
   sub_idx  int
 );
 
-CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
+CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -25,7 +25,7 @@ BEGIN
   PERFORM queen.check_push_items(p_items);
   -- Most pushes name no deliverAt at all; telling so is one expression, no query.
   IF NOT jsonb_path_exists(p_items, '$[*].deliverAt') THEN
-    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub);
+    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub, NULL, p_tenant);
     RETURN;
   END IF;
 
@@ -41,7 +41,7 @@ BEGIN
                     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) t) r;
   IF NOT v_has_timers THEN
     -- only past (or null) deliverAt: a plain push
-    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub);
+    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub, NULL, p_tenant);
     RETURN;
   END IF;
 
@@ -53,20 +53,20 @@ BEGIN
                                 r.partition_name, r.error)::queen.push_result), '{}')
     INTO v_rows
     FROM queen.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
-                                 FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub) r
+                                 FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub, NULL, p_tenant) r
     JOIN unnest(v_split) s ON NOT s.is_timer AND s.sub_idx = r.idx;
 
   SELECT v_rows || coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id,
                                           r.queue_name, r.partition_name, r.error)::queen.push_result), '{}')
     INTO v_rows
     FROM queen.schedule_messages((SELECT jsonb_agg(s2.item ORDER BY s2.idx)
-                                    FROM unnest(v_split) s2 WHERE s2.is_timer), p_producer_sub) r
+                                    FROM unnest(v_split) s2 WHERE s2.is_timer), p_producer_sub, p_tenant) r
     JOIN unnest(v_split) s ON s.is_timer AND s.sub_idx = r.idx;
 
   RETURN QUERY SELECT * FROM unnest(v_rows) u ORDER BY u.idx;
 END;
 $$;
-COMMENT ON FUNCTION queen.push_messages(jsonb, text) IS
-  'Stores a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
+COMMENT ON FUNCTION queen.push_messages(jsonb, text, text) IS
+  'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
 
 COMMIT;

@@ -6,7 +6,8 @@ BEGIN;
 -- options and always writes all of them (full replace).
 CREATE TABLE queen.queues (
   id                          uuid        PRIMARY KEY DEFAULT queen.uuid_v7(),
-  name                        queen.name_text NOT NULL UNIQUE,
+  tenant                      queen.tenant_text NOT NULL DEFAULT '',  -- docs/tenants.md
+  name                        queen.name_text NOT NULL,
   namespace                   text        NOT NULL DEFAULT '',
   task                        text        NOT NULL DEFAULT '',
   lease_time                  int         NOT NULL DEFAULT 300,   -- leaseTime, s; 0 = 60 s at pop time
@@ -29,12 +30,14 @@ CREATE TABLE queen.queues (
   CONSTRAINT queues_options_not_negative CHECK (
     lease_time >= 0 AND retry_limit >= 0 AND retry_delay_ms >= 0 AND delayed_processing >= 0
     AND window_buffer >= 0 AND max_size >= 0 AND ttl >= 0 AND retention_seconds >= 0
-    AND completed_retention_seconds >= 0 AND max_wait_time_seconds >= 0)
+    AND completed_retention_seconds >= 0 AND max_wait_time_seconds >= 0),
+  -- Two tenants may both have a queue named orders; one tenant may not have two.
+  CONSTRAINT queues_tenant_name_key UNIQUE (tenant, name)
 );
 COMMENT ON TABLE queen.queues IS
-  'Queues and their options (one typed column per configure option; names in docs/procedures.md). Written by configure_queue and by push auto-creation.';
+  'Queues of every tenant ('''' = the default tenant) and their options (one typed column per configure option; names in docs/procedures.md). Written by configure_queue and by push auto-creation.';
 
--- Namespace/task pops select queues by these two columns.
-CREATE INDEX queues_namespace_task_idx ON queen.queues (namespace, task);
+-- Namespace/task pops select a tenant's queues by these two columns.
+CREATE INDEX queues_namespace_task_idx ON queen.queues (tenant, namespace, task);
 
 COMMIT;

@@ -43,4 +43,26 @@ $$;
 COMMENT ON FUNCTION queen.check_at_least(text, bigint, bigint) IS
   'Raises 22023 "<p_what> must be >= <p_min>, got <p_value>" when p_value is null or below p_min.';
 
+-- A tenant (docs/tenants.md): a name, or '' for the default tenant (authentication
+-- off, or a token without the tenant claim). Every queue belongs to one tenant;
+-- everything under a queue is scoped through it.
+CREATE DOMAIN queen.tenant_text AS text
+  CONSTRAINT tenant_text_length CHECK (length(VALUE) <= queen.name_max_chars());
+COMMENT ON DOMAIN queen.tenant_text IS
+  'A tenant: '''' (the default tenant) or a name of up to queen.name_max_chars() (255) characters.';
+
+-- The tenant argument of a procedure: null means the default tenant ('') so a DBA's
+-- call without it acts there; a tenant over 255 characters raises 22023.
+CREATE FUNCTION queen.tenant_arg(p_tenant text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF length(p_tenant) > queen.name_max_chars() THEN
+    RAISE EXCEPTION 'tenant is longer than % characters', queen.name_max_chars() USING ERRCODE = '22023';
+  END IF;
+  RETURN coalesce(p_tenant, '');
+END;
+$$;
+COMMENT ON FUNCTION queen.tenant_arg(text) IS
+  'p_tenant as a procedure uses it: null = the default tenant ''''; 22023 when longer than 255 characters.';
+
 COMMIT;

@@ -5,7 +5,8 @@ BEGIN;
 -- cursor (forward only) and releases the lease once the batch is passed; failed/dlq
 -- dead-letter the message at once (no retries inside transactions), move the cursor
 -- to it and release the whole lease. Business failures are returned, not raised.
-CREATE FUNCTION queen.transaction_ack(p_op jsonb, p_now timestamptz, OUT success bool, OUT error text, OUT dlq bool)
+CREATE FUNCTION queen.transaction_ack(p_op jsonb, p_now timestamptz, p_tenant text,
+                                      OUT success bool, OUT error text, OUT dlq bool)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
@@ -16,7 +17,10 @@ DECLARE
   c queen.consumers;
 BEGIN
   success := false; dlq := false;
+  -- only a message of this tenant's queues: another tenant's is "not found"
   SELECT m.seq INTO v_seq FROM queen.messages m
+    JOIN queen.partitions p ON p.id = m.partition_id
+    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
    WHERE m.partition_id = v_partition_id AND m.transaction_id = p_op ->> 'transactionId';
   IF v_seq IS NULL THEN
     error := 'Message not found'; RETURN;
@@ -50,14 +54,16 @@ BEGIN
   success := true;
 END;
 $$;
-COMMENT ON FUNCTION queen.transaction_ack(jsonb, timestamptz) IS
-  'Internal to run_transaction: applies one ack operation at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
+COMMENT ON FUNCTION queen.transaction_ack(jsonb, timestamptz, text) IS
+  'Internal to run_transaction: applies one ack operation of tenant p_tenant at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
 
-CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '',
+                                      p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
+  v_tenant text := queen.tenant_arg(p_tenant);
   v_transaction_id uuid := queen.uuid_v7();
   v_ops jsonb;
   v_required jsonb;
@@ -90,6 +96,8 @@ BEGIN
   BEGIN
     FOR v_lease_text IN SELECT jsonb_array_elements_text(coalesce(nullif(v_required, 'null'::jsonb), '[]'::jsonb)) LOOP
       IF NOT EXISTS (SELECT 1 FROM queen.consumers c
+                       JOIN queen.partitions p ON p.id = c.partition_id
+                       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
                       WHERE c.lease_id = queen.uuid_or_null(v_lease_text) AND c.lease_expires_at > v_now) THEN
         RAISE EXCEPTION 'Required lease % is not held', v_lease_text USING ERRCODE = 'QT001';
       END IF;
@@ -98,7 +106,7 @@ BEGIN
     FOR v_op IN SELECT e FROM jsonb_array_elements(v_ops) e LOOP
       v_type := CASE WHEN jsonb_typeof(v_op) = 'object' THEN v_op ->> 'type' END;
       IF v_type = 'ack' THEN
-        v_ack := queen.transaction_ack(v_op, v_now);
+        v_ack := queen.transaction_ack(v_op, v_now, v_tenant);
         IF NOT v_ack.success THEN
           RAISE EXCEPTION 'ACK operation failed: %', v_ack.error USING ERRCODE = 'QT001';
         END IF;
@@ -110,7 +118,7 @@ BEGIN
         IF jsonb_typeof(v_op -> 'items') IS DISTINCT FROM 'array' THEN
           RAISE EXCEPTION 'PUSH operation failed: items array is required' USING ERRCODE = 'QT001';
         END IF;
-        FOR v_item IN SELECT * FROM queen.push_messages(v_op -> 'items', p_producer_sub) ORDER BY idx LOOP
+        FOR v_item IN SELECT * FROM queen.push_messages(v_op -> 'items', p_producer_sub, v_tenant) ORDER BY idx LOOP
           IF v_item.status = 'duplicate' THEN
             -- transactions do not deduplicate: a taken transactionId aborts everything
             RAISE EXCEPTION 'PUSH operation failed: duplicate transactionId % in queue % partition %',
@@ -135,7 +143,7 @@ BEGIN
   RETURN jsonb_build_object('transactionId', v_transaction_id, 'success', true, 'results', v_results);
 END;
 $$;
-COMMENT ON FUNCTION queen.run_transaction(jsonb, text, timestamptz) IS
-  'POST /transaction: runs ack and push operations in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. Leases are judged at p_now (null = now()). 22023 when operations is missing or empty.';
+COMMENT ON FUNCTION queen.run_transaction(jsonb, text, text, timestamptz) IS
+  'POST /transaction: runs ack and push operations of tenant p_tenant ('''' = default; pushes stamped with producer p_producer_sub) in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. Leases are judged at p_now (null = now()). 22023 when operations is missing or empty.';
 
 COMMIT;

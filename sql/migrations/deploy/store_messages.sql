@@ -25,12 +25,14 @@ COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
 -- statement per step for the whole batch). Internal: it trusts its items (the
 -- callers validate them, or read them from rows that were validated) and knows
 -- nothing of deliverAt. Its callers: push_messages (a push, and the stored half
--- of a push with timers) and fire_locked_timers (timers coming due).
+-- of a push with timers) and fire_locked_timers (timers coming due). Every queue
+-- it names is p_tenant's: another tenant's queue of the same name is never touched.
 CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
-                                     p_message_ids uuid[] DEFAULT NULL)
+                                     p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_tenant text := queen.tenant_arg(p_tenant);
   v_created_at timestamptz;
   v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
 BEGIN
@@ -44,21 +46,21 @@ BEGIN
 
   -- 1. Missing queues: namespace/task from the first item naming the queue, else
   --    derived from the name. Name order, so concurrent creators cannot deadlock.
-  INSERT INTO queen.queues (name, namespace, task)
-  SELECT n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
+  INSERT INTO queen.queues (tenant, name, namespace, task)
+  SELECT v_tenant, n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
     FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
                  nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
             FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
            ORDER BY x.e ->> 'queue', x.ord) n
-   WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n.name)
+   WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = n.name)
    ORDER BY n.name
-  ON CONFLICT (name) DO NOTHING;
+  ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
 
   -- 2. Missing partitions, in key order for the same reason.
   INSERT INTO queen.partitions (queue_id, name)
   SELECT DISTINCT q.id, queen.push_item_partition(x.e)
     FROM jsonb_array_elements(p_items) AS x(e)
-    JOIN queen.queues q ON q.name = x.e ->> 'queue'
+    JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
    WHERE NOT EXISTS (SELECT 1 FROM queen.partitions p
                       WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
    ORDER BY 1, 2
@@ -71,7 +73,7 @@ BEGIN
   IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
     SELECT array_agg(DISTINCT p.id) INTO v_refused_partitions
       FROM jsonb_array_elements(p_items) AS x(e)
-      JOIN queen.queues q ON q.name = x.e ->> 'queue' AND q.encryption_enabled
+      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue' AND q.encryption_enabled
       JOIN queen.partitions p ON p.queue_id = q.id AND p.name = queen.push_item_partition(x.e)
      WHERE coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false);
   END IF;
@@ -83,7 +85,7 @@ BEGIN
      FROM queen.partitions p
     WHERE p.id IN (SELECT p2.id
                      FROM jsonb_array_elements(p_items) AS x(e)
-                     JOIN queen.queues q ON q.name = x.e ->> 'queue'
+                     JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
                      JOIN queen.partitions p2 ON p2.queue_id = q.id AND p2.name = queen.push_item_partition(x.e))
     ORDER BY p.id
       FOR UPDATE;
@@ -114,7 +116,7 @@ BEGIN
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
-      JOIN queen.queues q ON q.name = i.queue_name
+      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = i.queue_name
       JOIN queen.partitions p ON p.queue_id = q.id AND p.name = i.partition_name
       LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = i.transaction_id
       LEFT JOIN queen.dedup_tombstones t
@@ -172,7 +174,7 @@ BEGIN
    ORDER BY n.idx;
 END;
 $$;
-COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[]) IS
-  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
+COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[], text) IS
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
 
 COMMIT;

@@ -7,6 +7,7 @@ BEGIN;
 -- filter (queue_id null; a null filter column means "not part of the filter").
 CREATE TABLE queen.subscriptions (
   id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  tenant           queen.tenant_text NOT NULL DEFAULT '',  -- scopes filter records (queue records are scoped by queue_id)
   consumer_group   queen.name_text NOT NULL,
   queue_id         uuid        REFERENCES queen.queues (id) ON DELETE CASCADE,
   partition_name   text        NOT NULL DEFAULT '',
@@ -16,7 +17,7 @@ CREATE TABLE queen.subscriptions (
   start_at         timestamptz NOT NULL,
   created_at       timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT subscriptions_scope_key UNIQUE NULLS NOT DISTINCT
-    (consumer_group, queue_id, partition_name, filter_namespace, filter_task),
+    (tenant, consumer_group, queue_id, partition_name, filter_namespace, filter_task),
   CONSTRAINT subscriptions_mode_check CHECK (mode IN ('new', 'timestamp')),
   CONSTRAINT subscriptions_scope_check CHECK (
     (queue_id IS NOT NULL AND filter_namespace IS NULL AND filter_task IS NULL)

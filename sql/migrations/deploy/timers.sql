@@ -1,7 +1,7 @@
 -- Deploy queen:timers to pg
 -- Timers: push items carrying deliverAt wait here until that time, then the
 -- sweeper of any broker fires them into queen.messages through store_messages.
--- Queue and partition are kept as names and resolved at fire time, exactly as a
+-- Queue and partition are kept as names (with the tenant) and resolved at fire time, exactly as a
 -- push resolves them (auto-creation included). The message id is minted when the
 -- timer is scheduled and kept when it fires, so the id a producer was given is
 -- the id consumers see.
@@ -10,6 +10,7 @@ BEGIN;
 
 CREATE TABLE queen.timers (
   id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  tenant           queen.tenant_text NOT NULL DEFAULT '',  -- the queue's tenant (docs/tenants.md)
   queue_name       queen.name_text NOT NULL,
   partition_name   queen.name_text NOT NULL,
   namespace        text,                    -- used only if the fire creates the queue
@@ -26,7 +27,7 @@ CREATE TABLE queen.timers (
   fire_attempts    int         NOT NULL DEFAULT 0,
   last_error       text,                    -- why the last fire did not store the message
   created_at       timestamptz NOT NULL DEFAULT clock_timestamp(),
-  CONSTRAINT timers_queue_partition_transaction_key UNIQUE (queue_name, partition_name, transaction_id),
+  CONSTRAINT timers_queue_partition_transaction_key UNIQUE (tenant, queue_name, partition_name, transaction_id),
   -- A claim has an owner and an end, and ends after deliver_at (it is taken at or
   -- after deliver_at, for at least 1 ms): next_timer_due relies on both.
   CONSTRAINT timers_claim_complete CHECK ((claimed_by IS NULL) = (claim_expires_at IS NULL)),

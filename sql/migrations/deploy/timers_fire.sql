@@ -42,12 +42,12 @@ COMMENT ON FUNCTION queen.claim_due_timers(text, int, int, timestamptz) IS
   'Claims up to p_limit due timers (deliver_at passed, no live claim) for p_server_id for p_lease_ms, skipping rows locked by other brokers; returns their ids in delivery order. Call it in its own transaction so the claim is visible to others. p_now: the instant to claim at (null = clock_timestamp()). 22023 on an empty server id, limit < 1 or lease < 1 ms.';
 
 -- Stores the messages of timers this transaction already locked, all with the
--- same producer, through store_messages (dedup, maxSize, queue/partition
+-- same tenant and producer, through store_messages (dedup, maxSize, queue/partition
 -- auto-creation, ordering: all of it is the push's), each under the message id
 -- given when it was scheduled. Timers whose message is stored or was already
 -- there are deleted; a timer whose store failed keeps its claim (it is retried
 -- when the claim expires) and records why.
-CREATE FUNCTION queen.fire_locked_timers(p_ids bigint[], p_producer_sub text) RETURNS int
+CREATE FUNCTION queen.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text DEFAULT '') RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_items       jsonb;
@@ -76,7 +76,7 @@ BEGIN
   -- messages it inserted (a statement does not see rows written by a function it calls).
   SELECT array_agg(v_ids[r.idx + 1]), array_agg(r.status), array_agg(r.error)
     INTO v_timer_ids, v_statuses, v_errors
-    FROM queen.store_messages(v_items, p_producer_sub, v_message_ids) r;
+    FROM queen.store_messages(v_items, p_producer_sub, v_message_ids, p_tenant) r;
 
   -- Stored now, or already there (the timer's transactionId was pushed meanwhile):
   -- either way the timer is done.
@@ -92,8 +92,8 @@ BEGIN
   RETURN v_done;
 END;
 $$;
-COMMENT ON FUNCTION queen.fire_locked_timers(bigint[], text) IS
-  'Internal to fire_timers: stores the messages of the given (already locked) timers through store_messages with producer p_producer_sub and the message ids given at schedule time, deletes the timers that completed (queued or duplicate) and records the error on the others. Returns how many completed.';
+COMMENT ON FUNCTION queen.fire_locked_timers(bigint[], text, text) IS
+  'Internal to fire_timers: stores the messages of the given (already locked) timers, all of tenant p_tenant, through store_messages with producer p_producer_sub and the message ids given at schedule time, deletes the timers that completed (queued or duplicate) and records the error on the others. Returns how many completed.';
 
 CREATE FUNCTION queen.fire_timers(p_server_id text, p_ids bigint[], p_now timestamptz DEFAULT NULL) RETURNS int
 LANGUAGE plpgsql AS $$
@@ -127,15 +127,15 @@ BEGIN
     RETURN 0;
   END IF;
 
-  -- store_messages takes one producer per call.
+  -- store_messages takes one tenant and one producer per call.
   FOR v_group IN
-    SELECT t.producer_sub, array_agg(t.id) AS ids
+    SELECT t.tenant, t.producer_sub, array_agg(t.id) AS ids
       FROM queen.timers t
      WHERE t.id = ANY (v_held)
-     GROUP BY t.producer_sub
+     GROUP BY t.tenant, t.producer_sub
   LOOP
     BEGIN
-      v_fired := v_fired + queen.fire_locked_timers(v_group.ids, v_group.producer_sub);
+      v_fired := v_fired + queen.fire_locked_timers(v_group.ids, v_group.producer_sub, v_group.tenant);
     EXCEPTION WHEN OTHERS THEN
       -- One timer the store rejects must not hold back the others forever (they
       -- would be claimed together again): retry them one by one, and leave the
@@ -147,7 +147,7 @@ BEGIN
       BEGIN
         FOREACH v_id IN ARRAY v_group.ids LOOP
           BEGIN
-            v_fired := v_fired + queen.fire_locked_timers(ARRAY[v_id], v_group.producer_sub);
+            v_fired := v_fired + queen.fire_locked_timers(ARRAY[v_id], v_group.producer_sub, v_group.tenant);
           EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS v_error = MESSAGE_TEXT;
             UPDATE queen.timers t

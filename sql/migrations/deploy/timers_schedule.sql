@@ -21,10 +21,11 @@ CREATE TYPE queen.schedule_item AS (
   refused        boolean  -- plaintext for an encryptionEnabled queue from a broker holding a key
 );
 
-CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL)
+CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_tenant  text := queen.tenant_arg(p_tenant);
   v_missing int;
   v_items   queen.schedule_item[];
 BEGIN
@@ -45,7 +46,7 @@ BEGIN
                  row_number() OVER (PARTITION BY i.queue_name, i.partition_name, i.transaction_id ORDER BY i.idx)
                    AS occurrence,
                  -- as in store_messages (docs/encryption.md): the whole partition is refused
-                 coalesce((SELECT q.encryption_enabled FROM queen.queues q WHERE q.name = i.queue_name), false)
+                 coalesce((SELECT q.encryption_enabled FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = i.queue_name), false)
                    AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY i.queue_name, i.partition_name)
                    AS refused
       FROM (SELECT (x.ord - 1)::int AS idx,
@@ -67,12 +68,12 @@ BEGIN
   -- New timers: first occurrence of a key that is neither a pending timer nor a
   -- stored message (nor a live dedup tombstone) of that partition. A concurrent
   -- scheduler of the same key loses on the unique key and reads as duplicate below.
-  INSERT INTO queen.timers (queue_name, partition_name, namespace, task, message_id, transaction_id,
+  INSERT INTO queen.timers (tenant, queue_name, partition_name, namespace, task, message_id, transaction_id,
                             payload, trace_id, producer_sub, is_encrypted, deliver_at)
-  SELECT s.queue_name, s.partition_name, s.namespace, s.task, s.new_message_id, s.transaction_id,
+  SELECT v_tenant, s.queue_name, s.partition_name, s.namespace, s.task, s.new_message_id, s.transaction_id,
          s.payload, s.trace_id, p_producer_sub, s.is_encrypted, s.deliver_at
     FROM unnest(v_items) s
-    LEFT JOIN queen.queues q ON q.name = s.queue_name
+    LEFT JOIN queen.queues q ON q.tenant = v_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
      AND NOT EXISTS (SELECT 1 FROM queen.messages m
@@ -97,9 +98,9 @@ BEGIN
          END
     FROM unnest(v_items) s
     LEFT JOIN queen.timers t
-           ON t.queue_name = s.queue_name AND t.partition_name = s.partition_name
+           ON t.tenant = v_tenant AND t.queue_name = s.queue_name AND t.partition_name = s.partition_name
           AND t.transaction_id = s.transaction_id
-    LEFT JOIN queen.queues q ON q.name = s.queue_name
+    LEFT JOIN queen.queues q ON q.tenant = v_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
     LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = s.transaction_id
     LEFT JOIN queen.dedup_tombstones d
@@ -107,7 +108,7 @@ BEGIN
    ORDER BY s.idx;
 END;
 $$;
-COMMENT ON FUNCTION queen.schedule_messages(jsonb, text) IS
-  'Schedules push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages. partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+COMMENT ON FUNCTION queen.schedule_messages(jsonb, text, text) IS
+  'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages. partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
 
 COMMIT;

@@ -1,7 +1,7 @@
 -- Revert queen:pop_messages from pg
 BEGIN;
-DROP FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, timestamptz);
+DROP FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, text, timestamptz);
 DROP FUNCTION queen.start_cursor(uuid, bigint, timestamptz, timestamptz);
-DROP FUNCTION queen.subscription_start_at(text, uuid, text, text, text);
+DROP FUNCTION queen.subscription_start_at(text, uuid, text, text, text, text);
 DROP FUNCTION queen.requested_subscription(text, text, timestamptz);
 COMMIT;

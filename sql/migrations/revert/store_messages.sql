@@ -1,5 +1,5 @@
 -- Revert queen:store_messages from pg
 BEGIN;
-DROP FUNCTION queen.store_messages(jsonb, text, uuid[]);
+DROP FUNCTION queen.store_messages(jsonb, text, uuid[], text);
 DROP FUNCTION queen.queue_pending_count(uuid);
 COMMIT;

@@ -2,7 +2,7 @@
 
 BEGIN;
 
-DROP FUNCTION queen.schedule_messages(jsonb, text);
+DROP FUNCTION queen.schedule_messages(jsonb, text, text);
 DROP TYPE queen.schedule_item;
 
 COMMIT;

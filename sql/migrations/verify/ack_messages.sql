@@ -1,2 +1,2 @@
 -- Verify queen:ack_messages on pg
-SELECT has_function_privilege('queen.ack_messages(jsonb, text, timestamptz)', 'execute');
+SELECT has_function_privilege('queen.ack_messages(jsonb, text, text, timestamptz)', 'execute');

@@ -1,3 +1,3 @@
 -- Verify queen:subscriptions on pg
-SELECT id, consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at, created_at
+SELECT id, tenant, consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at, created_at
   FROM queen.subscriptions WHERE false;

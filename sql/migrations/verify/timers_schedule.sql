@@ -2,6 +2,6 @@
 
 BEGIN;
 
-SELECT has_function_privilege('queen.schedule_messages(jsonb, text)', 'execute');
+SELECT has_function_privilege('queen.schedule_messages(jsonb, text, text)', 'execute');
 
 ROLLBACK;

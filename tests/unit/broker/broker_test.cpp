@@ -31,11 +31,11 @@ class FakeProcedures : public db::Procedures {
   std::map<std::string, bool> flags;
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&) override {
+                                      const std::string&, const std::string&) override {
     fail_if_needed();
     return {"{\"queueId\":\"q\"}"};
   }
-  std::vector<db::PushRow> push_messages(const std::string& items_json, const std::optional<std::string>&) override {
+  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin&) override {
     ++push_calls;
     fail_if_needed();
     last_push_items = items_json;
@@ -61,7 +61,8 @@ class FakeProcedures : public db::Procedures {
     std::lock_guard<std::mutex> lock(pop_mutex_);
     return next_pop_;
   }
-  std::vector<db::AckRow> ack_messages(const std::string& acks, const std::optional<std::string>& group) override {
+  std::vector<db::AckRow> ack_messages(const std::string& acks, const std::optional<std::string>& group,
+                                        const std::string&) override {
     ++ack_calls;
     fail_if_needed();
     last_acks = acks;
@@ -72,7 +73,7 @@ class FakeProcedures : public db::Procedures {
     only_second.success = true;
     return {only_second};
   }
-  db::LeaseExtension extend_lease(const std::string&, int) override {
+  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override {
     ++extend_calls;
     fail_if_needed();
     return {true, 1000000, std::nullopt};
@@ -155,7 +156,7 @@ struct BrokerFixture : ::testing::Test {
 }  // namespace
 
 TEST_F(BrokerFixture, PushMintsMissingTransactionIdsAndReportsPerItem) {
-  const PushOutcome out = broker.push({item("q", "given"), item("q")}, std::nullopt);
+  const PushOutcome out = broker.push({item("q", "given"), item("q")});
   ASSERT_EQ(out.items.size(), 2u);
   EXPECT_EQ(out.items[0].status, PushStatus::Queued);
   EXPECT_EQ(out.items[0].transaction_id, "given");
@@ -169,7 +170,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
   wake::PopWaiters::Registration queue_waiter(waiters, "q");
   wake::PopWaiters::Registration filter_waiter(waiters, std::string(wake::kFilterPopKey));
   wake::PopWaiters::Registration other_waiter(waiters, "other");
-  broker.push({item("q")}, std::nullopt);
+  broker.push({item("q")});
   EXPECT_TRUE(queue_waiter.wait_until(wake::Clock::now() + 1s));
   EXPECT_TRUE(filter_waiter.wait_until(wake::Clock::now() + 1s));
   EXPECT_FALSE(other_waiter.wait_until(wake::Clock::now() + 20ms));
@@ -177,7 +178,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
 
 TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
   db.down = true;
-  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")}, std::nullopt);
+  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")});
   ASSERT_EQ(out.items.size(), 2u);
   for (const auto& r : out.items) {
     EXPECT_EQ(r.status, PushStatus::Failed);
@@ -191,7 +192,7 @@ TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
 TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
   db.permanent_sqlstate = "22023";
   try {
-    broker.push({item("q")}, std::nullopt);
+    broker.push({item("q")});
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);
@@ -200,7 +201,7 @@ TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
 
 TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
   broker.set_push_maintenance(true);
-  const PushOutcome out = broker.push({item("q")}, std::nullopt);
+  const PushOutcome out = broker.push({item("q")});
   EXPECT_EQ(db.push_calls, 0);
   ASSERT_EQ(out.items.size(), 1u);
   EXPECT_EQ(out.items[0].status, PushStatus::Failed);  // no spool yet

@@ -22,16 +22,17 @@ class EncryptedQueuesDb : public db::Procedures {
     ++list_calls;
     return encrypted;
   }
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
+  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&, const std::string&,
                                       const std::string&) override {
     return {};
   }
-  std::vector<db::PushRow> push_messages(const std::string&, const std::optional<std::string>&) override {
+  std::vector<db::PushRow> push_messages(const std::string&, const db::PushOrigin&) override { return {}; }
+  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
+                                       const std::string&) override {
     return {};
   }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
-  db::LeaseExtension extend_lease(const std::string&, int) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override { return {}; }
   bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
   bool get_system_flag(const std::string&) override { return false; }
   std::chrono::microseconds ping() override { return std::chrono::microseconds(0); }

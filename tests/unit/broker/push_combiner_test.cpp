@@ -20,10 +20,11 @@ namespace {
 // optionally blocked until released, failing on items named "bad".
 class FakePushCall {
  public:
-  std::vector<db::PushRow> operator()(const std::string& items_json, const std::optional<std::string>&) {
+  std::vector<db::PushRow> operator()(const std::string& items_json, const db::PushOrigin& origin) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       calls_.push_back(items_json);
+      origins_.push_back(origin);
       ++entered_;
       entered_cv_.notify_all();
       released_cv_.wait(lock, [&] { return !blocked_; });
@@ -69,6 +70,10 @@ class FakePushCall {
     std::lock_guard<std::mutex> lock(mutex_);
     return calls_;
   }
+  std::vector<db::PushOrigin> origins() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return origins_;
+  }
 
  private:
   std::mutex mutex_;
@@ -76,6 +81,7 @@ class FakePushCall {
   bool blocked_ = false;
   int entered_ = 0;
   std::vector<std::string> calls_;
+  std::vector<db::PushOrigin> origins_;
 };
 
 bool transient(const std::exception_ptr& e) {
@@ -105,7 +111,7 @@ void wait_until_queued(const PushCombiner& combiner, std::size_t n) {
 TEST(PushCombiner, AnIdleRequestCallsAloneAtOnce) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 4);
-  const auto rows = combiner.submit(items({"a", "b"}), std::nullopt);
+  const auto rows = combiner.submit(items({"a", "b"}), db::PushOrigin{});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(fake.calls().size(), 1u);
   EXPECT_EQ(combiner.stats().combined_requests, 0u);
@@ -115,11 +121,11 @@ TEST(PushCombiner, RequestsArrivingDuringABusyCallShareTheNextAndAreSplitBack) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1"}), std::nullopt); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), std::nullopt); });
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
 
@@ -141,11 +147,11 @@ TEST(PushCombiner, ACombinedCallNeverExceedsMaxItems) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 5, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1", "b2"}), std::nullopt); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1", "b2"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), std::nullopt); });
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -160,11 +166,11 @@ TEST(PushCombiner, DifferentProducersAreNotCombined) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), std::string("alice")); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), db::PushOrigin{"", std::string("alice")}); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), std::string("bob")); });
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), db::PushOrigin{"", std::string("bob")}); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -173,15 +179,41 @@ TEST(PushCombiner, DifferentProducersAreNotCombined) {
   EXPECT_EQ(fake.calls().size(), 3u);
 }
 
+TEST(PushCombiner, DifferentTenantsAreNotCombinedAndEachCallCarriesItsOrigin) {
+  FakePushCall fake;
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
+  fake.wait_entered(1);
+  const db::PushOrigin acme{"acme", std::string("alice")};
+  const db::PushOrigin globex{"globex", std::string("alice")};
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), acme); });
+  wait_until_queued(combiner, 1);
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), globex); });
+  wait_until_queued(combiner, 2);
+  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), acme); });
+  wait_until_queued(combiner, 3);
+  fake.release();
+  first.get();
+  second.get();
+  third.get();
+  fourth.get();
+  const std::vector<db::PushOrigin> origins = fake.origins();
+  ASSERT_EQ(origins.size(), 3u);  // b and d (same origin) shared a call; c did not join it
+  EXPECT_EQ(origins[1], acme);
+  EXPECT_EQ(nlohmann::json::parse(fake.calls()[1]).size(), 2u);
+  EXPECT_EQ(origins[2], globex);
+}
+
 TEST(PushCombiner, APermanentFailureOfACombinedCallIsRetriedPerRequest) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto good = std::async(std::launch::async, [&] { return combiner.submit(items({"g0", "g1"}), std::nullopt); });
+  auto good = std::async(std::launch::async, [&] { return combiner.submit(items({"g0", "g1"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto bad = std::async(std::launch::async, [&] { return combiner.submit(items({"bad"}), std::nullopt); });
+  auto bad = std::async(std::launch::async, [&] { return combiner.submit(items({"bad"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -201,11 +233,11 @@ TEST(PushCombiner, ATransientFailureFailsEveryParticipantWithoutRetry) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto one = std::async(std::launch::async, [&] { return combiner.submit(items({"x"}), std::nullopt); });
+  auto one = std::async(std::launch::async, [&] { return combiner.submit(items({"x"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto two = std::async(std::launch::async, [&] { return combiner.submit(items({"down"}), std::nullopt); });
+  auto two = std::async(std::launch::async, [&] { return combiner.submit(items({"down"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -225,7 +257,7 @@ TEST(PushCombiner, ManyConcurrentRequestsAllGetTheirOwnRows) {
       for (int i = 0; i < 5; ++i) {
         mine.push_back("{\"transactionId\":\"r" + std::to_string(r) + "-" + std::to_string(i) + "\"}");
       }
-      const auto rows = combiner.submit(mine, std::nullopt);
+      const auto rows = combiner.submit(mine, db::PushOrigin{});
       if (rows.size() != 5) return false;
       for (const auto& row : rows) {
         if (row.transaction_id != "r" + std::to_string(r) + "-" + std::to_string(row.idx)) return false;
@@ -243,12 +275,12 @@ TEST(PushCombiner, FollowersWaitingOnARunningCallSurviveAnEmptyQueue) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 2);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), std::nullopt); });
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), db::PushOrigin{}); });
   fake.wait_entered(2);  // both slots busy
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), std::nullopt); });
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), std::nullopt); });
+  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
   EXPECT_EQ(first.get().size(), 1u);
@@ -261,11 +293,11 @@ TEST(PushCombiner, ARowForAnItemNobodySentFailsEveryParticipantInsteadOfBeingSki
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), std::nullopt); });
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), db::PushOrigin{}); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"stray"}), std::nullopt); });
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"stray"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0"}), std::nullopt); });
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0"}), db::PushOrigin{}); });
   wait_until_queued(combiner, 2);
   fake.release();
 

@@ -46,6 +46,7 @@ class FakeDatabase : public db::Procedures {
   struct Call {
     nlohmann::json items;
     std::optional<std::string> producer_sub;
+    std::string tenant;
   };
   std::vector<Call> calls() const {
     std::lock_guard lock(mutex_);
@@ -56,13 +57,12 @@ class FakeDatabase : public db::Procedures {
     return stored_.size();
   }
 
-  std::vector<db::PushRow> push_messages(const std::string& items_json,
-                                         const std::optional<std::string>& producer_sub) override {
+  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin& origin) override {
     if (down) throw db::DbError("connection refused", "");
     if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);
     std::lock_guard lock(mutex_);
     const nlohmann::json items = nlohmann::json::parse(items_json);
-    calls_.push_back({items, producer_sub});
+    calls_.push_back({items, origin.producer_sub, origin.tenant});
     std::vector<db::PushRow> rows;
     if (drop_rows) return rows;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -104,12 +104,12 @@ class FakeDatabase : public db::Procedures {
     return flags_[key];
   }
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&) override {
+                                      const std::string&, const std::string&) override {
     return {};
   }
   std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
-  db::LeaseExtension extend_lease(const std::string&, int) override { return {}; }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const std::string&) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override { return {}; }
   db::PoolStats pool_stats() const override { return {}; }
   bool healthy() const override { return !down; }
 
@@ -197,7 +197,7 @@ TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
   PushItem i = item("orders", "acct-7", "tx-1", R"({"a":[1,2]})");
   i.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
   i.encrypted = true;
-  const spool::SpoolEvent e = to_spool_event(i, std::string("alice"), "tenant-a");
+  const spool::SpoolEvent e = to_spool_event(i, PushOrigin{"tenant-a", std::string("alice")});
   EXPECT_EQ(e.queue, "orders");
   EXPECT_EQ(e.partition, "acct-7");
   EXPECT_EQ(e.transaction_id, "tx-1");
@@ -207,7 +207,7 @@ TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
   EXPECT_EQ(e.tenant, "tenant-a");
   EXPECT_TRUE(e.encrypted);
 
-  const spool::SpoolEvent plain = to_spool_event(item("q", "Default", "t"), std::nullopt);
+  const spool::SpoolEvent plain = to_spool_event(item("q", "Default", "t"), PushOrigin{});
   EXPECT_EQ(plain.tenant, "");
   EXPECT_FALSE(plain.producer_sub.has_value());
   EXPECT_FALSE(plain.encrypted);
@@ -234,11 +234,12 @@ bool same_push_item(const PushItem& a, const PushItem& b) {
 
 TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   const PushItem original = item_with_every_field();
-  const spool::SpoolEvent event = to_spool_event(original, std::string("alice"), "tenant-a");
+  const spool::SpoolEvent event = to_spool_event(original, PushOrigin{"tenant-a", std::string("alice")});
   const spool::DecodeResult decoded = spool::decode_records(spool::encode_record(event));
   ASSERT_EQ(decoded.events.size(), 1u);
   EXPECT_FALSE(decoded.torn_tail);
   EXPECT_EQ(decoded.events[0], event);
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"tenant-a", std::string("alice")}));
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
   // The replay call carries the same JSON item as the live call would.
@@ -250,10 +251,23 @@ TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   EXPECT_EQ(parsed.at("encrypted"), true);
 }
 
+TEST(SpoolRoundTrip, TheDefaultTenantsRecordHasNoTenantAndAnOldRecordReplaysAsTheDefaultTenant) {
+  const PushItem original = item("q", "Default", "tx-plain");
+  const std::string bytes = spool::encode_record(to_spool_event(original, PushOrigin{"", std::string("alice")}));
+  EXPECT_EQ(bytes.find("tenant"), std::string::npos);
+  // The same bytes a single-tenant broker wrote before tenants existed: an event with no tenant set.
+  spool::SpoolEvent before = to_spool_event(original, PushOrigin{});
+  before.producer_sub = "alice";
+  EXPECT_EQ(bytes, spool::encode_record(before));
+  const spool::DecodeResult decoded = spool::decode_records(bytes);
+  ASSERT_EQ(decoded.events.size(), 1u);
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"", std::string("alice")}));
+}
+
 TEST(SpoolRoundTrip, AnItemWithOnlyRequiredFieldsStaysMinimal) {
   const PushItem original = item("q", "Default", "tx-plain");
   const spool::DecodeResult decoded =
-      spool::decode_records(spool::encode_record(to_spool_event(original, std::nullopt)));
+      spool::decode_records(spool::encode_record(to_spool_event(original, PushOrigin{})));
   ASSERT_EQ(decoded.events.size(), 1u);
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
@@ -277,7 +291,7 @@ TEST(PlanSpoolAppends, ScheduledItemsAreSpooledWithTheirDeliveryTime) {
       spooled_push_results(items, plan, {true, true}, [] { return std::string("id"); }, "disk full");
   EXPECT_EQ(results[1].status, PushStatus::Buffered);
   EXPECT_EQ(results[2].status, PushStatus::Buffered);  // twin of the scheduled item
-  const spool::SpoolEvent event = to_spool_event(items[1], std::nullopt);
+  const spool::SpoolEvent event = to_spool_event(items[1], PushOrigin{});
   ASSERT_TRUE(event.deliver_at_ms.has_value());
   EXPECT_EQ(*event.deliver_at_ms, 1'900'000'000'000);
   const std::string replayed = encode_replay_items({event}, 0, 1);
@@ -315,13 +329,21 @@ TEST(SpooledPushResults, WrittenItemsAreBufferedOthersFailedAndTwinsInherit) {
   }
 }
 
-TEST(ProducerRuns, CutsWhereTheSubjectChanges) {
+TEST(OriginRuns, CutsWhereTheSubjectChanges) {
   const std::vector<spool::SpoolEvent> batch = {event("q", "1", "a"), event("q", "2", "a"), event("q", "3"),
                                                 event("q", "4", "b"), event("q", "5", "b")};
   using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
-  EXPECT_EQ(producer_runs(batch), (Runs{{0, 2}, {2, 3}, {3, 5}}));
-  EXPECT_EQ(producer_runs({event("q", "1")}), (Runs{{0, 1}}));
-  EXPECT_TRUE(producer_runs({}).empty());
+  EXPECT_EQ(origin_runs(batch), (Runs{{0, 2}, {2, 3}, {3, 5}}));
+  EXPECT_EQ(origin_runs({event("q", "1")}), (Runs{{0, 1}}));
+  EXPECT_TRUE(origin_runs({}).empty());
+}
+
+TEST(OriginRuns, CutsWhereTheTenantChanges) {
+  std::vector<spool::SpoolEvent> batch = {event("q", "1", "a"), event("q", "2", "a"), event("q", "3", "a")};
+  batch[2].tenant = "acme";
+  using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
+  EXPECT_EQ(origin_runs(batch), (Runs{{0, 2}, {2, 3}}));
+  EXPECT_EQ(origin_of(batch[2]), (PushOrigin{"acme", std::string("a")}));
 }
 
 TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
@@ -385,6 +407,7 @@ TEST(SpoolBridgeReplay, OneCallPerProducerRunKeepingTransactionIdsAndWakingQueue
   EXPECT_EQ(calls[0].items.size(), 2u);
   EXPECT_EQ(calls[0].items[1]["transactionId"], "t2");
   EXPECT_FALSE(calls[1].producer_sub.has_value());
+  EXPECT_EQ(calls[0].tenant, "");  // a record without the field replays as the default tenant
   ASSERT_EQ(woken.size(), 1u);
   EXPECT_EQ(woken[0], std::set<std::string>{"orders"});
 
@@ -442,7 +465,7 @@ TEST(SpoolBridgePush, SpooledItemsAreBufferedAndCounted) {
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
   const std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "a"), item("q", "p1", "b")};
-  const auto results = bridge.spool_push(items, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  const auto results = bridge.spool_push(items, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
   ASSERT_EQ(results.size(), 3u);
   for (const auto& r : results) {
     EXPECT_EQ(r.status, PushStatus::Buffered);
@@ -465,7 +488,7 @@ TEST(SpoolBridgePush, UnwritableSpoolAnswersFailedWithAnError) {
   rlimit tiny = saved;
   tiny.rlim_cur = 16;
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
-  const auto results = bridge.spool_push({item("q", "p0", "a")}, std::nullopt, UnstoredReason::PushMaintenance);
+  const auto results = bridge.spool_push({item("q", "p0", "a")}, PushOrigin{}, UnstoredReason::PushMaintenance);
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, PushStatus::Failed);
@@ -495,7 +518,7 @@ TEST(SpoolBridgeRouting, PushWaitsForTheDrainThenGoesToTheDatabase) {
   TempDir dir;
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  bridge.spool_push({item("q", "p0", "old")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
   ASSERT_EQ(bridge.status().pending, 1u);
   bridge.start();  // the drain replays the spooled event within a few cycles
   EXPECT_EQ(bridge.route_push(), PushRoute::Database);
@@ -508,7 +531,7 @@ TEST(SpoolBridgeRouting, PushGoesBehindSpooledEventsWhenTheDrainCannotFinishInTi
   TempDir dir;
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  bridge.spool_push({item("q", "p0", "old")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
   // Drain not started: nothing empties the spool.
   const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
@@ -539,7 +562,7 @@ TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
   bridge.start();
   bridge.follow_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, std::nullopt, UnstoredReason::PushMaintenance);
+  bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, PushOrigin{}, UnstoredReason::PushMaintenance);
   std::this_thread::sleep_for(60ms);  // several drain intervals
   EXPECT_EQ(bridge.status().pending, 2u);
   EXPECT_EQ(db.stored_count(), 0u);
@@ -558,7 +581,7 @@ TEST(SpoolBridgeRecovery, MaintenanceAtBootOnlyFinalizesLeftovers) {
   FakeDatabase db;
   {
     SpoolBridge first(db, spool_options(dir), fast_bridge_options());
-    first.spool_push({item("q", "p0", "a")}, std::nullopt, UnstoredReason::DatabaseUnavailable);
+    first.spool_push({item("q", "p0", "a")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
   }
   {
     SpoolBridge second(db, spool_options(dir), fast_bridge_options());
@@ -597,7 +620,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
-  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, std::nullopt);
+  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")});
   ASSERT_EQ(first.items.size(), 2u);
   EXPECT_EQ(first.items[0].status, PushStatus::Buffered);
   EXPECT_EQ(first.items[1].status, PushStatus::Buffered);
@@ -610,7 +633,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   db.down = false;
   bridge.start();
   ASSERT_TRUE(eventually([&] { return bridge.database_available(); }));  // the probe noticed
-  const PushOutcome second = broker.push({item("q", "p0", "b")}, std::nullopt);
+  const PushOutcome second = broker.push({item("q", "p0", "b")});
   ASSERT_EQ(second.items.size(), 1u);
   EXPECT_EQ(second.items[0].status, PushStatus::Queued);  // after the spooled "a"
   EXPECT_EQ(db.stored_count(), 2u);
@@ -635,7 +658,7 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
 
   broker.set_push_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  const PushOutcome out = broker.push({item("q", "p0", "m")}, std::nullopt);
+  const PushOutcome out = broker.push({item("q", "p0", "m")});
   EXPECT_EQ(out.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(out.maintenance_spool_failed);
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL

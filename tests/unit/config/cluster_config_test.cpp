@@ -5,21 +5,10 @@
 #include <algorithm>
 
 #include "config/config.h"
+#include "config_error.h"
 
 using namespace queen::config;
-
-namespace {
-
-std::string error_of(const EnvMap& env) {
-  try {
-    load_config(env, "h");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using queen::config::testing::config_error_of;
 
 TEST(ClusterConfig, JobAndMeshDefaultsMatchTheSpec) {
   const Config c = load_config({}, "h").config;
@@ -52,23 +41,23 @@ TEST(ClusterConfig, ReadsJobCadencesAndMeshTimings) {
 }
 
 TEST(ClusterConfig, RejectsJobCadencesOutOfRange) {
-  EXPECT_NE(error_of({{"RETENTION_INTERVAL", "0"}}).find("RETENTION_INTERVAL"), std::string::npos);
-  EXPECT_NE(error_of({{"EVICTION_BATCH_SIZE", "0"}}).find("EVICTION_BATCH_SIZE"), std::string::npos);
-  EXPECT_NE(error_of({{"STATS_RECONCILE_INTERVAL_MS", "-5"}}).find("STATS_RECONCILE_INTERVAL_MS"), std::string::npos);
+  EXPECT_NE(config_error_of({{"RETENTION_INTERVAL", "0"}}).find("RETENTION_INTERVAL"), std::string::npos);
+  EXPECT_NE(config_error_of({{"EVICTION_BATCH_SIZE", "0"}}).find("EVICTION_BATCH_SIZE"), std::string::npos);
+  EXPECT_NE(config_error_of({{"STATS_RECONCILE_INTERVAL_MS", "-5"}}).find("STATS_RECONCILE_INTERVAL_MS"), std::string::npos);
 }
 
 TEST(ClusterConfig, PeersWithoutASecretRefuseToBoot) {
-  const std::string error = error_of({{"QUEEN_MESH_PORT", "6633"}, {"QUEEN_MESH_PEERS", "b:6633"}});
+  const std::string error = config_error_of({{"QUEEN_MESH_PORT", "6633"}, {"QUEEN_MESH_PEERS", "b:6633"}});
   EXPECT_NE(error.find("QUEEN_SYNC_SECRET"), std::string::npos) << error;
 }
 
 TEST(ClusterConfig, PeersWithoutAPortRefuseToBoot) {
-  const std::string error = error_of({{"QUEEN_MESH_PEERS", "b:6633"}, {"QUEEN_SYNC_SECRET", "s"}});
+  const std::string error = config_error_of({{"QUEEN_MESH_PEERS", "b:6633"}, {"QUEEN_SYNC_SECRET", "s"}});
   EXPECT_NE(error.find("QUEEN_MESH_PORT"), std::string::npos) << error;
 }
 
 TEST(ClusterConfig, DeadThresholdMustExceedTheHeartbeat) {
-  const std::string error = error_of({{"QUEEN_MESH_PORT", "6633"},
+  const std::string error = config_error_of({{"QUEEN_MESH_PORT", "6633"},
                                       {"QUEEN_MESH_PEERS", "b:6633"},
                                       {"QUEEN_SYNC_SECRET", "s"},
                                       {"QUEEN_SYNC_HEARTBEAT_MS", "1000"},
@@ -77,9 +66,9 @@ TEST(ClusterConfig, DeadThresholdMustExceedTheHeartbeat) {
 }
 
 TEST(ClusterConfig, NoPeersNeedsNeitherSecretNorPort) {
-  EXPECT_EQ(error_of({{"QUEEN_MESH_PORT", "6633"}}), "");
-  EXPECT_EQ(error_of({{"QUEEN_SYNC_SECRET", "s"}}), "");
-  EXPECT_EQ(error_of({{"QUEEN_MESH_PEERS", " , "}}), "");
+  EXPECT_EQ(config_error_of({{"QUEEN_MESH_PORT", "6633"}}), "");
+  EXPECT_EQ(config_error_of({{"QUEEN_SYNC_SECRET", "s"}}), "");
+  EXPECT_EQ(config_error_of({{"QUEEN_MESH_PEERS", " , "}}), "");
 }
 
 TEST(ClusterConfig, ReferenceOnlyVariablesAreAcceptedSilentlyAndListed) {

@@ -28,6 +28,7 @@ class AdminFakeDb : public db::Procedures {
   std::string transaction_result = R"({"transactionId":"t-1","success":true,"results":[]})";
   std::vector<std::string> transaction_calls;
   std::optional<std::string> last_producer_sub;
+  std::string last_tenant;
 
   db::DlqPage dlq_page;
   std::vector<db::DlqQuery> dlq_calls;
@@ -35,31 +36,53 @@ class AdminFakeDb : public db::Procedures {
   bool queue_exists = true;
   std::vector<std::string> deleted_queues;
 
-  std::string run_transaction(const std::string& ops_json, const std::optional<std::string>& producer_sub) override {
+  std::string run_transaction(const std::string& ops_json, const db::PushOrigin& origin) override {
     transaction_calls.push_back(ops_json);
-    last_producer_sub = producer_sub;
+    last_producer_sub = origin.producer_sub;
+    last_tenant = origin.tenant;
     fail_if_asked();
     return transaction_result;
   }
+  // What the hot-path calls were given (tenant pass-through tests).
+  std::vector<db::PushOrigin> push_origins;
+  std::string last_push_items;
+  std::vector<std::string> call_tenants;  // configure, pop, ack, extend_lease, in call order
+
   db::DlqPage list_dlq(const db::DlqQuery& query) override {
     dlq_calls.push_back(query);
     fail_if_asked();
     return dlq_page;
   }
-  bool delete_queue(const std::string& queue) override {
+  bool delete_queue(const std::string& queue, const std::string& tenant) override {
     deleted_queues.push_back(queue);
+    last_tenant = tenant;
     fail_if_asked();
     return queue_exists;
   }
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&) override {
+                                      const std::string&, const std::string& tenant) override {
+    call_tenants.push_back(tenant);
     return {};
   }
-  std::vector<db::PushRow> push_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&) override { return {}; }
-  db::LeaseExtension extend_lease(const std::string&, int) override { return {}; }
+  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin& origin) override {
+    push_origins.push_back(origin);
+    last_push_items = items_json;
+    return {};
+  }
+  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest& request) override {
+    call_tenants.push_back(request.tenant);
+    return {};
+  }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
+                                       const std::string& tenant) override {
+    call_tenants.push_back(tenant);
+    return {};
+  }
+  db::LeaseExtension extend_lease(const std::string&, int, const std::string& tenant) override {
+    call_tenants.push_back(tenant);
+    return {};
+  }
   bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
   bool get_system_flag(const std::string&) override { return false; }
   std::chrono::microseconds ping() override { return std::chrono::microseconds(1); }
@@ -100,16 +123,21 @@ struct AdminRoutesFixture {
     http::register_transaction_routes(router, context);
     http::register_dlq_routes(router, context);
     http::register_resource_routes(router, context);
+    http::register_push_routes(router, context);
+    http::register_ack_routes(router, context);
+    http::register_lease_routes(router, context);
+    http::register_queue_routes(router, context);
     return router;
   }
 
   http::Response call(const std::string& method, const std::string& path, const std::string& body = "",
-                      const std::string& query = "") {
+                      const std::string& query = "", const auth::Principal& principal = {}) {
     http::Request request;
     request.method = method;
     request.path = path;
     request.body = body;
     request.query = http::parse_query_string(query);
+    request.principal = principal;
     return dispatcher.dispatch(request);
   }
 };

@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <openssl/hmac.h>
+
+#include <cstring>
+
+#include "auth/base64url.h"
 #include "broker/broker_error.h"
+#include "config/config.h"
 
 using namespace queen;
 using namespace queen::http;
@@ -14,6 +20,15 @@ bool has_header(const Response& r, const std::string& name, const std::string& v
     if (n == name && v == value) return true;
   }
   return false;
+}
+
+Response dispatch(const Dispatcher& dispatcher, const std::string& method, const std::string& path,
+                  const std::string& authorization = "") {
+  Request r;
+  r.method = method;
+  r.path = path;
+  r.authorization = authorization;
+  return dispatcher.dispatch(r);
 }
 
 bool has_cors(const Response& r) {
@@ -28,21 +43,16 @@ struct DispatcherFixture : ::testing::Test {
 
   static Router make_router() {
     Router router;
-    router.add("GET", "/ok/:name", [](const Request& r) { return Response::json(200, "\"" + r.param("name") + "\""); });
-    router.add("POST", "/bad", [](const Request&) -> Response { throw HttpError(400, "queue is required"); });
-    router.add("POST", "/down", [](const Request&) -> Response {
+    router.add("GET", "/ok/:name", queen::auth::kPublic, [](const Request& r) { return Response::json(200, "\"" + r.param("name") + "\""); });
+    router.add("POST", "/bad", queen::auth::kPublic, [](const Request&) -> Response { throw HttpError(400, "queue is required"); });
+    router.add("POST", "/down", queen::auth::kPublic, [](const Request&) -> Response {
       throw broker::BrokerError(broker::ErrorKind::Unavailable, "database unavailable");
     });
-    router.add("POST", "/boom", [](const Request&) -> Response { throw std::runtime_error("boom"); });
+    router.add("POST", "/boom", queen::auth::kPublic, [](const Request&) -> Response { throw std::runtime_error("boom"); });
     return router;
   }
 
-  Response run(const std::string& method, const std::string& path) {
-    Request r;
-    r.method = method;
-    r.path = path;
-    return dispatcher.dispatch(r);
-  }
+  Response run(const std::string& method, const std::string& path) { return dispatch(dispatcher, method, path); }
 };
 
 }  // namespace
@@ -85,4 +95,79 @@ TEST_F(DispatcherFixture, ErrorsBecomeTheEnvelopeWithTheirStatus) {
   r = run("POST", "/boom");
   EXPECT_EQ(r.status, 500);
   EXPECT_EQ(r.body, "{\"error\":\"Internal error\"}");
+}
+
+namespace {
+
+// The same kind of routes behind the access gate (HS256).
+struct GatedDispatcherFixture : ::testing::Test {
+  static constexpr const char* kSecret = "dispatcher-test-secret-0123456789abcdef";
+  metrics::Metrics metrics;
+  auth::Gate gate{jwt_config()};
+  Dispatcher dispatcher{make_router(), metrics, &gate};
+
+  static config::JwtConfig jwt_config() {
+    config::JwtConfig c;
+    c.enabled = true;
+    c.secret = kSecret;
+    return c;
+  }
+
+  static Router make_router() {
+    Router router;
+    router.add("GET", "/metrics", auth::kPublic, [](const Request&) { return Response::json(200, "{}"); });
+    router.add("GET", "/who", auth::AccessLevel::ReadOnly, [](const Request& r) {
+      return Response::json(200, "\"" + r.principal.tenant + "/" + r.principal.subject.value_or("-") + "\"");
+    });
+    router.add("POST", "/admin", auth::AccessLevel::Admin, [](const Request&) { return Response::json(200, "{}"); });
+    return router;
+  }
+
+  static std::string token(const std::string& claims_json) {
+    const std::string input = auth::base64url_encode(R"({"alg":"HS256","typ":"JWT"})") + "." +
+                              auth::base64url_encode(claims_json);
+    unsigned char mac[32];
+    unsigned int size = 0;
+    HMAC(EVP_sha256(), kSecret, static_cast<int>(std::strlen(kSecret)),
+         reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &size);
+    return "Bearer " + input + "." + auth::base64url_encode(std::string(reinterpret_cast<char*>(mac), size));
+  }
+
+  Response run(const std::string& method, const std::string& path, const std::string& authorization = "") {
+    return dispatch(dispatcher, method, path, authorization);
+  }
+};
+
+}  // namespace
+
+TEST_F(GatedDispatcherFixture, NoTokenIs401WithTheChallengeAndCors) {
+  const Response r = run("GET", "/who");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, "{\"error\":\"Authentication required\"}");
+  EXPECT_TRUE(has_header(r, "WWW-Authenticate", "Bearer realm=\"queen\""));
+  EXPECT_TRUE(has_cors(r));
+  const Response bad = run("GET", "/who", "Bearer x.y.z");
+  EXPECT_EQ(bad.status, 401);
+  EXPECT_TRUE(has_header(bad, "WWW-Authenticate", "Bearer realm=\"queen\", error=\"invalid_token\""));
+  EXPECT_EQ(run("GET", "/metrics").status, 200);
+  EXPECT_EQ(run("OPTIONS", "/who").status, 204);  // preflights carry no credentials
+}
+
+TEST_F(GatedDispatcherFixture, PrincipalReachesTheHandlerAndLevelsAreEnforced) {
+  const std::string reader = token(R"({"sub":"svc","tenant":"acme","role":"read-only"})");
+  const Response who = run("GET", "/who", reader);
+  EXPECT_EQ(who.status, 200);
+  EXPECT_EQ(who.body, "\"acme/svc\"");
+  const Response denied = run("POST", "/admin", reader);
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(denied.body, "{\"error\":\"Insufficient permissions\"}");
+  EXPECT_EQ(run("POST", "/admin", token(R"({"role":"admin"})")).status, 200);
+}
+
+TEST_F(GatedDispatcherFixture, UnknownPathsAre401WithoutAToken404WithOne) {
+  EXPECT_EQ(run("GET", "/api/v1/nope").status, 401);
+  EXPECT_EQ(run("GET", "/api/v1/nope", token(R"({"role":"nothing-known"})")).status, 404);
+  EXPECT_EQ(run("DELETE", "/who").status, 401);
+  EXPECT_EQ(run("DELETE", "/who", token(R"({"role":"read-only"})")).status, 405);
+  EXPECT_EQ(run("GET", "/").status, 404);  // "/" is public by default
 }

@@ -26,8 +26,8 @@ TEST(SplitPath, DecodesSegmentsAfterSplitting) {
 
 TEST(Router, MatchesParamsAndDecodesThem) {
   Router router;
-  router.add("GET", "/api/v1/pop/queue/:queue", named("wildcard"));
-  router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition", named("specific"));
+  router.add("GET", "/api/v1/pop/queue/:queue", queen::auth::kPublic, named("wildcard"));
+  router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition", queen::auth::kPublic, named("specific"));
   const auto m = router.match("GET", "/api/v1/pop/queue/orders%2Deu/partition/acct%207");
   EXPECT_EQ(call(m), "specific");
   EXPECT_EQ(m.params.at("queue"), "orders-eu");
@@ -37,22 +37,22 @@ TEST(Router, MatchesParamsAndDecodesThem) {
 
 TEST(Router, LiteralSegmentsWinOverParamsWhateverTheOrder) {
   Router router;
-  router.add("GET", "/api/v1/consumer-groups/:group", named("group"));
-  router.add("GET", "/api/v1/consumer-groups/lagging", named("lagging"));
+  router.add("GET", "/api/v1/consumer-groups/:group", queen::auth::kPublic, named("group"));
+  router.add("GET", "/api/v1/consumer-groups/lagging", queen::auth::kPublic, named("lagging"));
   EXPECT_EQ(call(router.match("GET", "/api/v1/consumer-groups/lagging")), "lagging");
   EXPECT_EQ(call(router.match("GET", "/api/v1/consumer-groups/mailer")), "group");
 
   Router reversed;
-  reversed.add("GET", "/api/v1/consumer-groups/lagging", named("lagging"));
-  reversed.add("GET", "/api/v1/consumer-groups/:group", named("group"));
+  reversed.add("GET", "/api/v1/consumer-groups/lagging", queen::auth::kPublic, named("lagging"));
+  reversed.add("GET", "/api/v1/consumer-groups/:group", queen::auth::kPublic, named("group"));
   EXPECT_EQ(call(reversed.match("GET", "/api/v1/consumer-groups/lagging")), "lagging");
 }
 
 TEST(Router, UnknownPathAndWrongMethodAreDistinguished) {
   Router router;
-  router.add("POST", "/api/v1/push", named("push"));
-  router.add("GET", "/api/v1/system/maintenance", named("get"));
-  router.add("POST", "/api/v1/system/maintenance", named("post"));
+  router.add("POST", "/api/v1/push", queen::auth::kPublic, named("push"));
+  router.add("GET", "/api/v1/system/maintenance", queen::auth::kPublic, named("get"));
+  router.add("POST", "/api/v1/system/maintenance", queen::auth::kPublic, named("post"));
   const auto unknown = router.match("GET", "/api/v1/nothing");
   EXPECT_EQ(unknown.handler, nullptr);
   EXPECT_TRUE(unknown.allowed_methods.empty());
@@ -64,7 +64,7 @@ TEST(Router, UnknownPathAndWrongMethodAreDistinguished) {
 
 TEST(Router, SegmentCountMustMatch) {
   Router router;
-  router.add("POST", "/api/v1/lease/:leaseId/extend", named("extend"));
+  router.add("POST", "/api/v1/lease/:leaseId/extend", queen::auth::kPublic, named("extend"));
   EXPECT_EQ(router.match("POST", "/api/v1/lease/extend").handler, nullptr);
   EXPECT_EQ(router.match("POST", "/api/v1/lease/a/b/extend").handler, nullptr);
   EXPECT_EQ(router.match("POST", "/api/v1/lease/abc/extend").params.at("leaseId"), "abc");

@@ -34,15 +34,15 @@ struct ServerFixture : ::testing::Test {
     Router router;
     // Answers 50 ms later from a thread of its own: a parked request holds
     // no handler thread.
-    router.add("GET", "/later", [](const Request& r) {
+    router.add("GET", "/later", queen::auth::kPublic, [](const Request& r) {
       std::thread([reply = r.reply] {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         reply(Response::json(200, "{\"late\":true}"));
       }).detach();
       return Response::later();
     });
-    router.add("GET", "/empty", [](const Request&) { return Response::no_content(); });
-    router.add("POST", "/echo", [](const Request& r) { return Response::json(200, "{\"size\":" + std::to_string(r.body.size()) + "}"); });
+    router.add("GET", "/empty", queen::auth::kPublic, [](const Request&) { return Response::no_content(); });
+    router.add("POST", "/echo", queen::auth::kPublic, [](const Request& r) { return Response::json(200, "{\"size\":" + std::to_string(r.body.size()) + "}"); });
     return router;
   }
 
