@@ -73,9 +73,13 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
+  if (spool_ != nullptr) spool_->seal_replays_with(&encryption_);
 }
 
-Broker::~Broker() { begin_shutdown(); }
+Broker::~Broker() {
+  begin_shutdown();
+  if (spool_ != nullptr) spool_->seal_replays_with(nullptr);
+}
 
 void Broker::begin_shutdown() {
   if (stopping_.exchange(true)) return;
@@ -224,41 +228,16 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
 }
 
 void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin) {
-  std::vector<std::size_t> refused_rows;  // positions in `rows`, in item order
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (rows[r].status == kEncryptionRequiredStatus) refused_rows.push_back(r);
+  const RefusedPlaintext refused = encryption_.seal_refused(origin.tenant, items, rows, "push_messages");
+  if (refused.rows.empty()) return;
+  std::optional<std::vector<db::PushRow>> again = store_push(refused.resend, origin);
+  if (again) {
+    take_resent_answers(rows, refused.rows, std::move(*again));
+    return;
   }
-  if (refused_rows.empty()) return;
-  std::sort(refused_rows.begin(), refused_rows.end(),
-            [&rows](std::size_t a, std::size_t b) { return rows[a].idx < rows[b].idx; });
-  std::vector<PushItem> resent;
-  resent.reserve(refused_rows.size());
-  std::set<std::string> learned;
-  for (const std::size_t r : refused_rows) {
-    PushItem& item = items[db::item_index_of(rows[r].idx, items.size(), "push_messages")];
-    if (learned.insert(item.queue).second) {
-      spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
-                   item.queue);
-      encryption_.note_configured(origin.tenant, item.queue, true);
-    }
-    encryption_.seal(item);
-    resent.push_back(item);
-  }
-  std::optional<std::vector<db::PushRow>> again = store_push(resent, origin);
-  for (std::size_t k = 0; k < refused_rows.size(); ++k) {
-    db::PushRow& row = rows[refused_rows[k]];
-    const int original_idx = row.idx;
-    if (!again) {
-      row.status = "failed";
-      row.error = kDatabaseUnavailable;
-      continue;
-    }
-    for (auto& answer : *again) {
-      if (answer.idx != static_cast<int>(k)) continue;
-      row = std::move(answer);
-      row.idx = original_idx;
-      break;
-    }
+  for (const std::size_t r : refused.rows) {
+    rows[r].status = "failed";
+    rows[r].error = kDatabaseUnavailable;
   }
 }
 

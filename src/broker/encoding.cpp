@@ -64,6 +64,16 @@ void append_push_item(std::string& out, const PushItem& item) {
   out += '}';
 }
 
+std::string encode_push_items(const std::vector<PushItem>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    append_push_item(out, items[i]);
+  }
+  out += ']';
+  return out;
+}
+
 std::string join_json_array(const std::vector<const std::string*>& elements) {
   std::size_t total = 2;
   for (const auto* e : elements) total += e->size() + 1;

@@ -1,8 +1,11 @@
 #include "broker/payload_encryption.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "db/db_error.h"
+#include "db/item_index.h"
 #include "util/json_text.h"
 
 namespace queen::broker {
@@ -87,6 +90,41 @@ void PayloadEncryption::note_configured(const std::string& tenant, const std::st
     queues_.emplace(tenant, queue);
   } else {
     queues_.erase(std::make_pair(tenant, queue));
+  }
+}
+
+RefusedPlaintext PayloadEncryption::seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+                                                const std::vector<db::PushRow>& rows, const char* what) {
+  RefusedPlaintext refused;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].status == kEncryptionRequiredStatus) refused.rows.push_back(r);
+  }
+  if (refused.rows.empty()) return refused;
+  std::sort(refused.rows.begin(), refused.rows.end(),
+            [&rows](std::size_t a, std::size_t b) { return rows[a].idx < rows[b].idx; });
+  refused.resend.reserve(refused.rows.size());
+  std::set<std::string> learned;
+  for (const std::size_t r : refused.rows) {
+    PushItem& item = items[db::item_index_of(rows[r].idx, items.size(), what)];
+    if (learned.insert(item.queue).second) {
+      spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
+                   item.queue);
+      note_configured(tenant, item.queue, true);
+    }
+    seal(item);
+    refused.resend.push_back(item);
+  }
+  return refused;
+}
+
+void take_resent_answers(std::vector<db::PushRow>& rows, const std::vector<std::size_t>& refused_rows,
+                         std::vector<db::PushRow> answers) {
+  for (auto& answer : answers) {
+    if (answer.idx < 0 || static_cast<std::size_t>(answer.idx) >= refused_rows.size()) continue;
+    db::PushRow& row = rows[refused_rows[static_cast<std::size_t>(answer.idx)]];
+    const int original_idx = row.idx;
+    row = std::move(answer);
+    row.idx = original_idx;
   }
 }
 

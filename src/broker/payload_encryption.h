@@ -33,6 +33,13 @@ inline constexpr const char* kNoEncryptionKeyWarning =
     "encryptionEnabled is set but this broker has no valid QUEEN_ENCRYPTION_KEY: payloads of this queue are "
     "stored in plaintext";
 
+// The items of one push_messages call that the database refused as plaintext
+// (encryption_required): what the caller sends once more.
+struct RefusedPlaintext {
+  std::vector<std::size_t> rows;  // positions in the call's answer rows, in item order
+  std::vector<PushItem> resend;   // the refused items, sealed, in the same order
+};
+
 // A popped message that could not be decrypted, for the DLQ.
 struct UndecryptableMessage {
   std::string partition_id;
@@ -64,6 +71,11 @@ class PayloadEncryption {
   void seal(PushItem& item) const;
   // What configure learned: the queue's encryptionEnabled option.
   void note_configured(const std::string& tenant, const std::string& queue, bool encryption_enabled);
+  // After push_messages answered `rows` for `items` (of `tenant`): the refused
+  // items' queues join the set, and the items are sealed (in `items` too) for
+  // the re-send. `what` names the call for an answer that names no item.
+  RefusedPlaintext seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+                                const std::vector<db::PushRow>& rows, const char* what);
 
   // Pop: decrypts in place; undecryptable messages are removed and returned.
   std::vector<UndecryptableMessage> open_popped(std::vector<db::PoppedMessage>& messages) const;
@@ -79,6 +91,11 @@ class PayloadEncryption {
   std::set<std::pair<std::string, std::string>> queues_;  // (tenant, queue), guarded by mutex_
   util::BackgroundWorker refresher_;
 };
+
+// The answers of a re-send (answer k is for refused.rows[k]) in place of the
+// refusals, each keeping the index of the item in the original call.
+void take_resent_answers(std::vector<db::PushRow>& rows, const std::vector<std::size_t>& refused_rows,
+                         std::vector<db::PushRow> answers);
 
 // The undecryptable messages as queen.dead_letter_undecryptable's items.
 std::string encode_undecryptable(const std::vector<UndecryptableMessage>& messages);
