@@ -1,8 +1,8 @@
 -- pgTAP: the database side of payload encryption (docs/encryption.md): plaintext refused from a
--- broker holding a key, encrypted_queue_names, dead_letter_undecryptable
+-- broker holding a key, encrypted_queue_names, dead_letter_undecryptable, each within one tenant
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(24);
+SELECT plan(31);
 
 SELECT queen.configure_queue('t_enc', '', '', '{"encryptionEnabled": true}'::jsonb);
 SELECT queen.configure_queue('t_enc_off', '', '', '{}'::jsonb);
@@ -95,6 +95,37 @@ SELECT queen.dead_letter_undecryptable(
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_enc', 'd', NULL, 10)), 0::bigint,
           'then nothing of the batch comes back');
 SELECT is((SELECT count(*) FROM queen.dlq WHERE transaction_id LIKE 'd-%'), 3::bigint, 'and the DLQ holds each once');
+
+-- Tenants: acme's t_enc_off wants encryption; the default tenant's queue of that name does not.
+SELECT queen.configure_queue('t_enc_off', '', '', '{"encryptionEnabled": true}'::jsonb, 'acme');
+SELECT is((SELECT array_agg(tenant ORDER BY tenant) FROM queen.encrypted_queue_names() WHERE queue_name = 't_enc_off'),
+          ARRAY['acme'], 'encrypted_queue_names names the tenant of each queue');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
+            '[{"queue": "t_enc_off", "payload": {"n": 6}, "transactionId": "e-6", "keyHeld": true}]', NULL, 'acme')),
+          ARRAY['encryption_required'], 'plaintext for acme''s encrypted queue is refused');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
+            '[{"queue": "t_enc_off", "payload": {"n": 7}, "transactionId": "e-7", "keyHeld": true}]')),
+          ARRAY['queued'], 'the default tenant''s queue of the same name stores it');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
+            '[{"queue": "t_enc_off", "partition": "tp", "payload": {"n": 8}, "transactionId": "e-8", "keyHeld": true,
+               "deliverAt": 32503680000000}]', NULL, 'acme')),
+          ARRAY['encryption_required'], 'a timer for acme''s encrypted queue is refused too');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
+            '[{"queue": "t_enc_off", "partition": "tp", "payload": {"n": 9}, "transactionId": "e-9", "keyHeld": true,
+               "deliverAt": 32503680000000}]')),
+          ARRAY['queued'], 'and scheduled for the default tenant');
+-- dead_letter_undecryptable acts only on the calling tenant's partitions.
+SELECT queen.push_messages('[{"queue": "t_enc_off", "partition": "x", "payload": {"v": 1}, "transactionId": "x-1",
+                              "encrypted": true}]', NULL, 'acme');
+CREATE TEMP TABLE popped3 AS SELECT * FROM queen.pop_messages('t_enc_off', 'x', NULL, 10, p_tenant => 'acme');
+SELECT is(queen.dead_letter_undecryptable(
+            (SELECT jsonb_agg(jsonb_build_object('partitionId', partition_id, 'transactionId', transaction_id,
+                                                 'leaseId', lease_id, 'error', 'undecryptable payload: test'))
+               FROM popped3), NULL, 'globex'), 0, 'another tenant cannot dead-letter acme''s message');
+SELECT is(queen.dead_letter_undecryptable(
+            (SELECT jsonb_agg(jsonb_build_object('partitionId', partition_id, 'transactionId', transaction_id,
+                                                 'leaseId', lease_id, 'error', 'undecryptable payload: test'))
+               FROM popped3), NULL, 'acme'), 1, 'acme can');
 
 SELECT * FROM finish();
 ROLLBACK;

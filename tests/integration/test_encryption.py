@@ -1,6 +1,7 @@
 """Payload encryption at rest (docs/encryption.md): AES-256-GCM envelopes in queen.messages, the spool
 and the timers; plaintext on pop and in the DLQ listing; tamper detection; key rotation; a malformed key;
-and the database refusing plaintext from a broker whose list of encrypted queues is stale.
+the database refusing plaintext from a broker whose list of encrypted queues is stale (live pushes and
+spool replay); and two tenants' queues of the same name with their own encryptionEnabled.
 
 The brokers of this module run on a database of their own: push maintenance (the spool test) is a
 cluster-wide flag.
@@ -9,6 +10,7 @@ import json
 import os
 import time
 
+import jwt
 import pytest
 
 from harness import Broker, TempDatabase, poll_until, unique_name
@@ -20,6 +22,7 @@ TX = "/api/v1/transaction"
 ENVELOPE_FIELDS = {"v", "kid", "iv", "ct", "tag"}
 # No periodic re-read during a test: what a broker knows comes from configure or the database.
 NO_REFRESH_MS = "3600000"
+JWT_SECRET = "encryption-test-jwt-secret-0123456789"
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +75,14 @@ def encrypted_queue(client, prefix):
     return queue
 
 
-def stored_rows(db, queue):
+def stored_rows(db, queue, tenant=""):
     return db.query("""
         select m.transaction_id, m.payload::text as payload, m.is_encrypted
           from queen.messages m
           join queen.partitions p on p.id = m.partition_id
           join queen.queues q on q.id = p.queue_id
-         where q.name = :'queue'
-         order by m.seq""", queue=queue)
+         where q.name = :'queue' and q.tenant = :'tenant'
+         order by m.seq""", queue=queue, tenant=tenant)
 
 
 def assert_ciphertext(row, *plaintexts):
@@ -342,3 +345,67 @@ def test_stale_broker_still_stores_ciphertext_thanks_to_the_database(make_broker
 def encrypted_queue_named(client, queue):
     resp = client.configure(queue, {"encryptionEnabled": True})
     assert resp.status == 200 and resp.body["options"]["encryptionEnabled"] is True, resp
+
+
+def test_plaintext_spooled_by_a_stale_broker_is_sealed_before_the_database(make_broker, own_db):
+    first = make_broker("it-enc-spool-first", keyed_env())
+    stale = make_broker("it-enc-spool-stale", keyed_env())
+    told_by_database = unique_name("enc-gap-db")  # configured elsewhere: the replay learns it from the refusal
+    told_by_configure = unique_name("enc-gap-cfg")  # configured on the stale broker between spooling and replay
+    with stale.client() as s, first.client() as f:
+        assert s.set_maintenance(True).status == 200
+        try:
+            pushed = s.push([{"queue": told_by_database, "payload": {"gap": "gap-secret-db"}},
+                             {"queue": told_by_configure, "payload": {"gap": "gap-secret-cfg"}}])
+            assert pushed.status == 201 and [r["status"] for r in pushed.body] == ["buffered"] * 2, pushed
+            encrypted_queue_named(f, told_by_database)
+            encrypted_queue_named(s, told_by_configure)
+        finally:
+            assert s.set_maintenance(False).status == 200
+        for queue, secret in ((told_by_database, "gap-secret-db"), (told_by_configure, "gap-secret-cfg")):
+            [row] = poll_until(lambda q=queue: stored_rows(own_db, q), timeout=20, what=f"the replay into {queue}")
+            assert_ciphertext(row, secret)
+            assert pop_all(s, queue, 1)[0]["data"] == {"gap": secret}
+
+
+def with_token(client, tenant=None):
+    claims = {"sub": "enc-tester", "role": "admin", "exp": int(time.time()) + 3600}
+    if tenant is not None:
+        claims["tenant"] = tenant
+    client.default_headers["Authorization"] = "Bearer " + jwt.encode(claims, JWT_SECRET, algorithm="HS256")
+    return client
+
+
+def test_two_tenants_queues_of_one_name_have_their_own_encryption(make_broker, own_db):
+    env = keyed_env(JWT_ENABLED="true", JWT_SECRET=JWT_SECRET, JWT_ALGORITHM="HS256")
+    first = make_broker("it-enc-tenants", env)
+    stale = make_broker("it-enc-tenants-stale", env)  # its list never hears of the configure below
+    queue = unique_name("orders")
+    with first.client() as acme, first.client() as default:
+        with_token(acme, "acme")
+        with_token(default)
+        assert acme.configure(queue, {"encryptionEnabled": True}).body["options"]["encryptionEnabled"] is True
+        # The default tenant's queue of the same name says no: acme's stays encrypted.
+        assert default.configure(queue, {"encryptionEnabled": False}).body["options"]["encryptionEnabled"] is False
+        offset = first.log_size()
+        assert acme.push([{"queue": queue, "payload": {"who": "acme-secret-1"}}]).status == 201
+        assert default.push([{"queue": queue, "payload": {"who": "default-open-1"}}]).status == 201
+        assert "learned from the database" not in first.log_text(since=offset)  # sealed by the broker's own set
+    with stale.client() as acme_stale, stale.client() as default_stale:
+        with_token(acme_stale, "acme")
+        with_token(default_stale)
+        assert acme_stale.push([{"queue": queue, "payload": {"who": "acme-secret-2"}}]).body[0]["status"] == "queued"
+        assert default_stale.push([{"queue": queue, "payload": {"who": "default-open-2"}}]).body[0]["status"] == \
+            "queued"
+
+        acme_rows = stored_rows(own_db, queue, tenant="acme")
+        default_rows = stored_rows(own_db, queue)
+        assert len(acme_rows) == 2 and len(default_rows) == 2
+        for row in acme_rows:
+            assert_ciphertext(row, "acme-secret")
+        assert [(r["is_encrypted"], json.loads(r["payload"])) for r in default_rows] == [
+            (False, {"who": "default-open-1"}), (False, {"who": "default-open-2"})]
+        assert own_db.query("select tenant, queue_name from queen.encrypted_queue_names() where queue_name = :'q'",
+                            q=queue) == [{"tenant": "acme", "queue_name": queue}]
+        assert [m["data"]["who"] for m in pop_all(acme_stale, queue, 2)] == ["acme-secret-1", "acme-secret-2"]
+        assert [m["data"]["who"] for m in pop_all(default_stale, queue, 2)] == ["default-open-1", "default-open-2"]
