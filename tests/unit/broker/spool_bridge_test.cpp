@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -97,7 +98,8 @@ class FakeDatabase : public db::Procedures {
     if (down) throw db::DbError("connection refused", "");
     return 1us;
   }
-  std::vector<db::TenantQueue> encrypted_queue_names() override { return {}; }  // the broker's set stays stale
+  // The list cannot be read: the broker's set of encrypted queues holds only what it learns.
+  std::vector<db::TenantQueue> encrypted_queue_names() override { throw db::DbError("connection refused", ""); }
   bool set_system_flag(const std::string& key, bool enabled) override {
     if (down) throw db::DbError("connection refused", "");
     std::lock_guard lock(mutex_);
@@ -691,21 +693,42 @@ config::Config keyed_broker_config() {
 
 bool is_envelope(const nlohmann::json& payload) { return payload.is_object() && payload.contains("ct"); }
 
-TEST(SpoolReplayEncryption, APlaintextRecordTheDatabaseRefusesIsSealedAndSentOnce) {
+// A spool bridge and the broker that hands it its encryption; the database knows "secret" wants encryption.
+struct ReplayingBroker {
+  explicit ReplayingBroker(const config::Config& c)
+      : config(c),
+        bridge(db, spool_options(dir), fast_bridge_options()),
+        flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms)) {
+    db.encrypted_queues = {"secret"};
+    broker.emplace(config, db, waiters, metrics, flags, &bridge);
+  }
+  ~ReplayingBroker() { stop_broker(); }
+  void stop_broker() {
+    if (!broker) return;
+    broker->begin_shutdown();
+    broker.reset();
+  }
+
   TempDir dir;
   FakeDatabase db;
-  db.encrypted_queues = {"secret"};  // configured elsewhere: this broker's set does not know it
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
-  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  const config::Config config = keyed_broker_config();
-  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
-  Broker broker(config, db, waiters, metrics, flags, &bridge);
+  const config::Config config;
+  SpoolBridge bridge;
+  MaintenanceFlags flags;
+  std::optional<Broker> broker;
+};
 
-  spool::SpoolEvent plain = event("secret", "s1");
-  plain.tenant = "acme";
-  EXPECT_EQ(bridge.replay({plain, event("open", "o1")}).kind, spool::ReplayOutcome::Kind::Ok);
-  const auto calls = db.calls();
+spool::SpoolEvent acme_event(const std::string& queue, const std::string& txid) {
+  spool::SpoolEvent e = event(queue, txid);
+  e.tenant = "acme";
+  return e;
+}
+
+TEST(SpoolReplayEncryption, APlaintextRecordTheDatabaseRefusesIsSealedAndSentOnce) {
+  ReplayingBroker r(keyed_broker_config());  // configured elsewhere: the broker's set does not know "secret"
+  EXPECT_EQ(r.bridge.replay({acme_event("secret", "s1"), event("open", "o1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  const auto calls = r.db.calls();
   ASSERT_EQ(calls.size(), 3u);  // acme's run (refused, then re-sent sealed), the default tenant's run
   EXPECT_EQ(calls[0].items[0]["keyHeld"], true);
   EXPECT_EQ(calls[1].tenant, "acme");
@@ -714,58 +737,36 @@ TEST(SpoolReplayEncryption, APlaintextRecordTheDatabaseRefusesIsSealedAndSentOnc
   EXPECT_EQ(calls[1].items[0]["encrypted"], true);
   EXPECT_TRUE(is_envelope(calls[1].items[0]["payload"])) << calls[1].items[0];
   EXPECT_EQ(calls[2].items[0]["payload"], nlohmann::json::parse(R"({"n":1})"));  // other queues stay plaintext
-  EXPECT_EQ(db.stored_count(), 2u);
+  EXPECT_EQ(r.db.stored_count(), 2u);
 
   // Learned for acme only: the next replay seals acme's record at once; the default tenant's
   // queue of the same name is not in the set.
-  spool::SpoolEvent again = event("secret", "s2");
-  again.tenant = "acme";
-  EXPECT_EQ(bridge.replay({again, event("secret", "d1")}).kind, spool::ReplayOutcome::Kind::Ok);
-  const auto later = db.calls();
+  EXPECT_EQ(r.bridge.replay({acme_event("secret", "s2"), event("secret", "d1")}).kind,
+            spool::ReplayOutcome::Kind::Ok);
+  const auto later = r.db.calls();
   ASSERT_EQ(later.size(), 6u);
   EXPECT_EQ(later[3].items[0]["encrypted"], true);
   EXPECT_EQ(later[4].tenant, "");
   EXPECT_EQ(later[4].items[0]["keyHeld"], true);  // refused too (the fake knows queues by name), then sealed
   EXPECT_EQ(later[5].items[0]["encrypted"], true);
-  broker.begin_shutdown();
 }
 
 TEST(SpoolReplayEncryption, WithoutAKeyRecordsReplayAsTheyAre) {
-  TempDir dir;
-  FakeDatabase db;
-  db.encrypted_queues = {"secret"};
-  wake::PopWaiters waiters;
-  metrics::Metrics metrics;
-  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  const config::Config config = broker_config();
-  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
-  Broker broker(config, db, waiters, metrics, flags, &bridge);
-
-  EXPECT_EQ(bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
-  const auto calls = db.calls();
+  ReplayingBroker r(broker_config());
+  EXPECT_EQ(r.bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  const auto calls = r.db.calls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_FALSE(calls[0].items[0].contains("keyHeld"));
   EXPECT_FALSE(calls[0].items[0].contains("encrypted"));
-  broker.begin_shutdown();
 }
 
 TEST(SpoolReplayEncryption, OnceTheBrokerIsGoneReplayNoLongerReachesItsEncryption) {
-  TempDir dir;
-  FakeDatabase db;
-  db.encrypted_queues = {"secret"};
-  wake::PopWaiters waiters;
-  metrics::Metrics metrics;
-  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  const config::Config config = keyed_broker_config();
-  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
-  {
-    Broker broker(config, db, waiters, metrics, flags, &bridge);
-    broker.begin_shutdown();
-  }
-  // The broker is gone: replay no longer reaches its encryption, and sends the record as it is.
-  EXPECT_EQ(bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
-  ASSERT_EQ(db.calls().size(), 1u);
-  EXPECT_FALSE(db.calls()[0].items[0].contains("keyHeld"));
+  ReplayingBroker r(keyed_broker_config());
+  r.stop_broker();
+  // Replay sends the record as it is rather than touch an encryption that no longer exists.
+  EXPECT_EQ(r.bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  ASSERT_EQ(r.db.calls().size(), 1u);
+  EXPECT_FALSE(r.db.calls()[0].items[0].contains("keyHeld"));
 }
 
 }  // namespace
