@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build-fuzz}
 CORPUS=fuzz/corpus
 
-for h in spool_record spool_file mesh_frame http_body config_env http_wire jwt_token; do
+for h in spool_record spool_file mesh_frame http_body config_env http_wire jwt_token payload_envelope; do
   mkdir -p "$CORPUS/$h"
   find "$CORPUS/$h" -name 'seed-*' -delete
 done
@@ -116,4 +116,28 @@ jwtseed 2 '{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"e1","x":"11qYAYKxCrfVS_7
 jwtseed 2 '{"keys":[]}'
 jwtseed 3 'eyJhbGciOiJIUzI1NiJ9'
 jwtseed 3 '-_8'
+# --- payload_envelope: byte 0 even = an envelope to open, odd = a plaintext to round-trip. Envelopes are sealed
+# here (python3-cryptography, fixed nonces) with the harness's keys, so the fuzzer starts from ones that open.
+/usr/bin/python3 - "$CORPUS/payload_envelope" <<'PY'
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+out = sys.argv[1]
+keys = [bytes.fromhex("00112233445566778899aabbccddeeff" * 2), bytes.fromhex("ffeeddccbbaa99887766554433221100" * 2)]
+def envelope(key, nonce, plaintext):
+    sealed = AESGCM(key).encrypt(nonce, plaintext, None)
+    kid = hashlib.sha256(b"queen payload key id v1:" + key).hexdigest()[:16]
+    b64 = lambda b: base64.b64encode(b).decode()
+    return json.dumps({"v": 1, "kid": kid, "iv": b64(nonce), "ct": b64(sealed[:-16]), "tag": b64(sealed[-16:])},
+                      separators=(",", ":")).encode()
+seeds = [b"\x00" + envelope(keys[0], bytes(12), b'{"amount":12}'),
+         b"\x00" + envelope(keys[1], bytes(range(12)), '"h\u00e9llo \u2713"'.encode()),
+         b"\x00" + envelope(keys[0], bytes(12), b""),
+         b"\x00" + b'{"v":1,"kid":"0000000000000000","iv":"AAAAAAAAAAAAAAAA","ct":"","tag":"AAAAAAAAAAAAAAAAAAAAAA=="}',
+         b"\x00" + b'{"encrypted":"AA==","iv":"AA==","authTag":"AA=="}',
+         b"\x01" + b'{"items":[1,2,3],"text":"caf\xc3\xa9"}',
+         b"\x01" + b"null"]
+for i, seed in enumerate(seeds):
+    with open(f"{out}/seed-{i}", "wb") as f:
+        f.write(seed)
+PY
 echo "corpus: $(find $CORPUS -type f | wc -l) files under $CORPUS"

@@ -15,8 +15,9 @@ JOBS=${JOBS:-2}
 MODE=${1:-smoke}
 shift || true
 
-ALL=(spool_record spool_file mesh_frame config_env http_body http_wire jwt_token)
-declare -A DICT=([spool_record]=json [spool_file]=json [http_body]=json [config_env]=config [http_wire]=http [jwt_token]=json)
+ALL=(spool_record spool_file mesh_frame config_env http_body http_wire jwt_token payload_envelope)
+declare -A DICT=([spool_record]=json [spool_file]=json [http_body]=json [config_env]=config [http_wire]=http [jwt_token]=json
+                 [payload_envelope]=json)
 
 build() {
   if [ ! -f "$BUILD/CMakeCache.txt" ]; then

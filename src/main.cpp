@@ -148,6 +148,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
     flags.stop();
   };
 
+  cluster.on_queue_reconfigured([&broker](const std::string& queue) { broker.queue_reconfigured_elsewhere(queue); });
   flags.start();
   recover_spool(*spool, flags.push());
   spool->start();

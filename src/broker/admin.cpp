@@ -8,7 +8,9 @@ namespace queen::broker {
 
 DlqPage Broker::list_dlq(const DlqQuery& query) {
   try {
-    return db_.list_dlq(query);
+    DlqPage page = db_.list_dlq(query);
+    encryption_.open_dlq(page.entries);
+    return page;
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

@@ -9,6 +9,7 @@
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "db/item_index.h"
+#include "util/json_text.h"
 #include "util/uuid.h"
 
 namespace queen::broker {
@@ -69,13 +70,21 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       cluster_(cluster),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
                 is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
-      quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {}
+      encryption_(config, db),
+      quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
+  encryption_.start();
+  if (spool_ != nullptr) spool_->seal_replays_with(&encryption_);
+}
 
-Broker::~Broker() { begin_shutdown(); }
+Broker::~Broker() {
+  begin_shutdown();
+  if (spool_ != nullptr) spool_->seal_replays_with(nullptr);
+}
 
 void Broker::begin_shutdown() {
   if (stopping_.exchange(true)) return;
   waiters_.notify_all();
+  encryption_.stop();
 }
 
 void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
@@ -99,18 +108,22 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 
 namespace {
 
-// Payload encryption is not implemented in this broker yet:
-// the flag is stored and echoed, payloads stay plaintext. Say so where the
-// operator turns it on rather than pretend.
-void warn_if_encryption_requested(const std::string& queue, const std::string& configured_json) {
+// The configure result's options.encryptionEnabled.
+bool encryption_requested(const std::string& configured_json) {
   const nlohmann::json configured = nlohmann::json::parse(configured_json, nullptr, false);
-  if (configured.is_discarded() || !configured.contains("options")) return;
+  if (configured.is_discarded() || !configured.contains("options")) return false;
   const nlohmann::json& options = configured["options"];
-  if (options.is_object() && options.value("encryptionEnabled", false)) {
-    spdlog::warn("configure: queue {} asks for encryptionEnabled, but payload encryption is not available in this "
-                 "broker: its payloads are stored in plaintext",
-                 queue);
-  }
+  return options.is_object() && options.value("encryptionEnabled", false);
+}
+
+// `result_json` (an object) with a `warning` field added, the others untouched.
+std::string with_warning(std::string result_json, const char* warning) {
+  const std::size_t close = result_json.rfind('}');
+  if (close == std::string::npos) return result_json;
+  std::string field = ",\"warning\":";
+  util::append_json_string(field, warning);
+  result_json.insert(close, field);
+  return result_json;
 }
 
 }  // namespace
@@ -119,13 +132,26 @@ std::string Broker::configure(const std::string& queue, const std::string& names
                               const std::string& options_json, const std::string& tenant) {
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json, tenant).result_json;
-    warn_if_encryption_requested(queue, result);
+    const bool wants_encryption = encryption_requested(result);
+    encryption_.note_configured(tenant, queue, wants_encryption);
+    if (wants_encryption && !encryption_.enabled()) {
+      // Said where the operator turns it on rather than pretend (docs/encryption.md).
+      spdlog::warn("configure: queue {} asks for encryptionEnabled, but this broker has no valid "
+                   "QUEEN_ENCRYPTION_KEY: its payloads are stored in plaintext",
+                   queue);
+      result = with_warning(std::move(result), kNoEncryptionKeyWarning);
+    }
     if (cluster_ != nullptr) cluster_->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
     // A database failure on configure is a 500 (unexpected server error), not a 503.
     rethrow_as_broker_error(e, /*transient_is_unavailable=*/false);
   }
+}
+
+void Broker::queue_reconfigured_elsewhere(const std::string& queue) {
+  (void)queue;  // the whole list is re-read: it also tells which queues stopped wanting encryption
+  encryption_.refresh_soon();
 }
 
 // --------------------------------------------------------------------- push
@@ -145,6 +171,8 @@ PushOutcome Broker::push(std::vector<PushItem> items, const PushOrigin& origin) 
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
   }
+  // Before any path can store or spool them (no-op without a key).
+  encryption_.seal_items(origin.tenant, items);
   if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, origin);
   // After a transient failure the database is skipped (no timeout wait per
   // push) until it answers again; while older events are spooled, a push
@@ -154,6 +182,7 @@ PushOutcome Broker::push(std::vector<PushItem> items, const PushOrigin& origin) 
   }
   std::optional<std::vector<db::PushRow>> rows = store_push(items, origin);
   if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, origin);
+  if (encryption_.enabled()) resend_refused(items, *rows, origin);
   PushOutcome outcome;
   outcome.items = push_results(items, std::move(*rows));
   after_push_stored(items, outcome.items, origin.tenant);
@@ -195,6 +224,20 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
     }
     spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
     throw BrokerError(ErrorKind::Internal, e.client_message());
+  }
+}
+
+void Broker::resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin) {
+  const RefusedPlaintext refused = encryption_.seal_refused(origin.tenant, items, rows, "push_messages");
+  if (refused.rows.empty()) return;
+  std::optional<std::vector<db::PushRow>> again = store_push(refused.resend, origin);
+  if (again) {
+    take_resent_answers(rows, refused.rows, std::move(*again));
+    return;
+  }
+  for (const std::size_t r : refused.rows) {
+    rows[r].status = "failed";
+    rows[r].error = kDatabaseUnavailable;
   }
 }
 
@@ -291,6 +334,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     if (pop_maintenance()) return false;
     try {
       outcome->messages = db_.pop_messages(query);
+      open_popped(outcome->messages, query.consumer_group, query.tenant);
       return !outcome->messages.empty();
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
@@ -324,6 +368,20 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
   const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
   wake::start_long_poll(waiters_, std::move(executor), key, deadline, recheck_policy_,
                         {std::move(attempt), std::move(abandoned), std::move(finish)});
+}
+
+void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
+                         const std::string& tenant) {
+  const std::vector<UndecryptableMessage> bad = encryption_.open_popped(messages);
+  if (bad.empty()) return;
+  metrics_.record_undecryptable(bad.size());
+  try {
+    db_.dead_letter_undecryptable(encode_undecryptable(bad), consumer_group, tenant);
+  } catch (const db::DbError& e) {
+    // They stay leased and come back after the lease; the next pop retries.
+    metrics_.record_db_error();
+    spdlog::warn("encryption: {} undecryptable message(s) not moved to the DLQ: {}", bad.size(), e.what());
+  }
 }
 
 // ---------------------------------------------------------------------- ack

@@ -12,6 +12,7 @@
 #include "broker/broker_error.h"
 #include "broker/cluster_hooks.h"
 #include "broker/maintenance_flags.h"
+#include "broker/payload_encryption.h"
 #include "broker/push_combiner.h"
 #include "broker/tenant_quotas.h"
 #include "broker/transactions.h"
@@ -89,6 +90,10 @@ class Broker {
   DlqPage list_dlq(const DlqQuery& query);
   bool delete_queue(const std::string& queue, const std::string& tenant = {});
 
+  // A peer reconfigured `queue`: the list of encrypted queues is re-read
+  // soon (never blocks; called on the mesh receive thread).
+  void queue_reconfigured_elsewhere(const std::string& queue);
+
   // Maintenance flags: GET reads the persisted values (falling back to the
   // last known ones while the database is down); POST persists.
   MaintenanceStatus maintenance_status();
@@ -110,6 +115,12 @@ class Broker {
   // (empty on a transient failure: the caller spools them), and read the rows.
   PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason, const PushOrigin& origin);
   std::optional<std::vector<db::PushRow>> store_push(const std::vector<PushItem>& items, const PushOrigin& origin);
+  // Items the database refused as plaintext for a queue that wants encryption
+  // (this broker's list was stale): marked, sealed and stored once more.
+  void resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin);
+  // Pop: decrypts the messages, dead-letters those that cannot be (one call).
+  void open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
+                   const std::string& tenant);
   std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
   void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results,
                          const std::string& tenant);
@@ -117,6 +128,9 @@ class Broker {
   void check_tenant_quotas(const std::string& tenant, std::size_t messages);
   // Persists one flag, tells the peers, and answers the status the route renders.
   MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
+  // One run_transaction call; its result in `outcome`, summarized.
+  TransactionSummary call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
+                                          TransactionOutcome& outcome);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;
@@ -128,6 +142,7 @@ class Broker {
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
   PushCombiner combiner_;
+  PayloadEncryption encryption_;
   TenantQuotas quotas_;
   std::atomic<bool> stopping_{false};
 };

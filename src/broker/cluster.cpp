@@ -63,6 +63,10 @@ ClusterSnapshot Cluster::snapshot() const {
   return s;
 }
 
+void Cluster::on_queue_reconfigured(std::function<void(const std::string& queue)> listener) {
+  queue_reconfigured_ = std::move(listener);
+}
+
 void Cluster::push_committed(const std::set<std::string>& queues) {
   for (auto& frame : pop_wake_frames(queues)) mesh_.broadcast(std::move(frame));
 }
@@ -85,10 +89,10 @@ void Cluster::on_frame(const mesh::Frame& frame) {
     flags_->request_refresh();
   }
   if (actions.forget_queue) {
-    // Queue options are read by the procedures on every call: nothing is
-    // cached here yet, so there is nothing to drop.
-    spdlog::debug("mesh: {} reconfigured queue {} (no cached configuration to drop)", frame.sender_id,
-                  *actions.forget_queue);
+    // Queue options are read by the procedures on every call; the one thing
+    // a broker keeps is its list of encrypted queues, re-read soon.
+    spdlog::debug("mesh: {} reconfigured queue {}", frame.sender_id, *actions.forget_queue);
+    if (queue_reconfigured_) queue_reconfigured_(*actions.forget_queue);
   }
 }
 

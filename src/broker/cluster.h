@@ -16,6 +16,7 @@
 // frames only arrive between start() and stop(), and the flags follow the
 // spool, which is built after this object.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,9 @@ class Cluster final : public ClusterHooks {
   // (they must outlive the Cluster). Returns why it could not start (e.g.
   // the mesh port is taken), empty on success.
   std::string start(MaintenanceFlags& flags);
+  // Called (on the mesh receive thread, so it must not block) when a peer
+  // says it reconfigured or deleted a queue. Set before start().
+  void on_queue_reconfigured(std::function<void(const std::string& queue)> listener);
   // Stops the jobs (a batch in flight completes), the sweeper (its claims
   // are not handed back: they expire after QUEEN_SWEEPER_LEASE_MS) and the
   // mesh. Idempotent. Hooks called afterwards do nothing harmful: a
@@ -87,6 +91,7 @@ class Cluster final : public ClusterHooks {
   const std::string server_id_;
   wake::PopWaiters& waiters_;
   MaintenanceFlags* flags_ = nullptr;  // set by start(), before the mesh delivers a frame
+  std::function<void(const std::string&)> queue_reconfigured_;  // set before start()
   db::TimersDb timers_db_;
   db::KvDb kv_db_;
   db::JobsDb jobs_db_;

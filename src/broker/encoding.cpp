@@ -56,7 +56,22 @@ void append_push_item(std::string& out, const PushItem& item) {
     append_json_key(out, "encrypted");
     out += "true";
   }
+  if (item.key_held) {
+    out += ',';
+    append_json_key(out, "keyHeld");
+    out += "true";
+  }
   out += '}';
+}
+
+std::string encode_push_items(const std::vector<PushItem>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    append_push_item(out, items[i]);
+  }
+  out += ']';
+  return out;
 }
 
 std::string join_json_array(const std::vector<const std::string*>& elements) {

@@ -15,6 +15,9 @@ std::string encode_push_item(const PushItem& item);
 // The same text appended to `out` (a caller building a whole array in one buffer).
 void append_push_item(std::string& out, const PushItem& item);
 
+// push_messages' whole p_items array.
+std::string encode_push_items(const std::vector<PushItem>& items);
+
 // A JSON array of already-encoded elements.
 std::string join_json_array(const std::vector<const std::string*>& elements);
 

@@ -280,25 +280,52 @@ SpoolStatus SpoolBridge::status() const {
   return out;
 }
 
+void SpoolBridge::seal_replays_with(PayloadEncryption* encryption) {
+  std::lock_guard lock(encryption_mutex_);
+  encryption_ = encryption;
+}
+
+std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::SpoolEvent>& batch,
+                                                       std::size_t begin, std::size_t end) {
+  const PushOrigin origin = origin_of(batch[begin]);
+  if (encryption_ == nullptr || !encryption_->enabled()) {
+    return db_.push_messages(encode_replay_items(batch, begin, end), origin);
+  }
+  // A record spooled in plaintext while this broker's encrypted queue set was
+  // stale is sealed now, before the database: by the set, or (keyHeld) after
+  // the database refused it, as on a live push.
+  std::vector<PushItem> items;
+  items.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) items.push_back(push_item_of(batch[i]));
+  encryption_->seal_items(origin.tenant, items);
+  std::vector<db::PushRow> rows = db_.push_messages(encode_push_items(items), origin);
+  const RefusedPlaintext refused = encryption_->seal_refused(origin.tenant, items, rows, "push_messages (replay)");
+  if (!refused.rows.empty()) {
+    take_resent_answers(rows, refused.rows, db_.push_messages(encode_push_items(refused.resend), origin));
+  }
+  return rows;
+}
+
 spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
   // Straight to push_messages, past the push combiner: one call per batch (per
   // tenant and producer subject), original transactionIds kept, so a batch an earlier
   // attempt committed comes back `duplicate` and writes nothing. There is no
   // in-memory dedup cache to bypass: the database always decides.
+  std::lock_guard encryption_lock(encryption_mutex_);
   std::set<std::string> stored_queues;
   std::string rejected;
   for (const auto& [begin, end] : origin_runs(batch)) {
     std::vector<bool> answered(end - begin, false);
     try {
-      const std::vector<db::PushRow> rows =
-          db_.push_messages(encode_replay_items(batch, begin, end), origin_of(batch[begin]));
+      const std::vector<db::PushRow> rows = store_replay_run(batch, begin, end);
       for (const auto& row : rows) {
         // An index outside the batch throws a permanent DbError: the same bytes would fail the same way.
         answered[db::item_index_of(row.idx, answered.size(), "push_messages (replay)")] = true;
         if (row.status == "queued") stored_queues.insert(row.queue_name.empty() ? batch[begin].queue : row.queue_name);
         // `failed` rows (maxSize reached): not stored now, and retrying the same
         // bytes soon fails the same way; the drain's permanent-failure rule decides.
-        if (row.status == "failed" && rejected.empty())
+        // So is a refusal the re-send did not answer.
+        if ((row.status == "failed" || row.status == kEncryptionRequiredStatus) && rejected.empty())
           rejected = "transactionId " + row.transaction_id + ": " + row.error.value_or("not stored");
       }
     } catch (const db::DbError& e) {

@@ -8,7 +8,9 @@
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
 //   * replay: the spool's ReplayStore over push_messages (one call per batch,
-//     per tenant and producer subject), failures classified by SQLSTATE;
+//     per tenant and producer subject), failures classified by SQLSTATE; with
+//     an encryption key, plaintext records of queues that want encryption are
+//     sealed before they reach the database (docs/encryption.md);
 //   * maintenance: the spool follows the push-maintenance flag.
 // The pure parts are free functions so they are unit-testable without a
 // database or a spool directory.
@@ -25,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/payload_encryption.h"
 #include "broker/types.h"
 #include "config/config.h"
 #include "db/db_error.h"
@@ -148,6 +151,11 @@ class SpoolBridge final : public spool::ReplayStore {
   // the last one followed is ignored (0: unordered, always followed).
   void follow_maintenance(bool enabled, std::uint64_t generation = 0);
 
+  // The broker's payload encryption, used by replay from now on (nullptr: none).
+  // Set by the broker that owns it, and cleared before it goes away: waits for
+  // a replay in progress.
+  void seal_replays_with(PayloadEncryption* encryption);
+
   // Gauges and status routes: from memory, never touches the database.
   SpoolStatus status() const;
   bool database_available() const { return database_available_.load(); }
@@ -161,10 +169,17 @@ class SpoolBridge final : public spool::ReplayStore {
   void probe_database();
   void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
+  // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_).
+  std::vector<db::PushRow> store_replay_run(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
+                                            std::size_t end);
 
   db::Procedures& db_;
   const SpoolBridgeOptions options_;
   const CommittedHook on_committed_;  // set at construction only: read without a lock
+
+  // Held by replay for its whole call, so the broker can take its encryption back safely.
+  std::mutex encryption_mutex_;
+  PayloadEncryption* encryption_ = nullptr;  // guarded by encryption_mutex_
 
   std::atomic<bool> database_available_{true};
   std::mutex maintenance_mutex_;

@@ -19,6 +19,15 @@ std::int64_t now_epoch_ms() {
       .count();
 }
 
+void seal_transaction(const PayloadEncryption& encryption, const std::string& tenant, TransactionCommand& command) {
+  for (auto& op : command.operations) encryption.seal_items(tenant, op.items);
+}
+
+// The rollback reason store_messages gives for plaintext sent to an encrypted queue.
+bool refused_plaintext(const std::string& result_json) {
+  return result_json.find(kPlaintextRefusedText) != std::string::npos;
+}
+
 }  // namespace
 
 std::string encode_transaction(const TransactionCommand& command) {
@@ -86,6 +95,24 @@ bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   return false;
 }
 
+TransactionSummary Broker::call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
+                                                TransactionOutcome& outcome) {
+  // No maintenance or spool diversion on purpose: a transaction is all or
+  // nothing against PostgreSQL, so an outage answers 503 and the
+  // clients' 5xx retries are safe (nothing was committed).
+  try {
+    outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
+  } catch (const db::DbError& e) {
+    rethrow_as_broker_error(e);
+  }
+  try {
+    return summarize_transaction_result(outcome.result_json);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("transaction: {}", e.what());
+    throw BrokerError(ErrorKind::Internal, "the database returned an unreadable transaction result");
+  }
+}
+
 TransactionOutcome Broker::run_transaction(TransactionCommand command, const PushOrigin& origin) {
   // Minted here as on /push, so the ids are the broker's whatever the
   // database would mint; the response names every pushed item either way.
@@ -98,21 +125,19 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command, const Pus
   }
   // The pushes of a transaction count against the tenant's quotas like /push.
   if (pushed_items > 0) check_tenant_quotas(origin.tenant, pushed_items);
-  // No maintenance or spool diversion on purpose: a transaction is all or
-  // nothing against PostgreSQL, so an outage answers 503 and the
-  // clients' 5xx retries are safe (nothing was committed).
+  seal_transaction(encryption_, origin.tenant, command);
   TransactionOutcome outcome;
-  try {
-    outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
-  TransactionSummary summary;
-  try {
-    summary = summarize_transaction_result(outcome.result_json);
-  } catch (const std::invalid_argument& e) {
-    spdlog::error("transaction: {}", e.what());
-    throw BrokerError(ErrorKind::Internal, "the database returned an unreadable transaction result");
+  TransactionSummary summary = call_run_transaction(command, origin, outcome);
+  if (!summary.success && encryption_.enabled() && refused_plaintext(outcome.result_json)) {
+    // This broker's list of encrypted queues was stale and the database
+    // rolled everything back: re-read the list, seal, run once more.
+    try {
+      encryption_.refresh();
+    } catch (const db::DbError& e) {
+      rethrow_as_broker_error(e);
+    }
+    seal_transaction(encryption_, origin.tenant, command);
+    summary = call_run_transaction(command, origin, outcome);
   }
   outcome.success = summary.success;
   if (!summary.success) return outcome;  // rolled back: nothing to announce

@@ -28,9 +28,12 @@ struct PushItem {
   // (queen.push_messages routes it to schedule_messages); a past one is a
   // plain push.
   std::optional<std::int64_t> deliver_at_ms;
-  // Reserved for payload encryption (not implemented; nothing sets it yet):
-  // true would mean payload_json is a broker-made envelope, not the client's JSON.
+  // payload_json is the broker's AES-256-GCM envelope of the client's JSON
+  // (docs/encryption.md), set by PayloadEncryption, never by a client.
   bool encrypted = false;
+  // Plaintext sent by a broker that holds a key: the database refuses it
+  // (encryption_required) if the queue wants encryption after all.
+  bool key_held = false;
 };
 
 enum class PushStatus { Queued, Duplicate, Buffered, Failed };

@@ -383,6 +383,8 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_tenant_quotas(r, c);
   read_jwt(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
+  c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS", "");
+  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms, 100, 3600000);
 
   if (!r.errors().empty()) {
     std::string message = "invalid configuration:";
@@ -436,7 +438,8 @@ std::vector<std::string> describe_config(const Config& c) {
     s.str("");
   };
   s << "config: process server_id=" << c.process.server_id << " log_level=" << c.process.log_level
-    << " encryption_key=" << mask(c.encryption_key);
+    << " encryption_key=" << mask(c.encryption_key) << " encryption_key_previous=" << mask(c.encryption_key_previous)
+    << " encryption_refresh_ms=" << c.encryption_refresh_ms;
   flush();
   s << "config: http host=" << c.http.host << " port=" << c.http.port << " min_threads=" << c.http.min_threads
     << " max_threads=" << c.http.max_threads << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms

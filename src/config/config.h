@@ -179,7 +179,11 @@ struct Config {
   LimitsConfig limits;
   TenantQuotaConfig tenant_quotas;
   JwtConfig jwt;
-  std::string encryption_key;  // QUEEN_ENCRYPTION_KEY (masked in logs; unused: payload encryption is not implemented)
+  // Payload encryption (docs/encryption.md). Both keys are masked in logs.
+  std::string encryption_key;           // QUEEN_ENCRYPTION_KEY: 64 hex characters
+  std::string encryption_key_previous;  // QUEEN_ENCRYPTION_KEY_PREVIOUS: decrypts only (after a rotation)
+  // QUEEN_ENCRYPTION_REFRESH_MS: how often the list of encryptionEnabled queues is re-read.
+  int encryption_refresh_ms = 10000;
 };
 
 // A value outside its valid range (or an unknown enum word) stops the boot.

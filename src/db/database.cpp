@@ -127,4 +127,25 @@ TenantQuotaState Database::tenant_quota_state(const std::string& tenant) {
   });
 }
 
+std::vector<TenantQueue> Database::encrypted_queue_names() {
+  return runner_.run("encrypted_queue_names", [&](pqxx::nontransaction& tx) {
+    const pqxx::result r = tx.exec_prepared(kEncryptedQueueNames);
+    std::vector<TenantQueue> queues;
+    queues.reserve(r.size());
+    for (const auto& row : r) {
+      queues.push_back({row["tenant"].as<std::string>(std::string()), row["queue_name"].as<std::string>()});
+    }
+    return queues;
+  });
+}
+
+int Database::dead_letter_undecryptable(const std::string& items_json,
+                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
+  return runner_.run("dead_letter_undecryptable", [&](pqxx::nontransaction& tx) {
+    return first_value<int>(tx.exec_prepared(kDeadLetterUndecryptable, items_json, consumer_group, tenant),
+                            "dead_lettered")
+        .value_or(0);
+  });
+}
+
 }  // namespace queen::db

@@ -26,6 +26,9 @@ class Database final : public Procedures {
   DlqPage list_dlq(const DlqQuery& query) override;
   bool delete_queue(const std::string& queue, const std::string& tenant) override;
   TenantQuotaState tenant_quota_state(const std::string& tenant) override;
+  std::vector<TenantQueue> encrypted_queue_names() override;
+  int dead_letter_undecryptable(const std::string& items_json, const std::optional<std::string>& consumer_group,
+                                const std::string& tenant) override;
 
   PoolStats pool_stats() const override { return runner_.pool_stats(); }
   // The runner and its pool, shared with the background loops' calls

@@ -119,6 +119,12 @@ struct DlqPage {
   std::int64_t total = 0;         // matching entries before paging
 };
 
+// A queue as the tenant that owns it sees it ("" = the default tenant).
+struct TenantQueue {
+  std::string tenant;
+  std::string queue;
+};
+
 // queen.tenant_quota_state: a DBA's overrides (empty = the broker default)
 // and the tenant's pending messages as the statistics reconciler counted them.
 struct TenantQuotaState {
@@ -184,6 +190,20 @@ class Procedures {
   virtual TenantQuotaState tenant_quota_state(const std::string& tenant) {
     (void)tenant;
     throw std::logic_error("tenant_quota_state is not implemented by this Procedures");
+  }
+
+  // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
+  virtual std::vector<TenantQueue> encrypted_queue_names() {
+    throw std::logic_error("encrypted_queue_names is not implemented by this Procedures");
+  }
+  // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
+  // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
+  virtual int dead_letter_undecryptable(const std::string& items_json,
+                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
+    (void)items_json;
+    (void)consumer_group;
+    (void)tenant;
+    throw std::logic_error("dead_letter_undecryptable is not implemented by this Procedures");
   }
 
   virtual PoolStats pool_stats() const = 0;

@@ -45,6 +45,9 @@ void register_request_statements(pqxx::connection_base& c) {
   c.prepare(kTenantQuotaState,
             "SELECT max_pending, push_rate, push_burst, pending, "
             "(extract(epoch from counted_at) * 1000000)::int8 AS counted_at_us FROM queen.tenant_quota_state($1::text)");
+  c.prepare(kEncryptedQueueNames, "SELECT tenant, queue_name FROM queen.encrypted_queue_names()");
+  c.prepare(kDeadLetterUndecryptable,
+            "SELECT queen.dead_letter_undecryptable($1::jsonb, $2::text, $3::text) AS dead_lettered");
 }
 
 // Claim and fire are separate statements, hence separate transactions, as the

@@ -23,6 +23,8 @@ inline constexpr const char* kRunTransaction = "queen_run_transaction";
 inline constexpr const char* kListDlq = "queen_list_dlq";
 inline constexpr const char* kDeleteQueue = "queen_delete_queue";
 inline constexpr const char* kTenantQuotaState = "queen_tenant_quota_state";
+inline constexpr const char* kEncryptedQueueNames = "queen_encrypted_queue_names";
+inline constexpr const char* kDeadLetterUndecryptable = "queen_dead_letter_undecryptable";
 
 // Timers (TimersDb, timer_queue_names).
 inline constexpr const char* kClaimDueTimers = "queen_claim_due_timers";

@@ -77,10 +77,12 @@ std::string render_dlq_page(const broker::DlqPage& page, const broker::DlqQuery&
     append_json_string_or_null(out, e.error_message);
     out += ",\"retryCount\":";
     out += std::to_string(e.retry_count);
-    // Payload encryption is not implemented (README.md "API"): a payload
-    // flagged encrypted is listed as stored.
+    // Decrypted by the broker (docs/encryption.md); an entry it could not
+    // open (tampered, unknown key) is listed as stored, the envelope.
     out += ",\"data\":";
     out += e.payload_json;
+    out += ",\"isEncrypted\":";
+    out += e.is_encrypted ? "true" : "false";
     out += ",\"traceId\":";
     append_json_string_or_null(out, e.trace_id);
     out += ",\"producerSub\":";

@@ -93,8 +93,7 @@ std::string render_pop(const broker::PopOutcome& outcome) {
     append_json_string(out, m.transaction_id);
     out += ",\"traceId\":";
     append_json_string_or_null(out, m.trace_id);
-    // Payload encryption is not implemented (README.md "API"): a payload
-    // flagged encrypted is returned as stored.
+    // Decrypted by the broker before rendering (docs/encryption.md).
     out += ",\"data\":";
     out += m.payload_json;
     out += ",\"producerSub\":";

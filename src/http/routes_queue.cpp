@@ -24,6 +24,8 @@ void register_queue_routes(Router& router, const RouteContext& context) {
         {"partitionId", result.value("partitionId", nlohmann::json())},
         {"options", result.value("options", nlohmann::json::object())},
     };
+    // The broker's note when the queue asks for what it cannot give (docs/encryption.md).
+    if (const auto warning = result.find("warning"); warning != result.end()) body["warning"] = *warning;
     return Response::json(200, body.dump());
   });
 }

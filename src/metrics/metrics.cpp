@@ -64,6 +64,10 @@ void Metrics::record_ack(std::uint64_t succeeded, std::uint64_t failed) {
 
 void Metrics::record_db_error() { db_errors_.fetch_add(1, std::memory_order_relaxed); }
 
+void Metrics::record_undecryptable(std::uint64_t messages) {
+  undecryptable_messages_.fetch_add(messages, std::memory_order_relaxed);
+}
+
 Counters Metrics::counters() const {
   Counters c;
   c.requests = requests_.load(std::memory_order_relaxed);
@@ -76,6 +80,7 @@ Counters Metrics::counters() const {
   c.ack_success = ack_success_.load(std::memory_order_relaxed);
   c.ack_failed = ack_failed_.load(std::memory_order_relaxed);
   c.db_errors = db_errors_.load(std::memory_order_relaxed);
+  c.undecryptable_messages = undecryptable_messages_.load(std::memory_order_relaxed);
   return c;
 }
 
@@ -171,6 +176,9 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
   out += "queen_ack_messages_total{result=\"success\"} " + num(c.ack_success) + "\n";
   out += "queen_ack_messages_total{result=\"failed\"} " + num(c.ack_failed) + "\n";
   series(out, "queen_db_errors_total", "counter", "Failed database calls of this broker.", num(c.db_errors));
+  series(out, "queen_undecryptable_messages_total", "counter",
+         "Popped messages that failed decryption (tampered, unknown key) and went to the DLQ.",
+         num(c.undecryptable_messages));
   return out;
 }
 

@@ -40,6 +40,7 @@ struct Counters {
   std::uint64_t ack_success = 0;
   std::uint64_t ack_failed = 0;
   std::uint64_t db_errors = 0;
+  std::uint64_t undecryptable_messages = 0;  // popped messages that failed decryption (sent to the DLQ)
 };
 
 class Metrics {
@@ -51,6 +52,7 @@ class Metrics {
   void record_pop(std::uint64_t messages);
   void record_ack(std::uint64_t succeeded, std::uint64_t failed);
   void record_db_error();
+  void record_undecryptable(std::uint64_t messages);
 
   Counters counters() const;
   double uptime_seconds() const;
@@ -62,7 +64,8 @@ class Metrics {
 
   const std::chrono::steady_clock::time_point started_;
   std::atomic<std::uint64_t> requests_{0}, push_requests_{0}, push_messages_{0}, pop_requests_{0},
-      pop_messages_{0}, ack_requests_{0}, ack_messages_{0}, ack_success_{0}, ack_failed_{0}, db_errors_{0};
+      pop_messages_{0}, ack_requests_{0}, ack_messages_{0}, ack_success_{0}, ack_failed_{0}, db_errors_{0},
+      undecryptable_messages_{0};
   RateMeter request_rate_;
   RateMeter message_rate_;
 };

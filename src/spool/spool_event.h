@@ -26,10 +26,10 @@ struct SpoolEvent {
   // A scheduled item's delivery time (epoch ms): replay hands it back to the
   // database as a timer, so spooling never makes a timer fire early.
   std::optional<std::int64_t> deliver_at_ms;
-  // Reserved for payload encryption (not implemented): true would mean
-  // payload_json is a broker-made envelope; the push path always writes false.
+  // payload_json is the broker's encryption envelope (docs/encryption.md):
+  // an encrypted queue's payload is spooled sealed and replayed as it is.
   bool encrypted = false;
-  // The payload as JSON text, as the client sent it.
+  // The payload as JSON text: as the client sent it, or its envelope.
   std::string payload_json = "{}";
 };
 

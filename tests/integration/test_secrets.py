@@ -17,6 +17,7 @@ SECRETS = {
     "PG_PASSWORD": "pw-Xq7Lk2Vb9Rt4Zm8Nc1",
     "QUEEN_SYNC_SECRET": "sync-Hd5Jf8Wq2Pz6Ls3Yv0",
     "QUEEN_ENCRYPTION_KEY": "9f1c7a3e5b2d8f0a" * 4,  # 64 hex characters: a well-formed key
+    "QUEEN_ENCRYPTION_KEY_PREVIOUS": "4b8e2c6a0d9f1e3b" * 4,  # the key before a rotation
     "JWT_SECRET": "jwt-Vn4Gt7Bq0Xs5Mk2Wf9Rd",
 }
 NOW = int(time.time())
@@ -96,6 +97,7 @@ def test_no_secret_reaches_a_response_the_metrics_or_the_log(secret_broker):
     # The boot lines name every setting: secrets appear there only masked.
     log = secret_broker.log_text()
     assert "sync_secret=***" in log and "encryption_key=***" in log and "password=***" in log, log[:3000]
+    assert "encryption_key_previous=***" in log, log[:3000]
     assert " secret=***" in log, log[:3000]  # JWT_SECRET on the jwt line
     secret_broker.stop()  # the shutdown lines count too
     assert leaks(secret_broker.log_text()) == []

@@ -82,6 +82,7 @@ BEGIN
             WHEN coalesce(jsonb_typeof(e -> 'namespace'), 'null') NOT IN ('null', 'string') THEN 'namespace must be a string'
             WHEN coalesce(jsonb_typeof(e -> 'task'), 'null') NOT IN ('null', 'string') THEN 'task must be a string'
             WHEN coalesce(jsonb_typeof(e -> 'encrypted'), 'null') NOT IN ('null', 'boolean') THEN 'encrypted must be a boolean'
+            WHEN coalesce(jsonb_typeof(e -> 'keyHeld'), 'null') NOT IN ('null', 'boolean') THEN 'keyHeld must be a boolean'
           END AS problem
           FROM jsonb_array_elements(p_items) WITH ORDINALITY AS i(e, ord)) x
    WHERE x.problem IS NOT NULL

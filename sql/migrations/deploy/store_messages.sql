@@ -34,6 +34,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text := queen.tenant_arg(p_tenant);
   v_created_at timestamptz;
+  v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
 BEGIN
   IF jsonb_array_length(p_items) = 0 THEN
     RETURN;
@@ -64,6 +65,18 @@ BEGIN
                       WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
    ORDER BY 1, 2
   ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING;
+
+  -- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
+  -- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every
+  -- item of such a partition is refused, so the broker re-sends them encrypted, in order.
+  -- A push without keyHeld items (a broker without a key) pays one scan of the items.
+  IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
+    SELECT array_agg(DISTINCT p.id) INTO v_refused_partitions
+      FROM jsonb_array_elements(p_items) AS x(e)
+      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue' AND q.encryption_enabled
+      JOIN queen.partitions p ON p.queue_id = q.id AND p.name = queen.push_item_partition(x.e)
+     WHERE coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false);
+  END IF;
 
   -- 3. Serialize with every other writer of these partitions (ascending id order, so
   --    two batches cannot deadlock), then take the timestamp: per partition, seq order,
@@ -99,6 +112,7 @@ BEGIN
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
            coalesce(m.id, t.message_id) AS stored_id,
+           coalesce(p.id = ANY (v_refused_partitions), false) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
@@ -110,8 +124,8 @@ BEGIN
     WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
-    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL) AS is_new,
-           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL)
+    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
+           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused)
              OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
       FROM resolved r
   ), room AS (
@@ -144,19 +158,23 @@ BEGIN
      WHERE p.id = s.partition_id
   )
   SELECT n.idx,
-         CASE WHEN n.accepted THEN 'queued'
+         CASE WHEN n.refused THEN 'encryption_required'
+              WHEN n.accepted THEN 'queued'
               WHEN n.stored_id IS NOT NULL OR n.key_accepted THEN 'duplicate'
               ELSE 'failed' END,
-         CASE WHEN n.stored_id IS NOT NULL THEN n.stored_id
+         CASE WHEN n.refused THEN NULL
+              WHEN n.stored_id IS NOT NULL THEN n.stored_id
               WHEN n.key_accepted THEN n.key_candidate_id END,
          n.transaction_id, n.partition_id, n.queue_name, n.partition_name,
-         CASE WHEN n.stored_id IS NULL AND NOT n.key_accepted
+         CASE WHEN n.refused
+              THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
+              WHEN n.stored_id IS NULL AND NOT n.key_accepted
               THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
     FROM numbered n
    ORDER BY n.idx;
 END;
 $$;
 COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[], text) IS
-  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner) or failed (maxSize).';
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
 
 COMMIT;

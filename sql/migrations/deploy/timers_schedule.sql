@@ -17,7 +17,8 @@ CREATE TYPE queen.schedule_item AS (
   namespace      text,
   task           text,
   occurrence     bigint,  -- 1 for the first item of the call with this (queue, partition, transactionId)
-  new_message_id uuid     -- the id this item's message gets if its timer is new
+  new_message_id uuid,    -- the id this item's message gets if its timer is new
+  refused        boolean  -- plaintext for an encryptionEnabled queue from a broker holding a key
 );
 
 CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
@@ -39,11 +40,15 @@ BEGIN
 
   SELECT array_agg(ROW(n.idx, n.queue_name, n.partition_name, n.transaction_id, n.deliver_at, n.payload,
                        n.trace_id, n.is_encrypted, n.namespace, n.task, n.occurrence,
-                       queen.uuid_v7())::queen.schedule_item ORDER BY n.idx)
+                       queen.uuid_v7(), n.refused)::queen.schedule_item ORDER BY n.idx)
     INTO v_items
     FROM (SELECT i.*,
                  row_number() OVER (PARTITION BY i.queue_name, i.partition_name, i.transaction_id ORDER BY i.idx)
-                   AS occurrence
+                   AS occurrence,
+                 -- as in store_messages (docs/encryption.md): the whole partition is refused
+                 coalesce((SELECT q.encryption_enabled FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = i.queue_name), false)
+                   AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY i.queue_name, i.partition_name)
+                   AS refused
       FROM (SELECT (x.ord - 1)::int AS idx,
                    x.e ->> 'queue' AS queue_name,
                    queen.push_item_partition(x.e) AS partition_name,
@@ -52,6 +57,7 @@ BEGIN
                    coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
                    nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
                    coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+                   coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
                    nullif(x.e ->> 'namespace', '') AS namespace,
                    nullif(x.e ->> 'task', '') AS task
               FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) i) n;
@@ -69,7 +75,7 @@ BEGIN
     FROM unnest(v_items) s
     LEFT JOIN queen.queues q ON q.tenant = v_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
-   WHERE s.occurrence = 1
+   WHERE s.occurrence = 1 AND NOT s.refused
      AND NOT EXISTS (SELECT 1 FROM queen.messages m
                       WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id)
      AND NOT EXISTS (SELECT 1 FROM queen.dedup_tombstones t
@@ -83,9 +89,13 @@ BEGIN
   -- duplicate answered with the winning id (a timer, a stored message or a tombstone).
   RETURN QUERY
   SELECT s.idx,
-         CASE WHEN t.message_id = s.new_message_id THEN 'queued' ELSE 'duplicate' END,
-         coalesce(t.message_id, m.id, d.message_id),
-         s.transaction_id, p.id, s.queue_name, s.partition_name, NULL::text
+         CASE WHEN s.refused THEN 'encryption_required'
+              WHEN t.message_id = s.new_message_id THEN 'queued' ELSE 'duplicate' END,
+         CASE WHEN NOT s.refused THEN coalesce(t.message_id, m.id, d.message_id) END,
+         s.transaction_id, p.id, s.queue_name, s.partition_name,
+         CASE WHEN s.refused
+              THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', s.queue_name)
+         END
     FROM unnest(v_items) s
     LEFT JOIN queen.timers t
            ON t.tenant = v_tenant AND t.queue_name = s.queue_name AND t.partition_name = s.partition_name
@@ -99,6 +109,6 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.schedule_messages(jsonb, text, text) IS
-  'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+  'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages. partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
 
 COMMIT;

@@ -65,4 +65,10 @@ TEST(Encoding, PushItemMarksAnEncryptedPayloadOnly) {
   EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("encrypted"));
   item.encrypted = true;
   EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["encrypted"], true);
+  // keyHeld: plaintext from a broker with a key (docs/encryption.md), written only when set.
+  EXPECT_FALSE(nlohmann::json::parse(encode_push_item(item)).contains("keyHeld"));
+  item.encrypted = false;
+  item.key_held = true;
+  EXPECT_EQ(nlohmann::json::parse(encode_push_item(item))["keyHeld"], true);
 }
+

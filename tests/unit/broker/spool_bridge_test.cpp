@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -41,6 +42,8 @@ class FakeDatabase : public db::Procedures {
   std::string fail_sqlstate;             // non-empty: push_messages fails with it
   std::string row_status_override;      // non-empty: every row answers this status
   bool drop_rows = false;                // answer no rows at all
+  // Queues with encryptionEnabled: a plaintext item sent keyHeld answers encryption_required, as store_messages does.
+  std::set<std::string> encrypted_queues;
   bool stray_row = false;                // add a row for an index past the items sent
 
   struct Call {
@@ -75,6 +78,9 @@ class FakeDatabase : public db::Procedures {
       if (!row_status_override.empty()) {
         row.status = row_status_override;
         row.error = "queue is full";
+      } else if (encrypted_queues.count(row.queue_name) > 0 && items[i].value("keyHeld", false) &&
+                 !items[i].value("encrypted", false)) {
+        row.status = "encryption_required";
       } else {
         row.status = stored_.insert(key).second ? "queued" : "duplicate";
       }
@@ -92,6 +98,8 @@ class FakeDatabase : public db::Procedures {
     if (down) throw db::DbError("connection refused", "");
     return 1us;
   }
+  // The list cannot be read: the broker's set of encrypted queues holds only what it learns.
+  std::vector<db::TenantQueue> encrypted_queue_names() override { throw db::DbError("connection refused", ""); }
   bool set_system_flag(const std::string& key, bool enabled) override {
     if (down) throw db::DbError("connection refused", "");
     std::lock_guard lock(mutex_);
@@ -670,6 +678,95 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   EXPECT_EQ(db.stored_count(), 1u);
   bridge.stop();
   broker.begin_shutdown();
+}
+
+// ------------------------------------------------- payload encryption at replay
+
+const std::string kEncryptionKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+config::Config keyed_broker_config() {
+  config::Config c = broker_config();
+  c.encryption_key = kEncryptionKey;
+  c.encryption_refresh_ms = 3600000;
+  return c;
+}
+
+bool is_envelope(const nlohmann::json& payload) { return payload.is_object() && payload.contains("ct"); }
+
+// A spool bridge and the broker that hands it its encryption; the database knows "secret" wants encryption.
+struct ReplayingBroker {
+  explicit ReplayingBroker(const config::Config& c)
+      : config(c),
+        bridge(db, spool_options(dir), fast_bridge_options()),
+        flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms)) {
+    db.encrypted_queues = {"secret"};
+    broker.emplace(config, db, waiters, metrics, flags, &bridge);
+  }
+  ~ReplayingBroker() { stop_broker(); }
+  void stop_broker() {
+    if (!broker) return;
+    broker->begin_shutdown();
+    broker.reset();
+  }
+
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  const config::Config config;
+  SpoolBridge bridge;
+  MaintenanceFlags flags;
+  std::optional<Broker> broker;
+};
+
+spool::SpoolEvent acme_event(const std::string& queue, const std::string& txid) {
+  spool::SpoolEvent e = event(queue, txid);
+  e.tenant = "acme";
+  return e;
+}
+
+TEST(SpoolReplayEncryption, APlaintextRecordTheDatabaseRefusesIsSealedAndSentOnce) {
+  ReplayingBroker r(keyed_broker_config());  // configured elsewhere: the broker's set does not know "secret"
+  EXPECT_EQ(r.bridge.replay({acme_event("secret", "s1"), event("open", "o1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  const auto calls = r.db.calls();
+  ASSERT_EQ(calls.size(), 3u);  // acme's run (refused, then re-sent sealed), the default tenant's run
+  EXPECT_EQ(calls[0].items[0]["keyHeld"], true);
+  EXPECT_EQ(calls[1].tenant, "acme");
+  EXPECT_EQ(calls[1].items.size(), 1u);
+  EXPECT_EQ(calls[1].items[0]["transactionId"], "s1");
+  EXPECT_EQ(calls[1].items[0]["encrypted"], true);
+  EXPECT_TRUE(is_envelope(calls[1].items[0]["payload"])) << calls[1].items[0];
+  EXPECT_EQ(calls[2].items[0]["payload"], nlohmann::json::parse(R"({"n":1})"));  // other queues stay plaintext
+  EXPECT_EQ(r.db.stored_count(), 2u);
+
+  // Learned for acme only: the next replay seals acme's record at once; the default tenant's
+  // queue of the same name is not in the set.
+  EXPECT_EQ(r.bridge.replay({acme_event("secret", "s2"), event("secret", "d1")}).kind,
+            spool::ReplayOutcome::Kind::Ok);
+  const auto later = r.db.calls();
+  ASSERT_EQ(later.size(), 6u);
+  EXPECT_EQ(later[3].items[0]["encrypted"], true);
+  EXPECT_EQ(later[4].tenant, "");
+  EXPECT_EQ(later[4].items[0]["keyHeld"], true);  // refused too (the fake knows queues by name), then sealed
+  EXPECT_EQ(later[5].items[0]["encrypted"], true);
+}
+
+TEST(SpoolReplayEncryption, WithoutAKeyRecordsReplayAsTheyAre) {
+  ReplayingBroker r(broker_config());
+  EXPECT_EQ(r.bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  const auto calls = r.db.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_FALSE(calls[0].items[0].contains("keyHeld"));
+  EXPECT_FALSE(calls[0].items[0].contains("encrypted"));
+}
+
+TEST(SpoolReplayEncryption, OnceTheBrokerIsGoneReplayNoLongerReachesItsEncryption) {
+  ReplayingBroker r(keyed_broker_config());
+  r.stop_broker();
+  // Replay sends the record as it is rather than touch an encryption that no longer exists.
+  EXPECT_EQ(r.bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
+  ASSERT_EQ(r.db.calls().size(), 1u);
+  EXPECT_FALSE(r.db.calls()[0].items[0].contains("keyHeld"));
 }
 
 }  // namespace

@@ -152,9 +152,11 @@ TEST(Config, BooleansAcceptTrueAndOneOnly) {
 
 TEST(Config, DescribeHasOneLinePerGroupAndMasksSecrets) {
   Config c = load_config({{"PG_PASSWORD", "hunter2"}, {"QUEEN_SYNC_SECRET", "mesh-secret"},
-                          {"QUEEN_ENCRYPTION_KEY", std::string(64, 'a')}},
+                          {"QUEEN_ENCRYPTION_KEY", std::string(64, 'a')},
+                          {"QUEEN_ENCRYPTION_KEY_PREVIOUS", std::string(64, 'b')}},
                          "h")
                  .config;
+  EXPECT_EQ(c.encryption_key_previous, std::string(64, 'b'));
   const std::vector<std::string> lines = describe_config(c);
   for (const char* group : {"config: http ", "config: db ", "config: pop ", "config: push ", "config: spool ",
                             "config: mesh ", "config: process "}) {
@@ -164,7 +166,9 @@ TEST(Config, DescribeHasOneLinePerGroupAndMasksSecrets) {
     EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
     EXPECT_EQ(line.find("mesh-secret"), std::string::npos) << line;
     EXPECT_EQ(line.find(std::string(64, 'a')), std::string::npos) << line;
+    EXPECT_EQ(line.find(std::string(64, 'b')), std::string::npos) << line;
   }
+  EXPECT_TRUE(contains(lines, "encryption_key_previous=***"));
   EXPECT_TRUE(contains(lines, "password=***"));
   EXPECT_TRUE(contains(lines, "sync_secret=***"));
 }

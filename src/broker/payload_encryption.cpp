@@ -1,0 +1,188 @@
+#include "broker/payload_encryption.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "db/db_error.h"
+#include "db/item_index.h"
+#include "util/json_text.h"
+
+namespace queen::broker {
+namespace {
+
+constexpr auto kRefreshRetryAfter = std::chrono::seconds(2);
+
+crypto::PayloadCipher cipher_logging_warnings(const config::Config& config) {
+  crypto::CipherFromConfig built = crypto::cipher_from_config(config.encryption_key, config.encryption_key_previous);
+  for (const auto& warning : built.warnings) spdlog::warn("encryption: {}", warning);
+  if (built.cipher.enabled()) spdlog::info("encryption: AES-256-GCM payload encryption is available");
+  return std::move(built.cipher);
+}
+
+}  // namespace
+
+PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedures& db)
+    : cipher_(cipher_logging_warnings(config)),
+      db_(db),
+      refresher_(
+          "encryption-set",
+          [this, interval = std::chrono::milliseconds(config.encryption_refresh_ms)] {
+            try {
+              refresh();
+            } catch (const db::DbError& e) {
+              // The last list stays in use; the database's refusal covers what it misses.
+              spdlog::debug("encryption: cannot re-read the encrypted queue list: {}", e.what());
+            }
+            return util::BackgroundWorker::Clock::now() + interval;
+          },
+          kRefreshRetryAfter) {}
+
+PayloadEncryption::~PayloadEncryption() { stop(); }
+
+void PayloadEncryption::start() {
+  if (enabled()) refresher_.start();
+}
+
+void PayloadEncryption::stop() { refresher_.stop(); }
+
+void PayloadEncryption::refresh_soon() {
+  if (enabled()) refresher_.wake();
+}
+
+void PayloadEncryption::refresh() {
+  std::set<std::pair<std::string, std::string>> fresh;
+  for (auto& q : db_.encrypted_queue_names()) fresh.emplace(std::move(q.tenant), std::move(q.queue));
+  spdlog::debug("encryption: encrypted queue list re-read ({} queue(s))", fresh.size());
+  std::unique_lock lock(mutex_);
+  queues_.swap(fresh);
+}
+
+bool PayloadEncryption::wants(const std::string& tenant, const std::string& queue) const {
+  std::shared_lock lock(mutex_);
+  return queues_.count(std::make_pair(tenant, queue)) > 0;
+}
+
+void PayloadEncryption::seal(PushItem& item) const {
+  if (item.encrypted) return;
+  item.payload_json = cipher_.encrypt(item.payload_json);
+  item.encrypted = true;
+  item.key_held = false;
+}
+
+void PayloadEncryption::seal_items(const std::string& tenant, std::vector<PushItem>& items) const {
+  if (!enabled()) return;
+  for (auto& item : items) {
+    if (item.encrypted) continue;
+    if (wants(tenant, item.queue)) {
+      seal(item);
+    } else {
+      item.key_held = true;
+    }
+  }
+}
+
+void PayloadEncryption::note_configured(const std::string& tenant, const std::string& queue,
+                                        bool encryption_enabled) {
+  if (!enabled()) return;
+  std::unique_lock lock(mutex_);
+  if (encryption_enabled) {
+    queues_.emplace(tenant, queue);
+  } else {
+    queues_.erase(std::make_pair(tenant, queue));
+  }
+}
+
+RefusedPlaintext PayloadEncryption::seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+                                                const std::vector<db::PushRow>& rows, const char* what) {
+  RefusedPlaintext refused;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].status == kEncryptionRequiredStatus) refused.rows.push_back(r);
+  }
+  if (refused.rows.empty()) return refused;
+  std::sort(refused.rows.begin(), refused.rows.end(),
+            [&rows](std::size_t a, std::size_t b) { return rows[a].idx < rows[b].idx; });
+  refused.resend.reserve(refused.rows.size());
+  std::set<std::string> learned;
+  for (const std::size_t r : refused.rows) {
+    PushItem& item = items[db::item_index_of(rows[r].idx, items.size(), what)];
+    if (learned.insert(item.queue).second) {
+      spdlog::info("encryption: queue {} wants encryption (learned from the database), re-sending encrypted",
+                   item.queue);
+      note_configured(tenant, item.queue, true);
+    }
+    seal(item);
+    refused.resend.push_back(item);
+  }
+  return refused;
+}
+
+void take_resent_answers(std::vector<db::PushRow>& rows, const std::vector<std::size_t>& refused_rows,
+                         std::vector<db::PushRow> answers) {
+  for (auto& answer : answers) {
+    if (answer.idx < 0 || static_cast<std::size_t>(answer.idx) >= refused_rows.size()) continue;
+    db::PushRow& row = rows[refused_rows[static_cast<std::size_t>(answer.idx)]];
+    const int original_idx = row.idx;
+    row = std::move(answer);
+    row.idx = original_idx;
+  }
+}
+
+std::vector<UndecryptableMessage> PayloadEncryption::open_popped(std::vector<db::PoppedMessage>& messages) const {
+  std::vector<UndecryptableMessage> bad;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    db::PoppedMessage& m = messages[i];
+    if (m.is_encrypted) {
+      crypto::DecryptResult opened = cipher_.decrypt(m.payload_json);
+      if (!enabled()) opened.error = "this broker has no valid QUEEN_ENCRYPTION_KEY";
+      if (!opened.ok) {
+        spdlog::error("encryption: message {} of queue {} partition {} ({}) cannot be decrypted: {}; it goes to "
+                      "the DLQ",
+                      m.transaction_id, m.queue_name, m.partition_name, m.partition_id, opened.error);
+        bad.push_back({m.partition_id, m.transaction_id, m.lease_id, "undecryptable payload: " + opened.error});
+        continue;
+      }
+      m.payload_json = std::move(opened.plaintext);
+    }
+    if (kept != i) messages[kept] = std::move(m);
+    ++kept;
+  }
+  messages.resize(kept);
+  return bad;
+}
+
+void PayloadEncryption::open_dlq(std::vector<db::DlqEntry>& entries) const {
+  for (auto& e : entries) {
+    if (!e.is_encrypted) continue;
+    crypto::DecryptResult opened = cipher_.decrypt(e.payload_json);
+    if (opened.ok) {
+      e.payload_json = std::move(opened.plaintext);
+    } else {
+      spdlog::debug("encryption: DLQ entry {} listed as stored: {}", e.transaction_id, opened.error);
+    }
+  }
+}
+
+std::string encode_undecryptable(const std::vector<UndecryptableMessage>& messages) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const UndecryptableMessage& m = messages[i];
+    if (i) out += ',';
+    out += "{\"partitionId\":";
+    util::append_json_string(out, m.partition_id);
+    out += ",\"transactionId\":";
+    util::append_json_string(out, m.transaction_id);
+    if (m.lease_id) {
+      out += ",\"leaseId\":";
+      util::append_json_string(out, *m.lease_id);
+    }
+    out += ",\"error\":";
+    util::append_json_string(out, m.reason);
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace queen::broker

@@ -1,0 +1,103 @@
+#pragma once
+// Payload encryption as the broker applies it (docs/encryption.md): which
+// queues want it, sealing push items before they reach PostgreSQL or the
+// spool, and opening what pop and the DLQ listing read.
+//
+// The set of encryptionEnabled queues is kept here, keyed by (tenant, queue),
+// filled by configure on this broker, by a periodic re-read of
+// queen.encrypted_queue_names, and by the database itself: a broker holding a
+// key marks its plaintext items `keyHeld`, and store_messages refuses them
+// (encryption_required) when the queue wants encryption, so a stale set costs
+// one re-send, never a plaintext row. Without a key none of this runs: a push
+// does exactly the work it did before.
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "broker/types.h"
+#include "config/config.h"
+#include "crypto/payload_cipher.h"
+#include "db/procedures.h"
+#include "util/background_worker.h"
+
+namespace queen::broker {
+
+inline constexpr const char* kEncryptionRequiredStatus = "encryption_required";
+// Part of the error store_messages gives a refused item; a transaction's rollback reason carries it.
+inline constexpr const char* kPlaintextRefusedText = "plaintext refused, the broker must encrypt";
+// What configure answers (`warning`) when a queue asks for encryption on a broker without a usable key.
+inline constexpr const char* kNoEncryptionKeyWarning =
+    "encryptionEnabled is set but this broker has no valid QUEEN_ENCRYPTION_KEY: payloads of this queue are "
+    "stored in plaintext";
+
+// The items of one push_messages call that the database refused as plaintext
+// (encryption_required): what the caller sends once more.
+struct RefusedPlaintext {
+  std::vector<std::size_t> rows;  // positions in the call's answer rows, in item order
+  std::vector<PushItem> resend;   // the refused items, sealed, in the same order
+};
+
+// A popped message that could not be decrypted, for the DLQ.
+struct UndecryptableMessage {
+  std::string partition_id;
+  std::string transaction_id;
+  std::optional<std::string> lease_id;
+  std::string reason;
+};
+
+class PayloadEncryption {
+ public:
+  // Logs the boot warnings of a malformed key (never the key).
+  PayloadEncryption(const config::Config& config, db::Procedures& db);
+  ~PayloadEncryption();
+  PayloadEncryption(const PayloadEncryption&) = delete;
+  PayloadEncryption& operator=(const PayloadEncryption&) = delete;
+
+  bool enabled() const { return cipher_.enabled(); }
+  // The periodic re-read of the encrypted queue set (no-op without a key).
+  void start();
+  void stop();
+  // Re-reads the set now (one call), e.g. after the database refused plaintext.
+  void refresh();
+  // Asks the background re-read to run now (never blocks).
+  void refresh_soon();
+
+  // Push: encrypts the items of queues in the set, flags the others keyHeld.
+  void seal_items(const std::string& tenant, std::vector<PushItem>& items) const;
+  // Encrypts one item unless it already is.
+  void seal(PushItem& item) const;
+  // What configure learned: the queue's encryptionEnabled option.
+  void note_configured(const std::string& tenant, const std::string& queue, bool encryption_enabled);
+  // After push_messages answered `rows` for `items` (of `tenant`): the refused
+  // items' queues join the set, and the items are sealed (in `items` too) for
+  // the re-send. `what` names the call for an answer that names no item.
+  RefusedPlaintext seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+                                const std::vector<db::PushRow>& rows, const char* what);
+
+  // Pop: decrypts in place; undecryptable messages are removed and returned.
+  std::vector<UndecryptableMessage> open_popped(std::vector<db::PoppedMessage>& messages) const;
+  // DLQ listing: decrypts in place; an entry that cannot be opened stays as stored.
+  void open_dlq(std::vector<db::DlqEntry>& entries) const;
+
+ private:
+  bool wants(const std::string& tenant, const std::string& queue) const;
+
+  crypto::PayloadCipher cipher_;
+  db::Procedures& db_;
+  mutable std::shared_mutex mutex_;
+  std::set<std::pair<std::string, std::string>> queues_;  // (tenant, queue), guarded by mutex_
+  util::BackgroundWorker refresher_;
+};
+
+// The answers of a re-send (answer k is for refused.rows[k]) in place of the
+// refusals, each keeping the index of the item in the original call.
+void take_resent_answers(std::vector<db::PushRow>& rows, const std::vector<std::size_t>& refused_rows,
+                         std::vector<db::PushRow> answers);
+
+// The undecryptable messages as queen.dead_letter_undecryptable's items.
+std::string encode_undecryptable(const std::vector<UndecryptableMessage>& messages);
+
+}  // namespace queen::broker
