@@ -47,9 +47,9 @@ run: db build
 test: db build
 	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-fault test-ha test-fuzz-e2e fuzz-smoke
 
+# pgTAP runs on the round trip's freshly deployed scratch database (see the script).
 test-sql:
-	scripts/sqitch-roundtrip.sh
-	pg_prove -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB) --recurse --ext .sql sql/tests
+	scripts/sqitch-roundtrip.sh --prove
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Checks the migrations on a scratch database: deploy --verify, verify, revert -y, deploy --verify.
+# With --prove it then runs pgTAP (sql/tests) on that scratch database, so the tests always meet the
+# procedures of this tree, never a development database deployed from an older edit of a change.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PGPORT=${PGPORT:-55432}
@@ -18,3 +20,6 @@ left=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$DB" -tAc "select count(*)
 [ "$left" = 0 ] || { echo "sqitch round trip: schema queen still exists after revert" >&2; exit 1; }
 sqitch deploy --verify "$TARGET" >/dev/null
 echo "sqitch round trip: deploy --verify, verify, revert -y, deploy --verify: ok"
+if [ "${1:-}" = "--prove" ]; then
+  pg_prove -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$DB" --recurse --ext .sql sql/tests
+fi
