@@ -28,7 +28,9 @@ const char* to_string(ReplayOutcome::Kind kind) noexcept;
 // partition), in file order. The store writes the batch as one transaction,
 // keeps each original transactionId, mints fresh message ids and bypasses the
 // in-memory dedup cache so the database decides about duplicates. It is called
-// from the drain thread only (or from startup recovery, before the drain runs).
+// by the drain's lanes (SpoolDrainOptions::replay_lanes), concurrently for
+// batches of different groups and never for two batches of one group at once,
+// or from startup recovery, before the drain runs.
 class ReplayStore {
  public:
   virtual ~ReplayStore() = default;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-
 namespace queen::spool {
 
 std::vector<ReplayBatch> plan_replay_batches(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch) {
@@ -24,6 +23,21 @@ std::vector<ReplayBatch> plan_replay_batches(const std::vector<ReplayGroupKey>& 
     }
   }
   return batches;
+}
+
+std::vector<BatchRun> group_batch_runs(const std::vector<ReplayBatch>& batches,
+                                       const std::vector<ReplayGroupKey>& groups) {
+  std::vector<BatchRun> runs;
+  std::size_t begin = 0;
+  for (std::size_t i = 1; i <= batches.size(); ++i) {
+    // plan_replay_batches emits each group's batches back to back, so a group
+    // starts where the key of a batch's first record changes.
+    if (i == batches.size() || !(groups[batches[i].front()] == groups[batches[begin].front()])) {
+      runs.emplace_back(begin, i);
+      begin = i;
+    }
+  }
+  return runs;
 }
 
 }  // namespace queen::spool

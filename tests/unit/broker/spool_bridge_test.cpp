@@ -183,10 +183,12 @@ TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
   c.max_batch = 7;
   c.events_per_file = 42;
   c.fsync = config::FsyncMode::Batch;
+  c.replay_lanes = 3;
   const spool::SpoolOptions o = spool_options_from(c);
   EXPECT_EQ(o.dir, "/srv/spool");
   EXPECT_EQ(o.flush_interval, 50ms);
   EXPECT_EQ(o.drain.max_batch, 7u);
+  EXPECT_EQ(o.drain.replay_lanes, 3u);
   EXPECT_EQ(o.events_per_file, 42u);
   EXPECT_EQ(o.fsync, spool::FsyncMode::Batch);
   EXPECT_EQ(o.recovery_budget, std::chrono::hours(1));

@@ -27,5 +27,14 @@ TEST(ReplayPlan, EmptyFileHasNoBatchesAndZeroMaxBatchMeansOne) {
   EXPECT_EQ(plan_replay_batches({kA, kA}, 0), (std::vector<ReplayBatch>{{0}, {1}}));
 }
 
+TEST(ReplayPlan, GroupBatchRunsCoverEachGroupsBatchesBackToBack) {
+  std::vector<ReplayGroupKey> groups(7, kA);
+  groups.insert(groups.begin() + 3, kB);  // A A A B A A A A
+  groups.push_back(kTenantA);
+  const auto batches = plan_replay_batches(groups, 3);  // {0,1,2} {4,5,6} {7} | {3} | {8}
+  EXPECT_EQ(group_batch_runs(batches, groups), (std::vector<BatchRun>{{0, 3}, {3, 4}, {4, 5}}));
+  EXPECT_TRUE(group_batch_runs({}, {}).empty());
+}
+
 }  // namespace
 }  // namespace queen::spool

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <tuple>
 #include <memory>
 
 #include "spool/spool_directory.h"
@@ -278,6 +282,90 @@ TEST_F(DrainFixture, AFailedRetryResumesAfterTheBatchesAlreadyStored) {
   ASSERT_EQ(all.size(), 250u) << "no event replayed twice";
   EXPECT_EQ(all.back().transaction_id, "e249");
   EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+}
+
+using GroupTxids = std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>>;
+
+GroupTxids txids_per_group(const std::vector<SpoolEvent>& events) {
+  GroupTxids out;
+  for (const auto& e : events) out[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  return out;
+}
+
+// Eight partitions of two tenants, interleaved as concurrent producers write them.
+std::vector<SpoolEvent> interleaved_events(int per_partition) {
+  std::vector<SpoolEvent> events;
+  for (int i = 0; i < per_partition; ++i) {
+    for (int p = 0; p < 8; ++p) {
+      const std::string tag = "p" + std::to_string(p) + "-" + std::to_string(i);
+      events.push_back(make_event("orders", "p" + std::to_string(p), tag, p % 2 == 0 ? "" : "acme"));
+    }
+  }
+  return events;
+}
+
+TEST_F(DrainFixture, LanesStorePartitionsConcurrentlyKeepingTheOrderInsideEach) {
+  SpoolDrainOptions options;
+  options.max_batch = 10;
+  options.replay_lanes = 4;
+  make_drain(options);
+  const auto events = interleaved_events(57);
+  add_file(events);
+  // The first call waits (bounded) for a second one to be in flight: only lanes can make that happen.
+  std::mutex mutex;
+  std::condition_variable changed;
+  int in_flight = 0;
+  bool overlapped = false;
+  store.respond = [&](const auto&) {
+    std::unique_lock lock(mutex);
+    ++in_flight;
+    overlapped = overlapped || in_flight > 1;
+    changed.notify_all();
+    changed.wait_for(lock, std::chrono::seconds(5), [&] { return overlapped; });
+    --in_flight;
+    return ReplayOutcome::ok();
+  };
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_replayed, events.size());
+  EXPECT_TRUE(overlapped);
+  for (const auto& batch : store.stored_batches()) {
+    EXPECT_LE(batch.size(), 10u);
+    for (const auto& e : batch) EXPECT_EQ(ReplayGroupKey::of(e), ReplayGroupKey::of(batch.front()));
+  }
+  EXPECT_EQ(txids_per_group(store.stored_events()), txids_per_group(events)) << "every event once, in order";
+  EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+  EXPECT_TRUE(bufs().empty());
+}
+
+TEST_F(DrainFixture, AFailingLaneStopsTheFileAndTheRetryStoresOnlyTheRest) {
+  SpoolDrainOptions options;
+  options.max_batch = 10;
+  options.replay_lanes = 3;
+  make_drain(options);
+  const auto events = interleaved_events(35);  // 4 batches per partition
+  const fs::path file = add_file(events);
+  std::atomic<int> p3_calls{0};
+  store.respond = [&](const std::vector<SpoolEvent>& batch) {
+    if (batch.front().partition == "p3" && ++p3_calls == 2) return ReplayOutcome::transient("blip");
+    return ReplayOutcome::ok();
+  };
+  EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);
+  EXPECT_TRUE(fs::exists(file));
+  const std::size_t first_attempt = store.stored_events().size();
+  EXPECT_LT(first_attempt, events.size());
+  EXPECT_EQ(ledger.snapshot().pending_events, events.size() - first_attempt);
+  // p3 stopped at its failed batch: nothing after it was stored.
+  EXPECT_EQ(txids_per_group(store.stored_events())[std::make_tuple(std::string("acme"), std::string("orders"),
+                                                                   std::string("p3"))]
+                .size(),
+            10u);
+
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_replayed, events.size() - first_attempt);
+  EXPECT_EQ(txids_per_group(store.stored_events()), txids_per_group(events)) << "no batch stored twice, order kept";
+  EXPECT_FALSE(fs::exists(file));
 }
 
 TEST_F(DrainFixture, PausedDrainDoesNothingNotEvenFinalize) {
