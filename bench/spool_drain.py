@@ -56,8 +56,9 @@ def spool_events(broker, queue, args):
     requests = args.events // args.push_batch
 
     def push(i):
-        items = [{"queue": queue, "partition": f"p{i % args.partitions}", "transactionId": f"{queue}-{i}-{j}",
-                  "payload": {"i": i, "j": j}} for j in range(args.push_batch)]
+        # Item k of the whole run goes to partition k mod P: every request spreads over the partitions.
+        items = [{"queue": queue, "partition": f"p{(i * args.push_batch + j) % args.partitions}",
+                  "transactionId": f"{queue}-{i}-{j}", "payload": {"i": i, "j": j}} for j in range(args.push_batch)]
         return broker.call("POST", "/api/v1/push", {"items": items})
 
     statuses = {}

@@ -309,7 +309,7 @@ std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::
 
 spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
   // Straight to push_messages, past the push combiner: one call per batch (per
-  // tenant and producer subject), called concurrently by the drain's lanes for
+  // run of one tenant and producer subject; a call stores many partitions), called concurrently by the drain's lanes for
   // batches of different partitions, original transactionIds kept, so a batch an earlier
   // attempt committed comes back `duplicate` and writes nothing. There is no
   // in-memory dedup cache to bypass: the database always decides.

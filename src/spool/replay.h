@@ -24,8 +24,9 @@ struct ReplayOutcome {
 const char* to_string(ReplayOutcome::Kind kind) noexcept;
 
 // Stores one replay batch. The drain guarantees: 1 <= batch.size() <=
-// FILE_BUFFER_MAX_BATCH, every event of the batch has the same (tenant, queue,
-// partition), in file order. The store writes the batch as one transaction,
+// FILE_BUFFER_MAX_BATCH; the events of one (tenant, queue, partition) are
+// contiguous and in file order, and the groups of one tenant are next to each
+// other. The store writes each run of one tenant and producer as one transaction,
 // keeps each original transactionId, mints fresh message ids and bypasses the
 // in-memory dedup cache so the database decides about duplicates. It is called
 // by the drain's lanes (SpoolDrainOptions::replay_lanes), concurrently for

@@ -137,16 +137,17 @@ SpoolDrain::HeadFile* SpoolDrain::load_head(const fs::path& file, std::string& e
   std::vector<ReplayGroupKey> groups;
   groups.reserve(head.scan.records.size());
   for (const auto& record : head.scan.records) groups.push_back(record.group);
-  head.batches = plan_replay_batches(groups, options_.max_batch);
-  head.group_runs = group_batch_runs(head.batches, groups);
+  ReplayPlan plan = plan_replay(groups, options_.max_batch, options_.replay_lanes);
+  head.batches = std::move(plan.batches);
+  head.lanes = std::move(plan.lanes);
   head.stored.assign(head.batches.size(), 0);
   head_ = std::move(head);
   return &*head_;
 }
 
-// What the lanes of one file share: the next group to take and the first failure.
+// What the threads replaying one file share: the next lane to take and the first failure.
 struct SpoolDrain::LaneState {
-  std::atomic<std::size_t> next_run{0};
+  std::atomic<std::size_t> next_lane{0};
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> events_replayed{0};
   std::mutex mutex;  // guards the fields below
@@ -175,8 +176,7 @@ SpoolDrain::FileAttempt SpoolDrain::replay_file(const fs::path& file, std::optio
     return attempt;
   }
   LaneState lanes;
-  const std::size_t lane_count =
-      std::min(std::max<std::size_t>(options_.replay_lanes, 1), std::max<std::size_t>(head->group_runs.size(), 1));
+  const std::size_t lane_count = std::max<std::size_t>(head->lanes.size(), 1);
   std::vector<std::thread> helpers;
   helpers.reserve(lane_count - 1);
   for (std::size_t i = 1; i < lane_count; ++i)
@@ -204,9 +204,9 @@ void SpoolDrain::replay_lane(const fs::path& file, HeadFile& head, std::optional
   try {
     std::optional<SpoolFileReader> reader;  // opened only when there is a batch left to read
     while (!lanes.stop.load()) {
-      const std::size_t run = lanes.next_run.fetch_add(1);
-      if (run >= head.group_runs.size()) return;
-      const BatchRun batches = head.group_runs[run];
+      const std::size_t run = lanes.next_lane.fetch_add(1);
+      if (run >= head.lanes.size()) return;
+      const BatchRun batches = head.lanes[run];
       bool pending = false;
       for (std::size_t b = batches.first; b < batches.second; ++b) pending = pending || head.stored[b] == 0;
       if (!pending) continue;

@@ -8,11 +8,12 @@
 //   3. lists .buf files in FIFO order and replays up to files_per_cycle_healthy
 //      of them while the database is considered healthy, files_per_cycle_unhealthy
 //      (1) while it is not; each file takes a ReplayGate permit first;
-//   4. a file is replayed in batches (plan_replay_batches): one
-//      ReplayStore::replay() per batch. Up to replay_lanes groups of the file
-//      are replayed at once (one thread each, the drain's own among them); the
-//      batches of one group are stored one after the other, in order, so the
-//      order inside a partition is kept. A fully replayed file is deleted.
+//   4. a file is replayed in batches of up to max_batch events (plan_replay),
+//      one ReplayStore::replay() per batch; a batch may hold several groups.
+//      The groups are spread over up to replay_lanes lanes replayed at once
+//      (one thread each, the drain's own among them); the batches of a lane
+//      are stored one after the other, in order, so the order inside a
+//      partition is kept. A fully replayed file is deleted.
 //      Transient failure: keep the file, mark the database unhealthy, end the
 //      cycle; every transient_failures_before_cooldown consecutive ones start a
 //      cooldown of transient_cooldown. Permanent failure (or an unreadable or
@@ -45,7 +46,7 @@ class SpoolWriter;
 
 struct SpoolDrainOptions {
   std::size_t max_batch = 100;  // FILE_BUFFER_MAX_BATCH
-  std::size_t replay_lanes = 1;  // FILE_BUFFER_REPLAY_LANES: groups of one file stored concurrently
+  std::size_t replay_lanes = 1;  // FILE_BUFFER_REPLAY_LANES: lanes (sets of partitions) of one file stored concurrently
   std::size_t files_per_cycle_healthy = 10;
   std::size_t files_per_cycle_unhealthy = 1;
   unsigned max_permanent_attempts = 5;
@@ -161,8 +162,8 @@ class SpoolDrain {
     std::uint64_t file_bytes = 0;
     FileScan scan;
     std::vector<ReplayBatch> batches;
-    std::vector<BatchRun> group_runs;  // the batches of each group
-    std::vector<char> stored;          // per batch: stored (each written by the one lane replaying its group)
+    std::vector<BatchRun> lanes;       // the batches of each lane
+    std::vector<char> stored;          // per batch: stored (each written by the one thread replaying its lane)
   };
   // Returns null with `error` set when the file cannot be read.
   HeadFile* load_head(const std::filesystem::path& file, std::string& error);
