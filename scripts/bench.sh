@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: starts a broker on a free loopback port against the project PostgreSQL, runs
-# queen-bench against it (push, pop+ack, long-poll wake latency), then stops the broker; then two
-# brokers joined by the mesh for the cross-broker wake latency (push on one, long poll on the other).
+# queen-bench against it (push, pop+ack, long-poll wake latency), then stops the broker; then the
+# parked long polls and the spool drain, each on a fresh broker; then two brokers joined by the mesh for the cross-broker wake latency (push on one, long poll on the other).
 #
 # Environment (all optional):
 #   BUILD                 build directory holding queen-broker and queen-bench (default ./build)
@@ -11,6 +11,8 @@
 #   BENCH_TIMEOUT_S       hard limit on the whole bench run (default 170)
 #   BENCH_ALLOW_NON_DURABLE=1  run even when fsync or synchronous_commit is off (figures then say so)
 #   BENCH_ARGS            extra queen-bench flags, e.g. "--duration 5 --batches 100"
+#   BENCH_SPOOL_EVENTS    events of the spool drain scenario (default 50000)
+#   BENCH_REPLAY_LANES    FILE_BUFFER_REPLAY_LANES of its second run (default 4; the first runs with 1)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -123,6 +125,20 @@ timeout --signal=TERM 240 /usr/bin/python3 "$ROOT/bench/parked_polls.py" --url "
   --json "${BENCH_JSON%.json}-parked.json" || status=$?
 stop_brokers
 [ "$status" = 0 ] || exit "$status"
+
+# Spool drain: 50,000 events spooled under push maintenance on a fresh broker, then the time to replay
+# them once maintenance is off; with one lane (one batch at a time) and with BENCH_REPLAY_LANES (default 4).
+for lanes in 1 "${BENCH_REPLAY_LANES:-4}"; do
+  PORT=$(free_port)
+  start_broker "drain-$lanes" "$PORT" FILE_BUFFER_REPLAY_LANES="$lanes"
+  echo "bench: spool drain on http://127.0.0.1:$PORT (FILE_BUFFER_REPLAY_LANES=$lanes)"
+  timeout --signal=TERM 180 /usr/bin/python3 "$ROOT/bench/spool_drain.py" --url "http://127.0.0.1:$PORT" \
+    --broker-pid "$STARTED_PID" --events "${BENCH_SPOOL_EVENTS:-50000}" --lanes "$lanes" --max-batch 100 \
+    --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
+    --json "${BENCH_JSON%.json}-drain-$lanes.json" || status=$?
+  stop_brokers
+  [ "$status" = 0 ] || exit "$status"
+done
 
 # Cross-broker wake over the mesh: push on A, long poll parked on B. B re-checks the database
 # only every 5 s, so a wake well under that came over the mesh.

@@ -4,8 +4,8 @@
 //   1. scan_spool_file + SpoolFileReader must agree with the pure decoder (decode_records) record for record;
 //   2. optionally the boot sequence runs over the directory: inventory, recover_at_startup (finalizing a .tmp,
 //      cutting its torn tail), then drain cycles until the file is replayed or quarantined. A fake store takes
-//      every batch; it must receive exactly the decodable events, in batches of one group no larger than the
-//      configured batch size, and the ledger must end with nothing pending.
+//      every batch; it must receive exactly the decodable events, in batches no larger than the configured
+//      batch size in which each group's events are contiguous, and the ledger must end with nothing pending.
 //
 // Input: one control byte, then the file. Control bits:
 //   bit 0  the file is a leftover active file (.tmp) rather than a finalized one (.buf)
@@ -14,6 +14,7 @@
 //   bits 3-5  FILE_BUFFER_MAX_BATCH - 1 (1..8)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <filesystem>
@@ -70,8 +71,14 @@ class RecordingStore final : public ReplayStore {
   ReplayOutcome replay(const std::vector<SpoolEvent>& batch) override {
     FUZZ_CHECK(!batch.empty() && batch.size() <= max_batch_, "batch of %zu events (max %zu)", batch.size(),
                max_batch_);
+    std::vector<ReplayGroupKey> segments;  // groups in the order their runs appear in the batch
     for (const auto& e : batch) {
-      FUZZ_CHECK(ReplayGroupKey::of(e) == ReplayGroupKey::of(batch.front()), "a batch mixes partitions");
+      const ReplayGroupKey key = ReplayGroupKey::of(e);
+      if (segments.empty() || !(segments.back() == key)) {
+        FUZZ_CHECK(std::find(segments.begin(), segments.end(), key) == segments.end(),
+                   "a group split inside a batch");
+        segments.push_back(key);
+      }
       events.push_back(e);
     }
     return ReplayOutcome::ok();

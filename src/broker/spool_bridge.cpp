@@ -34,6 +34,7 @@ spool::SpoolOptions spool_options_from(const config::SpoolConfig& config) {
   options.events_per_file = static_cast<std::size_t>(config.events_per_file);
   options.fsync = config.fsync == config::FsyncMode::Batch ? spool::FsyncMode::Batch : spool::FsyncMode::Off;
   options.drain.max_batch = static_cast<std::size_t>(config.max_batch);
+  options.drain.replay_lanes = static_cast<std::size_t>(config.replay_lanes);
   return options;
 }
 
@@ -308,10 +309,11 @@ std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::
 
 spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
   // Straight to push_messages, past the push combiner: one call per batch (per
-  // tenant and producer subject), original transactionIds kept, so a batch an earlier
+  // run of one tenant and producer subject; a call stores many partitions), called concurrently by the drain's lanes for
+  // batches of different partitions, original transactionIds kept, so a batch an earlier
   // attempt committed comes back `duplicate` and writes nothing. There is no
   // in-memory dedup cache to bypass: the database always decides.
-  std::lock_guard encryption_lock(encryption_mutex_);
+  std::shared_lock encryption_lock(encryption_mutex_);
   std::set<std::string> stored_queues;
   std::string rejected;
   for (const auto& [begin, end] : origin_runs(batch)) {

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -160,7 +161,7 @@ class SpoolBridge final : public spool::ReplayStore {
   SpoolStatus status() const;
   bool database_available() const { return database_available_.load(); }
 
-  // spool::ReplayStore (the drain thread, or recovery before it runs).
+  // spool::ReplayStore (the drain's lanes, concurrently for different groups, or recovery before it runs).
   spool::ReplayOutcome replay(const std::vector<spool::SpoolEvent>& batch) override;
 
  private:
@@ -169,7 +170,7 @@ class SpoolBridge final : public spool::ReplayStore {
   void probe_database();
   void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
-  // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_).
+  // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_ shared).
   std::vector<db::PushRow> store_replay_run(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
                                             std::size_t end);
 
@@ -177,8 +178,9 @@ class SpoolBridge final : public spool::ReplayStore {
   const SpoolBridgeOptions options_;
   const CommittedHook on_committed_;  // set at construction only: read without a lock
 
-  // Held by replay for its whole call, so the broker can take its encryption back safely.
-  std::mutex encryption_mutex_;
+  // Held (shared: the drain's lanes replay concurrently) by replay for its whole
+  // call, so the broker can take its encryption back safely.
+  std::shared_mutex encryption_mutex_;
   PayloadEncryption* encryption_ = nullptr;  // guarded by encryption_mutex_
 
   std::atomic<bool> database_available_{true};

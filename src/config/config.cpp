@@ -253,6 +253,7 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms, 1, 3600000);
   c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch, 1, 1000000);
   c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file, 1, 100000000);
+  c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES", c.spool.replay_lanes, 1, 64);
   const std::string fsync = r.text("FILE_BUFFER_FSYNC", "off");
   if (fsync == "off") {
     c.spool.fsync = FsyncMode::Off;
@@ -471,7 +472,8 @@ std::vector<std::string> describe_config(const Config& c) {
     << " max_concurrent_calls=" << c.push.max_concurrent_calls << " dedup_window_ms=" << c.push.dedup_window_ms;
   flush();
   s << "config: spool dir=" << c.spool.dir << " flush_ms=" << c.spool.flush_ms << " max_batch=" << c.spool.max_batch
-    << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync);
+    << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync)
+    << " replay_lanes=" << c.spool.replay_lanes;
   flush();
   s << "config: mesh port=" << c.mesh.port << " peers=";
   for (std::size_t i = 0; i < c.mesh.peers.size(); ++i) s << (i ? "," : "") << c.mesh.peers[i];

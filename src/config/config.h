@@ -83,6 +83,7 @@ struct SpoolConfig {
   int max_batch = 100;                         // FILE_BUFFER_MAX_BATCH
   int events_per_file = 10000;                 // FILE_BUFFER_EVENTS_PER_FILE
   FsyncMode fsync = FsyncMode::Off;            // FILE_BUFFER_FSYNC: off|batch
+  int replay_lanes = 4;                        // FILE_BUFFER_REPLAY_LANES: partitions replayed at once
 };
 
 struct MeshConfig {

@@ -24,11 +24,14 @@ struct ReplayOutcome {
 const char* to_string(ReplayOutcome::Kind kind) noexcept;
 
 // Stores one replay batch. The drain guarantees: 1 <= batch.size() <=
-// FILE_BUFFER_MAX_BATCH, every event of the batch has the same (tenant, queue,
-// partition), in file order. The store writes the batch as one transaction,
+// FILE_BUFFER_MAX_BATCH; the events of one (tenant, queue, partition) are
+// contiguous and in file order, and the groups of one tenant are next to each
+// other. The store writes each run of one tenant and producer as one transaction,
 // keeps each original transactionId, mints fresh message ids and bypasses the
 // in-memory dedup cache so the database decides about duplicates. It is called
-// from the drain thread only (or from startup recovery, before the drain runs).
+// by the drain's lanes (SpoolDrainOptions::replay_lanes), concurrently for
+// batches of different groups and never for two batches of one group at once,
+// or from startup recovery, before the drain runs.
 class ReplayStore {
  public:
   virtual ~ReplayStore() = default;

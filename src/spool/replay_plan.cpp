@@ -2,28 +2,64 @@
 
 #include <algorithm>
 #include <map>
-
+#include <tuple>
 
 namespace queen::spool {
+namespace {
 
-std::vector<ReplayBatch> plan_replay_batches(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch) {
+// Position of each record's group in order of first appearance.
+std::vector<std::size_t> group_ranks(const std::vector<ReplayGroupKey>& groups, std::vector<std::size_t>& sizes) {
+  std::map<ReplayGroupKey, std::size_t> rank_of;
+  std::vector<std::size_t> ranks;
+  ranks.reserve(groups.size());
+  for (const auto& key : groups) {
+    const auto [it, inserted] = rank_of.try_emplace(key, sizes.size());
+    if (inserted) sizes.push_back(0);
+    ++sizes[it->second];
+    ranks.push_back(it->second);
+  }
+  return ranks;
+}
+
+// Lane of each group: the one with the fewest records so far (the lowest on a tie).
+std::vector<std::size_t> lane_of_groups(const std::vector<std::size_t>& sizes, std::size_t lanes) {
+  std::vector<std::size_t> load(lanes, 0);
+  std::vector<std::size_t> lane_of(sizes.size());
+  for (std::size_t g = 0; g < sizes.size(); ++g) {
+    const auto lightest = std::min_element(load.begin(), load.end());
+    lane_of[g] = static_cast<std::size_t>(lightest - load.begin());
+    *lightest += sizes[g];
+  }
+  return lane_of;
+}
+
+}  // namespace
+
+ReplayPlan plan_replay(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch, std::size_t lanes) {
   max_batch = std::max<std::size_t>(max_batch, 1);
-  std::map<ReplayGroupKey, std::size_t> group_slot;  // key -> position in members
-  std::vector<std::vector<std::size_t>> members;     // per group, in order of first appearance
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto [it, inserted] = group_slot.try_emplace(groups[i], members.size());
-    if (inserted) members.emplace_back();
-    members[it->second].push_back(i);
-  }
-  std::vector<ReplayBatch> batches;
-  for (const auto& group : members) {
-    for (std::size_t start = 0; start < group.size(); start += max_batch) {
-      const std::size_t end = std::min(group.size(), start + max_batch);
-      batches.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(start),
-                           group.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<std::size_t> sizes;
+  const std::vector<std::size_t> ranks = group_ranks(groups, sizes);
+  lanes = std::min(std::max<std::size_t>(lanes, 1), std::max<std::size_t>(sizes.size(), 1));
+  const std::vector<std::size_t> lane_of = lane_of_groups(sizes, lanes);
+
+  std::vector<std::vector<std::size_t>> lane_records(lanes);
+  for (std::size_t i = 0; i < groups.size(); ++i) lane_records[lane_of[ranks[i]]].push_back(i);
+
+  ReplayPlan plan;
+  for (const auto& records : lane_records) {
+    const std::size_t begin = plan.batches.size();
+    for (std::size_t start = 0; start < records.size(); start += max_batch) {
+      ReplayBatch batch(records.begin() + static_cast<std::ptrdiff_t>(start),
+                        records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), start + max_batch)));
+      // Stable: file order is kept inside each group.
+      std::stable_sort(batch.begin(), batch.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(groups[a].tenant, ranks[a]) < std::tie(groups[b].tenant, ranks[b]);
+      });
+      plan.batches.push_back(std::move(batch));
     }
+    if (plan.batches.size() > begin) plan.lanes.emplace_back(begin, plan.batches.size());
   }
-  return batches;
+  return plan;
 }
 
 }  // namespace queen::spool

@@ -1,6 +1,7 @@
 #pragma once
-// Splitting one spool file into replay batches (pure).
+// Splitting one spool file into replay batches and lanes (pure).
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "spool/spool_event.h"
@@ -9,12 +10,25 @@ namespace queen::spool {
 
 // Indices into the file's records.
 using ReplayBatch = std::vector<std::size_t>;
+// [begin, end) of ReplayPlan::batches.
+using BatchRun = std::pair<std::size_t, std::size_t>;
 
-// Groups records by (tenant, queue, partition) in order of each group's first
-// appearance, keeps file order inside a group, and cuts each group into
-// batches of at most max_batch records. Deterministic for a given file, which
-// is what lets a retry skip the batches an earlier attempt stored.
-// max_batch 0 is treated as 1.
-std::vector<ReplayBatch> plan_replay_batches(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch);
+struct ReplayPlan {
+  // At most max_batch records each. Inside a batch the records of one
+  // (tenant, queue, partition) group are contiguous and in file order, the
+  // groups of one tenant are next to each other, and groups come in order of
+  // first appearance in the file.
+  std::vector<ReplayBatch> batches;
+  // Lanes: each group belongs to exactly one lane, so lanes may be stored
+  // concurrently; the batches of a lane must be stored in order.
+  std::vector<BatchRun> lanes;
+};
+
+// Spreads the groups over at most `lanes` lanes (each group, in order of first
+// appearance, to the lane holding the fewest records so far), then cuts each
+// lane's records, in file order, into batches of at most max_batch records.
+// Deterministic for a given file and options, which is what lets a retry skip
+// the batches an earlier attempt stored. max_batch 0 and lanes 0 mean 1.
+ReplayPlan plan_replay(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch, std::size_t lanes);
 
 }  // namespace queen::spool

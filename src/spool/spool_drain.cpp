@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
+#include <thread>
 
 #include "spool/file_names.h"
 #include "spool/spool_directory.h"
@@ -135,48 +137,116 @@ SpoolDrain::HeadFile* SpoolDrain::load_head(const fs::path& file, std::string& e
   std::vector<ReplayGroupKey> groups;
   groups.reserve(head.scan.records.size());
   for (const auto& record : head.scan.records) groups.push_back(record.group);
-  head.batches = plan_replay_batches(groups, options_.max_batch);
+  ReplayPlan plan = plan_replay(groups, options_.max_batch, options_.replay_lanes);
+  head.batches = std::move(plan.batches);
+  head.lanes = std::move(plan.lanes);
+  head.stored.assign(head.batches.size(), 0);
   head_ = std::move(head);
   return &*head_;
 }
 
+// What the threads replaying one file share: the next lane to take and the first failure.
+struct SpoolDrain::LaneState {
+  std::atomic<std::size_t> next_lane{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> events_replayed{0};
+  std::mutex mutex;  // guards the fields below
+  std::optional<FileResult> failure;
+  std::string error;
+  bool drop_head = false;  // the file could not be read: scan it afresh next time
+
+  void fail(FileResult result, std::string why, bool unreadable = false) {
+    std::lock_guard lock(mutex);
+    if (!failure) {
+      failure = result;
+      error = std::move(why);
+    }
+    drop_head = drop_head || unreadable;
+    stop.store(true);
+  }
+};
+
 SpoolDrain::FileAttempt SpoolDrain::replay_file(const fs::path& file, std::optional<Clock::time_point> deadline) {
   FileAttempt attempt;
-  const auto fail = [&](FileResult result, std::string error) {
-    attempt.result = result;
-    attempt.error = std::move(error);
-    return attempt;
-  };
   std::string error;
   HeadFile* head = load_head(file, error);
-  if (head == nullptr) return fail(FileResult::Permanent, error);
+  if (head == nullptr) {
+    attempt.result = FileResult::Permanent;
+    attempt.error = std::move(error);
+    return attempt;
+  }
+  LaneState lanes;
+  const std::size_t lane_count = std::max<std::size_t>(head->lanes.size(), 1);
+  std::vector<std::thread> helpers;
+  helpers.reserve(lane_count - 1);
+  for (std::size_t i = 1; i < lane_count; ++i)
+    helpers.emplace_back([&] { replay_lane(file, *head, deadline, lanes); });
+  replay_lane(file, *head, deadline, lanes);
+  for (auto& helper : helpers) helper.join();
 
-  std::optional<SpoolFileReader> reader;  // opened only when there is a batch left to read
-  std::vector<SpoolEvent> events;
-  while (head->next_batch < head->batches.size()) {
-    if (deadline && clock_.now() >= *deadline) return fail(FileResult::DeadlineReached, "recovery deadline reached");
-    events.clear();
-    try {
+  attempt.events_replayed = lanes.events_replayed.load();
+  if (lanes.failure) {
+    attempt.result = *lanes.failure;
+    attempt.error = lanes.error;
+    if (lanes.drop_head) head_.reset();
+    return attempt;
+  }
+  // Good records are stored; what follows them cannot be read, ever.
+  if (head->scan.torn_tail) {
+    attempt.result = FileResult::Permanent;
+    attempt.error = "damaged data: " + head->scan.tail_reason;
+  }
+  return attempt;
+}
+
+void SpoolDrain::replay_lane(const fs::path& file, HeadFile& head, std::optional<Clock::time_point> deadline,
+                             LaneState& lanes) {
+  try {
+    std::optional<SpoolFileReader> reader;  // opened only when there is a batch left to read
+    while (!lanes.stop.load()) {
+      const std::size_t run = lanes.next_lane.fetch_add(1);
+      if (run >= head.lanes.size()) return;
+      const BatchRun batches = head.lanes[run];
+      bool pending = false;
+      for (std::size_t b = batches.first; b < batches.second; ++b) pending = pending || head.stored[b] == 0;
+      if (!pending) continue;
       if (!reader) reader.emplace(file);
-      for (const std::size_t index : head->batches[head->next_batch])
-        events.push_back(reader->read(head->scan.records[index]));
-    } catch (const SpoolIoError& e) {
-      head_.reset();  // read it afresh next time
-      return fail(FileResult::Permanent, e.what());
+      if (!replay_run(*reader, head, batches, deadline, lanes)) return;
     }
+  } catch (const SpoolIoError& e) {
+    lanes.fail(FileResult::Permanent, e.what(), true);
+  } catch (const std::exception& e) {
+    // Unknown failure: keep the file. Good spool is never discarded on a guess.
+    lanes.fail(FileResult::Transient, std::string("spool replay lane failed: ") + e.what());
+  }
+}
+
+bool SpoolDrain::replay_run(SpoolFileReader& reader, HeadFile& head, BatchRun run,
+                            std::optional<Clock::time_point> deadline, LaneState& lanes) {
+  std::vector<SpoolEvent> events;
+  for (std::size_t b = run.first; b < run.second; ++b) {
+    if (head.stored[b] != 0) continue;
+    if (lanes.stop.load()) return false;
+    if (deadline && clock_.now() >= *deadline) {
+      lanes.fail(FileResult::DeadlineReached, "recovery deadline reached");
+      return false;
+    }
+    events.clear();
+    for (const std::size_t index : head.batches[b]) events.push_back(reader.read(head.scan.records[index]));
     const ReplayOutcome outcome = call_store(events);
-    if (outcome.kind == ReplayOutcome::Kind::Transient) return fail(FileResult::Transient, outcome.error);
-    if (outcome.kind == ReplayOutcome::Kind::Permanent) return fail(FileResult::Permanent, outcome.error);
-    ++head->next_batch;
-    attempt.events_replayed += events.size();
-    ledger_.record_replayed(head->stem, events.size());
+    if (outcome.kind != ReplayOutcome::Kind::Ok) {
+      lanes.fail(outcome.kind == ReplayOutcome::Kind::Transient ? FileResult::Transient : FileResult::Permanent,
+                 outcome.error);
+      return false;
+    }
+    head.stored[b] = 1;
+    lanes.events_replayed.fetch_add(events.size());
+    ledger_.record_replayed(head.stem, events.size());
     ledger_.set_db_healthy(true);
     consecutive_transient_.store(0);
     permanent_attempts_.store(0);  // the file moved forward: not the same failure any more
   }
-  // Good records are stored; what follows them cannot be read, ever.
-  if (head->scan.torn_tail) return fail(FileResult::Permanent, "damaged data: " + head->scan.tail_reason);
-  return attempt;
+  return true;
 }
 
 ReplayOutcome SpoolDrain::call_store(const std::vector<SpoolEvent>& batch) {

@@ -8,8 +8,12 @@
 //   3. lists .buf files in FIFO order and replays up to files_per_cycle_healthy
 //      of them while the database is considered healthy, files_per_cycle_unhealthy
 //      (1) while it is not; each file takes a ReplayGate permit first;
-//   4. a file is replayed in batches (plan_replay_batches): one
-//      ReplayStore::replay() per batch. A fully replayed file is deleted.
+//   4. a file is replayed in batches of up to max_batch events (plan_replay),
+//      one ReplayStore::replay() per batch; a batch may hold several groups.
+//      The groups are spread over up to replay_lanes lanes replayed at once
+//      (one thread each, the drain's own among them); the batches of a lane
+//      are stored one after the other, in order, so the order inside a
+//      partition is kept. A fully replayed file is deleted.
 //      Transient failure: keep the file, mark the database unhealthy, end the
 //      cycle; every transient_failures_before_cooldown consecutive ones start a
 //      cooldown of transient_cooldown. Permanent failure (or an unreadable or
@@ -17,7 +21,8 @@
 //      an error with attempt/max; at max_permanent_attempts move the file to
 //      failed/ (delete it if the move fails) and go on with newer files in the
 //      same cycle; otherwise end the cycle (the head blocks the FIFO). The
-//      counter resets when the head changes or a batch is stored.
+//      counter resets when the head changes or a batch is stored. A failure in
+//      one lane stops every lane at its next batch.
 // Batches a previous attempt stored are skipped on a retry of the same file
 // (progress is kept in memory; replay is idempotent anyway).
 #include <atomic>
@@ -41,6 +46,7 @@ class SpoolWriter;
 
 struct SpoolDrainOptions {
   std::size_t max_batch = 100;  // FILE_BUFFER_MAX_BATCH
+  std::size_t replay_lanes = 1;  // FILE_BUFFER_REPLAY_LANES: lanes (sets of partitions) of one file stored concurrently
   std::size_t files_per_cycle_healthy = 10;
   std::size_t files_per_cycle_unhealthy = 1;
   unsigned max_permanent_attempts = 5;
@@ -119,6 +125,13 @@ class SpoolDrain {
   };
 
   FileAttempt replay_file(const std::filesystem::path& file, std::optional<Clock::time_point> deadline);
+  struct LaneState;
+  struct HeadFile;
+  void replay_lane(const std::filesystem::path& file, HeadFile& head, std::optional<Clock::time_point> deadline,
+                   LaneState& lanes);
+  // Stores the batches [run.first, run.second) in order; false when it stopped on a failure.
+  bool replay_run(SpoolFileReader& reader, HeadFile& head, BatchRun run, std::optional<Clock::time_point> deadline,
+                  LaneState& lanes);
   ReplayOutcome call_store(const std::vector<SpoolEvent>& batch);
   void finish_replayed_file(const std::filesystem::path& file);
   void note_transient_failure(const std::filesystem::path& file, const std::string& error);
@@ -142,14 +155,15 @@ class SpoolDrain {
 
   // The head file's validated records and batch plan, kept between attempts
   // so an outage does not re-read and re-parse the same file every cycle, and
-  // so a retry resumes at next_batch. Finalized files never change; a
-  // different size means a different file and a fresh scan.
+  // so a retry skips the batches already stored. Finalized files never
+  // change; a different size means a different file and a fresh scan.
   struct HeadFile {
     std::string stem;
     std::uint64_t file_bytes = 0;
     FileScan scan;
     std::vector<ReplayBatch> batches;
-    std::size_t next_batch = 0;  // batches before it are stored
+    std::vector<BatchRun> lanes;       // the batches of each lane
+    std::vector<char> stored;          // per batch: stored (each written by the one thread replaying its lane)
   };
   // Returns null with `error` set when the file cannot be read.
   HeadFile* load_head(const std::filesystem::path& file, std::string& error);

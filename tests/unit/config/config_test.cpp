@@ -58,6 +58,7 @@ TEST(Config, DefaultsMatchTheSpec) {
   EXPECT_EQ(c.spool.max_batch, 100);
   EXPECT_EQ(c.spool.events_per_file, 10000);
   EXPECT_EQ(c.spool.fsync, FsyncMode::Off);
+  EXPECT_EQ(c.spool.replay_lanes, 4);
   EXPECT_EQ(c.mesh.port, 0);
   EXPECT_TRUE(c.mesh.peers.empty());
   EXPECT_EQ(c.sweeper.lease_ms, 30000);
@@ -130,6 +131,13 @@ TEST(Config, OutOfRangeIsABootErrorNamingEveryBadVariable) {
     EXPECT_NE(message.find("DB_POOL_SIZE=0"), std::string::npos);
     EXPECT_NE(message.find("LOG_LEVEL='chatty'"), std::string::npos);
   }
+}
+
+TEST(Config, ReplayLanesAreBoundedFromOneToSixtyFour) {
+  EXPECT_EQ(load_config({{"FILE_BUFFER_REPLAY_LANES", "1"}}, "h").config.spool.replay_lanes, 1);
+  EXPECT_EQ(load_config({{"FILE_BUFFER_REPLAY_LANES", "64"}}, "h").config.spool.replay_lanes, 64);
+  EXPECT_THROW(load_config({{"FILE_BUFFER_REPLAY_LANES", "0"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"FILE_BUFFER_REPLAY_LANES", "65"}}, "h"), ConfigError);
 }
 
 TEST(Config, InvalidEnumsAndPeersAreBootErrors) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace queen::spool {
 namespace {
 
@@ -9,22 +11,64 @@ const ReplayGroupKey kA{"", "q", "p1"};
 const ReplayGroupKey kB{"", "q", "p2"};
 const ReplayGroupKey kTenantA{"acme", "q", "p1"};
 
-TEST(ReplayPlan, GroupsInOrderOfFirstAppearanceKeepingFileOrderInside) {
+TEST(ReplayPlan, OneLaneCutsTheFileIntoBatchesGroupingEachPartitionAndTenantInOrder) {
   const std::vector<ReplayGroupKey> groups = {kB, kA, kB, kTenantA, kA, kB};
-  const auto batches = plan_replay_batches(groups, 100);
-  EXPECT_EQ(batches, (std::vector<ReplayBatch>{{0, 2, 5}, {1, 4}, {3}}));
+  const ReplayPlan plan = plan_replay(groups, 100, 1);
+  // One batch: default tenant's groups (B first seen, then A), then acme's; file order inside each.
+  EXPECT_EQ(plan.batches, (std::vector<ReplayBatch>{{0, 2, 5, 1, 4, 3}}));
+  EXPECT_EQ(plan.lanes, (std::vector<BatchRun>{{0, 1}}));
 }
 
-TEST(ReplayPlan, CutsEachGroupIntoBatchesOfAtMostMaxBatch) {
+TEST(ReplayPlan, BatchesHoldAtMostMaxBatchRecordsAndKeepFileOrderAcrossBatches) {
   std::vector<ReplayGroupKey> groups(7, kA);
   groups.insert(groups.begin() + 3, kB);  // A A A B A A A A
-  const auto batches = plan_replay_batches(groups, 3);
-  EXPECT_EQ(batches, (std::vector<ReplayBatch>{{0, 1, 2}, {4, 5, 6}, {7}, {3}}));
+  const ReplayPlan plan = plan_replay(groups, 3, 1);
+  // The middle batch holds records 3 (B), 4 and 5 (A): A was seen first in the file.
+  EXPECT_EQ(plan.batches, (std::vector<ReplayBatch>{{0, 1, 2}, {4, 5, 3}, {6, 7}}));
 }
 
-TEST(ReplayPlan, EmptyFileHasNoBatchesAndZeroMaxBatchMeansOne) {
-  EXPECT_TRUE(plan_replay_batches({}, 100).empty());
-  EXPECT_EQ(plan_replay_batches({kA, kA}, 0), (std::vector<ReplayBatch>{{0}, {1}}));
+TEST(ReplayPlan, LanesSplitGroupsNeverAGroupAndBalanceRecords) {
+  // A has 4 records, B 1, acme 2: A -> lane 0, B -> lane 1, acme -> lane 1 (lighter).
+  const std::vector<ReplayGroupKey> groups = {kA, kB, kA, kTenantA, kA, kTenantA, kA};
+  const ReplayPlan plan = plan_replay(groups, 2, 2);
+  EXPECT_EQ(plan.batches, (std::vector<ReplayBatch>{{0, 2}, {4, 6}, {1, 3}, {5}}));
+  EXPECT_EQ(plan.lanes, (std::vector<BatchRun>{{0, 2}, {2, 4}}));
+}
+
+TEST(ReplayPlan, NeverMoreLanesThanGroups) {
+  const ReplayPlan plan = plan_replay({kA, kA, kA}, 100, 8);
+  EXPECT_EQ(plan.lanes, (std::vector<BatchRun>{{0, 1}}));
+}
+
+TEST(ReplayPlan, EmptyFileHasNoBatchesAndZeroMaxBatchOrLanesMeansOne) {
+  const ReplayPlan empty = plan_replay({}, 100, 4);
+  EXPECT_TRUE(empty.batches.empty());
+  EXPECT_TRUE(empty.lanes.empty());
+  EXPECT_EQ(plan_replay({kA, kA}, 0, 0).batches, (std::vector<ReplayBatch>{{0}, {1}}));
+}
+
+TEST(ReplayPlan, EveryRecordOnceAndEachGroupInFileOrderThroughItsLane) {
+  std::vector<ReplayGroupKey> groups;
+  for (int i = 0; i < 500; ++i) groups.push_back({i % 3 == 0 ? "acme" : "", "q", "p" + std::to_string(i % 7)});
+  const ReplayPlan plan = plan_replay(groups, 10, 3);
+  std::map<ReplayGroupKey, std::vector<std::size_t>> seen;
+  std::map<ReplayGroupKey, std::size_t> lane_of;
+  for (std::size_t lane = 0; lane < plan.lanes.size(); ++lane) {
+    for (std::size_t b = plan.lanes[lane].first; b < plan.lanes[lane].second; ++b) {
+      ASSERT_LE(plan.batches[b].size(), 10u);
+      for (const std::size_t i : plan.batches[b]) {
+        seen[groups[i]].push_back(i);
+        EXPECT_EQ(lane_of.try_emplace(groups[i], lane).first->second, lane) << "a group in two lanes";
+      }
+    }
+  }
+  std::size_t total = 0;
+  for (const auto& [key, records] : seen) {
+    EXPECT_TRUE(std::is_sorted(records.begin(), records.end())) << key.partition;
+    total += records.size();
+  }
+  EXPECT_EQ(total, groups.size());
+  EXPECT_EQ(plan.lanes.size(), 3u);
 }
 
 }  // namespace

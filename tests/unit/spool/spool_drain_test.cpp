@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <tuple>
 #include <memory>
 
 #include "spool/spool_directory.h"
@@ -93,7 +98,19 @@ TEST_F(DrainFixture, ReplaysOldestFileFirst) {
   EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"first", "second", "third"}));
 }
 
-TEST_F(DrainFixture, BatchesHoldOneGroupInFileOrderAndAtMostMaxBatchEvents) {
+// Each group's events are contiguous inside a batch (one segment per partition and tenant).
+void expect_contiguous_groups(const std::vector<SpoolEvent>& batch) {
+  std::vector<ReplayGroupKey> segments;
+  for (const auto& e : batch) {
+    const ReplayGroupKey key = ReplayGroupKey::of(e);
+    if (segments.empty() || !(segments.back() == key)) {
+      EXPECT_EQ(std::find(segments.begin(), segments.end(), key), segments.end()) << "a group split inside a batch";
+      segments.push_back(key);
+    }
+  }
+}
+
+TEST_F(DrainFixture, BatchesHoldAtMostMaxBatchEventsWithEachGroupContiguousAndInFileOrder) {
   SpoolDrainOptions options;
   options.max_batch = 100;
   make_drain(options);
@@ -111,19 +128,15 @@ TEST_F(DrainFixture, BatchesHoldOneGroupInFileOrderAndAtMostMaxBatchEvents) {
   for (const auto& batch : store.stored_batches()) {
     ASSERT_FALSE(batch.empty());
     EXPECT_LE(batch.size(), 100u);
-    for (const auto& e : batch) {
-      EXPECT_EQ(ReplayGroupKey::of(e), ReplayGroupKey::of(batch.front()));
-      replayed_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
-    }
+    expect_contiguous_groups(batch);
+    for (const auto& e : batch) replayed_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
   }
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> written_per_group;
   for (const auto& e : events) written_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
   EXPECT_EQ(replayed_per_group, written_per_group);
   EXPECT_EQ(replayed_per_group.size(), 3u);
-  // 250 acme events need three batches (100, 100, 50).
-  int acme_batches = 0;
-  for (const auto& batch : store.stored_batches()) acme_batches += batch.front().tenant == "acme";
-  EXPECT_EQ(acme_batches, 3);
+  // 384 events (250 acme, 50 of p2, 84 of p1) in four batches: 100, 100, 100, 84; a batch carries several groups.
+  EXPECT_EQ(store.stored_batches().size(), 4u);
 }
 
 TEST_F(DrainFixture, TransientFailureKeepsTheFileMarksUnhealthyAndEndsTheCycle) {
@@ -278,6 +291,93 @@ TEST_F(DrainFixture, AFailedRetryResumesAfterTheBatchesAlreadyStored) {
   ASSERT_EQ(all.size(), 250u) << "no event replayed twice";
   EXPECT_EQ(all.back().transaction_id, "e249");
   EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+}
+
+using GroupTxids = std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>>;
+
+GroupTxids txids_per_group(const std::vector<SpoolEvent>& events) {
+  GroupTxids out;
+  for (const auto& e : events) out[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  return out;
+}
+
+// Eight partitions of two tenants, interleaved as concurrent producers write them.
+std::vector<SpoolEvent> interleaved_events(int per_partition) {
+  std::vector<SpoolEvent> events;
+  for (int i = 0; i < per_partition; ++i) {
+    for (int p = 0; p < 8; ++p) {
+      const std::string tag = "p" + std::to_string(p) + "-" + std::to_string(i);
+      events.push_back(make_event("orders", "p" + std::to_string(p), tag, p % 2 == 0 ? "" : "acme"));
+    }
+  }
+  return events;
+}
+
+TEST_F(DrainFixture, LanesStorePartitionsConcurrentlyKeepingTheOrderInsideEach) {
+  SpoolDrainOptions options;
+  options.max_batch = 10;
+  options.replay_lanes = 4;
+  make_drain(options);
+  const auto events = interleaved_events(57);
+  add_file(events);
+  // The first call waits (bounded) for a second one to be in flight: only lanes can make that happen.
+  std::mutex mutex;
+  std::condition_variable changed;
+  int in_flight = 0;
+  bool overlapped = false;
+  store.respond = [&](const auto&) {
+    std::unique_lock lock(mutex);
+    ++in_flight;
+    overlapped = overlapped || in_flight > 1;
+    changed.notify_all();
+    changed.wait_for(lock, std::chrono::seconds(5), [&] { return overlapped; });
+    --in_flight;
+    return ReplayOutcome::ok();
+  };
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_replayed, events.size());
+  EXPECT_TRUE(overlapped);
+  for (const auto& batch : store.stored_batches()) {
+    EXPECT_LE(batch.size(), 10u);
+    expect_contiguous_groups(batch);
+  }
+  EXPECT_EQ(txids_per_group(store.stored_events()), txids_per_group(events)) << "every event once, in order";
+  EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+  EXPECT_TRUE(bufs().empty());
+}
+
+TEST_F(DrainFixture, AFailingLaneStopsTheFileAndTheRetryStoresOnlyTheRest) {
+  SpoolDrainOptions options;
+  options.max_batch = 10;
+  options.replay_lanes = 3;
+  make_drain(options);
+  const auto events = interleaved_events(35);  // 4 batches per partition
+  const fs::path file = add_file(events);
+  std::atomic<int> p3_calls{0};
+  store.respond = [&](const std::vector<SpoolEvent>& batch) {
+    const bool has_p3 = std::any_of(batch.begin(), batch.end(), [](const auto& e) { return e.partition == "p3"; });
+    if (has_p3 && ++p3_calls == 2) return ReplayOutcome::transient("blip");
+    return ReplayOutcome::ok();
+  };
+  EXPECT_EQ(drain->run_cycle().result, Result::TransientFailure);
+  EXPECT_TRUE(fs::exists(file));
+  const std::size_t first_attempt = store.stored_events().size();
+  EXPECT_LT(first_attempt, events.size());
+  EXPECT_EQ(ledger.snapshot().pending_events, events.size() - first_attempt);
+  // p3's lane stopped at its failed batch: what is stored of p3 is a prefix of what was written, in order.
+  const auto p3 = std::make_tuple(std::string("acme"), std::string("orders"), std::string("p3"));
+  const std::vector<std::string> stored_p3 = txids_per_group(store.stored_events())[p3];
+  const std::vector<std::string> written_p3 = txids_per_group(events)[p3];
+  ASSERT_GT(stored_p3.size(), 0u);
+  ASSERT_LT(stored_p3.size(), written_p3.size());
+  EXPECT_TRUE(std::equal(stored_p3.begin(), stored_p3.end(), written_p3.begin()));
+
+  const CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_replayed, events.size() - first_attempt);
+  EXPECT_EQ(txids_per_group(store.stored_events()), txids_per_group(events)) << "no batch stored twice, order kept";
+  EXPECT_FALSE(fs::exists(file));
 }
 
 TEST_F(DrainFixture, PausedDrainDoesNothingNotEvenFinalize) {
