@@ -130,7 +130,11 @@ BEGIN
       -- only a partition of this tenant's queues: another tenant's message is "not found"
       LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant)
              ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
-      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+      -- LATERAL with LIMIT: one probe on both columns of the unique key, whatever plan
+      -- a connection cached while the table was small (docs/procedures.md, plans)
+      LEFT JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m
+                          WHERE m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+                          LIMIT 1) m ON true
      ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord
   LOOP
     v_success := false; v_error := NULL; v_released := false; v_dlq := false;

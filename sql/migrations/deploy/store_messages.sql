@@ -111,16 +111,21 @@ BEGIN
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
-           coalesce(m.id, t.message_id) AS stored_id,
+           -- Scalar subqueries, not joins: each is one unique-key probe on both columns
+           -- whatever the statistics. As joins, a plan cached while queen.messages was
+           -- small probed by partition_id alone and filtered every message of the
+           -- partition per item, so pushes slowed down as history grew.
+           coalesce((SELECT m.id FROM queen.messages m
+                      WHERE m.partition_id = p.id AND m.transaction_id = i.transaction_id),
+                    (SELECT t.message_id FROM queen.dedup_tombstones t
+                      WHERE t.partition_id = p.id AND t.transaction_id = i.transaction_id
+                        AND t.expires_at > v_created_at)) AS stored_id,
            coalesce(p.id = ANY (v_refused_partitions), false) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
       JOIN queen.queues q ON q.tenant = v_tenant AND q.name = i.queue_name
       JOIN queen.partitions p ON p.queue_id = q.id AND p.name = i.partition_name
-      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = i.transaction_id
-      LEFT JOIN queen.dedup_tombstones t
-             ON t.partition_id = p.id AND t.transaction_id = i.transaction_id AND t.expires_at > v_created_at
     WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
