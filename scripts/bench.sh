@@ -17,7 +17,8 @@
 #   BENCH_HISTORY=0       skip the history scenario (push and pop+ack on a database with 10M messages)
 #   BENCH_HISTORY_DB      its database (default queen_bench_history; kept between runs, made once)
 #   BENCH_HISTORY_REBUILD=1  drop and regenerate that database even when its shape is right
-#   BENCH_HISTORY_ARGS    extra queen-bench flags for the history run (default: BENCH_ARGS)
+#   BENCH_HISTORY_ARGS    extra queen-bench flags for the history run (default: BENCH_ARGS; the run always
+#                         passes --prefill-max 50000 first, so few pre-filled messages outlive it)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -121,8 +122,8 @@ stop_brokers
 [ "$status" = 0 ] || exit "$status"
 
 # Raw PostgreSQL baseline: 10 connections inserting the rows a batch-100 push stores (100 rows of
-# queen.messages' shape per transaction, the same two indexes, the same durability), with pgbench.
-# The batch-100 push target is 85% of this.
+# queen.messages' shape per transaction, sent by the client as literals with their JSON payloads and
+# transaction ids shaped like the bench's, the same two indexes, the same durability), with pgbench. The batch-100 push target is 85% of this.
 raw_insert_baseline() {
   local seconds=${BENCH_RAW_SECONDS:-10} db=queen_bench_raw script tps
   [ "$seconds" -gt 0 ] || return 0
@@ -130,27 +131,35 @@ raw_insert_baseline() {
   psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_database where datname = '$db'" | grep -q 1 ||
     psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database $db"
   psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages TO warning;
 DROP TABLE IF EXISTS raw_messages;
 DROP SEQUENCE IF EXISTS raw_seq;
+DROP SEQUENCE IF EXISTS raw_tx;
 CREATE SEQUENCE raw_seq;
+CREATE SEQUENCE raw_tx;
 CREATE TABLE raw_messages (
   partition_id uuid NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, transaction_id text NOT NULL, payload jsonb,
   trace_id uuid, producer_sub text, is_encrypted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL,
   PRIMARY KEY (partition_id, seq), UNIQUE (partition_id, transaction_id));
 SQL
+  # One INSERT of 100 VALUES rows per transaction, into partition :p (one of 10).
   script="$WORK_DIR/raw-insert.sql"
-  cat >"$script" <<'SQL'
-\set p random(0, 9)
-INSERT INTO raw_messages (partition_id, seq, id, transaction_id, payload, created_at)
-SELECT ('00000000-0000-7000-8000-00000000000' || :p)::uuid, r.n, gen_random_uuid(), 'raw-' || r.n,
-       jsonb_build_object('seq', r.n, 'fill', repeat('x', 64)), clock_timestamp()
-  FROM (SELECT nextval('raw_seq') AS n FROM generate_series(1, 100)) r;
-SQL
+  {
+    echo '\set p random(0, 9)'
+    echo 'INSERT INTO raw_messages (partition_id, seq, id, transaction_id, payload, created_at) VALUES'
+    for k in $(seq 0 99); do
+      printf "(('00000000-0000-7000-8000-00000000000' || :p)::uuid, nextval('raw_seq'), gen_random_uuid(), "
+      printf "'c' || :client_id || '-' || nextval('raw_tx'), '{\"seq\": %d, \"fill\": \"%s\"}', clock_timestamp())%s\n" \
+        "$k" "$(printf 'x%.0s' $(seq 64))" "$([ "$k" = 99 ] && echo ';' || echo ',')"
+    done
+  } >"$script"
   tps=$(pgbench -h 127.0.0.1 -p "$PGPORT" -U postgres -n -c 10 -j 2 -T "$seconds" -f "$script" "$db" 2>&1 |
         awk '/^tps = / {print $3; exit}')
   if [ -z "$tps" ]; then echo "bench: raw-pg: pgbench reported no rate" >&2; return 0; fi
   awk -v tps="$tps" 'BEGIN { printf "raw-pg   batch 100, 10 connections: %.0f rows/s durable (%.0f tx/s); 85%% = %.0f msg/s\n", tps * 100, tps, tps * 85 }'
-  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -qc "DROP TABLE raw_messages; DROP SEQUENCE raw_seq" >/dev/null
+  printf '{"scenario": "raw-pg", "batch": 100, "connections": 10, "seconds": %s, "rowsPerSecond": %s}\n' \
+    "$seconds" "$(awk -v tps="$tps" 'BEGIN { printf "%.0f", tps * 100 }')" >"${BENCH_JSON%.json}-raw.json"
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -qc "DROP TABLE raw_messages; DROP SEQUENCE raw_seq, raw_tx" >/dev/null
 }
 echo "bench: raw PostgreSQL insert baseline (pgbench, ${BENCH_RAW_SECONDS:-10} s)"
 raw_insert_baseline
@@ -192,7 +201,7 @@ if [ "${BENCH_HISTORY:-1}" != 0 ]; then
   # shellcheck disable=SC2086 # flags
   timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" --scenario push,popack \
     --url "http://127.0.0.1:$PORT" --broker-pid "$STARTED_PID" --json "${BENCH_JSON%.json}-history.json" \
-    --popack-queue "$HISTORY_QUEUE" --queue-prefix bench-history --label "history=$HISTORY_DB" \
+    --popack-queue "$HISTORY_QUEUE" --prefill-max 50000 --queue-prefix bench-history --label "history=$HISTORY_DB" \
     --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
     --label "db_pool_size=$BENCH_DB_POOL_SIZE" ${BENCH_HISTORY_ARGS:-${BENCH_ARGS:-}} || status=$?
   stop_brokers

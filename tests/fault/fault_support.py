@@ -247,6 +247,20 @@ def wait_spool_empty(client, spool_dir, timeout=60.0):
                              f"files={spool_files(spool_dir)}") from None
 
 
+def assert_recovered(broker, timeout):
+    """After an outage: the spool is empty, /status/buffers and the gauges say the database is healthy
+    and reachable, nothing is pending and nothing was quarantined."""
+    with broker.client() as client:
+        wait_spool_empty(client, broker.spool_dir, timeout=timeout)
+        healthy = wait_buffer_status(client, lambda s: s["dbHealthy"] is True, timeout=15,
+                                     what="/status/buffers healthy again")
+        assert healthy["database"]["reachable"] is True, healthy
+        gauges = spool_gauges(client)
+        assert gauges["queen_file_buffer_pending"] == 0, gauges
+        assert gauges["queen_file_buffer_failed"] == 0, gauges
+        assert gauges["queen_file_buffer_db_healthy"] == 1, gauges
+
+
 # --- hand-made spool files (record format of src/spool/record_codec.h) -----------------------
 def encode_record(body_json_text):
     """u32 LE body length + body + u32 LE CRC-32 (zlib's, = Poco TYPE_CRC32) of length and body."""

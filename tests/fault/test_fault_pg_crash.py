@@ -8,8 +8,8 @@ is replayed later, so it may legitimately land after a later live one). The spoo
 """
 from harness import Ledger, unique_name
 
-from fault_support import (Producer, running, spool_gauges, wait_buffer_status, wait_for_status,
-                           wait_spool_empty)
+from fault_support import (Producer, assert_recovered, running, spool_gauges, wait_buffer_status,
+                           wait_for_status)
 
 PRODUCERS = 3
 # Progress each phase must make before the next fault is injected (items, all producers together).
@@ -69,12 +69,4 @@ def test_push_load_survives_an_immediate_postgres_stop(pg_cluster, broker_factor
     spooled_order = ledger.check(cluster.target, order_statuses=("buffered",))
     assert spooled_order.ok, "spooled items replayed out of order:\n" + spooled_order.summary()
 
-    with broker.client() as client:
-        wait_spool_empty(client, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
-        healthy = wait_buffer_status(client, lambda s: s["dbHealthy"] is True, timeout=15,
-                                     what="/status/buffers healthy again")
-        assert healthy["database"]["reachable"] is True, healthy
-        gauges = spool_gauges(client)
-        assert gauges["queen_file_buffer_pending"] == 0, gauges
-        assert gauges["queen_file_buffer_failed"] == 0, gauges
-        assert gauges["queen_file_buffer_db_healthy"] == 1, gauges
+    assert_recovered(broker, timeout=DRAIN_TIMEOUT_S)
