@@ -13,6 +13,9 @@
 -- last_message_at, seq runs 1..last_seq, ids are UUIDv7 of created_at, transaction ids are unique
 -- per partition, queue-mode cursors count what they consumed, and queen.queue_stats is computed.
 -- Queues get ttl 0 so no expiry sweep moves the old messages while the bench runs.
+-- It is written for the schema up to the `encryption` change of sql/migrations/sqitch.plan:
+-- scripts/bench.sh deploys up to there, runs it, then deploys the later changes, which fill what
+-- they add from the existing rows.
 --
 -- Fast and durable: one logged transaction; the two indexes of queen.messages are dropped before
 -- the bulk insert and rebuilt after it (sorted builds instead of 10 million index insertions),
