@@ -281,22 +281,22 @@ BEGIN
     RETURN;
   END IF;
 
-  -- 4. Claim up to v_max_partitions in candidate order. SKIP LOCKED plus the re-check on
-  --    the locked row version means two concurrent pops can never lease one (partition, group).
-  FOR v_partition_id IN
-    SELECT c.partition_id
-      FROM unnest(v_candidates) WITH ORDINALITY AS u(partition_id, claim_rank)
-      JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group
-      JOIN queen.partitions p ON p.id = c.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
-     WHERE c.partition_id = ANY (v_candidates)  -- lets the planner probe the primary key
-       AND p.last_seq > c.cursor_seq
-       AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, v_now)
-     ORDER BY u.claim_rank
-     LIMIT v_max_partitions
-       FOR UPDATE OF c SKIP LOCKED
-  LOOP
-    v_claimed := v_claimed || v_partition_id;
+  -- 4. Claim up to v_max_partitions in candidate order, one primary-key probe each, so a
+  --    pop that wants one partition locks and reads one row. SKIP LOCKED plus the re-check
+  --    on the locked row version means two concurrent pops can never lease one (partition, group).
+  FOREACH v_partition_id IN ARRAY v_candidates LOOP
+    EXIT WHEN cardinality(v_claimed) >= v_max_partitions;
+    PERFORM 1
+       FROM queen.consumers c
+       JOIN queen.partitions p ON p.id = c.partition_id
+       JOIN queen.queues q ON q.id = c.queue_id
+      WHERE c.partition_id = v_partition_id AND c.consumer_group = v_group
+        AND p.last_seq > c.cursor_seq
+        AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, v_now)
+        FOR UPDATE OF c SKIP LOCKED;
+    IF FOUND THEN
+      v_claimed := v_claimed || v_partition_id;
+    END IF;
   END LOOP;
   IF cardinality(v_claimed) = 0 THEN
     RETURN;
