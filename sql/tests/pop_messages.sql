@@ -7,13 +7,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(68);
 
--- push n messages tx-<prefix>1..n to (queue, partition)
-CREATE FUNCTION pg_temp.push(p_queue text, p_partition text, p_n int, p_prefix text) RETURNS void
-LANGUAGE sql AS $$
-  SELECT count(*) FROM queen.push_messages(
-    (SELECT jsonb_agg(jsonb_build_object('queue', p_queue, 'partition', p_partition, 'transactionId', p_prefix || i, 'payload', jsonb_build_object('i', i)) ORDER BY i)
-       FROM generate_series(1, p_n) i))
-$$;
+\ir support/pop_helpers.psql
 -- move a queue's messages (and partitions' last_message_at) p_age into the past
 CREATE FUNCTION pg_temp.age(p_queue text, p_age interval) RETURNS void
 LANGUAGE sql AS $$

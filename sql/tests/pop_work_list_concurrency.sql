@@ -8,13 +8,8 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT plan(16);
 
-CREATE TEMP TABLE t AS SELECT 't_wlc_' || replace(gen_random_uuid()::text, '-', '') AS q;
-SELECT dblink_connect('a', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
-SELECT dblink_connect('b', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
--- a broken implementation must fail these tests, not hang them
-SELECT dblink_exec('a', 'SET statement_timeout = ''10s''');
-SELECT dblink_exec('b', 'SET statement_timeout = ''10s''');
-SELECT * FROM t, dblink('a', format('SELECT queen.configure_queue(%L, NULL, NULL, %L)::text', q, '{"retryDelay": 0}')) AS x(v text);
+\set queue_prefix t_wlc_
+\ir support/dblink_sessions.psql
 
 -- SQL text: push one message <txid> to partition <partition> of the test queue
 CREATE FUNCTION pg_temp.push_sql(p_partition text, p_txid text) RETURNS text LANGUAGE sql AS $$
