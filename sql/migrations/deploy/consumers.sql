@@ -3,10 +3,14 @@ BEGIN;
 
 -- Cursor and lease of one consumer group on one partition (the queue-mode group is
 -- named __QUEUE_MODE__). Sequence numbers are those of queen.messages.seq.
+-- The foreign key is to the queue, deliberately not to the partition: a check against
+-- the partition row takes a share lock on it, which waits for any push holding that row
+-- (pops and acks would queue behind pushes, and a settle holding the row could deadlock
+-- with them). Partitions are only deleted with their queue, which cascades here.
 CREATE TABLE queen.consumers (
-  partition_id     uuid        NOT NULL REFERENCES queen.partitions (id) ON DELETE CASCADE,
+  partition_id     uuid        NOT NULL,               -- a partition of queue_id
   consumer_group   queen.name_text NOT NULL,
-  queue_id         uuid        NOT NULL,               -- the partition's queue (pop's index); cascades via partition_id
+  queue_id         uuid        NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,  -- the partition's queue
   cursor_seq       bigint      NOT NULL DEFAULT 0,     -- last consumed seq; 0 = nothing consumed
   pending          boolean     NOT NULL DEFAULT true,  -- false only when no message follows cursor_seq (settle_drained)
   lease_id         uuid,                               -- null = no lease
