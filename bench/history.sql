@@ -101,12 +101,16 @@ ALTER TABLE queen.messages ADD CONSTRAINT messages_pkey PRIMARY KEY (partition_i
 ALTER TABLE queen.messages ADD CONSTRAINT messages_partition_transaction_key UNIQUE (partition_id, transaction_id);
 
 -- Queue-mode cursors: everything consumed, except a pending tail on one partition in pending_every.
-INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq, total_consumed, last_consumed_at,
-                             last_claimed_at, created_at)
-SELECT c.id, '__QUEUE_MODE__', c.cursor_seq, c.cursor_seq,
+-- Queue mode is registered on every queue (a group's first wildcard pop does that), and a cursor
+-- row is pending exactly when messages follow its cursor (the work list pop reads).
+INSERT INTO queen.consumer_groups (queue_id, consumer_group)
+SELECT q.id, '__QUEUE_MODE__' FROM queen.queues q ORDER BY q.id;
+INSERT INTO queen.consumers (partition_id, queue_id, consumer_group, cursor_seq, pending, total_consumed,
+                             last_consumed_at, last_claimed_at, created_at)
+SELECT c.id, c.queue_id, '__QUEUE_MODE__', c.cursor_seq, c.cursor_seq < c.last_seq, c.cursor_seq,
        c.created_at + c.cursor_seq * interval '1 second', c.created_at + c.cursor_seq * interval '1 second',
        c.created_at
-  FROM (SELECT p.id, p.created_at,
+  FROM (SELECT p.id, p.queue_id, p.created_at, p.last_seq,
                CASE WHEN q.name <> :'hot_queue' AND p.name <> 'p0'
                          AND (hashtext(p.name || q.name) & 2147483647) % :pending_every = 0
                     THEN greatest(p.last_seq - :pending_tail, 0) ELSE p.last_seq END AS cursor_seq

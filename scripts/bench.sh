@@ -171,7 +171,11 @@ HISTORY_DB=${BENCH_HISTORY_DB:-queen_bench_history}
 HISTORY_QUEUE=bench-history-hot
 # The last migration bench/history.sql knows the tables of (sql/migrations/sqitch.plan).
 HISTORY_SCHEMA_CHANGE=encryption
-HISTORY_SHAPE="queen bench history v1: 100 queues x 1000 partitions x 100 messages; $HISTORY_QUEUE 5000 partitions x 20"
+# Deploy scripts are edited in place until the schema is released, so the shape names a digest of
+# them and of the generator: a kept database is regenerated when either changed.
+HISTORY_SCHEMA_DIGEST=$(cat "$ROOT"/sql/migrations/sqitch.plan "$ROOT"/sql/migrations/deploy/*.sql "$ROOT/bench/history.sql" |
+  sha256sum | cut -c1-12)
+HISTORY_SHAPE="queen bench history v1: 100 queues x 1000 partitions x 100 messages; $HISTORY_QUEUE 5000 partitions x 20; schema $HISTORY_SCHEMA_DIGEST"
 history_db_shape() {
   psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc \
     "select shobj_description(oid, 'pg_database') from pg_database where datname = '$HISTORY_DB'"
