@@ -20,16 +20,6 @@ std::string nonempty_or(std::string value, const std::string& fallback) {
   return value.empty() ? fallback : value;
 }
 
-bool is_transient_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const db::DbError& e) {
-    return e.transient();
-  } catch (...) {
-    return false;
-  }
-}
-
 // SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
 // representation, string too long ...) means the request itself is bad.
 bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
@@ -69,16 +59,16 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       spool_(spool),
       cluster_(cluster),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
+                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
                           const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
                     [&db](const std::string& requests, const std::string& tenant) {
                       return db.ack_many(requests, tenant);
                     },
-                    is_transient_exception, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls),
+                    db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls),
       pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
                     [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
-                    is_transient_exception, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls),
+                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();

@@ -48,15 +48,7 @@ class Gate {
   bool open_ = false;
 };
 
-bool transient(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const db::DbError& error) {
-    return error.transient();
-  } catch (...) {
-    return false;
-  }
-}
+const auto transient = db::is_transient_failure;
 
 template <class C>
 void wait_until_queued(const C& combiner, std::size_t n) {
@@ -110,13 +102,17 @@ struct FakeAcks {
   }
 };
 
+// One ack request as the broker submits it.
 struct AckRequest {
   std::string acks_json;
-  std::size_t items;
+  std::size_t items = 0;
   std::vector<std::string> partitions;
+  std::optional<std::string> group;
+  std::string tenant;
 };
 
-AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_partition) {
+AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_partition,
+                std::optional<std::string> group = std::nullopt, std::string tenant = "") {
   nlohmann::json array = nlohmann::json::array();
   AckRequest r;
   for (const auto& [txid, partition] : txid_partition) {
@@ -125,6 +121,8 @@ AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_
   }
   r.acks_json = array.dump();
   r.items = txid_partition.size();
+  r.group = std::move(group);
+  r.tenant = std::move(tenant);
   return r;
 }
 
@@ -135,6 +133,27 @@ AckCombiner make_ack_combiner(FakeAcks& fake, int max_items = 1000) {
                      max_items, 1);
 }
 
+using AckOutcome = std::future<std::vector<db::AckRow>>;
+
+// Submits `requests` in order: the first takes the only call slot and is held
+// in the database until all the others queue up behind it; then the gate opens.
+std::vector<AckOutcome> submit_queued(AckCombiner& combiner, FakeAcks& fake, const std::vector<AckRequest>& requests) {
+  std::vector<AckOutcome> outcomes;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const AckRequest& r = requests[i];
+    outcomes.push_back(std::async(std::launch::async, [&combiner, &r] {
+      return combiner.submit(r.acks_json, r.items, r.partitions, r.group, r.tenant);
+    }));
+    if (i == 0) {
+      fake.gate.wait_entered(1);
+    } else {
+      wait_until_queued(combiner, i);
+    }
+  }
+  fake.gate.open();
+  return outcomes;
+}
+
 const std::string kP1 = "0190a8f2-0000-7000-8000-000000000001";
 const std::string kP2 = "0190a8f2-0000-7000-8000-000000000002";
 const std::string kP3 = "0190a8f2-0000-7000-8000-000000000003";
@@ -143,11 +162,10 @@ const std::string kP3 = "0190a8f2-0000-7000-8000-000000000003";
 
 TEST(AckCombiner, ALoneRequestCallsAckMessages) {
   FakeAcks fake;
-  fake.gate.open();
   AckCombiner combiner = make_ack_combiner(fake);
-  const AckRequest r = acks({{"a", kP1}, {"b", kP2}});
-  const auto rows = combiner.submit(r.acks_json, r.items, r.partitions, std::nullopt, "acme");
-  ASSERT_EQ(rows.size(), 2u);
+  const std::vector<AckRequest> requests{acks({{"a", kP1}, {"b", kP2}}, std::nullopt, "acme")};
+  auto outcomes = submit_queued(combiner, fake, requests);
+  ASSERT_EQ(outcomes[0].get().size(), 2u);
   EXPECT_EQ(fake.lone_calls.size(), 1u);
   EXPECT_TRUE(fake.many_calls.empty());
   EXPECT_EQ(fake.tenants, std::vector<std::string>{"acme"});
@@ -156,24 +174,13 @@ TEST(AckCombiner, ALoneRequestCallsAckMessages) {
 TEST(AckCombiner, ConcurrentRequestsShareOneAckManyCallEachWithItsGroupAndGetTheirOwnRows) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const AckRequest first = acks({{"a", kP1}});
-  const AckRequest second = acks({{"b0", kP2}, {"b1", kP2}});
-  const AckRequest third = acks({{"c0", kP3}});
-  const std::optional<std::string> group("mailer");
-  auto f1 = std::async(std::launch::async,
-                       [&] { return combiner.submit(first.acks_json, first.items, first.partitions, std::nullopt, ""); });
-  fake.gate.wait_entered(1);
-  auto f2 = std::async(std::launch::async,
-                       [&] { return combiner.submit(second.acks_json, second.items, second.partitions, std::nullopt, ""); });
-  wait_until_queued(combiner, 1);
-  auto f3 = std::async(std::launch::async,
-                       [&] { return combiner.submit(third.acks_json, third.items, third.partitions, group, ""); });
-  wait_until_queued(combiner, 2);
-  fake.gate.open();
+  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"b0", kP2}, {"b1", kP2}}),
+                                         acks({{"c0", kP3}}, std::string("mailer"))};
+  auto outcomes = submit_queued(combiner, fake, requests);
 
-  EXPECT_EQ(f1.get().size(), 1u);
-  const auto rows2 = f2.get();
-  const auto rows3 = f3.get();
+  EXPECT_EQ(outcomes[0].get().size(), 1u);
+  const auto rows2 = outcomes[1].get();
+  const auto rows3 = outcomes[2].get();
   ASSERT_EQ(rows2.size(), 2u);
   for (const auto& row : rows2) EXPECT_EQ(row.transaction_id, "b" + std::to_string(row.idx));
   ASSERT_EQ(rows3.size(), 1u);
@@ -193,30 +200,12 @@ TEST(AckCombiner, ConcurrentRequestsShareOneAckManyCallEachWithItsGroupAndGetThe
 TEST(AckCombiner, RequestsNamingACommonPartitionNeverShareACall) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const AckRequest first = acks({{"a", kP1}});
-  const AckRequest second = acks({{"b", kP2}});
   std::string p2_shouted = kP2;
   for (char& c : p2_shouted) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const AckRequest same_partition = acks({{"b-again", "{" + p2_shouted + "}"}});  // kP2 spelled otherwise
-  const AckRequest other = acks({{"c", kP3}});
-  auto f1 = std::async(std::launch::async,
-                       [&] { return combiner.submit(first.acks_json, first.items, first.partitions, std::nullopt, ""); });
-  fake.gate.wait_entered(1);
-  auto f2 = std::async(std::launch::async,
-                       [&] { return combiner.submit(second.acks_json, second.items, second.partitions, std::nullopt, ""); });
-  wait_until_queued(combiner, 1);
-  auto f3 = std::async(std::launch::async, [&] {
-    return combiner.submit(same_partition.acks_json, same_partition.items, same_partition.partitions, std::nullopt, "");
-  });
-  wait_until_queued(combiner, 2);
-  auto f4 = std::async(std::launch::async,
-                       [&] { return combiner.submit(other.acks_json, other.items, other.partitions, std::nullopt, ""); });
-  wait_until_queued(combiner, 3);
-  fake.gate.open();
-  f1.get();
-  f2.get();
-  f3.get();
-  f4.get();
+  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"b", kP2}}),
+                                         acks({{"b-again", "{" + p2_shouted + "}"}}),  // kP2 spelled otherwise
+                                         acks({{"c", kP3}})};
+  for (auto& outcome : submit_queued(combiner, fake, requests)) outcome.get();
   // b and c shared a call; b-again, on b's partition, went alone after it
   ASSERT_EQ(fake.many_calls.size(), 1u);
   EXPECT_EQ(fake.many_calls[0].size(), 2u);
@@ -227,22 +216,9 @@ TEST(AckCombiner, RequestsNamingACommonPartitionNeverShareACall) {
 TEST(AckCombiner, DifferentTenantsNeverShareACall) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const AckRequest first = acks({{"a", kP1}});
-  const AckRequest second = acks({{"b", kP2}});
-  const AckRequest third = acks({{"c", kP3}});
-  auto f1 = std::async(std::launch::async,
-                       [&] { return combiner.submit(first.acks_json, first.items, first.partitions, std::nullopt, ""); });
-  fake.gate.wait_entered(1);
-  auto f2 = std::async(std::launch::async,
-                       [&] { return combiner.submit(second.acks_json, second.items, second.partitions, std::nullopt, "acme"); });
-  wait_until_queued(combiner, 1);
-  auto f3 = std::async(std::launch::async,
-                       [&] { return combiner.submit(third.acks_json, third.items, third.partitions, std::nullopt, "globex"); });
-  wait_until_queued(combiner, 2);
-  fake.gate.open();
-  f1.get();
-  f2.get();
-  f3.get();
+  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"b", kP2}}, std::nullopt, "acme"),
+                                         acks({{"c", kP3}}, std::nullopt, "globex")};
+  for (auto& outcome : submit_queued(combiner, fake, requests)) outcome.get();
   EXPECT_TRUE(fake.many_calls.empty());
   EXPECT_EQ(fake.tenants, (std::vector<std::string>{"", "acme", "globex"}));
 }
@@ -250,22 +226,11 @@ TEST(AckCombiner, DifferentTenantsNeverShareACall) {
 TEST(AckCombiner, ARowForAnUnknownRequestFailsEveryParticipant) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const AckRequest first = acks({{"a", kP1}});
-  const AckRequest second = acks({{"stray", kP2}});
-  const AckRequest third = acks({{"c", kP3}});
-  auto f1 = std::async(std::launch::async,
-                       [&] { return combiner.submit(first.acks_json, first.items, first.partitions, std::nullopt, ""); });
-  fake.gate.wait_entered(1);
-  auto f2 = std::async(std::launch::async,
-                       [&] { return combiner.submit(second.acks_json, second.items, second.partitions, std::nullopt, ""); });
-  wait_until_queued(combiner, 1);
-  auto f3 = std::async(std::launch::async,
-                       [&] { return combiner.submit(third.acks_json, third.items, third.partitions, std::nullopt, ""); });
-  wait_until_queued(combiner, 2);
-  fake.gate.open();
-  f1.get();
-  EXPECT_THROW(f2.get(), db::DbError);
-  EXPECT_THROW(f3.get(), db::DbError);
+  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"stray", kP2}}), acks({{"c", kP3}})};
+  auto outcomes = submit_queued(combiner, fake, requests);
+  outcomes[0].get();
+  EXPECT_THROW(outcomes[1].get(), db::DbError);
+  EXPECT_THROW(outcomes[2].get(), db::DbError);
   EXPECT_EQ(combiner.stats().solo_retries, 0u);  // the call happened: it is not repeated
 }
 
