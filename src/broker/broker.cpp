@@ -20,16 +20,6 @@ std::string nonempty_or(std::string value, const std::string& fallback) {
   return value.empty() ? fallback : value;
 }
 
-bool is_transient_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const db::DbError& e) {
-    return e.transient();
-  } catch (...) {
-    return false;
-  }
-}
-
 // SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
 // representation, string too long ...) means the request itself is bad.
 bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
@@ -69,7 +59,16 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       spool_(spool),
       cluster_(cluster),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
+                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls),
+      ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
+                          const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
+                    [&db](const std::string& requests, const std::string& tenant) {
+                      return db.ack_many(requests, tenant);
+                    },
+                    db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls),
+      pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
+                    [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
+                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
@@ -333,7 +332,8 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     // Pop maintenance: empty without touching the database.
     if (pop_maintenance()) return false;
     try {
-      outcome->messages = db_.pop_messages(query);
+      // Concurrent attempts with the same parameters share one call (pop_combiner.h).
+      outcome->messages = pop_combiner_.submit(query);
       open_popped(outcome->messages, query.consumer_group, query.tenant);
       return !outcome->messages.empty();
     } catch (const db::DbError& e) {
@@ -389,9 +389,13 @@ void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::op
 std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
                                    const std::optional<std::string>& consumer_group, const std::string& tenant) {
   if (items.empty()) return {};
+  std::vector<std::string> partition_ids;
+  partition_ids.reserve(items.size());
+  for (const auto& item : items) partition_ids.push_back(item.partition_id);
   std::vector<db::AckRow> rows;
   try {
-    rows = db_.ack_messages(encode_ack_items(items), consumer_group, tenant);
+    // Concurrent acks of the tenant share one call (ack_combiner.h).
+    rows = ack_combiner_.submit(encode_ack_items(items), items.size(), partition_ids, consumer_group, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -500,6 +504,10 @@ metrics::Gauges Broker::gauges() const {
   g.maintenance = push_maintenance();
   g.pop_maintenance = pop_maintenance();
   g.parked_pops = waiters_.parked();
+  const auto counts = [](const CombinerStats& s) { return metrics::CombinedCalls{s.calls, s.combined_requests}; };
+  g.push_combining = counts(combiner_.stats());
+  g.ack_combining = counts(ack_combiner_.stats());
+  g.pop_combining = counts(pop_combiner_.stats());
   return g;
 }
 

@@ -10,9 +10,11 @@
 #include <set>
 
 #include "broker/broker_error.h"
+#include "broker/ack_combiner.h"
 #include "broker/cluster_hooks.h"
 #include "broker/maintenance_flags.h"
 #include "broker/payload_encryption.h"
+#include "broker/pop_combiner.h"
 #include "broker/push_combiner.h"
 #include "broker/tenant_quotas.h"
 #include "broker/transactions.h"
@@ -142,6 +144,8 @@ class Broker {
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
   PushCombiner combiner_;
+  AckCombiner ack_combiner_;
+  PopCombiner pop_combiner_;
   PayloadEncryption encryption_;
   TenantQuotas quotas_;
   std::atomic<bool> stopping_{false};

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <utility>
 
 namespace queen::metrics {
 
@@ -130,6 +131,23 @@ void series(std::string& out, const char* name, const char* type, const char* he
 }
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
+
+// One labelled sample per operation of the push, ack and pop combiners.
+void combining_series(std::string& out, const Gauges& g) {
+  const std::pair<const char*, const CombinedCalls*> operations[] = {
+      {"push", &g.push_combining}, {"ack", &g.ack_combining}, {"pop", &g.pop_combining}};
+  out += "# HELP queen_combined_calls_total Database calls made by the push, ack and pop combiners.\n";
+  out += "# TYPE queen_combined_calls_total counter\n";
+  for (const auto& [operation, counts] : operations) {
+    out += "queen_combined_calls_total{operation=\"" + std::string(operation) + "\"} " + std::to_string(counts->calls) + "\n";
+  }
+  out += "# HELP queen_combined_requests_total Requests that shared a database call with another.\n";
+  out += "# TYPE queen_combined_requests_total counter\n";
+  for (const auto& [operation, counts] : operations) {
+    out += "queen_combined_requests_total{operation=\"" + std::string(operation) + "\"} " +
+           std::to_string(counts->combined_requests) + "\n";
+  }
+}
 std::string num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3f", v);
@@ -159,6 +177,7 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
   series(out, "queen_db_pool_waiting", "gauge", "Requests waiting for a database connection.",
          num(static_cast<std::uint64_t>(g.db_pool_waiting)));
   series(out, "queen_parked_pops", "gauge", "Long polls parked waiting for messages.", num(g.parked_pops));
+  combining_series(out, g);
   series(out, "queen_cpu_user_microseconds_total", "counter", "User CPU time of the process.", num(p.cpu_user_us));
   series(out, "queen_cpu_system_microseconds_total", "counter", "System CPU time of the process.",
          num(p.cpu_system_us));

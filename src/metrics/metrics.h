@@ -79,6 +79,13 @@ struct ProcessStats {
 };
 ProcessStats read_process_stats();
 
+// A combiner's counters (docs/combining.md): database calls made, and
+// requests that shared a call with another.
+struct CombinedCalls {
+  std::uint64_t calls = 0;
+  std::uint64_t combined_requests = 0;
+};
+
 // Gauges owned by other modules, sampled when rendering.
 struct Gauges {
   int db_pool_size = 0;
@@ -91,6 +98,9 @@ struct Gauges {
   bool maintenance = false;
   bool pop_maintenance = false;
   std::size_t parked_pops = 0;
+  CombinedCalls push_combining;
+  CombinedCalls ack_combining;
+  CombinedCalls pop_combining;
 };
 
 // Prometheus text exposition format 0.0.4.

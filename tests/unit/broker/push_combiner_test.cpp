@@ -84,15 +84,7 @@ class FakePushCall {
   std::vector<db::PushOrigin> origins_;
 };
 
-bool transient(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const db::DbError& error) {
-    return error.transient();
-  } catch (...) {
-    return false;
-  }
-}
+const auto transient = db::is_transient_failure;
 
 std::vector<std::string> items(std::initializer_list<std::string> txids) {
   std::vector<std::string> out;
