@@ -2,13 +2,19 @@
 // Group commit: concurrent requests share one database call. The one
 // mechanism behind push, ack and pop combining (docs/combining.md).
 //
-// Leader/follower: a request that finds a free call slot (fewer than
-// `max_concurrent_calls` in flight) and is first in line becomes the leader,
-// takes itself and the requests queued behind it that may share its call
-// (`joins`, up to `max_weight` in total), makes one call and splits the rows
-// back per request. Requests that arrive while every slot is busy queue up
-// and ride the next call. When idle, a request leads alone at once: no added
-// latency, and `call` sees a batch of one (its lone procedure call).
+// Leader/follower: a request that finds a free call slot and is first in line
+// among the requests it could share a call with becomes the leader, takes
+// itself and the requests queued behind it that may share its call (`joins`,
+// up to `max_weight` in total), makes one call and splits the rows back per
+// request. Requests that arrive while their slots are busy queue up and ride
+// the next call. When idle, a request leads alone at once: no added latency,
+// and `call` sees a batch of one (its lone procedure call).
+//
+// Slots are counted per class of requests that could share a call: at most
+// `max_concurrent_calls` calls led by requests `joins` would accept together.
+// Requests that can never share (pops of different queues, pushes of different
+// producers) do not wait for each other; how many database calls run at once
+// overall is the admission lanes' business (src/flow).
 //
 // Failure handling: a transient failure of a combined call is every
 // participant's failure (the database is down for all of them). A permanent
@@ -72,8 +78,8 @@ class Combiner {
     while (!me.done) {
       // `me` may already ride another leader's call (no longer queued): then
       // it only waits for that call to finish.
-      if (in_flight_ < limits_.max_concurrent_calls && !waiting_.empty() && waiting_.front() == &me) {
-        lead(lock);
+      if (may_lead(me)) {
+        lead(lock, me);
       } else {
         changed_.wait(lock);
       }
@@ -103,25 +109,49 @@ class Combiner {
     bool retry_alone = false;
   };
 
-  // Called with the mutex held by the front of the line; returns with it held.
-  void lead(std::unique_lock<std::mutex>& lock) {
-    const std::vector<Pending*> batch = take_batch();
-    ++in_flight_;
+  bool shareable(const Request& a, const Request& b) const { return hooks_.joins(Batch{&a}, b); }
+
+  // Calls in flight led by requests that could share a call with `request`.
+  int busy_slots(const Request& request) const {
+    return static_cast<int>(std::count_if(in_flight_.begin(), in_flight_.end(),
+                                          [&](const Request* leader) { return shareable(*leader, request); }));
+  }
+
+  // Still queued, first among the queued requests it could share with, and a
+  // slot of its class is free. Called with the mutex held.
+  bool may_lead(const Pending& me) const {
+    const auto mine = std::find(waiting_.begin(), waiting_.end(), &me);
+    if (mine == waiting_.end()) return false;  // riding another leader's call
+    for (auto it = waiting_.begin(); it != mine; ++it) {
+      if (shareable(*(*it)->request, *me.request)) return false;
+    }
+    return busy_slots(*me.request) < limits_.max_concurrent_calls;
+  }
+
+  // Called with the mutex held by a request that may lead; returns with it held.
+  void lead(std::unique_lock<std::mutex>& lock, Pending& me) {
+    const std::vector<Pending*> batch = take_batch(me);
+    const Request* leader = batch.front()->request;
+    in_flight_.push_back(leader);
     ++stats_.calls;
     if (batch.size() > 1) stats_.combined_requests += batch.size();
+    // A request of another class may have been queued behind this batch.
+    if (!waiting_.empty()) changed_.notify_all();
     lock.unlock();
     execute(batch);
     lock.lock();
-    --in_flight_;
+    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), leader));
     for (Pending* p : batch) p->done = true;
     // Followers learn they are done; the next in line may lead.
     changed_.notify_all();
   }
 
-  std::vector<Pending*> take_batch() {
-    std::vector<Pending*> batch{waiting_.front()};
-    Batch requests{waiting_.front()->request};
-    waiting_.pop_front();
+  // `leader` and the queued requests that may share its call, in line order
+  // (none queued before it could: see may_lead).
+  std::vector<Pending*> take_batch(Pending& leader) {
+    std::vector<Pending*> batch{&leader};
+    Batch requests{leader.request};
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &leader));
     std::size_t weight = hooks_.weight(*requests.front());
     for (auto it = waiting_.begin(); it != waiting_.end();) {
       Pending* candidate = *it;
@@ -171,19 +201,20 @@ class Combiner {
   Result call_alone(const Request& request) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return in_flight_ < limits_.max_concurrent_calls; });
-      ++in_flight_;
+      changed_.wait(lock, [&] { return busy_slots(request) < limits_.max_concurrent_calls; });
+      in_flight_.push_back(&request);
       ++stats_.calls;
       ++stats_.solo_retries;
     }
     struct SlotRelease {
       Combiner* self;
+      const Request* request;
       ~SlotRelease() {
         std::lock_guard<std::mutex> lock(self->mutex_);
-        --self->in_flight_;
+        self->in_flight_.erase(std::find(self->in_flight_.begin(), self->in_flight_.end(), request));
         self->changed_.notify_all();
       }
-    } release{this};
+    } release{this, &request};
     const Batch alone{&request};
     std::vector<Result> results = hooks_.split(hooks_.call(alone), alone);
     if (results.size() != 1) throw std::logic_error("combiner: split answered the wrong number of requests");
@@ -196,7 +227,7 @@ class Combiner {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Pending*> waiting_;
-  int in_flight_ = 0;
+  std::vector<const Request*> in_flight_;  // the leader of each call in flight
   CombinerStats stats_;
 };
 
