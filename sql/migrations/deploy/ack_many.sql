@@ -28,6 +28,8 @@ COMMENT ON FUNCTION queen.ack_lease_group(jsonb, text) IS
 CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (request_idx int, idx int, transaction_id text, success bool, error text, queue_name text,
                partition_name text, lease_released bool, dlq bool)
+-- one plan per statement and connection, never re-planned per call (docs/procedures.md, plans)
+SET plan_cache_mode = force_generic_plan
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE

@@ -70,6 +70,8 @@ CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_te
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)
+-- one plan per statement and connection, never re-planned per call (docs/procedures.md, plans)
+SET plan_cache_mode = force_generic_plan
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE

@@ -30,6 +30,8 @@ COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
 CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
                                      p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
+-- one plan per statement and connection, never re-planned per call (docs/procedures.md, plans)
+SET plan_cache_mode = force_generic_plan
 LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text := queen.tenant_arg(p_tenant);
