@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "broker/admission.h"
 #include "broker/encoding.h"
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
@@ -68,17 +69,24 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       flags_(flags),
       spool_(spool),
       cluster_(cluster),
+      arbiter_(flow::flow_limits_from(config.flow)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls),
+                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
-  if (spool_ != nullptr) spool_->seal_replays_with(&encryption_);
+  if (spool_ != nullptr) {
+    spool_->seal_replays_with(&encryption_);
+    spool_->admit_replays_through(&arbiter_);
+  }
 }
 
 Broker::~Broker() {
   begin_shutdown();
-  if (spool_ != nullptr) spool_->seal_replays_with(nullptr);
+  if (spool_ != nullptr) {
+    spool_->admit_replays_through(nullptr);
+    spool_->seal_replays_with(nullptr);
+  }
 }
 
 void Broker::begin_shutdown() {
@@ -327,11 +335,19 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
                  PopDone done) {
   auto outcome = std::make_shared<PopOutcome>();
   outcome->consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
-  const bool long_poll = command.wait && std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms) > 0;
+  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
+  const bool long_poll = command.wait && timeout_ms > 0;
+  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
 
-  auto attempt = [this, query = command.query, long_poll, outcome]() -> bool {
+  auto attempt = [this, query = command.query, long_poll, deadline, outcome]() -> bool {
     // Pop maintenance: empty without touching the database.
     if (pop_maintenance()) return false;
+    // A Pop slot for this attempt only: a parked poll holds none. A long
+    // poll that gets none in time re-checks later like an empty attempt
+    // (its client gets 204 at the deadline, never 429).
+    flow::Permit slot = long_poll ? arbiter_.acquire(flow::Lane::Pop, deadline)
+                                  : admit_or_throw(arbiter_, flow::Lane::Pop);
+    if (!slot) return false;
     try {
       outcome->messages = db_.pop_messages(query);
       open_popped(outcome->messages, query.consumer_group, query.tenant);
@@ -363,8 +379,6 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     }
     return finish(wake::PollEnd::Found, error);
   }
-  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
-  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
   const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
   wake::start_long_poll(waiters_, std::move(executor), key, deadline, recheck_policy_,
                         {std::move(attempt), std::move(abandoned), std::move(finish)});
@@ -391,6 +405,7 @@ std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
   if (items.empty()) return {};
   std::vector<db::AckRow> rows;
   try {
+    const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Ack);
     rows = db_.ack_messages(encode_ack_items(items), consumer_group, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
@@ -424,6 +439,8 @@ LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, co
     return unknown;
   }
   try {
+    // A consumer's write like an ack: the Ack lane.
+    const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Ack);
     return db_.extend_lease(lease_id, seconds, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
@@ -500,6 +517,24 @@ metrics::Gauges Broker::gauges() const {
   g.maintenance = push_maintenance();
   g.pop_maintenance = pop_maintenance();
   g.parked_pops = waiters_.parked();
+  for (const flow::LaneSnapshot& lane : arbiter_.snapshot()) {
+    metrics::AdmissionLane a;
+    a.lane = flow::to_string(lane.lane);
+    a.slots = lane.slots;
+    a.in_use = lane.in_use;
+    a.waiting = lane.waiting;
+    // Pushes queued for a combined call wait for that call's Push slot.
+    if (lane.lane == flow::Lane::Push) a.waiting += static_cast<int>(combiner_.waiting());
+    a.granted = lane.granted;
+    a.rejected_queue_full = lane.rejected_queue_full;
+    a.rejected_timeout = lane.rejected_timeout;
+    for (std::size_t b = 0; b < flow::kWaitBucketsS.size(); ++b) {
+      a.wait_buckets.emplace_back(flow::kWaitBucketsS[b], lane.wait_buckets[b]);
+    }
+    a.wait_seconds_sum = lane.wait_seconds_sum;
+    a.wait_count = lane.wait_count;
+    g.admission.push_back(std::move(a));
+  }
   return g;
 }
 

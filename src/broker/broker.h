@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "db/db_error.h"
 #include "db/procedures.h"
+#include "flow/arbiter.h"
 #include "metrics/metrics.h"
 #include "wake/long_poll.h"
 #include "wake/pop_waiters.h"
@@ -109,6 +110,10 @@ class Broker {
   DatabaseHealth database_health();
   db::PoolStats pool_stats() const { return db_.pool_stats(); }
   metrics::Gauges gauges() const;
+  // The admission arbiter (docs/flow-control.md): pushes, pops, acks,
+  // transactions and lease extensions take their database slots here, and
+  // the spool's replay its Maint slots.
+  flow::Arbiter& arbiter() { return arbiter_; }
 
  private:
   // The parts of push(): spool the items (maintenance or outage), store them
@@ -141,6 +146,7 @@ class Broker {
   MaintenanceFlags& flags_;
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
+  flow::Arbiter arbiter_;  // before the combiner, which takes its slots
   PushCombiner combiner_;
   PayloadEncryption encryption_;
   TenantQuotas quotas_;

@@ -2,39 +2,47 @@
 
 #include <algorithm>
 
+#include "broker/admission.h"
 #include "broker/encoding.h"
 #include "db/item_index.h"
 
 namespace queen::broker {
 
-PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls)
+PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
+                           flow::Arbiter* arbiter)
     : call_(std::move(call)),
       is_transient_(std::move(is_transient)),
       max_items_(static_cast<std::size_t>(std::max(1, max_items))),
-      max_concurrent_calls_(std::max(1, max_concurrent_calls)) {}
+      max_concurrent_calls_(std::max(1, max_concurrent_calls)),
+      arbiter_(arbiter) {}
 
 std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& encoded_items,
                                               const db::PushOrigin& origin) {
-  Pending me{&encoded_items, &origin, {}, nullptr, false, false};
+  Pending me{&encoded_items, &origin, {}, nullptr, false, false, false};
   std::unique_lock<std::mutex> lock(mutex_);
+  Clock::time_point deadline = Clock::time_point::max();
+  if (arbiter_ != nullptr) {
+    const flow::LaneLimits& lane = arbiter_->limits()[flow::Lane::Push];
+    // A request that leads at once does not queue (a queue bound of 0 means "no waiting").
+    const bool leads_now = waiting_.empty() && in_flight_ < max_concurrent_calls_;
+    if (!leads_now &&
+        waiting_.size() - static_cast<std::size_t>(acquiring_) >= static_cast<std::size_t>(lane.max_waiters)) {
+      arbiter_->note_refused(flow::Lane::Push, flow::Refusal::QueueFull);
+      throw_lane_refusal(*arbiter_, flow::Lane::Push, flow::Refusal::QueueFull);
+    }
+    deadline = Clock::now() + lane.max_wait;
+  }
   waiting_.push_back(&me);
   while (!me.done) {
-    // `me` may already ride another leader's call (no longer queued): then
-    // it only waits for that call to finish.
-    if (in_flight_ < max_concurrent_calls_ && !waiting_.empty() && waiting_.front() == &me) {
-      const std::vector<Pending*> batch = take_batch();
-      ++in_flight_;
-      ++stats_.calls;
-      if (batch.size() > 1) stats_.combined_requests += batch.size();
-      lock.unlock();
-      execute(batch);
-      lock.lock();
-      --in_flight_;
-      for (Pending* p : batch) p->done = true;
-      // Followers learn they are done; the next in line may lead.
-      changed_.notify_all();
-    } else {
+    // `me` may already ride another leader's call (taken, no longer queued):
+    // then it only waits for that call to finish.
+    if (!me.taken && in_flight_ < max_concurrent_calls_ && waiting_.front() == &me) {
+      lead(lock, me, deadline);
+    } else if (me.taken || arbiter_ == nullptr) {
       changed_.wait(lock);
+    } else if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && !me.taken &&
+               !(in_flight_ < max_concurrent_calls_ && waiting_.front() == &me)) {
+      refuse(me, flow::Refusal::Timeout, /*counted=*/false);
     }
   }
   lock.unlock();
@@ -43,10 +51,48 @@ std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& en
   return std::move(me.rows);
 }
 
+void PushCombiner::lead(std::unique_lock<std::mutex>& lock, Pending& me, Clock::time_point deadline) {
+  ++in_flight_;
+  flow::Permit slot;
+  if (arbiter_ != nullptr) {
+    // Still first in line while it waits, so nobody else leads meanwhile and
+    // the requests arriving now ride this call.
+    ++acquiring_;
+    lock.unlock();
+    slot = arbiter_->acquire(flow::Lane::Push, deadline);
+    lock.lock();
+    --acquiring_;
+    if (!slot) {
+      --in_flight_;
+      refuse(me, slot.refusal(), /*counted=*/true);
+    }
+  }
+  const std::vector<Pending*> batch = take_batch();
+  ++stats_.calls;
+  if (batch.size() > 1) stats_.combined_requests += batch.size();
+  lock.unlock();
+  execute(batch);
+  slot.release();
+  lock.lock();
+  --in_flight_;
+  for (Pending* p : batch) p->done = true;
+  // Followers learn they are done; the next in line may lead.
+  changed_.notify_all();
+}
+
+void PushCombiner::refuse(Pending& me, flow::Refusal why, bool counted) {
+  waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &me));
+  // The next in line may lead now.
+  changed_.notify_all();
+  if (!counted) arbiter_->note_refused(flow::Lane::Push, why);
+  throw_lane_refusal(*arbiter_, flow::Lane::Push, why);
+}
+
 // Called with the mutex held; the caller is the front of the line.
 std::vector<PushCombiner::Pending*> PushCombiner::take_batch() {
   std::vector<Pending*> batch{waiting_.front()};
   waiting_.pop_front();
+  batch.front()->taken = true;
   std::size_t items = batch.front()->items->size();
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     Pending* candidate = *it;
@@ -56,6 +102,7 @@ std::vector<PushCombiner::Pending*> PushCombiner::take_batch() {
     }
     if (items + candidate->items->size() > max_items_) break;  // keep FIFO: stop at the first misfit
     items += candidate->items->size();
+    candidate->taken = true;
     batch.push_back(candidate);
     it = waiting_.erase(it);
   }
@@ -102,6 +149,8 @@ void PushCombiner::execute(const std::vector<Pending*>& batch) {
 }
 
 std::vector<db::PushRow> PushCombiner::call_alone(const Pending& request) {
+  flow::Permit slot;
+  if (arbiter_ != nullptr) slot = admit_or_throw(*arbiter_, flow::Lane::Push);
   {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return in_flight_ < max_concurrent_calls_; });
@@ -124,7 +173,7 @@ std::vector<db::PushRow> PushCombiner::call_alone(const Pending& request) {
 
 std::size_t PushCombiner::waiting() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return waiting_.size();
+  return waiting_.size() - static_cast<std::size_t>(acquiring_);
 }
 
 PushCombiner::Stats PushCombiner::stats() const {

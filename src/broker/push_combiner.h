@@ -10,6 +10,14 @@
 // index. Requests that arrive while every slot is busy queue up and ride the
 // next call. When idle, a request leads alone at once: no added latency.
 //
+// Admission (docs/flow-control.md): with an arbiter, every call holds one
+// Push-lane slot, taken by its leader before it gathers the batch (requests
+// arriving meanwhile ride along), so a tight Push lane still stores many
+// requests per call. The queue of requests waiting for a call is the Push
+// lane's wait queue: past QUEEN_FLOW_PUSH_QUEUE waiting requests, or after
+// QUEEN_FLOW_PUSH_WAIT_MS without riding a call, a request is refused with
+// BrokerError TooManyRequests and none of its items is stored.
+//
 // Failure handling: a transient failure of a combined call is every
 // participant's failure (the database is down for all of them). A permanent
 // failure of a combined call is retried per request, so one bad request
@@ -25,6 +33,7 @@
 #include <vector>
 
 #include "db/procedures.h"
+#include "flow/arbiter.h"
 
 namespace queen::broker {
 
@@ -35,7 +44,9 @@ class PushCombiner {
   // Classifies a call failure: true when it is transient (no per-request retry).
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
-  PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls);
+  // `arbiter` null: no admission (every request waits for its call however long).
+  PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
+               flow::Arbiter* arbiter = nullptr);
 
   // Pushes one request's encoded items (JSON object texts). Returns the rows
   // for this request with `idx` relative to it. Throws what the call threw.
@@ -47,7 +58,8 @@ class PushCombiner {
     std::uint64_t solo_retries = 0;       // requests retried alone after a permanent failure
   };
   Stats stats() const;
-  // Requests queued behind busy calls right now.
+  // Requests queued behind busy calls right now (a leader waiting for its
+  // slot is counted by the arbiter instead).
   std::size_t waiting() const;
 
  private:
@@ -58,8 +70,14 @@ class PushCombiner {
     std::exception_ptr error;
     bool done = false;
     bool retry_alone = false;
+    bool taken = false;  // rides a call (no longer queued)
   };
 
+  using Clock = flow::Arbiter::Clock;
+  // The front request leads: takes a Push slot, gathers the batch, makes the call.
+  void lead(std::unique_lock<std::mutex>& lock, Pending& me, Clock::time_point deadline);
+  // Takes `me` out of the queue and throws the refusal (mutex_ held; released by the throw).
+  [[noreturn]] void refuse(Pending& me, flow::Refusal why, bool counted);
   std::vector<Pending*> take_batch();
   void execute(const std::vector<Pending*>& batch);
   std::vector<db::PushRow> call_alone(const Pending& request);
@@ -68,11 +86,13 @@ class PushCombiner {
   const IsTransient is_transient_;
   const std::size_t max_items_;
   const int max_concurrent_calls_;
+  flow::Arbiter* const arbiter_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Pending*> waiting_;
   int in_flight_ = 0;
+  int acquiring_ = 0;  // leaders waiting for their slot (still queued)
   Stats stats_;
 };
 

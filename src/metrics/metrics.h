@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace queen::metrics {
 
@@ -79,6 +81,21 @@ struct ProcessStats {
 };
 ProcessStats read_process_stats();
 
+// One lane of the admission arbiter (docs/flow-control.md), sampled when rendering.
+struct AdmissionLane {
+  std::string lane;  // push, pop, ack, maint
+  int slots = 0;     // the lane's cap
+  int in_use = 0;
+  int waiting = 0;
+  std::uint64_t granted = 0;
+  std::uint64_t rejected_queue_full = 0;
+  std::uint64_t rejected_timeout = 0;
+  // Wait for a granted slot: cumulative counts by upper bound in seconds (+Inf is wait_count).
+  std::vector<std::pair<double, std::uint64_t>> wait_buckets;
+  double wait_seconds_sum = 0;
+  std::uint64_t wait_count = 0;
+};
+
 // Gauges owned by other modules, sampled when rendering.
 struct Gauges {
   int db_pool_size = 0;
@@ -91,6 +108,7 @@ struct Gauges {
   bool maintenance = false;
   bool pop_maintenance = false;
   std::size_t parked_pops = 0;
+  std::vector<AdmissionLane> admission;  // empty: no arbiter
 };
 
 // Prometheus text exposition format 0.0.4.
