@@ -134,11 +134,12 @@ void series(std::string& out, const char* name, const char* type, const char* he
 }
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
-std::string num(double v) {
+std::string decimal(double v, int places) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
+  std::snprintf(buf, sizeof buf, "%.*f", places, v);
   return buf;
 }
+std::string num(double v) { return decimal(v, 3); }
 
 void sample(std::string& out, const std::string& name, const std::string& labels, const std::string& value) {
   out += name;
@@ -151,11 +152,7 @@ void sample(std::string& out, const std::string& name, const std::string& labels
 
 std::string lane_label(const AdmissionLane& lane) { return "lane=\"" + lane.lane + "\""; }
 
-std::string seconds(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6f", v);
-  return buf;
-}
+std::string seconds(double v) { return decimal(v, 6); }
 
 // The admission arbiter's lanes (docs/flow-control.md).
 void render_admission(std::string& out, const std::vector<AdmissionLane>& lanes) {
