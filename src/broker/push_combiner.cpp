@@ -149,8 +149,6 @@ void PushCombiner::execute(const std::vector<Pending*>& batch) {
 }
 
 std::vector<db::PushRow> PushCombiner::call_alone(const Pending& request) {
-  flow::Permit slot;
-  if (arbiter_ != nullptr) slot = admit_or_throw(*arbiter_, flow::Lane::Push);
   {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return in_flight_ < max_concurrent_calls_; });
@@ -166,6 +164,10 @@ std::vector<db::PushRow> PushCombiner::call_alone(const Pending& request) {
       self->changed_.notify_all();
     }
   } release{this};
+  // The call slot first, then the Push slot, as a leader takes them: never
+  // the other way round, or a leader and a retry could each hold what the other waits for.
+  flow::Permit slot;
+  if (arbiter_ != nullptr) slot = admit_or_throw(*arbiter_, flow::Lane::Push);
   std::vector<const std::string*> elements;
   for (const auto& item : *request.items) elements.push_back(&item);
   return call_(join_json_array(elements), *request.origin);

@@ -395,3 +395,33 @@ TEST(PushCombinerAdmission, ARequestThatRidesNoCallWithinTheWaitBoundIsRefused) 
   // The lane recovers: the next push is stored.
   EXPECT_EQ(combiner.submit(items({"c"}), db::PushOrigin{}).size(), 1u);
 }
+
+// Leaders, followers and solo retries after a permanent failure, all through one Push slot: every
+// request ends (no slot is held while waiting for a call, nor the other way round) and the slot is free after.
+TEST(PushCombinerAdmission, ManyRequestsAndSoloRetriesThroughOneSlotAllEnd) {
+  FakePushCall fake;
+  flow::Arbiter arbiter(push_lane(1, 1000, 30s));
+  PushCombiner combiner(std::ref(fake), transient, 50, 2, &arbiter);
+  std::vector<std::future<int>> results;
+  for (int r = 0; r < 40; ++r) {
+    results.push_back(std::async(std::launch::async, [&, r] {
+      const std::string txid = r % 7 == 0 ? "bad" : "r" + std::to_string(r);
+      try {
+        return static_cast<int>(combiner.submit(items({txid}), db::PushOrigin{}).size());
+      } catch (const db::DbError&) {
+        return -1;
+      }
+    }));
+  }
+  int failed = 0;
+  for (auto& f : results) {
+    const int rows = f.get();
+    if (rows < 0) ++failed;
+    else EXPECT_EQ(rows, 1);
+  }
+  EXPECT_EQ(failed, 6);  // r = 0, 7, 14, 21, 28, 35
+  const flow::LaneSnapshot push = arbiter.snapshot()[flow::index_of(flow::Lane::Push)];
+  EXPECT_EQ(push.in_use, 0);
+  EXPECT_EQ(push.waiting, 0);
+  EXPECT_EQ(push.granted, fake.calls().size());
+}
