@@ -350,8 +350,8 @@ FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, FlowLaneCon
 // The admission arbiter (docs/flow-control.md). Defaults derive from
 // C = min(DB_POOL_SIZE, HTTP_MAX_THREADS), the database calls this broker can
 // have in flight anyway, so with them nothing waits that would not have
-// waited for a thread or a connection before; Push and Pop together leave a
-// quarter of C to acks and replay.
+// waited for a thread or a connection before, and a saturated Push or Pop
+// lane leaves a quarter of C to the others.
 void read_flow(EnvReader& r, Config& c) {
   const int capacity = std::min(c.db.pool_size, c.http.max_threads);
   c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity, 1, 10000);
@@ -361,9 +361,9 @@ void read_flow(EnvReader& r, Config& c) {
   }
   const int slots = c.flow.slots;
   const int queue = c.http.max_threads;  // never refuses for a full queue by default: the wait bound does
-  c.flow.push = read_flow_lane(r, "PUSH", {std::max(1, slots * 3 / 8), queue, 10000}, slots);
-  c.flow.pop = read_flow_lane(r, "POP", {std::max(1, slots * 3 / 8), queue, 2000}, slots);
-  c.flow.ack = read_flow_lane(r, "ACK", {std::max(1, slots / 4), queue, 10000}, slots);
+  c.flow.push = read_flow_lane(r, "PUSH", {std::max(1, slots * 3 / 4), queue, 10000}, slots);
+  c.flow.pop = read_flow_lane(r, "POP", {std::max(1, slots * 3 / 4), queue, 2000}, slots);
+  c.flow.ack = read_flow_lane(r, "ACK", {std::max(1, slots / 2), queue, 10000}, slots);
   c.flow.maint = read_flow_lane(r, "MAINT", {std::max(1, slots / 16), 4, 1000}, slots);
 }
 

@@ -143,9 +143,9 @@ struct FlowLaneConfig {
 struct FlowConfig {
   int slots = 64;        // QUEEN_FLOW_SLOTS: slots of all lanes together (default C)
   // The values below are the defaults for C = 64 (the default pool and thread counts).
-  FlowLaneConfig push{24, 64, 10000};  // slots 3C/8, queue HTTP_MAX_THREADS, wait 10000 ms
-  FlowLaneConfig pop{24, 64, 2000};    // slots 3C/8, queue HTTP_MAX_THREADS, wait 2000 ms
-  FlowLaneConfig ack{16, 64, 10000};   // slots C/4, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig push{48, 64, 10000};  // slots 3C/4, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig pop{48, 64, 2000};    // slots 3C/4, queue HTTP_MAX_THREADS, wait 2000 ms
+  FlowLaneConfig ack{32, 64, 10000};   // slots C/2, queue HTTP_MAX_THREADS, wait 10000 ms
   FlowLaneConfig maint{4, 4, 1000};    // slots C/16, queue 4, wait 1000 ms (spool replay, one slot per file)
 };
 
