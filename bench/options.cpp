@@ -145,6 +145,9 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
         } else if (flag == "--queue-prefix") {
             if (value.empty()) return invalid();
             options.queuePrefix = value;
+        } else if (flag == "--popack-queue") {
+            if (value.empty()) return invalid();
+            options.popackQueue = value;
         } else if (flag == "--label") {
             const auto eq = value.find('=');
             if (eq == std::string::npos || eq == 0) return failure("--label expects key=value, got '" + value + "'");
@@ -177,9 +180,11 @@ std::string usageText() {
   --wake-timeout-ms MS      long-poll timeout (default 5000)
   --http-timeout S          socket timeout for ordinary requests (default 30)
   --max-latency-samples N   latency samples kept per scenario (default 2000000)
-  --broker-pid PID          read the broker's peak RSS (VmHWM) from /proc/PID/status
+  --broker-pid PID          report the broker's RSS: peak per scenario (VmHWM, reset through
+                            /proc/PID/clear_refs when allowed) and over the run
   --queue-prefix NAME       prefix of the queues the bench creates (default bench)
   --keep-queues             do not delete the bench queues afterwards
+  --popack-queue NAME       pop+ack consumes this existing queue (pre-filled into p0..pP-1), kept afterwards
   --label KEY=VALUE         a condition to print in the header and the JSON (repeatable)
 )";
 }

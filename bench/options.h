@@ -42,6 +42,10 @@ struct BenchOptions {
     std::size_t maxLatencySamples = 2'000'000; // per scenario, across all connections
     int brokerPid = 0;                       // 0: peak RSS not reported
     std::string queuePrefix = "bench";
+    // --popack-queue: pop+ack consumes this existing queue (pre-filled into its partitions p0..pP-1)
+    // instead of a fresh one, and neither configures nor deletes it: the history scenario's queue
+    // with thousands of consumed partitions. Empty: a fresh queue per batch size.
+    std::string popackQueue;
     bool keepQueues = false;                 // false: delete the queues a scenario created
     std::map<std::string, std::string> labels; // free-form conditions printed in the header
 };

@@ -36,4 +36,12 @@ std::optional<ProcessMemory> readProcessMemory(int pid) {
     return ProcessMemory{*peak, *current};
 }
 
+bool resetPeakRss(int pid) {
+    std::ofstream file("/proc/" + std::to_string(pid) + "/clear_refs");
+    if (!file) return false;
+    file << "5";
+    file.flush();
+    return static_cast<bool>(file);
+}
+
 } // namespace bench

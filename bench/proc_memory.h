@@ -19,4 +19,9 @@ struct ProcessMemory {
 // nullopt when the process is gone or /proc is unreadable.
 std::optional<ProcessMemory> readProcessMemory(int pid);
 
+// Resets the process's VmHWM to its current RSS (writes "5" to /proc/<pid>/clear_refs, Linux 4.0+,
+// needs the right to ptrace it), so the next VmHWM is the peak since now. False when not allowed:
+// VmHWM then stays the peak since the process started.
+bool resetPeakRss(int pid);
+
 } // namespace bench

@@ -1,6 +1,7 @@
 // queen-bench: HTTP load generator for the Queen broker (`make bench`).
 // Scenarios: push and pop+ack at each batch size over N keep-alive connections, then long-poll
 // wake latency. Prints one line per scenario and optionally writes a JSON file.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -70,6 +71,10 @@ int run(const bench::BenchOptions& options) {
 
     std::optional<bench::ProcessMemory> finalMemory;
     if (options.brokerPid > 0) finalMemory = bench::readProcessMemory(options.brokerPid);
+    // Each scenario reset VmHWM when it began: the run's peak is the highest scenario peak.
+    for (const auto& result : results)
+        if (finalMemory && result.brokerMemory)
+            finalMemory->peakRssKb = std::max(finalMemory->peakRssKb, result.brokerMemory->peakRssKb);
     emit(bench::formatPeakRss(finalMemory));
 
     if (!options.keepQueues && !brokerLost) {

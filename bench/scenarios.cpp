@@ -177,6 +177,18 @@ std::string ScenarioRunner::newQueue(const std::string& kind, int batch) {
     return name;
 }
 
+// The queue a pop+ack scenario consumes: the given existing one (--popack-queue), or a fresh one.
+std::string ScenarioRunner::popAckQueue(int batch, std::string& configureError) {
+    if (!options_.popackQueue.empty()) return options_.popackQueue;
+    std::string queue = newQueue("popack", batch);
+    configureQueue(address_, options_, queue, configureError);
+    return queue;
+}
+
+void ScenarioRunner::resetBrokerPeak(ScenarioResult& result) const {
+    if (options_.brokerPid > 0) result.peakIsPerScenario = resetPeakRss(options_.brokerPid);
+}
+
 void ScenarioRunner::sampleBrokerMemory(ScenarioResult& result) const {
     if (options_.brokerPid > 0) result.brokerMemory = readProcessMemory(options_.brokerPid);
 }
@@ -188,6 +200,7 @@ ScenarioResult ScenarioRunner::runPush(int batch) {
     result.connections = options_.connections;
     result.partitions = options_.partitions;
     result.queue = newQueue("push", batch);
+    resetBrokerPeak(result);
     // Creating the queue up front keeps its one-time creation out of the measured window.
     std::string configureError;
     if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
@@ -217,9 +230,10 @@ ScenarioResult ScenarioRunner::runPopAck(int batch) {
     result.batch = batch;
     result.connections = options_.connections;
     result.partitions = options_.partitions;
-    result.queue = newQueue("popack", batch);
+    resetBrokerPeak(result);
     std::string configureError;
-    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
+    result.queue = popAckQueue(batch, configureError);
+    result.firstError = configureError;
 
     // Pre-fill (not measured): the consumers then only pop and ack.
     const std::int64_t prefillTarget = std::min(prefillCountFor(options_, batch), options_.maxMessagesPerScenario);
@@ -346,6 +360,7 @@ ScenarioResult ScenarioRunner::runWake() {
     result.connections = 1;
     result.partitions = 1;
     result.queue = newQueue("wake", 1);
+    resetBrokerPeak(result);
     std::string configureError;
     if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
 

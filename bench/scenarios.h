@@ -29,7 +29,9 @@ struct ScenarioResult {
     std::uint64_t droppedSamples = 0;
     std::map<std::string, double> details; // scenario-specific counters and sub-latencies
     std::string firstError;                // the first failure seen, for the report
-    std::optional<ProcessMemory> brokerMemory; // sampled when the scenario ended
+    std::optional<ProcessMemory> brokerMemory; // sampled when the scenario ended; peakRssKb is this
+                                               // scenario's peak when peakIsPerScenario
+    bool peakIsPerScenario = false;            // VmHWM was reset when the scenario began
 };
 
 // Identifies one bench run; part of every queue name so runs never share queues.
@@ -50,6 +52,8 @@ public:
 
 private:
     std::string newQueue(const std::string& kind, int batch);
+    std::string popAckQueue(int batch, std::string& configureError);
+    void resetBrokerPeak(ScenarioResult& result) const;
     void sampleBrokerMemory(ScenarioResult& result) const;
 
     BenchOptions options_;

@@ -13,6 +13,12 @@
 #   BENCH_ARGS            extra queen-bench flags, e.g. "--duration 5 --batches 100"
 #   BENCH_SPOOL_EVENTS    events of the spool drain scenario (default 50000)
 #   BENCH_REPLAY_LANES    FILE_BUFFER_REPLAY_LANES of its second run (default 4; the first runs with 1)
+#   BENCH_RAW_SECONDS     seconds of the raw PostgreSQL insert baseline (default 10; 0 skips it)
+#   BENCH_HISTORY=0       skip the history scenario (push and pop+ack on a database with 10M messages)
+#   BENCH_HISTORY_DB      its database (default queen_bench_history; kept between runs, made once)
+#   BENCH_HISTORY_REBUILD=1  drop and regenerate that database even when its shape is right
+#   BENCH_HISTORY_ARGS    extra queen-bench flags for the history run (default: BENCH_ARGS; the run always
+#                         passes --prefill-max 50000 first, so few pre-filled messages outlive it)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -115,6 +121,104 @@ fi
 stop_brokers
 [ "$status" = 0 ] || exit "$status"
 
+# Raw PostgreSQL baseline: 10 connections inserting the rows a batch-100 push stores (100 rows of
+# queen.messages' shape per transaction, sent by the client as literals with their JSON payloads and
+# transaction ids shaped like the bench's, the same two indexes, the same durability), with pgbench. The batch-100 push target is 85% of this.
+raw_insert_baseline() {
+  local seconds=${BENCH_RAW_SECONDS:-10} db=queen_bench_raw script tps
+  [ "$seconds" -gt 0 ] || return 0
+  command -v pgbench >/dev/null || { echo "bench: raw-pg: pgbench is missing; skipped" >&2; return 0; }
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_database where datname = '$db'" | grep -q 1 ||
+    psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database $db"
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages TO warning;
+DROP TABLE IF EXISTS raw_messages;
+DROP SEQUENCE IF EXISTS raw_seq;
+DROP SEQUENCE IF EXISTS raw_tx;
+CREATE SEQUENCE raw_seq;
+CREATE SEQUENCE raw_tx;
+CREATE TABLE raw_messages (
+  partition_id uuid NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, transaction_id text NOT NULL, payload jsonb,
+  trace_id uuid, producer_sub text, is_encrypted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL,
+  PRIMARY KEY (partition_id, seq), UNIQUE (partition_id, transaction_id));
+SQL
+  # One INSERT of 100 VALUES rows per transaction, into partition :p (one of 10).
+  script="$WORK_DIR/raw-insert.sql"
+  {
+    echo '\set p random(0, 9)'
+    echo 'INSERT INTO raw_messages (partition_id, seq, id, transaction_id, payload, created_at) VALUES'
+    for k in $(seq 0 99); do
+      printf "(('00000000-0000-7000-8000-00000000000' || :p)::uuid, nextval('raw_seq'), gen_random_uuid(), "
+      printf "'c' || :client_id || '-' || nextval('raw_tx'), '{\"seq\": %d, \"fill\": \"%s\"}', clock_timestamp())%s\n" \
+        "$k" "$(printf 'x%.0s' $(seq 64))" "$([ "$k" = 99 ] && echo ';' || echo ',')"
+    done
+  } >"$script"
+  tps=$(pgbench -h 127.0.0.1 -p "$PGPORT" -U postgres -n -c 10 -j 2 -T "$seconds" -f "$script" "$db" 2>&1 |
+        awk '/^tps = / {print $3; exit}')
+  if [ -z "$tps" ]; then echo "bench: raw-pg: pgbench reported no rate" >&2; return 0; fi
+  awk -v tps="$tps" 'BEGIN { printf "raw-pg   batch 100, 10 connections: %.0f rows/s durable (%.0f tx/s); 85%% = %.0f msg/s\n", tps * 100, tps, tps * 85 }'
+  printf '{"scenario": "raw-pg", "batch": 100, "connections": 10, "seconds": %s, "rowsPerSecond": %s}\n' \
+    "$seconds" "$(awk -v tps="$tps" 'BEGIN { printf "%.0f", tps * 100 }')" >"${BENCH_JSON%.json}-raw.json"
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -qc "DROP TABLE raw_messages; DROP SEQUENCE raw_seq, raw_tx" >/dev/null
+}
+echo "bench: raw PostgreSQL insert baseline (pgbench, ${BENCH_RAW_SECONDS:-10} s)"
+raw_insert_baseline
+
+# History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
+# partitions (bench/history.sql), pop+ack consuming a kept queue with 5,000 partitions. The database
+# is made once and kept while its comment names the same shape; new migrations are deployed to it.
+HISTORY_DB=${BENCH_HISTORY_DB:-queen_bench_history}
+HISTORY_QUEUE=bench-history-hot
+# The last migration bench/history.sql knows the tables of (sql/migrations/sqitch.plan).
+HISTORY_SCHEMA_CHANGE=encryption
+# Deploy scripts are edited in place until the schema is released, so the shape names a digest of
+# them and of the generator: a kept database is regenerated when either changed.
+HISTORY_SCHEMA_DIGEST=$(cat "$ROOT"/sql/migrations/sqitch.plan "$ROOT"/sql/migrations/deploy/*.sql "$ROOT/bench/history.sql" |
+  sha256sum | cut -c1-12)
+HISTORY_SHAPE="queen bench history v1: 100 queues x 1000 partitions x 100 messages; $HISTORY_QUEUE 5000 partitions x 20; schema $HISTORY_SCHEMA_DIGEST"
+history_db_shape() {
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc \
+    "select shobj_description(oid, 'pg_database') from pg_database where datname = '$HISTORY_DB'"
+}
+ensure_history_db() {
+  local started
+  if [ "${BENCH_HISTORY_REBUILD:-0}" != 1 ] && [ "$(history_db_shape)" = "$HISTORY_SHAPE" ]; then
+    PG_DB=$HISTORY_DB "$ROOT/scripts/db-deploy.sh" >"$WORK_DIR/history-deploy.log" 2>&1 ||
+      { tail -n 20 "$WORK_DIR/history-deploy.log" >&2; return 1; }
+    echo "bench: history database $HISTORY_DB kept ($HISTORY_SHAPE)"
+    return 0
+  fi
+  echo "bench: generating history database $HISTORY_DB ($HISTORY_SHAPE)"
+  started=$(date +%s)
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "drop database if exists \"$HISTORY_DB\""
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database \"$HISTORY_DB\""
+  # The schema the generator writes for, then the history, then the later migrations: they fill
+  # whatever they add from existing rows, as they must on any database in use.
+  (cd "$ROOT" && sqitch deploy --verify --to "$HISTORY_SCHEMA_CHANGE" "db:pg://postgres@127.0.0.1:$PGPORT/$HISTORY_DB") \
+    >"$WORK_DIR/history-deploy.log" 2>&1 || { tail -n 20 "$WORK_DIR/history-deploy.log" >&2; return 1; }
+  timeout --signal=TERM "${BENCH_HISTORY_GEN_TIMEOUT_S:-1200}" psql -h 127.0.0.1 -p "$PGPORT" -U postgres \
+    -d "$HISTORY_DB" -v ON_ERROR_STOP=1 -v hot_queue="$HISTORY_QUEUE" -f "$ROOT/bench/history.sql" \
+    >"$WORK_DIR/history-gen.log" 2>&1 || { tail -n 20 "$WORK_DIR/history-gen.log" >&2; return 1; }
+  PG_DB=$HISTORY_DB "$ROOT/scripts/db-deploy.sh" >>"$WORK_DIR/history-deploy.log" 2>&1 ||
+    { tail -n 20 "$WORK_DIR/history-deploy.log" >&2; return 1; }
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "comment on database \"$HISTORY_DB\" is '$HISTORY_SHAPE'"
+  echo "bench: history database generated in $(($(date +%s) - started)) s"
+}
+if [ "${BENCH_HISTORY:-1}" != 0 ]; then
+  ensure_history_db
+  PORT=$(free_port)
+  start_broker history "$PORT" PG_DB="$HISTORY_DB"
+  echo "bench: history on http://127.0.0.1:$PORT (database $HISTORY_DB; pop+ack consumes $HISTORY_QUEUE)"
+  # shellcheck disable=SC2086 # flags
+  timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" --scenario push,popack \
+    --url "http://127.0.0.1:$PORT" --broker-pid "$STARTED_PID" --json "${BENCH_JSON%.json}-history.json" \
+    --popack-queue "$HISTORY_QUEUE" --prefill-max 50000 --queue-prefix bench-history --label "history=$HISTORY_DB" \
+    --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
+    --label "db_pool_size=$BENCH_DB_POOL_SIZE" ${BENCH_HISTORY_ARGS:-${BENCH_ARGS:-}} || status=$?
+  stop_brokers
+  [ "$status" = 0 ] || exit "$status"
+fi
+
 # Parked long polls (BENCH_PARKED_POLLS, default 10000) on a fresh broker: /health and push latency
 # idle and with the polls parked, wake latency, broker RSS and threads.
 PORT=$(free_port)
@@ -150,7 +254,7 @@ start_broker mesh-b "$PORT_B" QUEEN_MESH_PORT="$MESH_B" QUEEN_MESH_PEERS="127.0.
 sleep 1  # let the mesh links connect
 echo "bench: mesh wake: push on http://127.0.0.1:$PORT_A, long poll on http://127.0.0.1:$PORT_B (floor 5000 ms)"
 timeout --signal=TERM 60 "$BENCH_BIN" --scenario wake --url "http://127.0.0.1:$PORT_A" \
-  --consumer-url "http://127.0.0.1:$PORT_B" --json "${BENCH_JSON%.json}-mesh.json" \
+  --consumer-url "http://127.0.0.1:$PORT_B" --broker-pid "$STARTED_PID" --json "${BENCH_JSON%.json}-mesh.json" \
   --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
   --label "pop_wait_floor_ms=5000" || status=$?
 exit "$status"

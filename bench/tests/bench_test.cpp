@@ -2,11 +2,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <iterator>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "../latency.h"
 #include "../options.h"
 #include "../proc_memory.h"
+#include "../reference.h"
+#include "../report.h"
+#include "../scenarios.h"
 #include "../wire.h"
 
 namespace bench {
@@ -93,6 +99,14 @@ TEST(Options, RejectsInvalidInput) {
     EXPECT_FALSE(unknown.options);
     EXPECT_NE(unknown.error.find("--frobnicate"), std::string::npos);
     EXPECT_TRUE(parseBenchOptions({"--help"}).helpRequested);
+}
+
+TEST(Options, PopAckQueueNamesAnExistingQueue) {
+    EXPECT_TRUE(parseBenchOptions({}).options->popackQueue.empty());
+    const ParseResult parsed = parseBenchOptions({"--popack-queue", "bench-history-hot"});
+    ASSERT_TRUE(parsed.options) << parsed.error;
+    EXPECT_EQ(parsed.options->popackQueue, "bench-history-hot");
+    EXPECT_FALSE(parseBenchOptions({"--popack-queue", ""}).options);
 }
 
 TEST(Options, PrefillDerivedFromBatchWithinBounds) {
@@ -197,6 +211,38 @@ TEST(ProcMemory, ReadsThisProcess) {
     ASSERT_TRUE(memory);
     EXPECT_GT(memory->peakRssKb, 0);
     EXPECT_GE(memory->peakRssKb, memory->currentRssKb);
+}
+
+TEST(ProcMemory, PeakResetLeavesAPeakNotBelowTheCurrentRss) {
+    const int self = static_cast<int>(getpid());
+    if (!resetPeakRss(self)) GTEST_SKIP() << "/proc/self/clear_refs is not writable here";
+    const auto memory = readProcessMemory(self);
+    ASSERT_TRUE(memory);
+    EXPECT_GE(memory->peakRssKb, memory->currentRssKb);
+}
+
+TEST(Reference, FiguresOfPushAndPopAckAtTheThreeBatchSizes) {
+    EXPECT_DOUBLE_EQ(referenceFor("push", 1)->queenMessagesPerSecond, 900);
+    EXPECT_DOUBLE_EQ(referenceFor("push", 100)->targetMessagesPerSecond, 26'000);  // 85% of raw PostgreSQL
+    EXPECT_DOUBLE_EQ(referenceFor("popack", 10)->targetMessagesPerSecond, 5'000);   // twice the reference
+    EXPECT_FALSE(referenceFor("push", 5));
+    EXPECT_FALSE(referenceFor("wake", 1));
+}
+
+TEST(Report, ScenarioLineCarriesTheReferenceBesideOurs) {
+    ScenarioResult result;
+    result.scenario = "push";
+    result.batch = 10;
+    result.messagesPerSecond = 7000;
+    const std::string line = formatScenarioLine(result);
+    EXPECT_NE(line.find("6.3k"), std::string::npos) << line;
+    EXPECT_NE(line.find("12.6k"), std::string::npos) << line;
+    result.scenario = "wake";  // no reference: the last two columns are "-"
+    std::istringstream words(formatScenarioLine(result));
+    std::vector<std::string> columns{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    ASSERT_GE(columns.size(), 2u);
+    EXPECT_EQ(columns[columns.size() - 2], "-");
+    EXPECT_EQ(columns.back(), "-");
 }
 
 } // namespace

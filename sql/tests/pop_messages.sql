@@ -7,13 +7,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(68);
 
--- push n messages tx-<prefix>1..n to (queue, partition)
-CREATE FUNCTION pg_temp.push(p_queue text, p_partition text, p_n int, p_prefix text) RETURNS void
-LANGUAGE sql AS $$
-  SELECT count(*) FROM queen.push_messages(
-    (SELECT jsonb_agg(jsonb_build_object('queue', p_queue, 'partition', p_partition, 'transactionId', p_prefix || i, 'payload', jsonb_build_object('i', i)) ORDER BY i)
-       FROM generate_series(1, p_n) i))
-$$;
+\ir support/pop_helpers.psql
 -- move a queue's messages (and partitions' last_message_at) p_age into the past
 CREATE FUNCTION pg_temp.age(p_queue text, p_age interval) RETURNS void
 LANGUAGE sql AS $$
@@ -101,11 +95,11 @@ SELECT is((SELECT array_agg(DISTINCT partition_name) FROM queen.pop_messages('t_
 SELECT is((SELECT array_agg(DISTINCT partition_name) FROM queen.pop_messages('t_wild', NULL, NULL, 10)), ARRAY['young'],
           'the next pop takes the next free partition');
 
--- 5b. a group's first pop creates cursor rows for every partition with messages
+-- 5b. a group's first pop creates cursor rows for every partition (pop never looks for partitions without one)
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_wild', NULL, 'g_rr', 1, 1, true)), 1::bigint, 'a new group pops one message');
 SELECT is((SELECT count(*) FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
-            WHERE p.queue_id = (SELECT id FROM queen.queues WHERE name = 't_wild') AND c.consumer_group = 'g_rr'), 2::bigint,
-          'its first pop created cursor rows on both partitions');
+            WHERE p.queue_id = (SELECT id FROM queen.queues WHERE name = 't_wild') AND c.consumer_group = 'g_rr'), 3::bigint,
+          'its first pop created cursor rows on both partitions with messages and on the empty Default');
 SELECT is((SELECT array_agg(partition_name) FROM queen.pop_messages('t_wild', NULL, 'g_rr', 1, 1, true)), ARRAY['old'],
           'the oldest waiting message wins again');
 SELECT is((SELECT array_agg(partition_name) FROM queen.pop_messages('t_wild', NULL, 'g_rr', 1, 1, true)), ARRAY['young'],

@@ -79,8 +79,8 @@ SELECT is((SELECT array_agg(status ORDER BY idx) FROM r4), ARRAY['duplicate', 'q
           'past maxSize (counted across partitions) items fail; duplicates do not take room; in-batch duplicates of a failed item fail too');
 SELECT ok((SELECT error FROM r4 WHERE idx = 2) LIKE '%maxSize%', 'the failure says maxSize');
 SELECT is((SELECT message_id FROM r4 WHERE idx = 2), NULL, 'a failed item has no message id');
-INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq)
-SELECT p.id, '__QUEUE_MODE__', 2 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_cap' AND p.name = 'Default';
+INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
+SELECT p.id, '__QUEUE_MODE__', p.queue_id, 2 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_cap' AND p.name = 'Default';
 SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_cap", "partition": "x", "transactionId": "d"}]')), 'queued',
           'consumed messages free room under maxSize');
 

@@ -7,13 +7,8 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT plan(19);
 
-CREATE TEMP TABLE t AS SELECT 't_conc_' || replace(gen_random_uuid()::text, '-', '') AS q;
-SELECT dblink_connect('a', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
-SELECT dblink_connect('b', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
--- a broken implementation must fail these tests, not hang them
-SELECT dblink_exec('a', 'SET statement_timeout = ''10s''');
-SELECT dblink_exec('b', 'SET statement_timeout = ''10s''');
-SELECT * FROM t, dblink('a', format('SELECT queen.configure_queue(%L, NULL, NULL, %L)::text', q, '{"retryDelay": 0}')) AS x(v text);
+\set queue_prefix t_conc_
+\ir support/dblink_sessions.psql
 
 -- push items as JSON for queue t.q
 CREATE FUNCTION pg_temp.items(p_spec text[]) RETURNS text LANGUAGE sql AS $$

@@ -12,11 +12,11 @@ DELETE FROM queen.queues;
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 'stats-a', 'partition', 'p1', 'transactionId', 'a' || i)) FROM generate_series(1, 5) i)
   || (SELECT jsonb_agg(jsonb_build_object('queue', 'stats-a', 'partition', 'p2', 'transactionId', 'b' || i)) FROM generate_series(1, 3) i));
-INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq, lease_id, lease_expires_at, lease_count, lease_acked)
-SELECT p.id, '__QUEUE_MODE__', 4, gen_random_uuid(), now() + interval '1 minute', 1, 0
+INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq, lease_id, lease_expires_at, lease_count, lease_acked)
+SELECT p.id, '__QUEUE_MODE__', p.queue_id, 4, gen_random_uuid(), now() + interval '1 minute', 1, 0
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'stats-a' AND p.name = 'p1';
-INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq, lease_id, lease_expires_at, lease_count, lease_acked)
-SELECT p.id, 'g', 2, gen_random_uuid(), now() - interval '1 minute', 3, 0  -- an expired lease is not processing
+INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq, lease_id, lease_expires_at, lease_count, lease_acked)
+SELECT p.id, 'g', p.queue_id, 2, gen_random_uuid(), now() - interval '1 minute', 3, 0  -- an expired lease is not processing
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'stats-a' AND p.name = 'p1';
 INSERT INTO queen.dlq (message_id, consumer_group, partition_id, seq, transaction_id, error_message, message_created_at)
 SELECT m.id, 'g', m.partition_id, m.seq, m.transaction_id, 'boom', m.created_at

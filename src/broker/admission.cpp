@@ -1,7 +1,5 @@
 #include "broker/admission.h"
 
-#include "broker/broker_error.h"
-
 namespace queen::broker {
 
 std::string lane_refusal_message(flow::Lane lane, flow::Refusal why, const flow::LaneLimits& limits) {
@@ -18,8 +16,7 @@ std::string lane_refusal_message(flow::Lane lane, flow::Refusal why, const flow:
 }
 
 void throw_lane_refusal(const flow::Arbiter& arbiter, flow::Lane lane, flow::Refusal why) {
-  throw BrokerError(ErrorKind::TooManyRequests, lane_refusal_message(lane, why, arbiter.limits()[lane]),
-                    arbiter.retry_after_s(lane));
+  throw LaneRefused(lane, why, lane_refusal_message(lane, why, arbiter.limits()[lane]), arbiter.retry_after_s(lane));
 }
 
 flow::Permit admit_or_throw(flow::Arbiter& arbiter, flow::Lane lane, flow::Arbiter::Clock::time_point deadline) {

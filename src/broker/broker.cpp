@@ -21,16 +21,6 @@ std::string nonempty_or(std::string value, const std::string& fallback) {
   return value.empty() ? fallback : value;
 }
 
-bool is_transient_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const db::DbError& e) {
-    return e.transient();
-  } catch (...) {
-    return false;
-  }
-}
-
 // SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
 // representation, string too long ...) means the request itself is bad.
 bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
@@ -71,7 +61,18 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       cluster_(cluster),
       arbiter_(flow::flow_limits_from(config.flow)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                is_transient_exception, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
+                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
+      ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
+                          const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
+                    [&db](const std::string& requests, const std::string& tenant) {
+                      return db.ack_many(requests, tenant);
+                    },
+                    db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls,
+                    &arbiter_),
+      pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
+                    [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
+                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls,
+                    &arbiter_),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
@@ -342,16 +343,18 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
   auto attempt = [this, query = command.query, long_poll, deadline, outcome]() -> bool {
     // Pop maintenance: empty without touching the database.
     if (pop_maintenance()) return false;
-    // A Pop slot for this attempt only: a parked poll holds none. A long
-    // poll that gets none in time re-checks later like an empty attempt
-    // (its client gets 204 at the deadline, never 429).
-    flow::Permit slot = long_poll ? arbiter_.acquire(flow::Lane::Pop, deadline)
-                                  : admit_or_throw(arbiter_, flow::Lane::Pop);
-    if (!slot) return false;
     try {
-      outcome->messages = db_.pop_messages(query);
+      // Concurrent attempts with the same parameters share one call, which
+      // holds one Pop slot for this attempt only: a parked poll holds none
+      // (pop_combiner.h).
+      outcome->messages = pop_combiner_.submit(query, long_poll ? deadline : wake::Clock::time_point::max());
       open_popped(outcome->messages, query.consumer_group, query.tenant);
       return !outcome->messages.empty();
+    } catch (const LaneRefused&) {
+      // A long poll that gets no slot in time re-checks later like an empty
+      // attempt (its client gets 204 at the deadline, never 429).
+      if (long_poll) return false;
+      throw;
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
         // A long poll keeps re-checking through an outage until its timeout.
@@ -403,10 +406,13 @@ void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::op
 std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
                                    const std::optional<std::string>& consumer_group, const std::string& tenant) {
   if (items.empty()) return {};
+  std::vector<std::string> partition_ids;
+  partition_ids.reserve(items.size());
+  for (const auto& item : items) partition_ids.push_back(item.partition_id);
   std::vector<db::AckRow> rows;
   try {
-    const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Ack);
-    rows = db_.ack_messages(encode_ack_items(items), consumer_group, tenant);
+    // Concurrent acks of the tenant share one call, which holds one Ack slot (ack_combiner.h).
+    rows = ack_combiner_.submit(encode_ack_items(items), items.size(), partition_ids, consumer_group, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -503,6 +509,16 @@ DatabaseHealth Broker::database_health() {
   return h;
 }
 
+std::size_t Broker::queued_for_call(flow::Lane lane) const {
+  switch (lane) {
+    case flow::Lane::Push: return combiner_.waiting();
+    case flow::Lane::Pop: return pop_combiner_.waiting();
+    case flow::Lane::Ack: return ack_combiner_.waiting();
+    case flow::Lane::Maint: return 0;
+  }
+  return 0;
+}
+
 metrics::Gauges Broker::gauges() const {
   metrics::Gauges g;
   const db::PoolStats pool = db_.pool_stats();
@@ -523,8 +539,8 @@ metrics::Gauges Broker::gauges() const {
     a.slots = lane.slots;
     a.in_use = lane.in_use;
     a.waiting = lane.waiting;
-    // Pushes queued for a combined call wait for that call's Push slot.
-    if (lane.lane == flow::Lane::Push) a.waiting += static_cast<int>(combiner_.waiting());
+    // Requests queued for a combined call wait for that call's slot.
+    a.waiting += static_cast<int>(queued_for_call(lane.lane));
     a.granted = lane.granted;
     a.rejected_queue_full = lane.rejected_queue_full;
     a.rejected_timeout = lane.rejected_timeout;
@@ -535,6 +551,10 @@ metrics::Gauges Broker::gauges() const {
     a.wait_count = lane.wait_count;
     g.admission.push_back(std::move(a));
   }
+  const auto counts = [](const CombinerStats& s) { return metrics::CombinedCalls{s.calls, s.combined_requests}; };
+  g.push_combining = counts(combiner_.stats());
+  g.ack_combining = counts(ack_combiner_.stats());
+  g.pop_combining = counts(pop_combiner_.stats());
   return g;
 }
 

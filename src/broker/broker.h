@@ -10,9 +10,11 @@
 #include <set>
 
 #include "broker/broker_error.h"
+#include "broker/ack_combiner.h"
 #include "broker/cluster_hooks.h"
 #include "broker/maintenance_flags.h"
 #include "broker/payload_encryption.h"
+#include "broker/pop_combiner.h"
 #include "broker/push_combiner.h"
 #include "broker/tenant_quotas.h"
 #include "broker/transactions.h"
@@ -116,6 +118,8 @@ class Broker {
   flow::Arbiter& arbiter() { return arbiter_; }
 
  private:
+  // Requests of `lane` queued in its combiner for a call (and so for that call's slot).
+  std::size_t queued_for_call(flow::Lane lane) const;
   // The parts of push(): spool the items (maintenance or outage), store them
   // (empty on a transient failure: the caller spools them), and read the rows.
   PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason, const PushOrigin& origin);
@@ -146,8 +150,10 @@ class Broker {
   MaintenanceFlags& flags_;
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
-  flow::Arbiter arbiter_;  // before the combiner, which takes its slots
+  flow::Arbiter arbiter_;  // before the combiners, whose calls take its slots
   PushCombiner combiner_;
+  AckCombiner ack_combiner_;
+  PopCombiner pop_combiner_;
   PayloadEncryption encryption_;
   TenantQuotas quotas_;
   std::atomic<bool> stopping_{false};

@@ -249,6 +249,13 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items, 1, 1000000);
   c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls, 1, 10000);
   c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms, 0, 365LL * 86400000);
+  c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS", c.combine.ack_max_items, 1, 1000000);
+  c.combine.ack_max_concurrent_calls =
+      r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls, 1, 10000);
+  // queen.pop_many accepts at most 1000 requests per call.
+  c.combine.pop_max_requests = r.int32("POP_COMBINE_MAX_REQUESTS", c.combine.pop_max_requests, 1, 1000);
+  c.combine.pop_max_concurrent_calls =
+      r.int32("POP_MAX_CONCURRENT_CALLS", c.combine.pop_max_concurrent_calls, 1, 10000);
 
 
   c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
@@ -507,6 +514,11 @@ std::vector<std::string> describe_config(const Config& c) {
   flush();
   s << "config: push combine_max_items=" << c.push.combine_max_items
     << " max_concurrent_calls=" << c.push.max_concurrent_calls << " dedup_window_ms=" << c.push.dedup_window_ms;
+  flush();
+  s << "config: combine ack_max_items=" << c.combine.ack_max_items
+    << " ack_max_concurrent_calls=" << c.combine.ack_max_concurrent_calls
+    << " pop_max_requests=" << c.combine.pop_max_requests
+    << " pop_max_concurrent_calls=" << c.combine.pop_max_concurrent_calls;
   flush();
   s << "config: spool dir=" << c.spool.dir << " flush_ms=" << c.spool.flush_ms << " max_batch=" << c.spool.max_batch
     << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync)

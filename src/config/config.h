@@ -75,6 +75,14 @@ struct PushConfig {
   std::int64_t dedup_window_ms = 86400000;  // QUEEN_DEDUP_WINDOW_MS
 };
 
+// Ack and pop combining (docs/combining.md): concurrent requests share one call.
+struct CombineConfig {
+  int ack_max_items = 1000;           // ACK_COMBINE_MAX_ITEMS: ack items per combined call
+  int ack_max_concurrent_calls = 4;   // ACK_MAX_CONCURRENT_CALLS: ack calls in flight
+  int pop_max_requests = 100;         // POP_COMBINE_MAX_REQUESTS: pop requests per queen.pop_many call
+  int pop_max_concurrent_calls = 4;   // POP_MAX_CONCURRENT_CALLS: pop calls in flight
+};
+
 enum class FsyncMode { Off, Batch };
 
 struct SpoolConfig {
@@ -189,6 +197,7 @@ struct Config {
   DbConfig db;
   PopConfig pop;
   PushConfig push;
+  CombineConfig combine;
   SpoolConfig spool;
   MeshConfig mesh;
   SweeperConfig sweeper;

@@ -47,6 +47,20 @@ std::vector<AckRow> Database::ack_messages(const std::string& acks_json,
   });
 }
 
+std::vector<CombinedPopRow> Database::pop_many(int requests, const PopRequest& q) {
+  return runner_.run("pop_many", [&](pqxx::nontransaction& tx) {
+    return decode_rows<CombinedRowDecoder<PoppedMessageDecoder>>(
+        tx.exec_prepared(kPopMany, requests, q.queue, q.partition, q.consumer_group, q.batch, q.partitions,
+                         q.auto_ack, q.subscription_mode, q.subscription_from, q.namespace_name, q.task, q.tenant));
+  });
+}
+
+std::vector<CombinedAckRow> Database::ack_many(const std::string& requests_json, const std::string& tenant) {
+  return runner_.run("ack_many", [&](pqxx::nontransaction& tx) {
+    return decode_rows<CombinedRowDecoder<AckRowDecoder>>(tx.exec_prepared(kAckMany, requests_json, tenant));
+  });
+}
+
 LeaseExtension Database::extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) {
   return runner_.run("extend_lease", [&](pqxx::nontransaction& tx) {
     std::vector<LeaseExtension> rows =

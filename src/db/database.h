@@ -16,6 +16,8 @@ class Database final : public Procedures {
                                   const std::string& tenant) override;
   std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin) override;
   std::vector<PoppedMessage> pop_messages(const PopRequest& request) override;
+  std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) override;
+  std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const std::string& tenant) override;
   std::vector<AckRow> ack_messages(const std::string& acks_json, const std::optional<std::string>& consumer_group,
                                    const std::string& tenant) override;
   LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) override;

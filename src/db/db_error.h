@@ -5,6 +5,7 @@
 // what() is the full text (severity, DETAIL, HINT, CONTEXT lines ...): for
 // the log only. client_message() is the primary message alone
 // (db/error_text.h): the only database text that may reach a client.
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -33,5 +34,16 @@ class DbError : public std::runtime_error {
   std::string sqlstate_;
   std::string client_message_;
 };
+
+// Whether a captured failure is a transient DbError (anything else is not).
+inline bool is_transient_failure(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const DbError& e) {
+    return e.transient();
+  } catch (...) {
+    return false;
+  }
+}
 
 }  // namespace queen::db

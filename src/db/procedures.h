@@ -53,6 +53,14 @@ struct PopRequest {
   std::optional<std::string> task;
 };
 
+inline bool operator==(const PopRequest& a, const PopRequest& b) {
+  return a.tenant == b.tenant && a.queue == b.queue && a.partition == b.partition &&
+         a.consumer_group == b.consumer_group && a.batch == b.batch && a.partitions == b.partitions &&
+         a.auto_ack == b.auto_ack && a.subscription_mode == b.subscription_mode &&
+         a.subscription_from == b.subscription_from && a.namespace_name == b.namespace_name && a.task == b.task;
+}
+inline bool operator!=(const PopRequest& a, const PopRequest& b) { return !(a == b); }
+
 struct PoppedMessage {
   std::optional<std::string> lease_id;  // null with autoAck
   std::string queue_name;
@@ -78,6 +86,16 @@ struct AckRow {
   bool lease_released = false;
   bool dlq = false;
 };
+
+// A row of a combined call (queen.pop_many, queen.ack_many): which request of
+// the call it answers (0-based), and the row the lone procedure would return.
+template <class Row>
+struct CombinedRow {
+  int request_idx = 0;
+  Row row;
+};
+using CombinedPopRow = CombinedRow<PoppedMessage>;
+using CombinedAckRow = CombinedRow<AckRow>;  // row.idx: the item within its request
 
 struct LeaseExtension {
   bool success = false;
@@ -174,6 +192,20 @@ class Procedures {
     (void)ops_json;
     (void)origin;
     throw std::logic_error("run_transaction is not implemented by this Procedures");
+  }
+  // queen.pop_many: `requests` pop_messages calls with the same parameters in
+  // one transaction, each with its own lease.
+  virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) {
+    (void)requests;
+    (void)request;
+    throw std::logic_error("pop_many is not implemented by this Procedures");
+  }
+  // queen.ack_many: requests_json [{"group": text|null, "acks": [...]}, ...]
+  // of one tenant, applied in one transaction.
+  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const std::string& tenant) {
+    (void)requests_json;
+    (void)tenant;
+    throw std::logic_error("ack_many is not implemented by this Procedures");
   }
   // queen.list_dlq, with `total` filled in even when the page is past the end.
   virtual DlqPage list_dlq(const DlqQuery& query) {

@@ -92,6 +92,20 @@ class AckRowDecoder {
   ColumnNumber idx_, transaction_id_, success_, error_, queue_name_, partition_name_, lease_released_, dlq_;
 };
 
+// queen.pop_many and queen.ack_many: the lone procedure's row plus request_idx.
+template <typename Inner>
+class CombinedRowDecoder {
+ public:
+  using Row = CombinedRow<typename Inner::Row>;
+  explicit CombinedRowDecoder(const pqxx::result& result)
+      : inner_(result), request_idx_(column_number(result, "request_idx")) {}
+  Row operator()(const pqxx::row& row) const { return Row{row[request_idx_].as<int>(), inner_(row)}; }
+
+ private:
+  Inner inner_;
+  ColumnNumber request_idx_;
+};
+
 // queen.extend_lease.
 class LeaseExtensionDecoder {
  public:

@@ -24,6 +24,16 @@ void register_request_statements(pqxx::connection_base& c) {
   c.prepare(kAckMessages,
             "SELECT idx, transaction_id, success, error, queue_name, partition_name, lease_released, dlq "
             "FROM queen.ack_messages($1::jsonb, $2::text, $3::text)");
+  c.prepare(kPopMany,
+            "SELECT request_idx, lease_id::text AS lease_id, queue_name, partition_name, "
+            "partition_id::text AS partition_id, message_id::text AS message_id, transaction_id, "
+            "trace_id::text AS trace_id, payload::text AS payload, producer_sub, is_encrypted, "
+            "(extract(epoch from created_at) * 1000000)::int8 AS created_at_us, retry_count "
+            "FROM queen.pop_many($1::int, $2::text, $3::text, $4::text, $5::int, $6::int, $7::bool, $8::text, "
+            "$9::text, $10::text, $11::text, $12::text)");
+  c.prepare(kAckMany,
+            "SELECT request_idx, idx, transaction_id, success, error, queue_name, partition_name, lease_released, dlq "
+            "FROM queen.ack_many($1::jsonb, $2::text)");
   c.prepare(kExtendLease,
             "SELECT success, (extract(epoch from expires_at) * 1000000)::int8 AS expires_at_us, error "
             "FROM queen.extend_lease($1::uuid, $2::int, $3::text)");

@@ -76,8 +76,8 @@ class Arbiter {
   // `deadline`). Refused at once when the lane's queue is full.
   Permit acquire(Lane lane, Clock::time_point deadline = Clock::time_point::max());
 
-  // Refusals of work that waited for this lane outside the arbiter (push
-  // requests queued for a combined call), so the counters tell the whole story.
+  // Refusals of work that waited for this lane outside the arbiter (requests
+  // queued in a combiner for a call), so the counters tell the whole story.
   void note_refused(Lane lane, Refusal why);
 
   std::array<LaneSnapshot, kLaneCount> snapshot() const;

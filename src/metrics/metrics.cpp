@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <utility>
 
 namespace queen::metrics {
 
@@ -154,6 +155,21 @@ std::string lane_label(const AdmissionLane& lane) { return "lane=\"" + lane.lane
 
 std::string seconds(double v) { return decimal(v, 6); }
 
+// One labelled sample per operation of the push, ack and pop combiners (docs/combining.md).
+void combining_series(std::string& out, const Gauges& g) {
+  const std::pair<const char*, const CombinedCalls*> operations[] = {
+      {"push", &g.push_combining}, {"ack", &g.ack_combining}, {"pop", &g.pop_combining}};
+  family(out, "queen_combined_calls_total", "counter", "Database calls made by the push, ack and pop combiners.");
+  for (const auto& [operation, counts] : operations) {
+    sample(out, "queen_combined_calls_total", "operation=\"" + std::string(operation) + "\"", num(counts->calls));
+  }
+  family(out, "queen_combined_requests_total", "counter", "Requests that shared a database call with another.");
+  for (const auto& [operation, counts] : operations) {
+    sample(out, "queen_combined_requests_total", "operation=\"" + std::string(operation) + "\"",
+           num(counts->combined_requests));
+  }
+}
+
 // The admission arbiter's lanes (docs/flow-control.md).
 void render_admission(std::string& out, const std::vector<AdmissionLane>& lanes) {
   if (lanes.empty()) return;
@@ -209,6 +225,7 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
   series(out, "queen_db_pool_waiting", "gauge", "Requests waiting for a database connection.",
          num(static_cast<std::uint64_t>(g.db_pool_waiting)));
   series(out, "queen_parked_pops", "gauge", "Long polls parked waiting for messages.", num(g.parked_pops));
+  combining_series(out, g);
   series(out, "queen_cpu_user_microseconds_total", "counter", "User CPU time of the process.", num(p.cpu_user_us));
   series(out, "queen_cpu_system_microseconds_total", "counter", "System CPU time of the process.",
          num(p.cpu_system_us));

@@ -96,6 +96,13 @@ struct AdmissionLane {
   std::uint64_t wait_count = 0;
 };
 
+// A combiner's counters (docs/combining.md): database calls made, and
+// requests that shared a call with another.
+struct CombinedCalls {
+  std::uint64_t calls = 0;
+  std::uint64_t combined_requests = 0;
+};
+
 // Gauges owned by other modules, sampled when rendering.
 struct Gauges {
   int db_pool_size = 0;
@@ -109,6 +116,9 @@ struct Gauges {
   bool pop_maintenance = false;
   std::size_t parked_pops = 0;
   std::vector<AdmissionLane> admission;  // empty: no arbiter
+  CombinedCalls push_combining;
+  CombinedCalls ack_combining;
+  CombinedCalls pop_combining;
 };
 
 // Prometheus text exposition format 0.0.4.

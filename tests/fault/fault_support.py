@@ -34,19 +34,50 @@ POLL_INTERVAL_S = 0.05
 
 
 # --- producers -------------------------------------------------------------------------------
+class TokenBucket:
+    """Items per second shared by producers: take(n) waits until n tokens are there.
+
+    Tokens accrue at `rate_per_s` up to `burst`, so a producer that was held up (a slow push)
+    resumes at the rate instead of catching up in one burst. The wait is pacing, on the
+    producer's own stop event: stopping the producer ends it at once.
+    """
+
+    def __init__(self, rate_per_s, burst):
+        assert rate_per_s > 0 and burst > 0, (rate_per_s, burst)
+        self.rate_per_s, self.burst = float(rate_per_s), float(burst)
+        self._tokens = float(burst)
+        self._refilled = time.monotonic()
+        self._lock = threading.Lock()
+
+    def _reserve(self, count):
+        """Take `count` tokens now, even into debt; returns the seconds until that debt is paid."""
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.burst, self._tokens + (now - self._refilled) * self.rate_per_s)
+            self._refilled = now
+            self._tokens -= count
+            return max(0.0, -self._tokens / self.rate_per_s)
+
+    def take(self, count, stop):
+        """Wait until `count` items may be sent; False when `stop` was set meanwhile."""
+        owed_s = self._reserve(count)
+        return not stop.wait(owed_s) if owed_s > 0 else not stop.is_set()
+
+
 class Producer:
     """One sequential producer: one ledger stream, pushing `batch` items per request to `queue`,
     cycling through `partitions`, in a background thread, until stopped or a bound is reached.
 
     Items carry transactionId "<stream>-<n>" (n counts items of this producer from 0), so the
     ledger can tell every item apart. Request errors are recorded as `unknown` outcomes.
+    With a `pacer` (a TokenBucket, possibly shared), each request first takes its items' tokens.
     """
 
     def __init__(self, broker, ledger, queue, stream, partitions=("p0", "p1"), batch=5, max_items=5000,
-                 seconds=150.0):
+                 seconds=150.0, pacer=None):
         self.broker, self.ledger, self.queue, self.stream = broker, ledger, queue, stream
         self.partitions, self.batch, self.max_items = tuple(partitions), batch, max_items
-        self.seconds = seconds
+        self.seconds, self.pacer = seconds, pacer
         self.sent = 0
         self._worker = BackgroundWorker(self._run, name=f"producer-{stream}")
 
@@ -61,6 +92,8 @@ class Producer:
         with self.broker.client(retry_stale=False) as client:
             while not stop.is_set() and not deadline.expired() and self.sent < self.max_items:
                 items = self.items(self.sent, min(self.batch, self.max_items - self.sent))
+                if self.pacer is not None and not self.pacer.take(len(items), stop):
+                    break
                 self.sent += len(items)
                 try:
                     response = client.push(items, timeout=PUSH_TIMEOUT_S)
@@ -212,6 +245,20 @@ def wait_spool_empty(client, spool_dir, timeout=60.0):
     except TimeoutError:
         raise AssertionError(f"spool not empty after {timeout:.0f}s: status={buffer_status(client)} "
                              f"files={spool_files(spool_dir)}") from None
+
+
+def assert_recovered(broker, timeout):
+    """After an outage: the spool is empty, /status/buffers and the gauges say the database is healthy
+    and reachable, nothing is pending and nothing was quarantined."""
+    with broker.client() as client:
+        wait_spool_empty(client, broker.spool_dir, timeout=timeout)
+        healthy = wait_buffer_status(client, lambda s: s["dbHealthy"] is True, timeout=15,
+                                     what="/status/buffers healthy again")
+        assert healthy["database"]["reachable"] is True, healthy
+        gauges = spool_gauges(client)
+        assert gauges["queen_file_buffer_pending"] == 0, gauges
+        assert gauges["queen_file_buffer_failed"] == 0, gauges
+        assert gauges["queen_file_buffer_db_healthy"] == 1, gauges
 
 
 # --- hand-made spool files (record format of src/spool/record_codec.h) -----------------------

@@ -8,8 +8,8 @@ is replayed later, so it may legitimately land after a later live one). The spoo
 """
 from harness import Ledger, unique_name
 
-from fault_support import (Producer, running, spool_gauges, wait_buffer_status, wait_for_status,
-                           wait_spool_empty)
+from fault_support import (Producer, assert_recovered, running, spool_gauges, wait_buffer_status,
+                           wait_for_status)
 
 PRODUCERS = 3
 # Progress each phase must make before the next fault is injected (items, all producers together).
@@ -18,6 +18,14 @@ BUFFERED_DURING_OUTAGE = 60
 QUEUED_AFTER_RESTART = 60
 PHASE_TIMEOUT_S = 45
 DRAIN_TIMEOUT_S = 60
+# After the restart the spool must drain before pushes are stored directly again (they queue behind it
+# to keep each partition's order), and unpaced producers can spool 10k+ items during the outage. So the
+# wait for the drain is sized by what was spooled: the drain's pause after its failed attempts during
+# the outage (5 s) plus a margin, then the backlog at a replay rate floor far below what a busy 2-core
+# box does (docs/operations-spool.md, "Replay speed": thousands of events/s even on a database autovacuum
+# has not analyzed yet).
+DRAIN_RESUME_ALLOWANCE_S = 15
+REPLAY_FLOOR_EVENTS_PER_S = 500
 # The spool has room and the broker stays up: no item may be lost (`failed`) or go unanswered (`unknown`).
 LOST_OR_UNANSWERED = ("failed", "unknown")
 
@@ -47,6 +55,10 @@ def test_push_load_survives_an_immediate_postgres_stop(pg_cluster, broker_factor
 
         queued_before_restart = ledger.status_counts().get("queued", 0)
         cluster.start()
+        backlog = ledger.status_counts().get("buffered", 0)
+        wait_buffer_status(client, lambda s: s["pending"] == 0 and s["dbHealthy"] is True,
+                           timeout=DRAIN_RESUME_ALLOWANCE_S + backlog / REPLAY_FLOOR_EVENTS_PER_S,
+                           what=f"the spool ({backlog} items answered buffered) drained after PostgreSQL restarted")
         wait_for_status(ledger, "queued", queued_before_restart + QUEUED_AFTER_RESTART, PHASE_TIMEOUT_S,
                         "pushes stored again after PostgreSQL restarted", forbidden=LOST_OR_UNANSWERED)
 
@@ -57,12 +69,4 @@ def test_push_load_survives_an_immediate_postgres_stop(pg_cluster, broker_factor
     spooled_order = ledger.check(cluster.target, order_statuses=("buffered",))
     assert spooled_order.ok, "spooled items replayed out of order:\n" + spooled_order.summary()
 
-    with broker.client() as client:
-        wait_spool_empty(client, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
-        healthy = wait_buffer_status(client, lambda s: s["dbHealthy"] is True, timeout=15,
-                                     what="/status/buffers healthy again")
-        assert healthy["database"]["reachable"] is True, healthy
-        gauges = spool_gauges(client)
-        assert gauges["queen_file_buffer_pending"] == 0, gauges
-        assert gauges["queen_file_buffer_failed"] == 0, gauges
-        assert gauges["queen_file_buffer_db_healthy"] == 1, gauges
+    assert_recovered(broker, timeout=DRAIN_TIMEOUT_S)

@@ -30,8 +30,8 @@ COMMENT ON FUNCTION queen.dead_letter(uuid, bigint, text, text, int) IS
 -- point (an ack may arrive for a group that never popped this partition).
 CREATE FUNCTION queen.ensure_consumer(p_partition_id uuid, p_group text) RETURNS void
 LANGUAGE sql AS $$
-  INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq)
-  SELECT p.id, p_group,
+  INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
+  SELECT p.id, p_group, p.queue_id,
          CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
               ELSE queen.start_cursor(p.id, p.last_seq, p.last_message_at,
                                       queen.subscription_start_at(p_group, p.queue_id, p.name)) END
@@ -44,9 +44,11 @@ COMMENT ON FUNCTION queen.ensure_consumer(uuid, text) IS
   'Creates the consumers row of (partition, group) if missing, at the group''s subscription start point.';
 
 -- Writes the working copy of a cursor row back after ack_messages processed the
--- items of its partition; cursor movement counts as consumption.
-CREATE FUNCTION queen.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamptz)
-RETURNS void
+-- items of its partition; cursor movement counts as consumption. True when the row is
+-- pending and the cursor moved up to p_last_seq (the partition's last seq as the caller
+-- read it): the caller then settles it (settle_drained re-checks under the partition lock).
+CREATE FUNCTION queen.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamptz, p_last_seq bigint)
+RETURNS bool
 LANGUAGE sql AS $$
   UPDATE queen.consumers t
      SET cursor_seq = c.cursor_seq,
@@ -59,9 +61,10 @@ LANGUAGE sql AS $$
          total_consumed = t.total_consumed + (c.cursor_seq - p_start_cursor),
          last_consumed_at = CASE WHEN c.cursor_seq > p_start_cursor THEN p_now ELSE t.last_consumed_at END
    WHERE t.partition_id = c.partition_id AND t.consumer_group = c.consumer_group
+  RETURNING t.pending AND c.cursor_seq > p_start_cursor AND c.cursor_seq >= p_last_seq
 $$;
-COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz) IS
-  'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages.';
+COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz, bigint) IS
+  'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages. True when the pending row''s cursor moved up to p_last_seq (a row to settle).';
 
 CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
                                    p_now timestamptz DEFAULT NULL)
@@ -93,6 +96,8 @@ DECLARE
   a_idx int[] := '{}'; a_txid text[] := '{}'; a_success bool[] := '{}'; a_error text[] := '{}';
   a_queue text[] := '{}'; a_partition text[] := '{}'; a_released bool[] := '{}'; a_dlq bool[] := '{}';
   v_lease_group text;
+  v_last_seq bigint;              -- the partition's last seq as the item query read it
+  v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
   IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
     RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
@@ -124,23 +129,28 @@ BEGIN
            nullif(x.e ->> 'leaseId', '') AS lease_text,
            lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')) AS status,
            nullif(x.e ->> 'error', '') AS error_message,
-           m.partition_id, m.seq,
+           m.partition_id, m.seq, p.last_seq,
            p.name AS partition_name, q.name AS queue_name, q.retry_limit, q.retry_delay_ms
       FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
       -- only a partition of this tenant's queues: another tenant's message is "not found"
       LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant)
              ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
-      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+      -- LATERAL with LIMIT: one probe on both columns of the unique key, whatever plan
+      -- a connection cached while the table was small (docs/procedures.md, plans)
+      LEFT JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m
+                          WHERE m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+                          LIMIT 1) m ON true
      ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord
   LOOP
     v_success := false; v_error := NULL; v_released := false; v_dlq := false;
 
     IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
       -- next partition: store the previous one, lock and load this one
-      IF v_partition_id IS NOT NULL THEN
-        PERFORM queen.store_ack_state(c, v_start_cursor, v_now);
+      IF v_partition_id IS NOT NULL AND queen.store_ack_state(c, v_start_cursor, v_now, v_last_seq) THEN
+        v_drained := v_drained || v_partition_id;
       END IF;
       v_partition_id := r.partition_id;
+      v_last_seq := r.last_seq;
       PERFORM queen.ensure_consumer(v_partition_id, v_group);
       SELECT * INTO c FROM queen.consumers cc
        WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
@@ -215,8 +225,12 @@ BEGIN
     a_idx[n] := r.idx; a_txid[n] := r.txid; a_success[n] := v_success; a_error[n] := v_error;
     a_queue[n] := r.queue_name; a_partition[n] := r.partition_name; a_released[n] := v_released; a_dlq[n] := v_dlq;
   END LOOP;
-  IF v_partition_id IS NOT NULL THEN
-    PERFORM queen.store_ack_state(c, v_start_cursor, v_now);
+  IF v_partition_id IS NOT NULL AND queen.store_ack_state(c, v_start_cursor, v_now, v_last_seq) THEN
+    v_drained := v_drained || v_partition_id;
+  END IF;
+  -- pop's work list: a partition this request consumed to the end is no longer pending
+  IF cardinality(v_drained) > 0 THEN
+    PERFORM queen.settle_drained(v_group, v_drained);
   END IF;
 
   RETURN QUERY

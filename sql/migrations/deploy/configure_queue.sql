@@ -132,8 +132,14 @@ BEGIN
   RETURNING * INTO v_queue;
 
   INSERT INTO queen.partitions (queue_id, name) VALUES (v_queue.id, 'Default')
-  ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING;
-  SELECT p.id INTO v_partition_id FROM queen.partitions p WHERE p.queue_id = v_queue.id AND p.name = 'Default';
+  ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
+  RETURNING id INTO v_partition_id;
+  IF v_partition_id IS NOT NULL THEN
+    -- a statement of its own, see add_partition_cursors
+    PERFORM queen.add_partition_cursors(ARRAY[v_partition_id]);
+  ELSE
+    SELECT p.id INTO v_partition_id FROM queen.partitions p WHERE p.queue_id = v_queue.id AND p.name = 'Default';
+  END IF;
 
   RETURN jsonb_build_object(
     'queueId', v_queue.id,

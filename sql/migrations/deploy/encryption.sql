@@ -43,8 +43,9 @@ BEGIN
            array_agg(coalesce(x.e ->> 'error', 'undecryptable payload') ORDER BY m.seq) AS errors,
            (array_agg(queen.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
       FROM jsonb_array_elements(p_items) AS x(e)
-      JOIN queen.messages m ON m.partition_id = queen.uuid_or_null(x.e ->> 'partitionId')
-                           AND m.transaction_id = x.e ->> 'transactionId'
+      CROSS JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m  -- one probe on both key columns
+                           WHERE m.partition_id = queen.uuid_or_null(x.e ->> 'partitionId')
+                             AND m.transaction_id = x.e ->> 'transactionId' LIMIT 1) m
       JOIN queen.partitions p ON p.id = m.partition_id
       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
      GROUP BY m.partition_id

@@ -28,8 +28,8 @@ BEGIN
 
   -- Messages nobody has a cursor for expire for the queue-mode group: give such
   -- partitions a queue-mode cursor row (at the beginning) so the loop below sees them.
-  INSERT INTO queen.consumers (partition_id, consumer_group, cursor_seq)
-  SELECT p.id, '__QUEUE_MODE__', 0
+  INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
+  SELECT p.id, '__QUEUE_MODE__', p.queue_id, 0
     FROM queen.queues q
     CROSS JOIN LATERAL queen.expiry_rule(q) rule
     JOIN queen.partitions p ON p.queue_id = q.id

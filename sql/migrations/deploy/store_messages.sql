@@ -35,6 +35,7 @@ DECLARE
   v_tenant text := queen.tenant_arg(p_tenant);
   v_created_at timestamptz;
   v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
+  v_created_partitions uuid[];
 BEGIN
   IF jsonb_array_length(p_items) = 0 THEN
     RETURN;
@@ -56,15 +57,23 @@ BEGIN
    ORDER BY n.name
   ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
 
-  -- 2. Missing partitions, in key order for the same reason.
-  INSERT INTO queen.partitions (queue_id, name)
-  SELECT DISTINCT q.id, queen.push_item_partition(x.e)
-    FROM jsonb_array_elements(p_items) AS x(e)
-    JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
-   WHERE NOT EXISTS (SELECT 1 FROM queen.partitions p
-                      WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
-   ORDER BY 1, 2
-  ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING;
+  -- 2. Missing partitions, in key order for the same reason, then (a statement later,
+  --    see add_partition_cursors) the cursor rows of the groups registered on their queue.
+  WITH created AS (
+    INSERT INTO queen.partitions (queue_id, name)
+    SELECT DISTINCT q.id, queen.push_item_partition(x.e)
+      FROM jsonb_array_elements(p_items) AS x(e)
+      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
+     WHERE NOT EXISTS (SELECT 1 FROM queen.partitions p
+                        WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
+     ORDER BY 1, 2
+    ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
+    RETURNING id
+  )
+  SELECT array_agg(created.id) INTO v_created_partitions FROM created;
+  IF v_created_partitions IS NOT NULL THEN
+    PERFORM queen.add_partition_cursors(v_created_partitions);
+  END IF;
 
   -- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
   -- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every
@@ -92,7 +101,8 @@ BEGIN
   v_created_at := clock_timestamp();
 
   -- 4. One statement: dedup (within the batch, against stored rows and live
-  --    tombstones), maxSize, seq allocation, insert, counter update, per-item outcome.
+  --    tombstones), maxSize, seq allocation, insert, counter update, pop's pending
+  --    flags, per-item outcome.
   --    Its snapshot is taken after the locks above, so the dedup check is exact and
   --    the insert needs no ON CONFLICT (a unique violation here would be a bug in a
   --    writer that skipped the partition lock, and is raised as such). Outcomes are
@@ -111,16 +121,21 @@ BEGIN
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
-           coalesce(m.id, t.message_id) AS stored_id,
+           -- Scalar subqueries, not joins: each is one unique-key probe on both columns
+           -- whatever the statistics. As joins, a plan cached while queen.messages was
+           -- small probed by partition_id alone and filtered every message of the
+           -- partition per item, so pushes slowed down as history grew.
+           coalesce((SELECT m.id FROM queen.messages m
+                      WHERE m.partition_id = p.id AND m.transaction_id = i.transaction_id),
+                    (SELECT t.message_id FROM queen.dedup_tombstones t
+                      WHERE t.partition_id = p.id AND t.transaction_id = i.transaction_id
+                        AND t.expires_at > v_created_at)) AS stored_id,
            coalesce(p.id = ANY (v_refused_partitions), false) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
       JOIN queen.queues q ON q.tenant = v_tenant AND q.name = i.queue_name
       JOIN queen.partitions p ON p.queue_id = q.id AND p.name = i.partition_name
-      LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = i.transaction_id
-      LEFT JOIN queen.dedup_tombstones t
-             ON t.partition_id = p.id AND t.transaction_id = i.transaction_id AND t.expires_at > v_created_at
     WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
@@ -156,6 +171,16 @@ BEGIN
        SET last_seq = s.max_seq, last_message_at = v_created_at
       FROM (SELECT n.partition_id, max(n.seq) AS max_seq FROM numbered n WHERE n.accepted GROUP BY n.partition_id) s
      WHERE p.id = s.partition_id
+  ), woken AS (
+    -- The cursor rows of a partition that receives messages become pending (pop's work
+    -- list). One primary-key range probe per partition; rows already pending are not
+    -- written, so a partition that stays busy costs no write. This statement's snapshot
+    -- is taken after the partition locks, so a settle_drained that committed before them
+    -- is seen (docs/procedures.md, "Pop's work list").
+    UPDATE queen.consumers c
+       SET pending = true
+     WHERE c.partition_id = ANY (ARRAY(SELECT DISTINCT n.partition_id FROM numbered n WHERE n.accepted))
+       AND NOT c.pending
   )
   SELECT n.idx,
          CASE WHEN n.refused THEN 'encryption_required'

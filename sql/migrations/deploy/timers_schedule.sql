@@ -91,7 +91,15 @@ BEGIN
   SELECT s.idx,
          CASE WHEN s.refused THEN 'encryption_required'
               WHEN t.message_id = s.new_message_id THEN 'queued' ELSE 'duplicate' END,
-         CASE WHEN NOT s.refused THEN coalesce(t.message_id, m.id, d.message_id) END,
+         -- scalar probes on both key columns, as in store_messages: a cached join plan could
+         -- probe by partition alone
+         CASE WHEN NOT s.refused
+              THEN coalesce(t.message_id,
+                            (SELECT m.id FROM queen.messages m
+                              WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id),
+                            (SELECT d.message_id FROM queen.dedup_tombstones d
+                              WHERE d.partition_id = p.id AND d.transaction_id = s.transaction_id
+                                AND d.expires_at > clock_timestamp())) END,
          s.transaction_id, p.id, s.queue_name, s.partition_name,
          CASE WHEN s.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', s.queue_name)
@@ -102,9 +110,6 @@ BEGIN
           AND t.transaction_id = s.transaction_id
     LEFT JOIN queen.queues q ON q.tenant = v_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
-    LEFT JOIN queen.messages m ON m.partition_id = p.id AND m.transaction_id = s.transaction_id
-    LEFT JOIN queen.dedup_tombstones d
-           ON d.partition_id = p.id AND d.transaction_id = s.transaction_id AND d.expires_at > clock_timestamp()
    ORDER BY s.idx;
 END;
 $$;

@@ -1,2 +1,7 @@
 -- Verify queen:pop_messages on pg
+BEGIN;
 SELECT has_function_privilege('queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, text, timestamptz)', 'execute');
+SELECT has_function_privilege('queen.register_consumer_group(uuid, text, text, text, text)', 'execute');
+SELECT has_function_privilege('queen.create_cursors(uuid[], text, text, text, text)', 'execute');
+SELECT has_function_privilege('queen.cursor_is_free(uuid, timestamptz, timestamptz, int, timestamptz)', 'execute');
+ROLLBACK;
