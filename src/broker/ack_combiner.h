@@ -5,7 +5,8 @@
 // applies each request with its own consumer group (named, or recognised by
 // its lease as a lone ack_messages would) in one transaction. Requests acking
 // a common partition never share a call, so a combined call answers each
-// request exactly as that request alone would (docs/combining.md).
+// request exactly as that request alone would (docs/combining.md). With an
+// arbiter, each call holds one Ack-lane slot (docs/flow-control.md).
 #include <exception>
 #include <functional>
 #include <optional>
@@ -25,10 +26,13 @@ class AckCombiner {
       std::function<std::vector<db::CombinedAckRow>(const std::string& requests_json, const std::string& tenant)>;
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
-  AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_transient, int max_items, int max_concurrent_calls);
+  // `arbiter` null: no admission.
+  AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_transient, int max_items, int max_concurrent_calls,
+              flow::Arbiter* arbiter = nullptr);
 
   // Applies one request's acks (a JSON array of `items` objects naming
-  // `partition_ids`). Returns its rows, `idx` relative to it. Throws what the call threw.
+  // `partition_ids`). Returns its rows, `idx` relative to it. Throws what the
+  // call threw, or LaneRefused (nothing acked).
   std::vector<db::AckRow> submit(const std::string& acks_json, std::size_t items,
                                  const std::vector<std::string>& partition_ids,
                                  const std::optional<std::string>& consumer_group, const std::string& tenant);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "broker/admission.h"
 #include "broker/encoding.h"
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
@@ -58,26 +59,35 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       flags_(flags),
       spool_(spool),
       cluster_(cluster),
+      arbiter_(flow::flow_limits_from(config.flow)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls),
+                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
                           const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
                     [&db](const std::string& requests, const std::string& tenant) {
                       return db.ack_many(requests, tenant);
                     },
-                    db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls),
+                    db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls,
+                    &arbiter_),
       pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
                     [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
-                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls),
+                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls,
+                    &arbiter_),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
-  if (spool_ != nullptr) spool_->seal_replays_with(&encryption_);
+  if (spool_ != nullptr) {
+    spool_->seal_replays_with(&encryption_);
+    spool_->admit_replays_through(&arbiter_);
+  }
 }
 
 Broker::~Broker() {
   begin_shutdown();
-  if (spool_ != nullptr) spool_->seal_replays_with(nullptr);
+  if (spool_ != nullptr) {
+    spool_->admit_replays_through(nullptr);
+    spool_->seal_replays_with(nullptr);
+  }
 }
 
 void Broker::begin_shutdown() {
@@ -326,16 +336,25 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
                  PopDone done) {
   auto outcome = std::make_shared<PopOutcome>();
   outcome->consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
-  const bool long_poll = command.wait && std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms) > 0;
+  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
+  const bool long_poll = command.wait && timeout_ms > 0;
+  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
 
-  auto attempt = [this, query = command.query, long_poll, outcome]() -> bool {
+  auto attempt = [this, query = command.query, long_poll, deadline, outcome]() -> bool {
     // Pop maintenance: empty without touching the database.
     if (pop_maintenance()) return false;
     try {
-      // Concurrent attempts with the same parameters share one call (pop_combiner.h).
-      outcome->messages = pop_combiner_.submit(query);
+      // Concurrent attempts with the same parameters share one call, which
+      // holds one Pop slot for this attempt only: a parked poll holds none
+      // (pop_combiner.h).
+      outcome->messages = pop_combiner_.submit(query, long_poll ? deadline : wake::Clock::time_point::max());
       open_popped(outcome->messages, query.consumer_group, query.tenant);
       return !outcome->messages.empty();
+    } catch (const LaneRefused&) {
+      // A long poll that gets no slot in time re-checks later like an empty
+      // attempt (its client gets 204 at the deadline, never 429).
+      if (long_poll) return false;
+      throw;
     } catch (const db::DbError& e) {
       if (e.transient() && long_poll) {
         // A long poll keeps re-checking through an outage until its timeout.
@@ -363,8 +382,6 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
     }
     return finish(wake::PollEnd::Found, error);
   }
-  const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
-  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
   const std::string key = command.query.queue ? *command.query.queue : std::string(wake::kFilterPopKey);
   wake::start_long_poll(waiters_, std::move(executor), key, deadline, recheck_policy_,
                         {std::move(attempt), std::move(abandoned), std::move(finish)});
@@ -394,7 +411,7 @@ std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
   for (const auto& item : items) partition_ids.push_back(item.partition_id);
   std::vector<db::AckRow> rows;
   try {
-    // Concurrent acks of the tenant share one call (ack_combiner.h).
+    // Concurrent acks of the tenant share one call, which holds one Ack slot (ack_combiner.h).
     rows = ack_combiner_.submit(encode_ack_items(items), items.size(), partition_ids, consumer_group, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
@@ -428,6 +445,8 @@ LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, co
     return unknown;
   }
   try {
+    // A consumer's write like an ack: the Ack lane.
+    const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Ack);
     return db_.extend_lease(lease_id, seconds, tenant);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
@@ -490,6 +509,16 @@ DatabaseHealth Broker::database_health() {
   return h;
 }
 
+std::size_t Broker::queued_for_call(flow::Lane lane) const {
+  switch (lane) {
+    case flow::Lane::Push: return combiner_.waiting();
+    case flow::Lane::Pop: return pop_combiner_.waiting();
+    case flow::Lane::Ack: return ack_combiner_.waiting();
+    case flow::Lane::Maint: return 0;
+  }
+  return 0;
+}
+
 metrics::Gauges Broker::gauges() const {
   metrics::Gauges g;
   const db::PoolStats pool = db_.pool_stats();
@@ -504,6 +533,24 @@ metrics::Gauges Broker::gauges() const {
   g.maintenance = push_maintenance();
   g.pop_maintenance = pop_maintenance();
   g.parked_pops = waiters_.parked();
+  for (const flow::LaneSnapshot& lane : arbiter_.snapshot()) {
+    metrics::AdmissionLane a;
+    a.lane = flow::to_string(lane.lane);
+    a.slots = lane.slots;
+    a.in_use = lane.in_use;
+    a.waiting = lane.waiting;
+    // Requests queued for a combined call wait for that call's slot.
+    a.waiting += static_cast<int>(queued_for_call(lane.lane));
+    a.granted = lane.granted;
+    a.rejected_queue_full = lane.rejected_queue_full;
+    a.rejected_timeout = lane.rejected_timeout;
+    for (std::size_t b = 0; b < flow::kWaitBucketsS.size(); ++b) {
+      a.wait_buckets.emplace_back(flow::kWaitBucketsS[b], lane.wait_buckets[b]);
+    }
+    a.wait_seconds_sum = lane.wait_seconds_sum;
+    a.wait_count = lane.wait_count;
+    g.admission.push_back(std::move(a));
+  }
   const auto counts = [](const CombinerStats& s) { return metrics::CombinedCalls{s.calls, s.combined_requests}; };
   g.push_combining = counts(combiner_.stats());
   g.ack_combining = counts(ack_combiner_.stats());

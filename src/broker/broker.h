@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "db/db_error.h"
 #include "db/procedures.h"
+#include "flow/arbiter.h"
 #include "metrics/metrics.h"
 #include "wake/long_poll.h"
 #include "wake/pop_waiters.h"
@@ -111,8 +112,14 @@ class Broker {
   DatabaseHealth database_health();
   db::PoolStats pool_stats() const { return db_.pool_stats(); }
   metrics::Gauges gauges() const;
+  // The admission arbiter (docs/flow-control.md): pushes, pops, acks,
+  // transactions and lease extensions take their database slots here, and
+  // the spool's replay its Maint slots.
+  flow::Arbiter& arbiter() { return arbiter_; }
 
  private:
+  // Requests of `lane` queued in its combiner for a call (and so for that call's slot).
+  std::size_t queued_for_call(flow::Lane lane) const;
   // The parts of push(): spool the items (maintenance or outage), store them
   // (empty on a transient failure: the caller spools them), and read the rows.
   PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason, const PushOrigin& origin);
@@ -143,6 +150,7 @@ class Broker {
   MaintenanceFlags& flags_;
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
+  flow::Arbiter arbiter_;  // before the combiners, whose calls take its slots
   PushCombiner combiner_;
   AckCombiner ack_combiner_;
   PopCombiner pop_combiner_;

@@ -16,6 +16,16 @@
 // producers) do not wait for each other; how many database calls run at once
 // overall is the admission lanes' business (src/flow).
 //
+// Admission (docs/flow-control.md): with an arbiter, every call holds one slot
+// of the combiner's lane. The leader takes it after its class's call slot and
+// before it gathers the batch (requests arriving meanwhile ride along), so a
+// tight lane still serves many requests per call; a solo retry takes its two
+// slots in the same order, so no two callers each hold what the other waits
+// for. The line of requests waiting for a call is the lane's wait queue: past
+// the lane's queue bound of waiting requests, or after its wait bound (or the
+// caller's deadline) without riding a call, a request is refused with
+// LaneRefused and its call never happens.
+//
 // Failure handling: a transient failure of a combined call is every
 // participant's failure (the database is down for all of them). A permanent
 // failure of a combined call is retried per request, so one bad request
@@ -33,6 +43,9 @@
 #include <utility>
 #include <vector>
 
+#include "broker/admission.h"
+#include "flow/arbiter.h"
+
 namespace queen::broker {
 
 struct CombinerStats {
@@ -44,6 +57,12 @@ struct CombinerStats {
 struct CombinerLimits {
   std::size_t max_weight = 1;    // total weight (items, or requests) of one call
   int max_concurrent_calls = 1;  // calls in flight at once
+};
+
+// The admission lane whose slot each call holds; no arbiter: no admission.
+struct CombinerAdmission {
+  flow::Arbiter* arbiter = nullptr;
+  flow::Lane lane = flow::Lane::Push;
 };
 
 // `Rows`: what one call returns; `Result`: what one request gets back.
@@ -65,27 +84,34 @@ class Combiner {
     std::function<bool(const std::exception_ptr&)> is_transient;
   };
 
-  Combiner(Hooks hooks, CombinerLimits limits) : hooks_(std::move(hooks)), limits_(limits) {
+  using Clock = flow::Arbiter::Clock;
+
+  Combiner(Hooks hooks, CombinerLimits limits, CombinerAdmission admission = {})
+      : hooks_(std::move(hooks)), limits_(limits), admission_(admission) {
     limits_.max_weight = std::max<std::size_t>(1, limits_.max_weight);
     limits_.max_concurrent_calls = std::max(1, limits_.max_concurrent_calls);
   }
 
-  // Returns this request's result. Throws what its call threw.
-  Result submit(const Request& request) {
-    Pending me{&request, Result{}, nullptr, false, false};
+  // Returns this request's result. Throws what its call threw, or LaneRefused
+  // when admission refuses it (waiting no later than `deadline`).
+  Result submit(const Request& request, Clock::time_point deadline = Clock::time_point::max()) {
+    Pending me{&request, Result{}, nullptr, false, false, false};
     std::unique_lock<std::mutex> lock(mutex_);
     waiting_.push_back(&me);
+    const Clock::time_point line_deadline = admission_.arbiter != nullptr ? enter_lane_queue(me, deadline) : deadline;
     while (!me.done) {
-      // `me` may already ride another leader's call (no longer queued): then
-      // it only waits for that call to finish.
+      // `me` may already ride another leader's call (taken, no longer queued):
+      // then it only waits for that call to finish.
       if (may_lead(me)) {
-        lead(lock, me);
-      } else {
+        lead(lock, me, line_deadline);
+      } else if (me.taken || admission_.arbiter == nullptr) {
         changed_.wait(lock);
+      } else if (changed_.wait_until(lock, line_deadline) == std::cv_status::timeout && !me.taken && !may_lead(me)) {
+        refuse(me, flow::Refusal::Timeout, /*counted=*/false);
       }
     }
     lock.unlock();
-    if (me.retry_alone) return call_alone(request);
+    if (me.retry_alone) return call_alone(request, deadline);
     if (me.error) std::rethrow_exception(me.error);
     return std::move(me.result);
   }
@@ -94,10 +120,11 @@ class Combiner {
     std::lock_guard<std::mutex> lock(mutex_);
     return stats_;
   }
-  // Requests queued behind busy calls right now.
+  // Requests queued behind busy calls right now (a leader waiting for its
+  // lane slot is counted by the arbiter instead).
   std::size_t waiting() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return waiting_.size();
+    return waiting_.size() - acquiring_;
   }
 
  private:
@@ -107,6 +134,7 @@ class Combiner {
     std::exception_ptr error;
     bool done = false;
     bool retry_alone = false;
+    bool taken = false;  // rides a call (no longer queued)
   };
 
   bool shareable(const Request& a, const Request& b) const { return hooks_.joins(Batch{&a}, b); }
@@ -128,19 +156,64 @@ class Combiner {
     return busy_slots(*me.request) < limits_.max_concurrent_calls;
   }
 
+  // Admission of a request just queued (mutex held): refused at once when it
+  // cannot lead now and the lane's queue bound is reached (a bound of 0 means
+  // "no waiting"). Returns how long it may wait in line.
+  Clock::time_point enter_lane_queue(Pending& me, Clock::time_point deadline) {
+    const flow::LaneLimits& lane = admission_.arbiter->limits()[admission_.lane];
+    const std::size_t ahead = waiting_.size() - 1 - acquiring_;
+    if (!may_lead(me) && ahead >= static_cast<std::size_t>(lane.max_waiters)) {
+      refuse(me, flow::Refusal::QueueFull, /*counted=*/false);
+    }
+    return std::min(deadline, Clock::now() + lane.max_wait);
+  }
+
+  // Takes `me` out of line and throws LaneRefused (mutex held; released by the throw).
+  // `counted`: the arbiter already counted the refusal.
+  [[noreturn]] void refuse(Pending& me, flow::Refusal why, bool counted) {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &me));
+    // The next in line may lead now.
+    changed_.notify_all();
+    if (!counted) admission_.arbiter->note_refused(admission_.lane, why);
+    throw_lane_refusal(*admission_.arbiter, admission_.lane, why);
+  }
+
+  void free_call_slot(const Request* leader) {
+    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), leader));
+  }
+
+  // The lane slot of the call `me` is about to lead (mutex held, class call
+  // slot already taken). `me` stays first in line while it waits, so nobody
+  // of its class leads meanwhile and the requests arriving now ride its call.
+  flow::Permit take_lane_slot(std::unique_lock<std::mutex>& lock, Pending& me, Clock::time_point deadline) {
+    ++acquiring_;
+    lock.unlock();
+    flow::Permit slot = admission_.arbiter->acquire(admission_.lane, deadline);
+    lock.lock();
+    --acquiring_;
+    if (!slot) {
+      free_call_slot(me.request);
+      refuse(me, slot.refusal(), /*counted=*/true);
+    }
+    return slot;
+  }
+
   // Called with the mutex held by a request that may lead; returns with it held.
-  void lead(std::unique_lock<std::mutex>& lock, Pending& me) {
-    const std::vector<Pending*> batch = take_batch(me);
-    const Request* leader = batch.front()->request;
+  void lead(std::unique_lock<std::mutex>& lock, Pending& me, Clock::time_point deadline) {
+    const Request* leader = me.request;
     in_flight_.push_back(leader);
+    flow::Permit slot;
+    if (admission_.arbiter != nullptr) slot = take_lane_slot(lock, me, deadline);
+    const std::vector<Pending*> batch = take_batch(me);
     ++stats_.calls;
     if (batch.size() > 1) stats_.combined_requests += batch.size();
     // A request of another class may have been queued behind this batch.
     if (!waiting_.empty()) changed_.notify_all();
     lock.unlock();
     execute(batch);
+    slot.release();
     lock.lock();
-    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), leader));
+    free_call_slot(leader);
     for (Pending* p : batch) p->done = true;
     // Followers learn they are done; the next in line may lead.
     changed_.notify_all();
@@ -152,6 +225,7 @@ class Combiner {
     std::vector<Pending*> batch{&leader};
     Batch requests{leader.request};
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &leader));
+    leader.taken = true;
     std::size_t weight = hooks_.weight(*requests.front());
     for (auto it = waiting_.begin(); it != waiting_.end();) {
       Pending* candidate = *it;
@@ -162,6 +236,7 @@ class Combiner {
       const std::size_t candidate_weight = hooks_.weight(*candidate->request);
       if (weight + candidate_weight > limits_.max_weight) break;  // keep FIFO: stop at the first misfit
       weight += candidate_weight;
+      candidate->taken = true;
       batch.push_back(candidate);
       requests.push_back(candidate->request);
       it = waiting_.erase(it);
@@ -198,7 +273,7 @@ class Combiner {
     }
   }
 
-  Result call_alone(const Request& request) {
+  Result call_alone(const Request& request, Clock::time_point deadline) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       changed_.wait(lock, [&] { return busy_slots(request) < limits_.max_concurrent_calls; });
@@ -211,10 +286,16 @@ class Combiner {
       const Request* request;
       ~SlotRelease() {
         std::lock_guard<std::mutex> lock(self->mutex_);
-        self->in_flight_.erase(std::find(self->in_flight_.begin(), self->in_flight_.end(), request));
+        self->free_call_slot(request);
         self->changed_.notify_all();
       }
     } release{this, &request};
+    // The call slot first, then the lane slot, as a leader takes them.
+    flow::Permit slot;
+    if (admission_.arbiter != nullptr) {
+      slot = admission_.arbiter->acquire(admission_.lane, deadline);
+      if (!slot) throw_lane_refusal(*admission_.arbiter, admission_.lane, slot.refusal());
+    }
     const Batch alone{&request};
     std::vector<Result> results = hooks_.split(hooks_.call(alone), alone);
     if (results.size() != 1) throw std::logic_error("combiner: split answered the wrong number of requests");
@@ -223,11 +304,13 @@ class Combiner {
 
   const Hooks hooks_;
   CombinerLimits limits_;
+  const CombinerAdmission admission_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Pending*> waiting_;
   std::vector<const Request*> in_flight_;  // the leader of each call in flight
+  std::size_t acquiring_ = 0;               // leaders waiting for their lane slot (still queued)
   CombinerStats stats_;
 };
 

@@ -7,7 +7,7 @@
 namespace queen::broker {
 
 PopCombiner::PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_transient, int max_requests,
-                         int max_concurrent_calls)
+                         int max_concurrent_calls, flow::Arbiter* arbiter)
     : combiner_(
           {
               // queen.pop_many repeats one parameter set
@@ -20,6 +20,6 @@ PopCombiner::PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_trans
               [](Rows rows, const auto& batch) { return rows_by_request(std::move(rows), batch.size(), "pop_many"); },
               std::move(is_transient),
           },
-          {static_cast<std::size_t>(std::max(1, max_requests)), max_concurrent_calls}) {}
+          {static_cast<std::size_t>(std::max(1, max_requests)), max_concurrent_calls}, {arbiter, flow::Lane::Pop}) {}
 
 }  // namespace queen::broker

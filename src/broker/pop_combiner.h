@@ -4,7 +4,8 @@
 // request alone calls queen.pop_messages; a combined call is
 // queen.pop_many, which runs pop_messages once per request in one
 // transaction, so each request gets its own lease and its own messages, as
-// if it had popped alone (docs/combining.md).
+// if it had popped alone (docs/combining.md). With an arbiter, each call
+// holds one Pop-lane slot (docs/flow-control.md).
 #include <exception>
 #include <functional>
 #include <vector>
@@ -20,11 +21,19 @@ class PopCombiner {
   using PopManyCall = std::function<std::vector<db::CombinedPopRow>(int requests, const db::PopRequest& request)>;
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
-  PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_transient, int max_requests,
-              int max_concurrent_calls);
+  using Clock = flow::Arbiter::Clock;
 
-  // This request's messages (empty when there is nothing to claim). Throws what the call threw.
-  std::vector<db::PoppedMessage> submit(const db::PopRequest& request) { return combiner_.submit(request); }
+  // `arbiter` null: no admission.
+  PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_transient, int max_requests,
+              int max_concurrent_calls, flow::Arbiter* arbiter = nullptr);
+
+  // This request's messages (empty when there is nothing to claim). Throws
+  // what the call threw, or LaneRefused when no call took it by the lane's
+  // wait bound or `deadline`.
+  std::vector<db::PoppedMessage> submit(const db::PopRequest& request,
+                                        Clock::time_point deadline = Clock::time_point::max()) {
+    return combiner_.submit(request, deadline);
+  }
 
   CombinerStats stats() const { return combiner_.stats(); }
   std::size_t waiting() const { return combiner_.waiting(); }

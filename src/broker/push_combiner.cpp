@@ -19,7 +19,8 @@ std::vector<const std::string*> all_items(const Batch& batch) {
 
 }  // namespace
 
-PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls)
+PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
+                           flow::Arbiter* arbiter)
     : combiner_(
           {
               // another tenant or producer needs its own call
@@ -47,7 +48,7 @@ PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, i
               },
               std::move(is_transient),
           },
-          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls}) {}
+          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls}, {arbiter, flow::Lane::Push}) {}
 
 std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& encoded_items,
                                               const db::PushOrigin& origin) {

@@ -1,7 +1,9 @@
 #pragma once
 // Push combining: concurrent push requests of one origin (tenant and
 // producer subject) share one push_messages call, up to `max_items` items
-// (the generic mechanism and its failure rules: combiner.h).
+// (the generic mechanism and its failure rules: combiner.h). With an
+// arbiter, each call holds one Push-lane slot and a push refused by the lane
+// throws LaneRefused before any of its items is stored (docs/flow-control.md).
 #include <exception>
 #include <functional>
 #include <string>
@@ -19,7 +21,9 @@ class PushCombiner {
   // Classifies a call failure: true when it is transient (no per-request retry).
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
-  PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls);
+  // `arbiter` null: no admission (every request waits for its call however long).
+  PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
+               flow::Arbiter* arbiter = nullptr);
 
   // Pushes one request's encoded items (JSON object texts). Returns the rows
   // for this request with `idx` relative to it. Throws what the call threw.
@@ -27,7 +31,8 @@ class PushCombiner {
 
   using Stats = CombinerStats;
   Stats stats() const { return combiner_.stats(); }
-  // Requests queued behind busy calls right now.
+  // Requests queued behind busy calls right now (a leader waiting for its
+  // Push slot is counted by the arbiter instead).
   std::size_t waiting() const { return combiner_.waiting(); }
 
  private:

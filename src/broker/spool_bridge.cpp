@@ -198,9 +198,8 @@ spool::RecoverySummary SpoolBridge::recover_at_startup(bool push_maintenance) {
 
 void SpoolBridge::start() {
   if (probe_.running()) return;
-  // A replay gate (spool_->set_replay_gate), which would keep replay from
-  // outranking live traffic, would be set here before the drain starts.
-  // None is set yet, so every file is admitted.
+  // Before the drain starts: every file it replays takes a Maint slot first.
+  spool_->drain().set_replay_gate(this);
   spool_->start_drain();
   probe_.start(util::BackgroundWorker::Clock::now() + options_.probe_interval);
 }
@@ -284,6 +283,35 @@ SpoolStatus SpoolBridge::status() const {
 void SpoolBridge::seal_replays_with(PayloadEncryption* encryption) {
   std::lock_guard lock(encryption_mutex_);
   encryption_ = encryption;
+}
+
+void SpoolBridge::admit_replays_through(flow::Arbiter* arbiter) {
+  std::lock_guard lock(arbiter_mutex_);
+  arbiter_ = arbiter;
+}
+
+namespace {
+
+// One file's replay: a Maint slot (none without an arbiter), and the bridge's
+// arbiter lock so the arbiter outlives the slot. The slot goes first.
+class ReplaySlot final : public spool::ReplayPermit {
+ public:
+  ReplaySlot(std::shared_lock<std::shared_mutex> lock, flow::Permit slot)
+      : lock_(std::move(lock)), slot_(std::move(slot)) {}
+
+ private:
+  std::shared_lock<std::shared_mutex> lock_;
+  flow::Permit slot_;
+};
+
+}  // namespace
+
+std::unique_ptr<spool::ReplayPermit> SpoolBridge::admit() {
+  std::shared_lock lock(arbiter_mutex_);
+  if (arbiter_ == nullptr) return std::make_unique<ReplaySlot>(std::move(lock), flow::Permit());
+  flow::Permit slot = arbiter_->acquire(flow::Lane::Maint);
+  if (!slot) return nullptr;
+  return std::make_unique<ReplaySlot>(std::move(lock), std::move(slot));
 }
 
 std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::SpoolEvent>& batch,

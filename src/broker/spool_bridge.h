@@ -11,7 +11,9 @@
 //     per tenant and producer subject), failures classified by SQLSTATE; with
 //     an encryption key, plaintext records of queues that want encryption are
 //     sealed before they reach the database (docs/encryption.md);
-//   * maintenance: the spool follows the push-maintenance flag.
+//   * maintenance: the spool follows the push-maintenance flag;
+//   * admission: each file's replay holds one Maint-lane slot of the broker's
+//     admission arbiter (docs/flow-control.md), so replay never outranks live traffic.
 // The pure parts are free functions so they are unit-testable without a
 // database or a spool directory.
 #include <atomic>
@@ -33,6 +35,7 @@
 #include "config/config.h"
 #include "db/db_error.h"
 #include "db/procedures.h"
+#include "flow/arbiter.h"
 #include "spool/replay.h"
 #include "spool/spool.h"
 #include "util/background_worker.h"
@@ -111,7 +114,7 @@ struct SpoolBridgeOptions {
 // the drain at most 20 flush intervals (2 s by default), at least 500 ms.
 SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config);
 
-class SpoolBridge final : public spool::ReplayStore {
+class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
  public:
   // Called after replay stored messages in these queues (wakes local long
   // polls and broadcasts the mesh hint there), on the replaying thread and
@@ -156,6 +159,10 @@ class SpoolBridge final : public spool::ReplayStore {
   // Set by the broker that owns it, and cleared before it goes away: waits for
   // a replay in progress.
   void seal_replays_with(PayloadEncryption* encryption);
+  // The arbiter whose Maint lane admits each replayed file (nullptr: every
+  // file is admitted). Set by the broker that owns it, and cleared before it
+  // goes away: waits for a file's replay in progress.
+  void admit_replays_through(flow::Arbiter* arbiter);
 
   // Gauges and status routes: from memory, never touches the database.
   SpoolStatus status() const;
@@ -163,6 +170,9 @@ class SpoolBridge final : public spool::ReplayStore {
 
   // spool::ReplayStore (the drain's lanes, concurrently for different groups, or recovery before it runs).
   spool::ReplayOutcome replay(const std::vector<spool::SpoolEvent>& batch) override;
+  // spool::ReplayGate (the drain, before each file): a Maint slot, or null
+  // when none came within QUEEN_FLOW_MAINT_WAIT_MS (the file waits for the next cycle).
+  std::unique_ptr<spool::ReplayPermit> admit() override;
 
  private:
   void mark_database_available(const char* how);
@@ -182,6 +192,10 @@ class SpoolBridge final : public spool::ReplayStore {
   // call, so the broker can take its encryption back safely.
   std::shared_mutex encryption_mutex_;
   PayloadEncryption* encryption_ = nullptr;  // guarded by encryption_mutex_
+
+  // Held (shared) by every replay permit, so the broker can take its arbiter back safely.
+  std::shared_mutex arbiter_mutex_;
+  flow::Arbiter* arbiter_ = nullptr;  // guarded by arbiter_mutex_
 
   std::atomic<bool> database_available_{true};
   std::mutex maintenance_mutex_;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "broker/admission.h"
 #include "broker/broker.h"
 #include "broker/encoding.h"
 #include "util/json_text.h"
@@ -101,6 +102,8 @@ TransactionSummary Broker::call_run_transaction(const TransactionCommand& comman
   // nothing against PostgreSQL, so an outage answers 503 and the
   // clients' 5xx retries are safe (nothing was committed).
   try {
+    // A transaction writes like a push: one Push-lane slot for its one call.
+    const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Push);
     outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 extern char** environ;
 
@@ -338,6 +340,40 @@ void read_tenant_quotas(EnvReader& r, Config& c) {
   q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms, 10, 3600000);
 }
 
+// One lane of the admission arbiter: QUEEN_FLOW_<LANE>_{SLOTS,QUEUE,WAIT_MS}.
+FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, FlowLaneConfig fallback, int total_slots) {
+  const std::string prefix = "QUEEN_FLOW_" + lane;
+  FlowLaneConfig l;
+  l.slots = r.int32((prefix + "_SLOTS").c_str(), fallback.slots, 1, 10000);
+  l.queue = r.int32((prefix + "_QUEUE").c_str(), fallback.queue, 0, 1000000);
+  l.wait_ms = r.int32((prefix + "_WAIT_MS").c_str(), fallback.wait_ms, 0, 3600000);
+  if (l.slots > total_slots) {
+    r.error(prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
+            std::to_string(total_slots) + "): a lane cannot hold more slots than there are");
+  }
+  return l;
+}
+
+// The admission arbiter (docs/flow-control.md). Defaults derive from
+// C = min(DB_POOL_SIZE, HTTP_MAX_THREADS), the database calls this broker can
+// have in flight anyway, so with them nothing waits that would not have
+// waited for a thread or a connection before, and a saturated Push or Pop
+// lane leaves a quarter of C to the others.
+void read_flow(EnvReader& r, Config& c) {
+  const int capacity = std::min(c.db.pool_size, c.http.max_threads);
+  c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity, 1, 10000);
+  if (c.flow.slots > c.db.pool_size) {
+    r.error("QUEEN_FLOW_SLOTS (" + std::to_string(c.flow.slots) + ") must be <= DB_POOL_SIZE (" +
+            std::to_string(c.db.pool_size) + "): a slot is a database connection");
+  }
+  const int slots = c.flow.slots;
+  const int queue = c.http.max_threads;  // never refuses for a full queue by default: the wait bound does
+  c.flow.push = read_flow_lane(r, "PUSH", {std::max(1, slots * 3 / 4), queue, 10000}, slots);
+  c.flow.pop = read_flow_lane(r, "POP", {std::max(1, slots * 3 / 4), queue, 2000}, slots);
+  c.flow.ack = read_flow_lane(r, "ACK", {std::max(1, slots / 2), queue, 10000}, slots);
+  c.flow.maint = read_flow_lane(r, "MAINT", {std::max(1, slots / 16), 4, 1000}, slots);
+}
+
 // JWT bearer authentication (docs/auth.md). Enabled without key material for
 // the chosen algorithm is a boot error: the broker never runs open by accident.
 // (Whether a PEM key parses is checked where keys are loaded, in src/auth.)
@@ -390,6 +426,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_limits(r, c);
   read_tenant_quotas(r, c);
   read_jwt(r, c);
+  read_flow(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
   c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS", "");
   c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms, 100, 3600000);
@@ -511,6 +548,14 @@ std::vector<std::string> describe_config(const Config& c) {
     << " overrides=" << on_off(c.tenant_quotas.overrides) << " cache_ms=" << c.tenant_quotas.cache_ms;
   flush();
   describe_jwt(s, c.jwt);
+  flush();
+  s << "config: flow slots=" << c.flow.slots;
+  const std::pair<const char*, const FlowLaneConfig*> lanes[] = {
+      {"push", &c.flow.push}, {"pop", &c.flow.pop}, {"ack", &c.flow.ack}, {"maint", &c.flow.maint}};
+  for (const auto& [name, lane] : lanes) {
+    s << ' ' << name << "_slots=" << lane->slots << ' ' << name << "_queue=" << lane->queue << ' ' << name
+      << "_wait_ms=" << lane->wait_ms;
+  }
   flush();
   return lines;
 }

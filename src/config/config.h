@@ -140,6 +140,23 @@ struct LimitsConfig {
   int name_max_chars = kNameMaxChars;            // NAME_MAX_CHARS: queue, partition, group, key ...
 };
 
+// The admission arbiter (docs/flow-control.md): database slots per lane.
+// Defaults derive from C = min(DB_POOL_SIZE, HTTP_MAX_THREADS), the most
+// database calls this broker can have in flight anyway.
+struct FlowLaneConfig {
+  int slots = 1;     // QUEEN_FLOW_<LANE>_SLOTS: slots the lane may hold at once
+  int queue = 0;     // QUEEN_FLOW_<LANE>_QUEUE: requests waiting for a slot (429 beyond)
+  int wait_ms = 0;   // QUEEN_FLOW_<LANE>_WAIT_MS: longest wait for a slot (429 after)
+};
+struct FlowConfig {
+  int slots = 64;        // QUEEN_FLOW_SLOTS: slots of all lanes together (default C)
+  // The values below are the defaults for C = 64 (the default pool and thread counts).
+  FlowLaneConfig push{48, 64, 10000};  // slots 3C/4, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig pop{48, 64, 2000};    // slots 3C/4, queue HTTP_MAX_THREADS, wait 2000 ms
+  FlowLaneConfig ack{32, 64, 10000};   // slots C/2, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig maint{4, 4, 1000};    // slots C/16, queue 4, wait 1000 ms (spool replay, one slot per file)
+};
+
 // Per-tenant push quotas (docs/tenants.md). 0 = unlimited; a DBA's rows in
 // queen.tenant_quotas override these per tenant when `overrides` is on.
 struct TenantQuotaConfig {
@@ -189,6 +206,7 @@ struct Config {
   LimitsConfig limits;
   TenantQuotaConfig tenant_quotas;
   JwtConfig jwt;
+  FlowConfig flow;
   // Payload encryption (docs/encryption.md). Both keys are masked in logs.
   std::string encryption_key;           // QUEEN_ENCRYPTION_KEY: 64 hex characters
   std::string encryption_key_previous;  // QUEEN_ENCRYPTION_KEY_PREVIOUS: decrypts only (after a rotation)
@@ -219,7 +237,7 @@ EnvMap read_process_environment();
 std::string read_hostname();
 
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
-// mesh, process, limits, jwt), secrets masked.
+// mesh, process, limits, jwt, flow), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
 
 const char* to_string(FsyncMode mode) noexcept;

@@ -112,8 +112,7 @@ ProcessStats read_process_stats() {
 
 namespace {
 
-void series(std::string& out, const char* name, const char* type, const char* help, const std::string& value,
-            const char* labels = "") {
+void family(std::string& out, const char* name, const char* type, const char* help) {
   out += "# HELP ";
   out += name;
   out += ' ';
@@ -123,6 +122,11 @@ void series(std::string& out, const char* name, const char* type, const char* he
   out += ' ';
   out += type;
   out += '\n';
+}
+
+void series(std::string& out, const char* name, const char* type, const char* help, const std::string& value,
+            const char* labels = "") {
+  family(out, name, type, help);
   out += name;
   out += labels;
   out += ' ';
@@ -131,27 +135,71 @@ void series(std::string& out, const char* name, const char* type, const char* he
 }
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
+std::string decimal(double v, int places) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", places, v);
+  return buf;
+}
+std::string num(double v) { return decimal(v, 3); }
 
-// One labelled sample per operation of the push, ack and pop combiners.
+void sample(std::string& out, const std::string& name, const std::string& labels, const std::string& value) {
+  out += name;
+  out += '{';
+  out += labels;
+  out += "} ";
+  out += value;
+  out += '\n';
+}
+
+std::string lane_label(const AdmissionLane& lane) { return "lane=\"" + lane.lane + "\""; }
+
+std::string seconds(double v) { return decimal(v, 6); }
+
+// One labelled sample per operation of the push, ack and pop combiners (docs/combining.md).
 void combining_series(std::string& out, const Gauges& g) {
   const std::pair<const char*, const CombinedCalls*> operations[] = {
       {"push", &g.push_combining}, {"ack", &g.ack_combining}, {"pop", &g.pop_combining}};
-  out += "# HELP queen_combined_calls_total Database calls made by the push, ack and pop combiners.\n";
-  out += "# TYPE queen_combined_calls_total counter\n";
+  family(out, "queen_combined_calls_total", "counter", "Database calls made by the push, ack and pop combiners.");
   for (const auto& [operation, counts] : operations) {
-    out += "queen_combined_calls_total{operation=\"" + std::string(operation) + "\"} " + std::to_string(counts->calls) + "\n";
+    sample(out, "queen_combined_calls_total", "operation=\"" + std::string(operation) + "\"", num(counts->calls));
   }
-  out += "# HELP queen_combined_requests_total Requests that shared a database call with another.\n";
-  out += "# TYPE queen_combined_requests_total counter\n";
+  family(out, "queen_combined_requests_total", "counter", "Requests that shared a database call with another.");
   for (const auto& [operation, counts] : operations) {
-    out += "queen_combined_requests_total{operation=\"" + std::string(operation) + "\"} " +
-           std::to_string(counts->combined_requests) + "\n";
+    sample(out, "queen_combined_requests_total", "operation=\"" + std::string(operation) + "\"",
+           num(counts->combined_requests));
   }
 }
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
+
+// The admission arbiter's lanes (docs/flow-control.md).
+void render_admission(std::string& out, const std::vector<AdmissionLane>& lanes) {
+  if (lanes.empty()) return;
+  family(out, "queen_flow_slots", "gauge", "Database slots a lane of the admission arbiter may hold at once.");
+  for (const auto& l : lanes) sample(out, "queen_flow_slots", lane_label(l), num(static_cast<std::uint64_t>(l.slots)));
+  family(out, "queen_flow_slots_in_use", "gauge", "Database slots a lane holds now (occupancy).");
+  for (const auto& l : lanes) {
+    sample(out, "queen_flow_slots_in_use", lane_label(l), num(static_cast<std::uint64_t>(l.in_use)));
+  }
+  family(out, "queen_flow_waiting", "gauge", "Requests of a lane waiting for a database slot now.");
+  for (const auto& l : lanes) {
+    sample(out, "queen_flow_waiting", lane_label(l), num(static_cast<std::uint64_t>(l.waiting)));
+  }
+  family(out, "queen_flow_granted_total", "counter", "Database slots granted to a lane.");
+  for (const auto& l : lanes) sample(out, "queen_flow_granted_total", lane_label(l), num(l.granted));
+  family(out, "queen_flow_rejected_total", "counter",
+         "Requests of a lane refused (429): its wait queue was full, or no slot came within its wait bound.");
+  for (const auto& l : lanes) {
+    sample(out, "queen_flow_rejected_total", lane_label(l) + ",reason=\"queue_full\"", num(l.rejected_queue_full));
+    sample(out, "queen_flow_rejected_total", lane_label(l) + ",reason=\"timeout\"", num(l.rejected_timeout));
+  }
+  family(out, "queen_flow_wait_seconds", "histogram", "Time a granted database slot was waited for.");
+  for (const auto& l : lanes) {
+    for (const auto& [bound, count] : l.wait_buckets) {
+      sample(out, "queen_flow_wait_seconds_bucket", lane_label(l) + ",le=\"" + seconds(bound) + "\"", num(count));
+    }
+    sample(out, "queen_flow_wait_seconds_bucket", lane_label(l) + ",le=\"+Inf\"", num(l.wait_count));
+    sample(out, "queen_flow_wait_seconds_sum", lane_label(l), seconds(l.wait_seconds_sum));
+    sample(out, "queen_flow_wait_seconds_count", lane_label(l), num(l.wait_count));
+  }
 }
 
 }  // namespace
@@ -198,6 +246,7 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
   series(out, "queen_undecryptable_messages_total", "counter",
          "Popped messages that failed decryption (tampered, unknown key) and went to the DLQ.",
          num(c.undecryptable_messages));
+  render_admission(out, g.admission);
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace queen::metrics {
 
@@ -79,6 +81,21 @@ struct ProcessStats {
 };
 ProcessStats read_process_stats();
 
+// One lane of the admission arbiter (docs/flow-control.md), sampled when rendering.
+struct AdmissionLane {
+  std::string lane;  // push, pop, ack, maint
+  int slots = 0;     // the lane's cap
+  int in_use = 0;
+  int waiting = 0;
+  std::uint64_t granted = 0;
+  std::uint64_t rejected_queue_full = 0;
+  std::uint64_t rejected_timeout = 0;
+  // Wait for a granted slot: cumulative counts by upper bound in seconds (+Inf is wait_count).
+  std::vector<std::pair<double, std::uint64_t>> wait_buckets;
+  double wait_seconds_sum = 0;
+  std::uint64_t wait_count = 0;
+};
+
 // A combiner's counters (docs/combining.md): database calls made, and
 // requests that shared a call with another.
 struct CombinedCalls {
@@ -98,6 +115,7 @@ struct Gauges {
   bool maintenance = false;
   bool pop_maintenance = false;
   std::size_t parked_pops = 0;
+  std::vector<AdmissionLane> admission;  // empty: no arbiter
   CombinedCalls push_combining;
   CombinedCalls ack_combining;
   CombinedCalls pop_combining;

@@ -156,3 +156,37 @@ def test_parked_long_polls_each_get_their_own_message_when_pushes_arrive(combini
 
     run_workers(CONSUMERS, parked, timeout=60, name="parked")
     assert_each_once(got, CONSUMERS - 1)
+
+
+def flow_granted(client):
+    """{lane: slots granted} of the admission lanes (docs/flow-control.md)."""
+    resp = client.prometheus()
+    assert resp.status == 200, resp
+    return {m.group(1): float(m.group(2))
+            for m in re.finditer(r'^queen_flow_granted_total\{lane="(\w+)"\} (\S+)$', resp.body, re.MULTILINE)}
+
+
+def test_one_pop_and_one_ack_lane_slot_serve_combined_calls_one_slot_per_call(broker_factory):
+    """Pops and acks take their lane slot per combined call, not per request: with one Pop and one Ack
+    slot, batch-1 consumers still share calls, and the lanes grant exactly one slot per call made."""
+    broker = broker_factory(name="it-combining-lanes", env={
+        "QUEEN_FLOW_POP_SLOTS": "1", "QUEEN_FLOW_ACK_SLOTS": "1"})
+    queue = unique_name("comb-lanes")
+    count = MESSAGES // 2
+    with broker.client() as client:
+        assert client.configure(queue, {"leaseTime": 60}).status == 200
+        push_spread(client, queue, count, PARTITIONS)
+        calls_before, granted_before = combined_counts(client), flow_granted(client)
+
+        assert_each_once(consume_at_batch_one(broker, queue, count), count)
+        assert client.pop(queue, batch=10, partitions=PARTITIONS).status == 204
+
+        calls_after, granted_after = combined_counts(client), flow_granted(client)
+    for operation in ("pop", "ack"):
+        calls = (calls_after[("queen_combined_calls_total", operation)]
+                 - calls_before.get(("queen_combined_calls_total", operation), 0))
+        granted = granted_after[operation] - granted_before.get(operation, 0)
+        assert granted == calls, f"{operation}: {granted} slots granted for {calls} database calls"
+        combined = (calls_after[("queen_combined_requests_total", operation)]
+                    - calls_before.get(("queen_combined_requests_total", operation), 0))
+        assert combined > 0, f"{operation}: no request shared a call through the one slot ({calls_after})"

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "broker/broker_error.h"
 #include "db/db_error.h"
 
 using namespace queen;
@@ -307,4 +308,115 @@ TEST(PushCombiner, ARowForAnItemNobodySentFailsEveryParticipantInsteadOfBeingSki
       EXPECT_NE(std::string(e.what()).find("outside the 2 items sent"), std::string::npos) << e.what();
     }
   }
+}
+
+// ----------------------------------------------------------------- admission
+
+namespace {
+
+flow::FlowLimits push_lane(int slots, int queue, std::chrono::milliseconds wait) {
+  flow::FlowLimits l;
+  l.total_slots = 4;
+  for (const flow::Lane lane : flow::kWakeOrder) l[lane] = flow::LaneLimits{4, 4, 10s};
+  l[flow::Lane::Push] = flow::LaneLimits{slots, queue, wait};
+  return l;
+}
+
+int status_of_refusal(const std::function<void()>& push) {
+  try {
+    push();
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::TooManyRequests);
+    EXPECT_GE(e.retry_after_s(), 1);
+    return 429;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST(PushCombinerAdmission, OneSlotStillCombinesEveryRequestQueuedBehindTheCall) {
+  FakePushCall fake;
+  flow::Arbiter arbiter(push_lane(1, 10, 10s));
+  PushCombiner combiner(std::ref(fake), transient, 1000, 4, &arbiter);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
+  fake.wait_entered(1);
+  // The second leader waits for the only slot; requests behind it ride its call.
+  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), db::PushOrigin{}); });
+  while (arbiter.snapshot()[flow::index_of(flow::Lane::Push)].waiting == 0) std::this_thread::yield();
+  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), db::PushOrigin{}); });
+  wait_until_queued(combiner, 1);  // the waiting leader is the arbiter's, not counted here
+  fake.release();
+  first.get();
+  EXPECT_EQ(second.get().size(), 1u);
+  EXPECT_EQ(third.get().size(), 1u);
+  ASSERT_EQ(fake.calls().size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(fake.calls()[1]).size(), 2u);
+  EXPECT_EQ(arbiter.snapshot()[flow::index_of(flow::Lane::Push)].granted, 2u);
+  EXPECT_EQ(arbiter.snapshot()[flow::index_of(flow::Lane::Push)].in_use, 0);
+}
+
+TEST(PushCombinerAdmission, AFullQueueRefusesWithoutCallingTheDatabase) {
+  FakePushCall fake;
+  flow::Arbiter arbiter(push_lane(1, 0, 10s));
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1, &arbiter);
+  // Idle: a request that leads at once never queues, even with a queue bound of 0.
+  EXPECT_EQ(combiner.submit(items({"a"}), db::PushOrigin{}).size(), 1u);
+  fake.block();
+  auto busy = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), db::PushOrigin{}); });
+  fake.wait_entered(2);
+  EXPECT_EQ(status_of_refusal([&] { combiner.submit(items({"c"}), db::PushOrigin{}); }), 429);
+  fake.release();
+  busy.get();
+  EXPECT_EQ(fake.calls().size(), 2u);
+  EXPECT_EQ(arbiter.snapshot()[flow::index_of(flow::Lane::Push)].rejected_queue_full, 1u);
+  EXPECT_EQ(combiner.waiting(), 0u);
+}
+
+TEST(PushCombinerAdmission, ARequestThatRidesNoCallWithinTheWaitBoundIsRefused) {
+  FakePushCall fake;
+  flow::Arbiter arbiter(push_lane(1, 10, 30ms));
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1, &arbiter);
+  fake.block();
+  auto busy = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
+  fake.wait_entered(1);
+  EXPECT_EQ(status_of_refusal([&] { combiner.submit(items({"b"}), db::PushOrigin{}); }), 429);
+  EXPECT_EQ(combiner.waiting(), 0u);
+  fake.release();
+  busy.get();
+  EXPECT_EQ(fake.calls().size(), 1u);
+  EXPECT_EQ(arbiter.snapshot()[flow::index_of(flow::Lane::Push)].rejected_timeout, 1u);
+  // The lane recovers: the next push is stored.
+  EXPECT_EQ(combiner.submit(items({"c"}), db::PushOrigin{}).size(), 1u);
+}
+
+// Leaders, followers and solo retries after a permanent failure, all through one Push slot: every
+// request ends (no slot is held while waiting for a call, nor the other way round) and the slot is free after.
+TEST(PushCombinerAdmission, ManyRequestsAndSoloRetriesThroughOneSlotAllEnd) {
+  FakePushCall fake;
+  flow::Arbiter arbiter(push_lane(1, 1000, 30s));
+  PushCombiner combiner(std::ref(fake), transient, 50, 2, &arbiter);
+  std::vector<std::future<int>> results;
+  for (int r = 0; r < 40; ++r) {
+    results.push_back(std::async(std::launch::async, [&, r] {
+      const std::string txid = r % 7 == 0 ? "bad" : "r" + std::to_string(r);
+      try {
+        return static_cast<int>(combiner.submit(items({txid}), db::PushOrigin{}).size());
+      } catch (const db::DbError&) {
+        return -1;
+      }
+    }));
+  }
+  int failed = 0;
+  for (auto& f : results) {
+    const int rows = f.get();
+    if (rows < 0) ++failed;
+    else EXPECT_EQ(rows, 1);
+  }
+  EXPECT_EQ(failed, 6);  // r = 0, 7, 14, 21, 28, 35
+  const flow::LaneSnapshot push = arbiter.snapshot()[flow::index_of(flow::Lane::Push)];
+  EXPECT_EQ(push.in_use, 0);
+  EXPECT_EQ(push.waiting, 0);
+  EXPECT_EQ(push.granted, fake.calls().size());
 }

@@ -67,3 +67,39 @@ TEST(ProcessStats, ReadsThisProcess) {
   EXPECT_GT(s.resident_bytes, 0u);
   EXPECT_GE(s.virtual_bytes, s.resident_bytes);
 }
+
+TEST(Prometheus, ExposesEveryAdmissionLane) {
+  Gauges g;
+  AdmissionLane push;
+  push.lane = "push";
+  push.slots = 3;
+  push.in_use = 2;
+  push.waiting = 5;
+  push.granted = 40;
+  push.rejected_queue_full = 7;
+  push.rejected_timeout = 1;
+  push.wait_buckets = {{0.001, 30}, {1.0, 39}};
+  push.wait_seconds_sum = 2.5;
+  push.wait_count = 40;
+  AdmissionLane maint;
+  maint.lane = "maint";
+  g.admission = {push, maint};
+  const std::string text = render_prometheus(Counters{}, g, ProcessStats{}, 1.0);
+  for (const char* line :
+       {"# TYPE queen_flow_slots_in_use gauge\n", "queen_flow_slots{lane=\"push\"} 3\n",
+        "queen_flow_slots_in_use{lane=\"push\"} 2\n", "queen_flow_waiting{lane=\"push\"} 5\n",
+        "# TYPE queen_flow_granted_total counter\n", "queen_flow_granted_total{lane=\"push\"} 40\n",
+        "queen_flow_rejected_total{lane=\"push\",reason=\"queue_full\"} 7\n",
+        "queen_flow_rejected_total{lane=\"push\",reason=\"timeout\"} 1\n", "# TYPE queen_flow_wait_seconds histogram\n",
+        "queen_flow_wait_seconds_bucket{lane=\"push\",le=\"0.001000\"} 30\n",
+        "queen_flow_wait_seconds_bucket{lane=\"push\",le=\"1.000000\"} 39\n",
+        "queen_flow_wait_seconds_bucket{lane=\"push\",le=\"+Inf\"} 40\n",
+        "queen_flow_wait_seconds_sum{lane=\"push\"} 2.500000\n", "queen_flow_wait_seconds_count{lane=\"push\"} 40\n",
+        "queen_flow_slots_in_use{lane=\"maint\"} 0\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
+  // Each family is declared once.
+  EXPECT_EQ(text.find("# TYPE queen_flow_waiting gauge"), text.rfind("# TYPE queen_flow_waiting gauge"));
+  // Without an arbiter there is no flow series at all.
+  EXPECT_EQ(render_prometheus(Counters{}, Gauges{}, ProcessStats{}, 1.0).find("queen_flow_"), std::string::npos);
+}
