@@ -71,7 +71,7 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
                     &arbiter_),
       pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
                     [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
-                    db::is_transient_failure, config.combine.pop_max_requests, config.combine.pop_max_concurrent_calls,
+                    db::is_transient_failure, config.combine.pop_max_messages, config.combine.pop_max_concurrent_calls,
                     &arbiter_),
       encryption_(config, db),
       quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {

@@ -24,7 +24,7 @@ class PopCombiner {
   using Clock = flow::Arbiter::Clock;
 
   // `arbiter` null: no admission.
-  PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_transient, int max_requests,
+  PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_transient, int max_messages,
               int max_concurrent_calls, flow::Arbiter* arbiter = nullptr);
 
   // This request's messages (empty when there is nothing to claim). Throws

@@ -253,7 +253,7 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.combine.ack_max_concurrent_calls =
       r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls, 1, 10000);
   // queen.pop_many accepts at most 1000 requests per call.
-  c.combine.pop_max_requests = r.int32("POP_COMBINE_MAX_REQUESTS", c.combine.pop_max_requests, 1, 1000);
+  c.combine.pop_max_messages = r.int32("POP_COMBINE_MAX_MESSAGES", c.combine.pop_max_messages, 1, 1000);
   c.combine.pop_max_concurrent_calls =
       r.int32("POP_MAX_CONCURRENT_CALLS", c.combine.pop_max_concurrent_calls, 1, 10000);
 
@@ -517,7 +517,7 @@ std::vector<std::string> describe_config(const Config& c) {
   flush();
   s << "config: combine ack_max_items=" << c.combine.ack_max_items
     << " ack_max_concurrent_calls=" << c.combine.ack_max_concurrent_calls
-    << " pop_max_requests=" << c.combine.pop_max_requests
+    << " pop_max_messages=" << c.combine.pop_max_messages
     << " pop_max_concurrent_calls=" << c.combine.pop_max_concurrent_calls;
   flush();
   s << "config: spool dir=" << c.spool.dir << " flush_ms=" << c.spool.flush_ms << " max_batch=" << c.spool.max_batch

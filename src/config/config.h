@@ -77,9 +77,9 @@ struct PushConfig {
 
 // Ack and pop combining (docs/combining.md): concurrent requests share one call.
 struct CombineConfig {
-  int ack_max_items = 1000;           // ACK_COMBINE_MAX_ITEMS: ack items per combined call
+  int ack_max_items = 100;            // ACK_COMBINE_MAX_ITEMS: ack items per combined call
   int ack_max_concurrent_calls = 4;   // ACK_MAX_CONCURRENT_CALLS: ack calls in flight
-  int pop_max_requests = 100;         // POP_COMBINE_MAX_REQUESTS: pop requests per queen.pop_many call
+  int pop_max_messages = 100;         // POP_COMBINE_MAX_MESSAGES: sum of the batch sizes of one queen.pop_many call
   int pop_max_concurrent_calls = 4;   // POP_MAX_CONCURRENT_CALLS: pop calls in flight
 };
 

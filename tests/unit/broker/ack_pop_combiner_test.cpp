@@ -284,10 +284,10 @@ struct FakePops {
   }
 };
 
-PopCombiner make_pop_combiner(FakePops& fake, int max_requests = 100) {
+PopCombiner make_pop_combiner(FakePops& fake, int max_messages = 100) {
   return PopCombiner([&fake](const db::PopRequest& r) { return fake.pop(r); },
                      [&fake](int n, const db::PopRequest& r) { return fake.pop_many(n, r); }, transient,
-                     max_requests, 1);
+                     max_messages, 1);
 }
 
 db::PopRequest pop_of(const std::string& queue) {
@@ -378,6 +378,26 @@ TEST(PopCombiner, ACombinedCallHoldsAtMostMaxRequests) {
     requests += n;
   }
   EXPECT_EQ(requests, 5);
+}
+
+TEST(PopCombiner, PopsWhoseBatchesExceedMaxMessagesTogetherDoNotShareACall) {
+  FakePops fake;
+  PopCombiner combiner = make_pop_combiner(fake, 100);
+  db::PopRequest large = pop_of("q");
+  large.batch = 60;
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(large); });
+  fake.gate.wait_entered(1);
+  std::vector<std::future<std::vector<db::PoppedMessage>>> riders;
+  for (std::size_t i = 0; i < 2; ++i) {
+    riders.push_back(std::async(std::launch::async, [&] { return combiner.submit(large); }));
+    wait_until_queued(combiner, i + 1);
+  }
+  fake.gate.open();
+  first.get();
+  for (auto& rider : riders) rider.get();
+  std::lock_guard<std::mutex> lock(fake.mutex);
+  EXPECT_TRUE(fake.many_requests.empty());  // 60 + 60 > 100: each ran alone
+  EXPECT_EQ(fake.lone_calls, 3);
 }
 
 // ------------------------------------------------------ generic Combiner

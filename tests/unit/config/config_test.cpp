@@ -183,21 +183,21 @@ TEST(Config, DescribeHasOneLinePerGroupAndMasksSecrets) {
 
 TEST(Config, AckAndPopCombiningLimits) {
   const Config defaults = load_config({}, "h").config;
-  EXPECT_EQ(defaults.combine.ack_max_items, 1000);
+  EXPECT_EQ(defaults.combine.ack_max_items, 100);
   EXPECT_EQ(defaults.combine.ack_max_concurrent_calls, 4);
-  EXPECT_EQ(defaults.combine.pop_max_requests, 100);
+  EXPECT_EQ(defaults.combine.pop_max_messages, 100);
   EXPECT_EQ(defaults.combine.pop_max_concurrent_calls, 4);
   const Config c = load_config({{"ACK_COMBINE_MAX_ITEMS", "50"},
                                 {"ACK_MAX_CONCURRENT_CALLS", "2"},
-                                {"POP_COMBINE_MAX_REQUESTS", "1000"},
+                                {"POP_COMBINE_MAX_MESSAGES", "1000"},
                                 {"POP_MAX_CONCURRENT_CALLS", "1"}},
                                "h")
                        .config;
   EXPECT_EQ(c.combine.ack_max_items, 50);
   EXPECT_EQ(c.combine.ack_max_concurrent_calls, 2);
-  EXPECT_EQ(c.combine.pop_max_requests, 1000);
+  EXPECT_EQ(c.combine.pop_max_messages, 1000);
   EXPECT_EQ(c.combine.pop_max_concurrent_calls, 1);
   // queen.pop_many takes at most 1000 requests per call
-  EXPECT_THROW(load_config({{"POP_COMBINE_MAX_REQUESTS", "1001"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"POP_COMBINE_MAX_MESSAGES", "1001"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"ACK_MAX_CONCURRENT_CALLS", "0"}}, "h"), ConfigError);
 }
