@@ -80,8 +80,18 @@ struct PushLoadResult {
 // Pushes `batch`-item requests to `queue` on `connections` keep-alive connections until
 // `messageLimit` items were sent or `deadline` passed. Connection i sends its k-th request to
 // partition (i + k) mod partitions, so the load is spread over all partitions.
+// Transaction ids are unique per load, not just per queue: a kept queue (--popack-queue) is
+// filled by every run and batch, and a repeated id would be stored once and count as a duplicate.
+std::string loadTag() {
+    static std::atomic<int> loads{0};
+    const auto startedMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::to_string(startedMs) + "-" + std::to_string(++loads) + "-";
+}
+
 PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue, int batch,
                         std::int64_t messageLimit, Clock::time_point deadline, std::size_t latencyCapacity) {
+    const std::string tag = loadTag();
     SharedProgress progress;
     std::atomic<std::int64_t> duplicates{0}, buffered{0}, failedItems{0};
     const int connections = options.connections;
@@ -94,7 +104,7 @@ PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& option
         started.wait();
         PushBatchSpec spec;
         spec.queue = queue;
-        spec.txPrefix = "c" + std::to_string(index);
+        spec.txPrefix = tag + "c" + std::to_string(index);
         spec.payloadBytes = options.payloadBytes;
         for (std::int64_t k = 0; Clock::now() < deadline; ++k) {
             const int count = claimBudget(progress, messageLimit, batch);
