@@ -1,22 +1,6 @@
 -- Deploy queen:ack_many to pg
 BEGIN;
 
--- The consumer group that holds one of the leases p_acks name on its partition
--- (tenant p_tenant, already normalised), or null: how an ack without a group
--- is recognised as a named group's.
-CREATE FUNCTION queen.ack_lease_group(p_acks jsonb, p_tenant text) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT c.consumer_group
-    FROM jsonb_array_elements(p_acks) e
-    JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
-                          AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
-    JOIN queen.partitions p ON p.id = c.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
-   LIMIT 1
-$$;
-COMMENT ON FUNCTION queen.ack_lease_group(jsonb, text) IS
-  'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
-
 -- Ack combining (docs/combining.md): several ack requests of one tenant in one
 -- transaction, so concurrent consumers share one commit. Each request keeps
 -- its own group: a named one, or (null) the group its lease names, else queue

@@ -66,6 +66,24 @@ $$;
 COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz, bigint) IS
   'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages. True when the pending row''s cursor moved up to p_last_seq (a row to settle).';
 
+-- The group an ack without a group belongs to: the one holding one of its
+-- (partitionId, leaseId) pairs, looked up through the primary key on the partitions
+-- the acks name, so queue-mode acks stay cheap. PL/pgSQL so the plan is cached.
+CREATE FUNCTION queen.ack_lease_group(p_acks jsonb, p_tenant text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT c.consumer_group
+            FROM jsonb_array_elements(p_acks) e
+            JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
+                                  AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
+            JOIN queen.partitions p ON p.id = c.partition_id
+            JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+           LIMIT 1);
+END;
+$$;
+COMMENT ON FUNCTION queen.ack_lease_group(jsonb, text) IS
+  'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
+
 CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
@@ -97,7 +115,6 @@ DECLARE
   n int := 0;
   a_idx int[] := '{}'; a_txid text[] := '{}'; a_success bool[] := '{}'; a_error text[] := '{}';
   a_queue text[] := '{}'; a_partition text[] := '{}'; a_released bool[] := '{}'; a_dlq bool[] := '{}';
-  v_lease_group text;
   v_last_seq bigint;              -- the partition's last seq as the item query read it
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
@@ -110,17 +127,9 @@ BEGIN
   END IF;
 
   -- No group named: a consumer that popped with a group and acks without
-  -- naming it is recognised by its lease. Looked up only on the partitions the acks name,
-  -- through the primary key, so queue-mode acks stay cheap.
+  -- naming it is recognised by its lease.
   IF nullif(p_group, '') IS NULL THEN
-    SELECT c.consumer_group INTO v_lease_group
-      FROM jsonb_array_elements(p_acks) e
-      JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
-                            AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
-      JOIN queen.partitions p ON p.id = c.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
-     LIMIT 1;
-    v_group := coalesce(v_lease_group, v_group);
+    v_group := coalesce(queen.ack_lease_group(p_acks, v_tenant), v_group);
   END IF;
 
   -- Items grouped by partition (ascending id: cursor rows are locked in a fixed order,
