@@ -51,6 +51,8 @@ ROUTES = [
     ("PUT", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", {"value": {"v": 1}}),
     ("DELETE", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", None),
     ("GET", "/openapi.json", "public", "/openapi.json", None),
+    ("GET", "/", "public", "/", None),
+    ("GET", "/dashboard/:build/:asset", "public", "/dashboard/any-build/main.js", None),
 ]
 
 
@@ -105,7 +107,7 @@ def test_unknown_paths_need_a_token_then_answer_404(hs_broker):
         assert client.get("/api/v1/no-such-route").status == 401
         assert call(client, "GET", "/api/v1/no-such-route", token=hs256("guest")).status == 404
         assert call(client, "PATCH", "/api/v1/push", token=hs256("read-only")).status == 405
-        assert client.get("/").status == 404  # "/" is public (JWT_SKIP_PATHS default), and serves nothing
+        assert client.get("/").status == 200  # "/" is public (JWT_SKIP_PATHS default): the dashboard's page
         assert client.options("/api/v1/push").status == 204  # CORS preflights carry no credentials
 
 
@@ -218,7 +220,7 @@ def test_rs256_public_key_and_jwt_skip_paths(pg):
             assert client.get("/api/v1/status/buffers").status == 200
             assert client.get("/metrics").status == 200
             assert client.get("/api/v1/dlq").status == 401
-            assert client.get("/").status == 401  # "/" is no longer listed
+            assert client.get("/").status == 200  # no longer listed, but the dashboard's page is a public route
     finally:
         broker.stop()
 
