@@ -1,12 +1,17 @@
 """The dashboard in a real browser against real brokers: every page loads with real data, actions taken
 through the UI change the database, and an admin-only action is refused for a read-only token.
 Screenshots of every page land in <run dir>/dashboard-screenshots."""
+import time
+
 import pytest
 
 import auth_support
 
 ADMIN = auth_support.hs256(roles=["admin"], sub="dash-admin")
 READ_ONLY = auth_support.hs256("read-only", sub="dash-viewer")
+# Longer than the page's refresh interval (5 s): a window in which a hidden tab must not refresh. Not a wait
+# for something to happen: the behaviour under test is that nothing does.
+HIDDEN_WINDOW_S = 6
 
 
 def admin_get(broker, path):
@@ -25,6 +30,7 @@ def test_overview_shows_this_broker_its_spool_and_the_maintenance_flags(page, br
     page.wait_text("[data-test=flag-pop-value]", lambda t: t == "off", "pop maintenance off")
     assert page.all("[data-test=chart-hour]") and page.all("[data-test=chart-week]")
     page.shot("overview")
+    page.wait_loaded(refreshes=2)  # the page re-reads its routes on its own (every 5 s while visible)
 
 
 @pytest.mark.parametrize("route,marker", [
@@ -95,3 +101,18 @@ def test_an_admin_toggles_push_maintenance_with_confirmation(auth_page, auth_bro
             client.request("POST", "/api/v1/system/maintenance", json={"enabled": False},
                            headers=auth_support.bearer(ADMIN))
     assert admin_get(auth_broker, "/api/v1/system/maintenance")["maintenanceMode"] is False
+
+
+def test_the_refresh_loop_pauses_while_the_tab_is_hidden_and_resumes_when_it_shows(page):
+    page.open("overview")
+    page.browser.execute_script(
+        "Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'));")
+    page.until(lambda d: d.execute_script("return !document.body.dataset.refreshing"), "no refresh in flight")
+    refreshes = int(page.wait_loaded().get_attribute("data-refreshes"))
+    time.sleep(HIDDEN_WINDOW_S)
+    assert int(page.wait_loaded().get_attribute("data-refreshes")) == refreshes
+    page.browser.execute_script(
+        "Object.defineProperty(document, 'visibilityState', {value: 'visible', configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'));")
+    page.wait_loaded(refreshes=refreshes + 1)

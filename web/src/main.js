@@ -46,6 +46,7 @@ let refreshing = false;
 async function refresh() {
   if (!current || refreshing) return;
   refreshing = true;
+  document.body.dataset.refreshing = 'true';
   const page = current;
   try {
     await page.refresh();
@@ -55,6 +56,7 @@ async function refresh() {
     notifyError(error);
   } finally {
     refreshing = false;
+    delete document.body.dataset.refreshing;
   }
 }
 
