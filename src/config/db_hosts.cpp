@@ -1,7 +1,6 @@
 #include "config/db_hosts.h"
 
-#include <cerrno>
-#include <cstdlib>
+#include <string>
 
 namespace queen::config {
 namespace {
@@ -30,7 +29,7 @@ std::vector<std::string> entries(const std::string& text) {
 
 bool parse_port(const std::string& text, int& port) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 5) return false;
-  port = std::atoi(text.c_str());
+  port = std::stoi(text);
   return port >= kMinPort && port <= kMaxPort;
 }
 

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 
 from harness import BackgroundWorker, Deadline, PgCluster, PgError, ack_item, attempts, poll_until
 from harness import env as harness_env
@@ -153,6 +154,7 @@ class Load:
         self.consume_errors = 0
         self.ack_failures = 0
         self.pops_answered = {}
+        self._answers = []  # (monotonic time, status of the first item) per push answered 201
         self.producers = [BackgroundWorker(self._produce(w), name=f"producer-{w}") for w in range(producers)]
         self.consumers = [BackgroundWorker(self._consume(c), name=f"consumer-{c}") for c in range(consumers)]
 
@@ -177,6 +179,9 @@ class Load:
                         stop.wait(ERROR_BACKOFF_S)
                         continue
                     self.ledger.record_push(stream, items, response=response)
+                    if response.status == 201:
+                        with self._lock:
+                            self._answers.append((time.monotonic(), response.body[0]["status"]))
                     if response.status != 201:
                         self._note_error(f"push {items[0]['transactionId']}: {response!r}")
         return run
@@ -259,6 +264,11 @@ class Load:
                 return counts
         raise TimeoutError(f"{what}: not {at_least} items {status} within {timeout:.0f}s "
                            f"(counts {self.ledger.status_counts()})")
+
+    def first_answer(self, status, after):
+        """Monotonic time of the first push answered with `status` (first item) after `after`, or None."""
+        with self._lock:
+            return next((t for t, s in self._answers if t > after and s == status), None)
 
     def undelivered(self):
         delivered = self.ledger.deliveries()

@@ -9,13 +9,16 @@ A primary with a synchronous streaming standby; two brokers whose PG_HOST lists 
   order kept;
 * planned: push maintenance on, standby promoted, old primary stopped, maintenance off: no push reaches
   a database during the switch, the spools drain into the new primary, nothing is lost;
+* fenced: the primary turns read-only while the broker's pool holds connections to it; the first write on one
+  fails with 25006, the broker drops its pooled connections, the push is spooled, and after the promotion it is
+  stored in the new primary;
 * timers and leases held across the failover: a timer claimed by a broker that vanished with the old
   primary fires once after its claim lease, an unclaimed one fires once, an unacked lease is
   redelivered, an acked message is not.
 """
 import time
 
-from harness import Ledger, ack_item, schema, unique_name
+from harness import Ledger, ack_item, poll_until, schema, unique_name
 
 from failover_support import (Load, maintenance_state, start_brokers, wait_brokers_reach_the_database,
                               wait_spools_drained, wait_until)
@@ -74,20 +77,18 @@ def test_unplanned_failover_loses_nothing_that_was_acknowledged(replicated_pair,
     load = Load(brokers, Ledger(), queue).start()
     try:
         load.wait_for("queued", QUEUED_BEFORE_FAILOVER, PHASE_TIMEOUT_S, "pushes stored before the kill")
-        primary.stop(mode="immediate")
         killed_at = time.monotonic()
+        primary.stop(mode="immediate")
         load.wait_for("buffered", BUFFERED_IN_THE_GAP, PHASE_TIMEOUT_S, "pushes spooled while there is no primary")
-        first_buffered_s = time.monotonic() - killed_at
         queued_in_gap = load.count("queued")
 
+        promote_started = time.monotonic()
         standby.promote()
-        promoted_at = time.monotonic()
+        promoted_s = time.monotonic() - promote_started
         wait_brokers_reach_the_database(brokers, RECONNECT_TIMEOUT_S, "reaching the promoted standby")
-        reconnect_s = time.monotonic() - promoted_at
         delivered_at_promotion = len(load.ledger.deliveries())
         load.wait_for("queued", queued_in_gap + QUEUED_AFTER_FAILOVER, DRAIN_TIMEOUT_S,
                       "pushes stored directly in the new primary again (after the spool drained)")
-        queued_again_s = time.monotonic() - promoted_at
         wait_until(lambda: len(load.ledger.deliveries()) > delivered_at_promotion, timeout=PHASE_TIMEOUT_S,
                    what="consumers receiving messages from the new primary")
     except BaseException:
@@ -95,10 +96,12 @@ def test_unplanned_failover_loses_nothing_that_was_acknowledged(replicated_pair,
         raise
     counts = finish_and_check(load, brokers, standby.target)
     assert_same_processes(brokers, pids)
-    print(f"\nunplanned failover: first buffered answer {first_buffered_s:.2f}s after the kill; brokers reached "
-          f"the new primary {reconnect_s:.2f}s after promotion; pushes queued again {queued_again_s:.2f}s after "
-          f"promotion; counts {counts}; pops {load.pops_answered}; consumer errors {load.consume_errors}; "
-          f"redeliveries {load.redeliveries()}")
+    first_buffered = load.first_answer("buffered", killed_at)
+    queued_again = load.first_answer("queued", promote_started)
+    print(f"\nunplanned failover: first push answered buffered {first_buffered - killed_at:.2f}s after the kill "
+          f"started; pg_ctl promote took {promoted_s:.2f}s; first push answered queued again "
+          f"{queued_again - promote_started:.2f}s after the promotion started; counts {counts}; pops "
+          f"{load.pops_answered}; consumer errors {load.consume_errors}; redeliveries {load.redeliveries()}")
 
 
 def test_planned_switchover_under_push_maintenance(replicated_pair, broker_factory):
@@ -208,3 +211,31 @@ def test_timers_and_leases_across_a_failover(replicated_pair, broker_factory):
         acked = c.ack_batch([ack_item(again[0])])
         assert acked.status == 200 and all(r["success"] for r in acked.body), acked
         assert c.pop_messages(lease_queue) == [], "an acked message came back after the failover"
+
+
+def test_a_fenced_primary_is_left_for_the_promoted_standby(replicated_pair, broker_factory):
+    primary, standby = replicated_pair()
+    broker = start_brokers(broker_factory, primary, standby, count=1)[0]
+    queue, ledger = unique_name("fo-fence"), Ledger()
+    with broker.client() as c:
+        def push(n):
+            items = [{"queue": queue, "partition": "p", "transactionId": f"f-{n}", "payload": n}]
+            ledger.record_push("f", items, response=c.push(items))
+            return ledger.entries()[-1].status
+        assert push(0) == "queued"
+        # Fence the primary the way an operator (or a pooler routing to a standby) makes writes fail on
+        # connections that stay open: every pooled connection now answers 25006 to a write.
+        log_offset = broker.log_size()
+        primary.target.execute("alter system set default_transaction_read_only = on; select pg_reload_conf();")
+        poll_until(lambda: primary.target.scalar(
+            "select current_setting('default_transaction_read_only') as fenced") == "on", timeout=10,
+            what="the primary fenced")
+        assert push(1) == "buffered", "no server takes writes: the push is spooled"
+        broker.wait_for_log("the server cannot take writes", since=log_offset)
+
+        standby.promote()
+        wait_brokers_reach_the_database([broker], RECONNECT_TIMEOUT_S, "leaving the fenced primary")
+        poll_until(lambda: push(len(ledger.entries())) == "queued", timeout=DRAIN_TIMEOUT_S,
+                   what="pushes stored in the promoted standby")
+    ledger.assert_consistent(standby.target, timeout=LEDGER_TIMEOUT_S, order_statuses=("queued", "buffered"))
+    assert schema.message_count(primary.target, queue) == 1, "nothing reached the fenced primary after the fence"
