@@ -2,10 +2,12 @@
 both throwaway clusters on loopback ports (the shared fixtures live in tests/conftest.py).
 
   replicated_pair  function  start() -> (primary, standby); both destroyed at teardown
+  patroni_cluster  function  a started two-member Patroni cluster with its etcd (patroni_support.py); stopped after
 """
 import pytest
 
 from failover_support import start_replicated_pair
+from patroni_support import PatroniCluster
 
 
 @pytest.fixture
@@ -18,3 +20,13 @@ def replicated_pair(pg_cluster):
     yield start
     for standby in standbys:
         standby.destroy()
+
+
+@pytest.fixture
+def patroni_cluster():
+    """A started two-member Patroni cluster (synchronous mode) with its etcd; stopped at teardown."""
+    cluster = PatroniCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()

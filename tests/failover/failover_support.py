@@ -104,11 +104,12 @@ def multi_host_env(*clusters):
             "PG_PORT": ",".join(str(c.port) for c in clusters)}
 
 
-def start_brokers(broker_factory, primary, standby, count=2, env=None):
+def start_brokers(broker_factory, target, hosts_env, count=2, env=None):
+    """`count` brokers on database `target`, with PG_HOST/PG_PORT from `hosts_env` (every server, in order)."""
     variables = dict(FAILOVER_BROKER_ENV)
-    variables.update(multi_host_env(primary, standby))
+    variables.update(hosts_env)
     variables.update(env or {})
-    return [broker_factory(pg=primary.target, name=f"fo-{chr(ord('a') + i)}", env=variables) for i in range(count)]
+    return [broker_factory(pg=target, name=f"fo-{chr(ord('a') + i)}", env=variables) for i in range(count)]
 
 
 def database_reachable(broker):
@@ -276,6 +277,45 @@ class Load:
 
     def redeliveries(self):
         return sum(count - 1 for count in self.ledger.deliveries().values() if count > 1)
+
+
+# --- finishing a failover test ---------------------------------------------------------------
+# The spool replays what the gap buffered, after its pause following failed attempts (5 s).
+DRAIN_TIMEOUT_S = 60
+# A message whose ack was lost with the old primary is delivered again after this lease.
+LEASE_TIME_S = 5
+DELIVERY_TIMEOUT_S = LEASE_TIME_S + 40
+LEDGER_TIMEOUT_S = 60
+
+
+def configure(broker, queue, options):
+    with broker.client() as c:
+        resp = c.configure(queue, options)
+    assert resp.status == 200, resp
+
+
+def finish_and_check(load, brokers, new_primary):
+    """Stop producing, let consumers take everything, then check the ledger against the new primary."""
+    load.stop_producers()
+    try:
+        wait_spools_drained(brokers, timeout=DRAIN_TIMEOUT_S)
+        wait_until(lambda: not load.undelivered(), timeout=DELIVERY_TIMEOUT_S,
+                   what="every accepted message delivered")
+    finally:
+        load.stop_consumers()
+    counts = load.ledger.status_counts()
+    assert set(counts) <= {"queued", "buffered", "duplicate"}, (counts, load.errors[:5])
+    assert load.errors == [], load.errors[:5]
+    load.ledger.assert_consistent(new_primary, timeout=LEDGER_TIMEOUT_S, order_statuses=("queued",),
+                                  check_delivery=True)
+    spooled_order = load.ledger.check(new_primary, order_statuses=("buffered",))
+    assert not spooled_order.out_of_order, spooled_order.summary()
+    return counts
+
+
+def assert_same_processes(brokers, pids):
+    assert [b.pid for b in brokers] == pids, "a broker was restarted"
+    assert all(b.alive for b in brokers), [b.log_tail() for b in brokers if not b.alive]
 
 
 def wait_until(condition, timeout, what):

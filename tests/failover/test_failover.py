@@ -20,8 +20,9 @@ import time
 
 from harness import Ledger, ack_item, poll_until, schema, unique_name
 
-from failover_support import (Load, maintenance_state, start_brokers, wait_brokers_reach_the_database,
-                              wait_spools_drained, wait_until)
+from failover_support import (DRAIN_TIMEOUT_S, LEASE_TIME_S, LEDGER_TIMEOUT_S, Load,
+                              assert_same_processes, configure, finish_and_check, maintenance_state, multi_host_env,
+                              start_brokers, wait_brokers_reach_the_database, wait_spools_drained, wait_until)
 
 # Progress each phase must make before the next step (items over all producers).
 QUEUED_BEFORE_FAILOVER = 200
@@ -30,47 +31,11 @@ QUEUED_AFTER_FAILOVER = 200
 PHASE_TIMEOUT_S = 45
 # Brokers notice the new primary on their next connection attempt (the spool pings every 50 ms here).
 RECONNECT_TIMEOUT_S = 30
-# The spool replays what the gap buffered, after its pause following failed attempts (5 s).
-DRAIN_TIMEOUT_S = 60
-# A message whose ack was lost with the old primary is delivered again after this lease.
-LEASE_TIME_S = 5
-DELIVERY_TIMEOUT_S = LEASE_TIME_S + 40
-LEDGER_TIMEOUT_S = 60
-
-
-def configure(broker, queue, options):
-    with broker.client() as c:
-        resp = c.configure(queue, options)
-    assert resp.status == 200, resp
-
-
-def finish_and_check(load, brokers, new_primary):
-    """Stop producing, let consumers take everything, then check the ledger against the new primary."""
-    load.stop_producers()
-    try:
-        wait_spools_drained(brokers, timeout=DRAIN_TIMEOUT_S)
-        wait_until(lambda: not load.undelivered(), timeout=DELIVERY_TIMEOUT_S,
-                   what="every accepted message delivered")
-    finally:
-        load.stop_consumers()
-    counts = load.ledger.status_counts()
-    assert set(counts) <= {"queued", "buffered", "duplicate"}, (counts, load.errors[:5])
-    assert load.errors == [], load.errors[:5]
-    load.ledger.assert_consistent(new_primary, timeout=LEDGER_TIMEOUT_S, order_statuses=("queued",),
-                                  check_delivery=True)
-    spooled_order = load.ledger.check(new_primary, order_statuses=("buffered",))
-    assert not spooled_order.out_of_order, spooled_order.summary()
-    return counts
-
-
-def assert_same_processes(brokers, pids):
-    assert [b.pid for b in brokers] == pids, "a broker was restarted"
-    assert all(b.alive for b in brokers), [b.log_tail() for b in brokers if not b.alive]
 
 
 def test_unplanned_failover_loses_nothing_that_was_acknowledged(replicated_pair, broker_factory):
     primary, standby = replicated_pair()
-    brokers = start_brokers(broker_factory, primary, standby)
+    brokers = start_brokers(broker_factory, primary.target, multi_host_env(primary, standby))
     pids = [b.pid for b in brokers]
     queue = unique_name("fo-kill")
     configure(brokers[0], queue, {"leaseTime": LEASE_TIME_S})
@@ -106,7 +71,7 @@ def test_unplanned_failover_loses_nothing_that_was_acknowledged(replicated_pair,
 
 def test_planned_switchover_under_push_maintenance(replicated_pair, broker_factory):
     primary, standby = replicated_pair()
-    brokers = start_brokers(broker_factory, primary, standby)
+    brokers = start_brokers(broker_factory, primary.target, multi_host_env(primary, standby))
     pids = [b.pid for b in brokers]
     queue = unique_name("fo-switch")
     configure(brokers[0], queue, {"leaseTime": LEASE_TIME_S})
@@ -155,7 +120,7 @@ TIMER_DELAY_S = 3
 
 def test_timers_and_leases_across_a_failover(replicated_pair, broker_factory):
     primary, standby = replicated_pair()
-    brokers = start_brokers(broker_factory, primary, standby)
+    brokers = start_brokers(broker_factory, primary.target, multi_host_env(primary, standby))
     timer_queue, lease_queue = unique_name("fo-timer"), unique_name("fo-lease")
     configure(brokers[0], lease_queue, {"leaseTime": LEASE_TIME_S, "retryDelay": 0})
 
@@ -215,7 +180,7 @@ def test_timers_and_leases_across_a_failover(replicated_pair, broker_factory):
 
 def test_a_fenced_primary_is_left_for_the_promoted_standby(replicated_pair, broker_factory):
     primary, standby = replicated_pair()
-    broker = start_brokers(broker_factory, primary, standby, count=1)[0]
+    broker = start_brokers(broker_factory, primary.target, multi_host_env(primary, standby), count=1)[0]
     queue, ledger = unique_name("fo-fence"), Ledger()
     with broker.client() as c:
         def push(n):
