@@ -155,7 +155,7 @@ class Load:
         self.consume_errors = 0
         self.ack_failures = 0
         self.pops_answered = {}
-        self._answers = []  # (monotonic time, status of the first item) per push answered 201
+        self._answers = []  # (answered at, status of the first item, sent at) per push answered 201, monotonic
         self.producers = [BackgroundWorker(self._produce(w), name=f"producer-{w}") for w in range(producers)]
         self.consumers = [BackgroundWorker(self._consume(c), name=f"consumer-{c}") for c in range(consumers)]
 
@@ -172,6 +172,7 @@ class Load:
                               "payload": {"w": w, "n": n + k}, "transactionId": f"{stream}-{n + k}"}
                              for k in range(self.batch)]
                     n += self.batch
+                    sent_at = time.monotonic()
                     try:
                         response = client.push(items, timeout=PUSH_TIMEOUT_S)
                     except OSError as exc:
@@ -182,7 +183,7 @@ class Load:
                     self.ledger.record_push(stream, items, response=response)
                     if response.status == 201:
                         with self._lock:
-                            self._answers.append((time.monotonic(), response.body[0]["status"]))
+                            self._answers.append((time.monotonic(), response.body[0]["status"], sent_at))
                     if response.status != 201:
                         self._note_error(f"push {items[0]['transactionId']}: {response!r}")
         return run
@@ -269,7 +270,12 @@ class Load:
     def first_answer(self, status, after):
         """Monotonic time of the first push answered with `status` (first item) after `after`, or None."""
         with self._lock:
-            return next((t for t, s in self._answers if t > after and s == status), None)
+            return next((t for t, s, _ in self._answers if t > after and s == status), None)
+
+    def sent_between(self, status, start, end):
+        """Pushes sent between the monotonic instants `start` and `end` and answered with `status`."""
+        with self._lock:
+            return sum(1 for _, s, sent in self._answers if s == status and start < sent < end)
 
     def undelivered(self):
         delivered = self.ledger.deliveries()
