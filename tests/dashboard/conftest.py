@@ -32,9 +32,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import auth_support  # noqa: E402
 from dashboard_support import WAIT_S, Page  # noqa: E402
 
-# The screenshots are this suite's output: keep the run directory they are in even after a green run.
-os.environ.setdefault("QUEEN_TEST_KEEP_TMP", "1")
-
 CHROMIUM = os.environ.get("QUEEN_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("QUEEN_CHROMEDRIVER", "/usr/bin/chromedriver")
 PAGE_LOAD_TIMEOUT_S = 30
@@ -124,6 +121,8 @@ def browser():
 def shots():
     path = os.path.join(harness_env.session_tmp_dir(), "dashboard-screenshots")
     os.makedirs(path, exist_ok=True)
+    # The screenshots are this suite's output: keep the run directory they are in even after a green run.
+    os.environ.setdefault("QUEEN_TEST_KEEP_TMP", "1")
     return path
 
 
