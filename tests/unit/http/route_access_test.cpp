@@ -39,6 +39,15 @@ const std::set<Row> kExpected = {
     {"GET", "/api/v1/kv/:key", "read-only"},
     {"PUT", "/api/v1/kv/:key", "read-write"},
     {"DELETE", "/api/v1/kv/:key", "read-write"},
+    // consumer-group administration
+    {"GET", "/api/v1/consumer-groups", "read-only"},
+    {"GET", "/api/v1/consumer-groups/lagging", "read-only"},
+    {"GET", "/api/v1/consumer-groups/:group", "read-only"},
+    {"DELETE", "/api/v1/consumer-groups/:group", "admin"},
+    {"POST", "/api/v1/consumer-groups/:group/subscription", "read-write"},
+    {"DELETE", "/api/v1/consumer-groups/:group/queues/:queue", "admin"},
+    {"POST", "/api/v1/consumer-groups/:group/queues/:queue/seek", "read-write"},
+    {"POST", "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek", "read-write"},
 };
 
 }  // namespace
