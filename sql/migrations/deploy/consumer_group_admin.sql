@@ -127,19 +127,22 @@ $$;
 COMMENT ON FUNCTION queen.consumer_group_detail(text, text, timestamptz) IS
   'GET /api/v1/consumer-groups/:group: {queue: {partitions: [...]}} over the queues of tenant p_tenant where group p_group has cursor rows; {} for an unknown group.';
 
--- The queues of tenant p_tenant named p_queue (null = all of them), locked in id order
--- FOR UPDATE: the lock registration (register_consumer_group) and partition creation
--- (the foreign-key share lock of their insert) take, so a group's registry row and its
--- cursor rows change together.
-CREATE FUNCTION queen.lock_tenant_queues(p_tenant text, p_queue text) RETURNS uuid[]
+-- The queues among p_queue_ids where group p_group is registered or has cursor rows,
+-- locked FOR UPDATE in id order: the lock registration (register_consumer_group) and
+-- partition creation (the foreign-key share lock of their insert) take, so the group's
+-- registry row and its cursor rows change together. Queues the group is not on are not
+-- locked (a delete everywhere does not hold up the tenant's other pushes).
+CREATE FUNCTION queen.lock_group_queues(p_queue_ids uuid[], p_group text) RETURNS uuid[]
 LANGUAGE sql AS $$
   SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}')
     FROM (SELECT q.id FROM queen.queues q
-           WHERE q.tenant = queen.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue)
-           ORDER BY q.id FOR UPDATE) x
+           WHERE q.id = ANY (p_queue_ids)
+             AND (EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_id = q.id AND g.consumer_group = p_group)
+                  OR EXISTS (SELECT 1 FROM queen.consumers c WHERE c.queue_id = q.id AND c.consumer_group = p_group))
+           ORDER BY q.id FOR UPDATE OF q) x
 $$;
-COMMENT ON FUNCTION queen.lock_tenant_queues(text, text) IS
-  'Ids of the queues of tenant p_tenant named p_queue (null = every queue of the tenant), locked FOR UPDATE in id order.';
+COMMENT ON FUNCTION queen.lock_group_queues(uuid[], text) IS
+  'The queues among p_queue_ids where group p_group is registered or has cursor rows, locked FOR UPDATE in id order.';
 
 CREATE FUNCTION queen.delete_consumer_group(p_group text, p_queue text DEFAULT NULL, p_delete_metadata bool DEFAULT true,
                                             p_tenant text DEFAULT '')
@@ -155,7 +158,9 @@ BEGIN
   IF p_queue = '' THEN
     RAISE EXCEPTION 'queue must not be empty' USING ERRCODE = '22023';
   END IF;
-  v_queue_ids := queen.lock_tenant_queues(p_tenant, p_queue);
+  v_queue_ids := ARRAY(SELECT q.id FROM queen.queues q
+                        WHERE q.tenant = queen.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue));
+  PERFORM queen.lock_group_queues(v_queue_ids, p_group);
   -- The cursor rows and the registry go together: a registered group without cursor
   -- rows would never be offered a partition. The next pop by this name registers it
   -- again, at the start point its subscription (or the pop's parameters) gives.
