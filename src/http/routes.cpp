@@ -19,6 +19,7 @@ Router build_router(const RouteContext& context) {
   register_dlq_routes(router, context);
   register_resource_routes(router, context);
   register_consumer_group_routes(router, context);
+  register_openapi_routes(router, context);
   return router;
 }
 

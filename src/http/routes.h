@@ -39,6 +39,7 @@ void register_transaction_routes(Router& router, const RouteContext& context);  
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
+void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
 
 // Every group above.
 Router build_router(const RouteContext& context);
