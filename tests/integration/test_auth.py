@@ -50,6 +50,19 @@ ROUTES = [
     ("GET", "/api/v1/kv/:key", "read-only", "/api/v1/kv/auth-it-key", None),
     ("PUT", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", {"value": {"v": 1}}),
     ("DELETE", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", None),
+    # consumer-group administration
+    ("GET", "/api/v1/consumer-groups", "read-only", "/api/v1/consumer-groups", None),
+    ("GET", "/api/v1/consumer-groups/lagging", "read-only", "/api/v1/consumer-groups/lagging?minLagSeconds=60", None),
+    ("GET", "/api/v1/consumer-groups/:group", "read-only", "/api/v1/consumer-groups/auth-group", None),
+    ("DELETE", "/api/v1/consumer-groups/:group", "admin", "/api/v1/consumer-groups/auth-group", None),
+    ("POST", "/api/v1/consumer-groups/:group/subscription", "read-write",
+     "/api/v1/consumer-groups/auth-group/subscription", {"subscriptionTimestamp": "2025-03-01T00:00:00Z"}),
+    ("DELETE", "/api/v1/consumer-groups/:group/queues/:queue", "admin",
+     f"/api/v1/consumer-groups/auth-group/queues/{Q}", None),
+    ("POST", "/api/v1/consumer-groups/:group/queues/:queue/seek", "read-write",
+     f"/api/v1/consumer-groups/auth-group/queues/{Q}/seek", {"toEnd": True}),
+    ("POST", "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek", "read-write",
+     f"/api/v1/consumer-groups/auth-group/queues/{Q}/partitions/Default/seek", None),
     ("GET", "/openapi.json", "public", "/openapi.json", None),
 ]
 
