@@ -13,10 +13,12 @@
 #include "broker/broker.h"
 #include "broker/cluster.h"
 #include "broker/cluster_options.h"
+#include "broker/consumer_groups.h"
 #include "broker/maintenance_flags.h"
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "config/config.h"
+#include "db/consumer_groups_db.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
 #include "http/routes.h"
@@ -159,7 +161,9 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
     return kExitStartFailed;
   }
 
-  const http::RouteContext routes{broker, metrics, config, &cluster};
+  db::ConsumerGroupsDb consumer_groups_db(database.runner());
+  broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster);
+  const http::RouteContext routes{broker, metrics, config, &cluster, &consumer_groups};
   if (gate) gate->start();  // the first JWKS fetch, before the first request
   const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
   http::HttpServer server(config.http, dispatcher);

@@ -73,6 +73,22 @@ void register_timer_statements(pqxx::connection_base& c) {
   c.prepare(kTimerQueueNames, "SELECT queen.timer_queue_names($1::bigint[]) AS queue_name");
 }
 
+void register_consumer_group_statements(pqxx::connection_base& c) {
+  using namespace statement;
+  c.prepare(kListConsumerGroups, "SELECT queen.list_consumer_groups($1::text)::text AS result_json");
+  c.prepare(kLaggingConsumerGroups, "SELECT queen.lagging_consumer_groups($1::int8, $2::text)::text AS result_json");
+  c.prepare(kConsumerGroupDetail, "SELECT queen.consumer_group_detail($1::text, $2::text)::text AS result_json");
+  c.prepare(kDeleteConsumerGroup,
+            "SELECT queen.delete_consumer_group($1::text, $2::text, $3::bool, $4::text) AS deleted");
+  c.prepare(kSetSubscriptionStart,
+            "SELECT queen.set_subscription_start($1::text, $2::timestamptz, $3::text) AS updated");
+  c.prepare(kSeekConsumerGroup,
+            "SELECT queen.seek_consumer_group($1::text, $2::text, $3::bool, $4::timestamptz, $5::text) AS moved");
+  c.prepare(kSeekPartitionToEnd,
+            "SELECT partition_found, (extract(epoch from cursor_moved_to) * 1000000)::int8 AS cursor_moved_to_us "
+            "FROM queen.seek_partition_to_end($1::text, $2::text, $3::text, $4::text)");
+}
+
 void register_kv_statements(pqxx::connection_base& c) {
   using namespace statement;
   c.prepare(kKvSet,
@@ -101,6 +117,7 @@ void register_statements(pqxx::connection_base& connection) {
   register_request_statements(connection);
   register_timer_statements(connection);
   register_kv_statements(connection);
+  register_consumer_group_statements(connection);
   register_job_statements(connection);
 }
 

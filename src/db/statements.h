@@ -28,6 +28,15 @@ inline constexpr const char* kTenantQuotaState = "queen_tenant_quota_state";
 inline constexpr const char* kEncryptedQueueNames = "queen_encrypted_queue_names";
 inline constexpr const char* kDeadLetterUndecryptable = "queen_dead_letter_undecryptable";
 
+// Consumer-group administration (ConsumerGroupsDb).
+inline constexpr const char* kListConsumerGroups = "queen_list_consumer_groups";
+inline constexpr const char* kLaggingConsumerGroups = "queen_lagging_consumer_groups";
+inline constexpr const char* kConsumerGroupDetail = "queen_consumer_group_detail";
+inline constexpr const char* kDeleteConsumerGroup = "queen_delete_consumer_group";
+inline constexpr const char* kSetSubscriptionStart = "queen_set_subscription_start";
+inline constexpr const char* kSeekConsumerGroup = "queen_seek_consumer_group";
+inline constexpr const char* kSeekPartitionToEnd = "queen_seek_partition_to_end";
+
 // Timers (TimersDb, timer_queue_names).
 inline constexpr const char* kClaimDueTimers = "queen_claim_due_timers";
 inline constexpr const char* kFireTimers = "queen_fire_timers";

@@ -29,7 +29,7 @@ QueryParams parse_query_string(std::string_view query) {
 
 bool query_bool(const QueryParams& query, const std::string& name, bool fallback) {
   auto it = query.find(name);
-  if (it == query.end()) return fallback;
+  if (it == query.end() || it->second.empty()) return fallback;
   return it->second == "true" || it->second == "1";
 }
 

@@ -14,7 +14,7 @@ namespace queen::http {
 // name wins; a name without '=' has an empty value.
 QueryParams parse_query_string(std::string_view query);
 
-// "true" or "1" is true; anything else present is false; absent = fallback.
+// "true" or "1" is true; anything else present is false; absent or empty = fallback.
 bool query_bool(const QueryParams& query, const std::string& name, bool fallback);
 
 // Unparsable or absent = fallback.

@@ -18,6 +18,7 @@ Router build_router(const RouteContext& context) {
   register_transaction_routes(router, context);
   register_dlq_routes(router, context);
   register_resource_routes(router, context);
+  register_consumer_group_routes(router, context);
   register_openapi_routes(router, context);
   register_dashboard_routes(router, context);
   return router;

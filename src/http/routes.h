@@ -8,6 +8,7 @@
 
 namespace queen::broker {
 class Cluster;
+class ConsumerGroups;
 }
 
 namespace queen::http {
@@ -19,6 +20,8 @@ struct RouteContext {
   // Mesh, sweeper, jobs and KV (null: a broker without them, e.g. in tests;
   // /health then shows the mesh disabled and the KV routes answer 503).
   broker::Cluster* cluster = nullptr;
+  // Consumer-group administration (null: those routes answer 503).
+  broker::ConsumerGroups* consumer_groups = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
@@ -35,6 +38,7 @@ void register_cluster_routes(Router& router, const RouteContext& context);      
 void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
+void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
 void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
 void register_dashboard_routes(Router& router, const RouteContext& context);    // /, /dashboard/*
 

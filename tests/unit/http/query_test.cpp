@@ -21,6 +21,7 @@ TEST(Query, BooleansAreTrueOrOneOnly) {
   EXPECT_FALSE(query_bool(q, "d", true));
   EXPECT_FALSE(query_bool(q, "e", true));
   EXPECT_TRUE(query_bool(q, "absent", true));
+  EXPECT_TRUE(query_bool(parse_query_string("f="), "f", true));  // an empty value is absent
 }
 
 TEST(Query, UnparsableIntegersUseTheDefault) {

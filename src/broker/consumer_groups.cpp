@@ -1,0 +1,83 @@
+#include "broker/consumer_groups.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker_error.h"
+#include "broker/pop_wakes.h"
+#include "db/db_error.h"
+
+namespace queen::broker {
+namespace {
+
+[[noreturn]] void rethrow_group_error(const db::DbError& e) {
+  if (e.transient()) {
+    spdlog::warn("consumer groups: database unavailable: {}", e.what());
+    throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
+  }
+  // 22xxx: a bad argument (an unreadable timestamp, a missing name).
+  // Clients see the primary message alone (db/error_text.h), the log the full text.
+  if (e.sqlstate().rfind("22", 0) == 0) {
+    spdlog::info("consumer groups: request rejected ({}): {}", e.sqlstate(), e.what());
+    throw BrokerError(ErrorKind::BadRequest, e.client_message());
+  }
+  spdlog::error("consumer groups: database failure ({}): {}", e.sqlstate(), e.what());
+  throw BrokerError(ErrorKind::Internal, e.client_message());
+}
+
+// The call's result, with a database failure as BrokerError.
+template <typename Call>
+auto guarded(Call&& call) {
+  try {
+    return call();
+  } catch (const db::DbError& e) {
+    rethrow_group_error(e);
+  }
+}
+
+}  // namespace
+
+std::string ConsumerGroups::list(const std::string& tenant) {
+  return guarded([&] { return db_.list(tenant); });
+}
+
+std::string ConsumerGroups::lagging(std::int64_t min_lag_seconds, const std::string& tenant) {
+  return guarded([&] { return db_.lagging(min_lag_seconds, tenant); });
+}
+
+std::string ConsumerGroups::detail(const std::string& group, const std::string& tenant) {
+  return guarded([&] { return db_.detail(group, tenant); });
+}
+
+int ConsumerGroups::remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,
+                           const std::string& tenant) {
+  const int removed = guarded([&] { return db_.remove(group, queue, delete_metadata, tenant); });
+  if (removed > 0) spdlog::info("consumer group {} removed from {} partition(s)", group, removed);
+  // A long poll of the group parked on the queue re-registers it now (its new
+  // start point may expose messages) instead of at its next re-check.
+  if (removed > 0 && queue) wake_pops(*queue);
+  return removed;
+}
+
+int ConsumerGroups::set_subscription_start(const std::string& group, const std::string& start_at,
+                                           const std::string& tenant) {
+  return guarded([&] { return db_.set_subscription_start(group, start_at, tenant); });
+}
+
+int ConsumerGroups::seek(const std::string& group, const std::string& queue, bool to_end,
+                         const std::optional<std::string>& at, const std::string& tenant) {
+  const int moved = guarded([&] { return db_.seek(group, queue, to_end, at, tenant); });
+  // Pops read the cursors in PostgreSQL, so the next pop anywhere sees the
+  // re-exposed messages; parked long polls are told at once.
+  if (moved > 0) wake_pops(queue);
+  return moved;
+}
+
+PartitionSeekResult ConsumerGroups::seek_partition_to_end(const std::string& group, const std::string& queue,
+                                                          const std::string& partition, const std::string& tenant) {
+  const db::PartitionSeek seek = guarded([&] { return db_.seek_partition_to_end(group, queue, partition, tenant); });
+  return PartitionSeekResult{seek.partition_found, seek.cursor_moved_to_us};
+}
+
+void ConsumerGroups::wake_pops(const std::string& queue) { announce_committed(waiters_, cluster_, {queue}); }
+
+}  // namespace queen::broker

@@ -1,0 +1,44 @@
+#pragma once
+// Typed calls of the consumer-group administration procedures
+// (sql/migrations/deploy/consumer_group_admin.sql, docs/procedures.md,
+// "Consumer-group administration"). Failures throw DbError; bad arguments are
+// SQLSTATE 22023. `tenant` everywhere: whose queues the call sees ("" = the
+// default tenant).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace queen::db {
+
+class ProcedureRunner;
+
+// queen.seek_partition_to_end.
+struct PartitionSeek {
+  bool partition_found = false;
+  std::optional<std::int64_t> cursor_moved_to_us;  // creation of the message the cursor is on; empty: none
+};
+
+class ConsumerGroupsDb {
+ public:
+  explicit ConsumerGroupsDb(ProcedureRunner& runner) : runner_(runner) {}
+
+  // The listings, as the JSON text the procedures build (the wire shapes).
+  std::string list(const std::string& tenant);
+  std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant);
+  std::string detail(const std::string& group, const std::string& tenant);
+  // queue empty: every queue of the tenant. Returns the cursor rows removed.
+  int remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,
+             const std::string& tenant);
+  // start_at: an ISO-8601 timestamp PostgreSQL parses. Returns the records rewritten.
+  int set_subscription_start(const std::string& group, const std::string& start_at, const std::string& tenant);
+  // at: an ISO-8601 timestamp, ignored when to_end. Returns the partitions moved.
+  int seek(const std::string& group, const std::string& queue, bool to_end, const std::optional<std::string>& at,
+           const std::string& tenant);
+  PartitionSeek seek_partition_to_end(const std::string& group, const std::string& queue, const std::string& partition,
+                                      const std::string& tenant);
+
+ private:
+  ProcedureRunner& runner_;
+};
+
+}  // namespace queen::db
