@@ -10,7 +10,8 @@ Fixtures:
   browser       session   a headless Chromium
   page, auth_page         a dashboard_support.Page on broker / auth_broker in that browser
   seeded        session   real data on `broker`: a queue with pushed, acked and unacked messages and a consumer
-                          group, a queue with dead letters; statistics refreshed
+                          group, a queue with dead letters
+  statistics    function  `seeded`, with the statistics recomputed now (POST /api/v1/stats/refresh)
   shots         session   where screenshots go: <run dir>/dashboard-screenshots (the run directory is kept)
 
 Every wait is on a condition (WebDriverWait) with a bounded timeout; no sleeps.
@@ -95,8 +96,15 @@ def seeded(broker):
         for n, partition in ((1, "eu"), (2, "us")):
             assert c.push_one(dead, {"invoice": n}, partition=partition, transaction_id=f"inv-{n}").status == 201
             fail_until_dead(c, dead, partition, f"inv-{n}", attempts=2)
-        refresh_statistics(c)
     return {"orders": orders, "dead": dead, "group": group}
+
+
+@pytest.fixture
+def statistics(broker, seeded):
+    """The statistics recomputed now (the stats job would otherwise do it within a minute)."""
+    with broker.client() as c:
+        refresh_statistics(c)
+    return seeded
 
 
 @pytest.fixture(scope="session")
