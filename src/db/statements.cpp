@@ -102,6 +102,7 @@ void register_statements(pqxx::connection_base& connection) {
   register_timer_statements(connection);
   register_kv_statements(connection);
   register_job_statements(connection);
+  register_message_admin_statements(connection);
 }
 
 }  // namespace queen::db

@@ -35,6 +35,10 @@ void register_cluster_routes(Router& router, const RouteContext& context);      
 void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
+// Message administration (docs/api-extensions.md): traces, messages, partitions.
+void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*
+void register_message_routes(Router& router, const RouteContext& context);    // /api/v1/messages*, queue clear
+void register_partition_routes(Router& router, const RouteContext& context);  // /api/v1/resources/partitions
 
 // Every group above.
 Router build_router(const RouteContext& context);

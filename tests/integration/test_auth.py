@@ -19,6 +19,7 @@ LEVELS = {"public": -1, "read-only": 0, "read-write": 1, "admin": 2}
 ROUTE_TABLE_SOURCE = os.path.join(os.path.dirname(__file__), "..", "unit", "http", "route_access_test.cpp")
 
 Q = unique_name("auth")
+NO_ID = "00000000-0000-0000-0000-000000000000"
 # (method, pattern, level, path to call, body). The pattern and level must match the C++ route table
 # (tests/unit/http/route_access_test.cpp), which fails when a route is registered without being listed.
 ROUTES = [
@@ -50,6 +51,26 @@ ROUTES = [
     ("GET", "/api/v1/kv/:key", "read-only", "/api/v1/kv/auth-it-key", None),
     ("PUT", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", {"value": {"v": 1}}),
     ("DELETE", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", None),
+    # message administration: traces, messages, partitions, DLQ requeue/delete
+    ("POST", "/api/v1/traces", "read-write", "/api/v1/traces",
+     {"transactionId": "t", "partitionId": NO_ID, "data": {}}),
+    ("GET", "/api/v1/traces/names", "read-only", "/api/v1/traces/names", None),
+    ("GET", "/api/v1/traces/by-name/:traceName", "read-only", "/api/v1/traces/by-name/auth-it", None),
+    ("GET", "/api/v1/traces/:partitionId/:transactionId", "read-only", f"/api/v1/traces/{NO_ID}/t", None),
+    ("GET", "/api/v1/messages", "read-only", f"/api/v1/messages?queue={Q}", None),
+    ("GET", "/api/v1/messages/:partitionId/:transactionId", "read-only", f"/api/v1/messages/{NO_ID}/t", None),
+    ("DELETE", "/api/v1/messages/:partitionId/:transactionId", "read-write", f"/api/v1/messages/{NO_ID}/t", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/retry", "read-write",
+     f"/api/v1/messages/{NO_ID}/t/retry", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/dlq", "read-write", f"/api/v1/messages/{NO_ID}/t/dlq",
+     None),
+    ("DELETE", "/api/v1/queues/:queue/clear", "read-write", f"/api/v1/queues/{quote(unique_name('none'))}/clear",
+     None),
+    ("GET", "/api/v1/resources/partitions", "read-only", f"/api/v1/resources/partitions?queue={Q}", None),
+    ("POST", "/api/v1/dlq/requeue", "admin", "/api/v1/dlq/requeue", {"queue": Q}),
+    ("POST", "/api/v1/dlq/:messageId/requeue", "admin", f"/api/v1/dlq/{NO_ID}/requeue", None),
+    ("DELETE", "/api/v1/dlq", "admin", f"/api/v1/dlq?queue={Q}", None),
+    ("DELETE", "/api/v1/dlq/:messageId", "admin", f"/api/v1/dlq/{NO_ID}", None),
 ]
 
 

@@ -39,6 +39,22 @@ const std::set<Row> kExpected = {
     {"GET", "/api/v1/kv/:key", "read-only"},
     {"PUT", "/api/v1/kv/:key", "read-write"},
     {"DELETE", "/api/v1/kv/:key", "read-write"},
+    // message administration: traces, messages, partitions, DLQ requeue/delete
+    {"POST", "/api/v1/traces", "read-write"},
+    {"GET", "/api/v1/traces/names", "read-only"},
+    {"GET", "/api/v1/traces/by-name/:traceName", "read-only"},
+    {"GET", "/api/v1/traces/:partitionId/:transactionId", "read-only"},
+    {"GET", "/api/v1/messages", "read-only"},
+    {"GET", "/api/v1/messages/:partitionId/:transactionId", "read-only"},
+    {"DELETE", "/api/v1/messages/:partitionId/:transactionId", "read-write"},
+    {"POST", "/api/v1/messages/:partitionId/:transactionId/retry", "read-write"},
+    {"POST", "/api/v1/messages/:partitionId/:transactionId/dlq", "read-write"},
+    {"DELETE", "/api/v1/queues/:queue/clear", "read-write"},
+    {"GET", "/api/v1/resources/partitions", "read-only"},
+    {"POST", "/api/v1/dlq/requeue", "admin"},
+    {"POST", "/api/v1/dlq/:messageId/requeue", "admin"},
+    {"DELETE", "/api/v1/dlq", "admin"},
+    {"DELETE", "/api/v1/dlq/:messageId", "admin"},
 };
 
 }  // namespace
