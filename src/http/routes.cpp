@@ -18,6 +18,7 @@ Router build_router(const RouteContext& context) {
   register_transaction_routes(router, context);
   register_dlq_routes(router, context);
   register_resource_routes(router, context);
+  register_openapi_routes(router, context);
   register_trace_routes(router, context);
   register_message_routes(router, context);
   register_partition_routes(router, context);

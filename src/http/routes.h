@@ -35,6 +35,7 @@ void register_cluster_routes(Router& router, const RouteContext& context);      
 void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
+void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
 // Message administration (docs/api-extensions.md): traces, messages, partitions.
 void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*
 void register_message_routes(Router& router, const RouteContext& context);    // /api/v1/messages*, queue clear

@@ -80,7 +80,7 @@ void register_message_routes(Router& router, const RouteContext& context) {
                                               .dump());
              });
 
-  router.add("DELETE", "/api/v1/queues/:queue/clear", auth::AccessLevel::ReadWrite,
+  router.add("DELETE", "/api/v1/queues/:queue/clear", auth::AccessLevel::Admin,
              [&broker, &limits](const Request& request) {
                const std::string& queue = request.param("queue");
                check_name(queue, "queue", limits);
