@@ -58,6 +58,18 @@ std::optional<std::int64_t> query_bound(const QueryParams& query, const char* na
   return bound_from_text(it->second, name);
 }
 
+// A body bound: an ISO-8601 string or epoch milliseconds (an integer or a string of digits).
+std::optional<std::int64_t> body_bound(const json& object, const char* name) {
+  const json* f = field(object, name);
+  if (!f) return std::nullopt;
+  if (f->is_number_integer() && f->get<std::int64_t>() >= 0) return f->get<std::int64_t>();
+  if (f->is_string()) {
+    if (f->get_ref<const std::string&>().empty()) return std::nullopt;
+    return bound_from_text(f->get<std::string>(), name);
+  }
+  throw HttpError(400, std::string(name) + " must be an ISO-8601 timestamp or epoch milliseconds");
+}
+
 void require_queue(const broker::DlqSelection& selection) {
   if (!selection.queue) throw HttpError(400, "queue is required");
 }
@@ -164,8 +176,8 @@ broker::DlqSelection parse_dlq_selection_body(const std::string& body, const con
   require_queue(s);
   s.consumer_group = name_field(doc, "consumerGroup", limits);
   s.partition = name_field(doc, "partition", limits);
-  s.failed_from_ms = bound_from_text(string_field(doc, "from"), "from");
-  s.failed_to_ms = bound_from_text(string_field(doc, "to"), "to");
+  s.failed_from_ms = body_bound(doc, "from");
+  s.failed_to_ms = body_bound(doc, "to");
   return s;
 }
 

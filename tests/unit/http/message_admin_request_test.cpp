@@ -97,7 +97,9 @@ TEST(DlqSelection, QueueIsRequiredAndFiltersAreRead) {
   EXPECT_FALSE(s.consumer_group.has_value());
   EXPECT_EQ(s.partition, "p");
   EXPECT_TRUE(s.failed_from_ms.has_value());
-  EXPECT_EQ(status_of([] { parse_dlq_selection_body(R"({"queue":"q","to":2000})"); }), 400);
+  EXPECT_EQ(s.failed_to_ms, 2000);
+  EXPECT_EQ(status_of([] { parse_dlq_selection_body(R"({"queue":"q","to":true})"); }), 400);
+  EXPECT_EQ(status_of([] { parse_dlq_selection_body(R"({"queue":"q","from":"yesterday"})"); }), 400);
   EXPECT_FALSE(parse_dlq_message_selection("nope", std::nullopt).has_value());
   EXPECT_EQ(parse_dlq_message_selection(kPartition, std::string("g"))->consumer_group, "g");
   EXPECT_EQ(parse_dlq_group_body(""), std::nullopt);
