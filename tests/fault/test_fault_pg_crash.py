@@ -8,7 +8,7 @@ is replayed later, so it may legitimately land after a later live one). The spoo
 """
 from harness import Ledger, unique_name
 
-from fault_support import (Producer, assert_recovered, running, spool_gauges, wait_buffer_status,
+from fault_support import (Producer, TokenBucket, assert_recovered, running, spool_gauges, wait_buffer_status,
                            wait_for_status)
 
 PRODUCERS = 3
@@ -26,6 +26,10 @@ DRAIN_TIMEOUT_S = 60
 # has not analyzed yet).
 DRAIN_RESUME_ALLOWANCE_S = 15
 REPLAY_FLOOR_EVENTS_PER_S = 500
+# Producers are paced so they are still pushing after the restart however long the outage lasts on a busy
+# box (unpaced, they spooled their whole bound during the outage and nothing was left to push afterwards).
+PUSH_RATE_ITEMS_PER_S = 150
+PRODUCER_SECONDS = 300
 # The spool has room and the broker stays up: no item may be lost (`failed`) or go unanswered (`unknown`).
 LOST_OR_UNANSWERED = ("failed", "unknown")
 
@@ -34,7 +38,9 @@ def test_push_load_survives_an_immediate_postgres_stop(pg_cluster, broker_factor
     cluster = pg_cluster()
     broker = broker_factory(pg=cluster.target, name="pg-crash", env={"FILE_BUFFER_FLUSH_MS": 50})
     ledger, queue = Ledger(), unique_name("crash")
-    producers = [Producer(broker, ledger, queue, stream=f"w{i}", partitions=("p0", "p1"), batch=5)
+    pacer = TokenBucket(PUSH_RATE_ITEMS_PER_S, burst=PRODUCERS * 5)
+    producers = [Producer(broker, ledger, queue, stream=f"w{i}", partitions=("p0", "p1"), batch=5,
+                          max_items=PUSH_RATE_ITEMS_PER_S * PRODUCER_SECONDS, seconds=PRODUCER_SECONDS, pacer=pacer)
                  for i in range(PRODUCERS)]
 
     with broker.client() as client, running(producers):
