@@ -119,6 +119,7 @@ void register_statements(pqxx::connection_base& connection) {
   register_kv_statements(connection);
   register_consumer_group_statements(connection);
   register_job_statements(connection);
+  register_message_admin_statements(connection);
 }
 
 }  // namespace queen::db

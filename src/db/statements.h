@@ -56,6 +56,21 @@ inline constexpr const char* kApplyRetention = "queen_apply_retention";
 inline constexpr const char* kExpireMessages = "queen_expire_messages";
 inline constexpr const char* kReconcileStats = "queen_reconcile_stats";
 
+// Message administration (message_admin_db.cpp, message_admin_statements.cpp).
+inline constexpr const char* kRecordTrace = "queen_record_trace";
+inline constexpr const char* kMessageTraces = "queen_message_traces_of";
+inline constexpr const char* kTracesByName = "queen_traces_by_name";
+inline constexpr const char* kTraceNames = "queen_trace_names";
+inline constexpr const char* kListMessages = "queen_list_messages";
+inline constexpr const char* kGetMessage = "queen_get_message";
+inline constexpr const char* kDeleteMessage = "queen_delete_message";
+inline constexpr const char* kClearQueue = "queen_clear_queue";
+inline constexpr const char* kListPartitions = "queen_list_partitions";
+inline constexpr const char* kDeadLetterMessage = "queen_dead_letter_message";
+inline constexpr const char* kRequeueDeadLetters = "queen_requeue_dead_letters";
+inline constexpr const char* kDeleteDeadLetters = "queen_delete_dead_letters";
+inline constexpr const char* kRetryDeadMessage = "queen_retry_dead_message";
+
 }  // namespace queen::db::statement
 
 namespace queen::db {
@@ -63,5 +78,7 @@ namespace queen::db {
 // Registers every statement above on `connection` (libpqxx prepares each one
 // on its first use, so this costs no round trip).
 void register_statements(pqxx::connection_base& connection);
+// The message administration statements (called by register_statements).
+void register_message_admin_statements(pqxx::connection_base& connection);
 
 }  // namespace queen::db

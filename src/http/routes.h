@@ -40,6 +40,10 @@ void register_dlq_routes(Router& router, const RouteContext& context);          
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
 void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
+// Message administration (docs/api-extensions.md): traces, messages, partitions.
+void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*
+void register_message_routes(Router& router, const RouteContext& context);    // /api/v1/messages*, queue clear
+void register_partition_routes(Router& router, const RouteContext& context);  // /api/v1/resources/partitions
 
 // Every group above.
 Router build_router(const RouteContext& context);

@@ -19,6 +19,7 @@ LEVELS = {"public": -1, "read-only": 0, "read-write": 1, "admin": 2}
 OPENAPI_DOCUMENT = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "openapi.json")
 
 Q = unique_name("auth")
+NO_ID = "00000000-0000-0000-0000-000000000000"
 # (method, pattern, level, path to call, body). The pattern and level must match docs/openapi.json, which
 # tests/unit/http/route_access_test.cpp holds to the router.
 ROUTES = [
@@ -64,6 +65,26 @@ ROUTES = [
     ("POST", "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek", "read-write",
      f"/api/v1/consumer-groups/auth-group/queues/{Q}/partitions/Default/seek", None),
     ("GET", "/openapi.json", "public", "/openapi.json", None),
+    # message administration: traces, messages, partitions, DLQ requeue/delete
+    ("POST", "/api/v1/traces", "read-write", "/api/v1/traces",
+     {"transactionId": "t", "partitionId": NO_ID, "data": {}}),
+    ("GET", "/api/v1/traces/names", "read-only", "/api/v1/traces/names", None),
+    ("GET", "/api/v1/traces/by-name/:traceName", "read-only", "/api/v1/traces/by-name/auth-it", None),
+    ("GET", "/api/v1/traces/:partitionId/:transactionId", "read-only", f"/api/v1/traces/{NO_ID}/t", None),
+    ("GET", "/api/v1/messages", "read-only", f"/api/v1/messages?queue={Q}", None),
+    ("GET", "/api/v1/messages/:partitionId/:transactionId", "read-only", f"/api/v1/messages/{NO_ID}/t", None),
+    ("DELETE", "/api/v1/messages/:partitionId/:transactionId", "read-write", f"/api/v1/messages/{NO_ID}/t", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/retry", "read-write",
+     f"/api/v1/messages/{NO_ID}/t/retry", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/dlq", "read-write", f"/api/v1/messages/{NO_ID}/t/dlq",
+     None),
+    ("DELETE", "/api/v1/queues/:queue/clear", "admin", f"/api/v1/queues/{quote(unique_name('none'))}/clear",
+     None),
+    ("GET", "/api/v1/resources/partitions", "read-only", f"/api/v1/resources/partitions?queue={Q}", None),
+    ("POST", "/api/v1/dlq/requeue", "admin", "/api/v1/dlq/requeue", {"queue": Q}),
+    ("POST", "/api/v1/dlq/:messageId/requeue", "admin", f"/api/v1/dlq/{NO_ID}/requeue", None),
+    ("DELETE", "/api/v1/dlq", "admin", f"/api/v1/dlq?queue={Q}", None),
+    ("DELETE", "/api/v1/dlq/:messageId", "admin", f"/api/v1/dlq/{NO_ID}", None),
 ]
 
 
