@@ -18,6 +18,8 @@ Router build_router(const RouteContext& context) {
   register_transaction_routes(router, context);
   register_dlq_routes(router, context);
   register_resource_routes(router, context);
+  register_status_routes(router, context);
+  register_analytics_routes(router, context);
   return router;
 }
 

@@ -8,6 +8,7 @@
 
 namespace queen::broker {
 class Cluster;
+class Statistics;
 }
 
 namespace queen::http {
@@ -19,6 +20,8 @@ struct RouteContext {
   // Mesh, sweeper, jobs and KV (null: a broker without them, e.g. in tests;
   // /health then shows the mesh disabled and the KV routes answer 503).
   broker::Cluster* cluster = nullptr;
+  // The status, resources and analytics views (null: those routes answer 503).
+  broker::Statistics* statistics = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
@@ -35,6 +38,8 @@ void register_cluster_routes(Router& router, const RouteContext& context);      
 void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
+void register_status_routes(Router& router, const RouteContext& context);       // /api/v1/status*, /stats/refresh
+void register_analytics_routes(Router& router, const RouteContext& context);    // /api/v1/analytics/*
 
 // Every group above.
 Router build_router(const RouteContext& context);

@@ -442,15 +442,19 @@ BEGIN
     RETURN NULL;
   END IF;
   RETURN (
-    -- The newest limit+offset of each partition (messages_pkey backwards), then merged.
-    WITH candidates AS (
+    -- The newest limit+offset messages lie in the limit+offset partitions with the newest
+    -- last_message_at; of each, the newest limit+offset (messages_pkey backwards), then merged.
+    WITH newest_partitions AS (
+      SELECT p.id, p.name FROM queen.partitions p
+       WHERE p.queue_id = v_queue.id AND p.last_message_at IS NOT NULL
+       ORDER BY p.last_message_at DESC LIMIT v_limit + v_offset
+    ), candidates AS (
       SELECT p.id AS partition_id, p.name AS partition_name, m.*
-        FROM queen.partitions p
+        FROM newest_partitions p
         CROSS JOIN LATERAL (
           SELECT m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
             FROM queen.messages m WHERE m.partition_id = p.id
            ORDER BY m.seq DESC LIMIT v_limit + v_offset) m
-       WHERE p.queue_id = v_queue.id
     ), page AS (
       SELECT * FROM candidates ORDER BY created_at DESC, id DESC LIMIT v_limit OFFSET v_offset
     )
@@ -473,7 +477,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.status_queue_messages(text, jsonb) IS
-  'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows per partition through messages_pkey. Null when the tenant has no such queue.';
+  'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, through messages_pkey. Null when the tenant has no such queue.';
 
 CREATE FUNCTION queen.status_analytics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
