@@ -20,6 +20,7 @@ Router build_router(const RouteContext& context) {
   register_resource_routes(router, context);
   register_status_routes(router, context);
   register_analytics_routes(router, context);
+  register_openapi_routes(router, context);
   return router;
 }
 

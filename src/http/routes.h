@@ -40,6 +40,7 @@ void register_dlq_routes(Router& router, const RouteContext& context);          
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_status_routes(Router& router, const RouteContext& context);       // /api/v1/status*, /stats/refresh
 void register_analytics_routes(Router& router, const RouteContext& context);    // /api/v1/analytics/*
+void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
 
 // Every group above.
 Router build_router(const RouteContext& context);

@@ -6,25 +6,14 @@ Fixtures:
   recorded  session   the list of recorded exchanges (method, raw path, status, headers, body)
 
 Tests send requests exactly as the official clients do (paths, percent-encoding, query parameters, bodies)
-and assert names, casing, types and status codes themselves. Every recorded response is also validated
-against docs/openapi.json (test_openapi.py, which runs last).
+and assert names, casing, types and status codes themselves. Every response is also validated against
+docs/openapi.json as it arrives (openapi_check.py), and test_openapi.py, which runs last, fails for any
+documented operation no test exercised.
 """
 import pytest
 
+from contract_client import RECORDED, RecordingClient
 from harness import Broker
-from harness.api import QueenClient
-
-RECORDED = []
-
-
-class RecordingClient(QueenClient):
-    """QueenClient that keeps (method, path, status, headers, body) of every exchange."""
-
-    def request(self, method, path, **kw):
-        resp = super().request(method, path, **kw)
-        RECORDED.append({"method": method, "path": path.split("?", 1)[0], "status": resp.status,
-                         "headers": resp.headers, "body": resp.body, "raw": resp.raw})
-        return resp
 
 
 @pytest.fixture(scope="module")
@@ -44,3 +33,9 @@ def client(broker):
 @pytest.fixture(scope="session")
 def recorded():
     return RECORDED
+
+
+def pytest_collection_modifyitems(items):
+    """The coverage check of test_openapi.py runs after every other contract test."""
+    last = [item for item in items if item.module.__name__.endswith("test_openapi")]
+    items[:] = [item for item in items if item not in last] + last

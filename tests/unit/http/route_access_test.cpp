@@ -1,12 +1,15 @@
-// Every route build_router registers, with the access level it demands
-// (docs/auth.md, "Access levels"). A route added without updating this table,
-// or with another level, fails here.
+// The router and the OpenAPI document (docs/openapi.json, compiled in) list the
+// same routes with the same access levels (x-access-level, docs/auth.md "Access
+// levels"). A route added, removed or re-levelled on one side only fails here.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "admin_routes_support.h"
+#include "http/openapi_document.h"
 
 using namespace queen;
 
@@ -14,55 +17,57 @@ namespace {
 
 using Row = std::tuple<std::string, std::string, std::string>;  // method, pattern, level
 
-const std::set<Row> kExpected = {
-    {"GET", "/health", "public"},
-    {"GET", "/health/ready", "public"},
-    {"GET", "/metrics", "public"},
-    {"GET", "/metrics/prometheus", "public"},
-    {"POST", "/api/v1/configure", "read-write"},
-    {"POST", "/api/v1/push", "read-write"},
-    {"GET", "/api/v1/pop/queue/:queue", "read-write"},
-    {"GET", "/api/v1/pop/queue/:queue/partition/:partition", "read-write"},
-    {"GET", "/api/v1/pop", "read-write"},
-    {"POST", "/api/v1/ack", "read-write"},
-    {"POST", "/api/v1/ack/batch", "read-write"},
-    {"POST", "/api/v1/lease/:leaseId/extend", "read-write"},
-    {"POST", "/api/v1/transaction", "read-write"},
-    {"GET", "/api/v1/dlq", "read-only"},
-    {"GET", "/api/v1/status/buffers", "read-only"},
-    {"DELETE", "/api/v1/resources/queues/:queue", "admin"},
-    // Statistics (docs/operations-stats.md).
-    {"POST", "/api/v1/stats/refresh", "admin"},
-    {"GET", "/api/v1/resources/overview", "read-only"},
-    {"GET", "/api/v1/resources/queues", "read-only"},
-    {"GET", "/api/v1/resources/queues/:queue", "read-only"},
-    {"GET", "/api/v1/resources/namespaces", "read-only"},
-    {"GET", "/api/v1/resources/tasks", "read-only"},
-    {"GET", "/api/v1/status", "read-only"},
-    {"GET", "/api/v1/status/queues", "read-only"},
-    {"GET", "/api/v1/status/queues/:queue", "read-only"},
-    {"GET", "/api/v1/status/queues/:queue/messages", "read-only"},
-    {"GET", "/api/v1/status/analytics", "read-only"},
-    {"GET", "/api/v1/analytics/system-metrics", "read-only"},
-    {"GET", "/api/v1/analytics/worker-metrics", "read-only"},
-    {"GET", "/api/v1/analytics/postgres-stats", "read-only"},
-    {"GET", "/api/v1/analytics/queue-lag", "read-only"},
-    {"GET", "/api/v1/analytics/queue-ops", "read-only"},
-    {"GET", "/api/v1/analytics/queue-parked-replicas", "read-only"},
-    {"GET", "/api/v1/analytics/retention", "read-only"},
-    {"GET", "/api/v1/system/maintenance", "admin"},
-    {"POST", "/api/v1/system/maintenance", "admin"},
-    {"GET", "/api/v1/system/maintenance/pop", "admin"},
-    {"POST", "/api/v1/system/maintenance/pop", "admin"},
-    {"GET", "/api/v1/system/shared-state", "admin"},
-    {"GET", "/api/v1/kv/:key", "read-only"},
-    {"PUT", "/api/v1/kv/:key", "read-write"},
-    {"DELETE", "/api/v1/kv/:key", "read-write"},
-};
+// "/api/v1/kv/{key}" -> "/api/v1/kv/:key" (the router's spelling).
+std::string router_pattern(const std::string& openapi_path) {
+  std::string out;
+  for (std::size_t i = 0; i < openapi_path.size(); ++i) {
+    const char c = openapi_path[i];
+    if (c == '{') {
+      out += ':';
+    } else if (c != '}') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::set<Row> documented_routes() {
+  const nlohmann::json doc = nlohmann::json::parse(http::openapi_document());
+  std::set<Row> rows;
+  for (const auto& [path, operations] : doc.at("paths").items()) {
+    for (const auto& [method, operation] : operations.items()) {
+      rows.emplace(upper(method), router_pattern(path), operation.at("x-access-level").get<std::string>());
+    }
+  }
+  return rows;
+}
 
 }  // namespace
 
-TEST(RouteAccess, EveryRouteHasTheLevelOfTheTable) {
+TEST(RouteAccess, RouterPatternSpelling) {
+  EXPECT_EQ(router_pattern("/api/v1/traces/{partitionId}/{transactionId}"), "/api/v1/traces/:partitionId/:transactionId");
+  EXPECT_EQ(router_pattern("/health"), "/health");
+}
+
+TEST(RouteAccess, TheDocumentIsOpenApi31WithALevelOnEveryOperation) {
+  const nlohmann::json doc = nlohmann::json::parse(http::openapi_document());
+  EXPECT_EQ(doc.at("openapi"), "3.1.0");
+  const std::set<std::string> levels = {"public", "read-only", "read-write", "admin"};
+  for (const auto& [path, operations] : doc.at("paths").items()) {
+    for (const auto& [method, operation] : operations.items()) {
+      ASSERT_TRUE(operation.contains("x-access-level")) << method << " " << path;
+      EXPECT_TRUE(levels.count(operation.at("x-access-level").get<std::string>())) << method << " " << path;
+      EXPECT_FALSE(operation.at("responses").empty()) << method << " " << path;
+    }
+  }
+}
+
+TEST(RouteAccess, EveryRouteIsDocumentedWithItsLevelAndEveryDocumentedRouteExists) {
   test::AdminRoutesFixture fixture;
   const http::RouteContext context{fixture.broker, fixture.metrics, fixture.config};
   const http::Router router = http::build_router(context);
@@ -71,12 +76,13 @@ TEST(RouteAccess, EveryRouteHasTheLevelOfTheTable) {
     const bool fresh = registered.emplace(route.method, route.pattern, auth::to_string(route.access)).second;
     EXPECT_TRUE(fresh) << route.method << " " << route.pattern << " is registered twice";
   }
+  const std::set<Row> documented = documented_routes();
   for (const Row& row : registered) {
-    EXPECT_TRUE(kExpected.count(row)) << "not in the table (add it, with its level, here and in docs/auth.md): "
-                                      << std::get<0>(row) << " " << std::get<1>(row) << " " << std::get<2>(row);
-  }
-  for (const Row& row : kExpected) {
-    EXPECT_TRUE(registered.count(row)) << "in the table but not registered with this level: " << std::get<0>(row)
+    EXPECT_TRUE(documented.count(row)) << "registered but not in docs/openapi.json with this level: " << std::get<0>(row)
                                        << " " << std::get<1>(row) << " " << std::get<2>(row);
+  }
+  for (const Row& row : documented) {
+    EXPECT_TRUE(registered.count(row)) << "in docs/openapi.json but not registered with this level: "
+                                       << std::get<0>(row) << " " << std::get<1>(row) << " " << std::get<2>(row);
   }
 }
