@@ -7,8 +7,10 @@
 namespace queen::broker {
 namespace {
 
-// Queues refreshed by one manual refresh, stalest first: a bound on its transaction.
+// Bounds of one manual refresh (one transaction, stalest queues first): far below the
+// statement timeout, so a large installation gets complete:false and calls again.
 constexpr int kRefreshMaxQueues = 100000;
+constexpr int kRefreshBudgetMs = 10000;
 
 }  // namespace
 
@@ -23,7 +25,7 @@ std::optional<std::string> Statistics::view(db::StatsView view, const std::strin
 
 std::string Statistics::refresh() {
   try {
-    return db_.refresh(kRefreshMaxQueues);
+    return db_.refresh(kRefreshMaxQueues, kRefreshBudgetMs);
   } catch (const db::DbError& e) {
     rethrow_db_failure(e, metrics_);
   }

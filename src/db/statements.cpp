@@ -101,7 +101,7 @@ void register_job_statements(pqxx::connection_base& c) {
 // Every view has the signature (tenant text, params jsonb) -> jsonb.
 void register_stats_statements(pqxx::connection_base& c) {
   using namespace statement;
-  c.prepare(kRefreshStats, "SELECT queen.refresh_stats($1::int)::text AS result_json");
+  c.prepare(kRefreshStats, "SELECT queen.refresh_stats($1::int, $2::int)::text AS result_json");
   c.prepare(kRecordBrokerMinute, "SELECT queen.record_broker_minute($1::text, $2::jsonb)");
   const std::pair<const char*, const char*> views[] = {
       {kResourcesOverview, "resources_overview"},     {kResourcesQueues, "resources_queues"},

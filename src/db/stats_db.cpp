@@ -42,9 +42,10 @@ std::optional<std::string> StatsDb::view(StatsView view, const std::string& tena
   });
 }
 
-std::string StatsDb::refresh(int max_queues) {
+std::string StatsDb::refresh(int max_queues, int budget_ms) {
   return runner_.run("refresh_stats", [&](pqxx::nontransaction& tx) {
-    return first_value<std::string>(tx.exec_prepared(statement::kRefreshStats, max_queues), "result_json")
+    return first_value<std::string>(tx.exec_prepared(statement::kRefreshStats, max_queues, budget_ms),
+                                    "result_json")
         .value_or("{}");
   });
 }

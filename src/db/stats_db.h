@@ -40,7 +40,7 @@ class StatsDb {
   // the tenant does not have.
   std::optional<std::string> view(StatsView view, const std::string& tenant, const std::string& params_json);
   // queen.refresh_stats: the summary object.
-  std::string refresh(int max_queues);
+  std::string refresh(int max_queues, int budget_ms);
   // queen.record_broker_minute: adds one flush of this broker's figures.
   void record_broker_minute(const std::string& server_id, const std::string& figures_json);
 

@@ -250,26 +250,42 @@ $$;
 COMMENT ON FUNCTION queen.record_broker_minute(text, jsonb, timestamptz) IS
   'Adds one flush of broker p_server_id to its broker_stats_minutes row of the current minute: counters (requests, pushRequests, pushMessages, popRequests, popMessages, ackMessages, ackFailed, dbErrors, cpuUserUs, cpuSystemUs) are added, gauges (hostname, port, poolSize, poolInUse, poolWaiting, parkedPops, rssBytes, lanes) replaced. 22023 on an empty server id or figures that are not an object.';
 
-CREATE FUNCTION queen.refresh_stats(p_max_queues int DEFAULT 100000)
+CREATE FUNCTION queen.refresh_stats(p_max_queues int DEFAULT 100000, p_budget_ms int DEFAULT 10000)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   v_started timestamptz := clock_timestamp();
-  v_refreshed int;
+  v_batch constant int := 10;
+  v_refreshed int := 0;
+  v_step int;
+  v_complete boolean := false;
 BEGIN
   PERFORM queen.check_at_least('refresh_stats max queues', p_max_queues, 1);
+  PERFORM queen.check_at_least('refresh_stats budget ms', p_budget_ms, 1);
   IF NOT pg_try_advisory_xact_lock(queen.stats_work_lock_key()) THEN
     RETURN jsonb_build_object('skipped', true, 'reason', 'another_instance_running');
   END IF;
-  v_refreshed := queen.reconcile_stats(p_max_queues, 0);
+  -- Stalest first in small batches, so the time budget bounds the call whatever the
+  -- number of partitions: each batch only takes queues not refreshed since the call began.
+  LOOP
+    v_step := queen.reconcile_stats(least(v_batch, p_max_queues - v_refreshed),
+                                    greatest(floor(extract(epoch FROM clock_timestamp() - v_started) * 1000), 0)::bigint);
+    v_refreshed := v_refreshed + v_step;
+    IF v_step < least(v_batch, p_max_queues - v_refreshed + v_step) THEN
+      v_complete := true;
+      EXIT;
+    END IF;
+    EXIT WHEN v_refreshed >= p_max_queues
+           OR clock_timestamp() - v_started >= p_budget_ms * interval '1 millisecond';
+  END LOOP;
   RETURN jsonb_build_object(
     'skipped', false,
     'queuesRefreshed', v_refreshed,
-    'complete', v_refreshed < p_max_queues,
+    'complete', v_complete,
     'durationMs', round(extract(epoch FROM clock_timestamp() - v_started) * 1000, 3));
 END;
 $$;
-COMMENT ON FUNCTION queen.refresh_stats(int) IS
-  'POST /api/v1/stats/refresh: refreshes the statistics of every queue now (at most p_max_queues, stalest first) in one transaction. {"skipped": true, "reason": "another_instance_running"} when a reconciler batch holds the statistics lock; otherwise {"skipped": false, "queuesRefreshed", "complete", "durationMs"}. 22023 on max queues < 1.';
+COMMENT ON FUNCTION queen.refresh_stats(int, int) IS
+  'POST /api/v1/stats/refresh: refreshes the statistics of every queue now, stalest first, in one transaction bounded by at most p_max_queues queues and about p_budget_ms of work (batches of 10 queues). {"skipped": true, "reason": "another_instance_running"} when a reconciler batch holds the statistics lock; otherwise {"skipped": false, "queuesRefreshed", "complete" (false: the budget ended first; call again), "durationMs"}. 22023 on max queues or budget < 1.';
 
 COMMIT;

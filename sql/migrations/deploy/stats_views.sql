@@ -643,7 +643,8 @@ $$;
 COMMENT ON FUNCTION queen.analytics_postgres_stats(text, jsonb) IS
   'GET /api/v1/analytics/postgres-stats: the database (size, connections, commits, cache hit ratio), connections by state, and the queen tables (estimated live/dead rows from the statistics collector, size). Database-wide figures.';
 
--- Per-queue series for the queue-lag and queue-ops routes.
+-- Per-queue series for the queue-lag and queue-ops routes: one grouped pass over the
+-- minutes of the window (no per-queue call), buckets without a refresh left out.
 CREATE FUNCTION queen.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[]) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -653,27 +654,39 @@ BEGIN
   SELECT * INTO w FROM queen.stats_window(p_params, interval '1 hour');
   v_minutes := queen.stats_bucket_minutes(w.from_at, w.to_at);
   RETURN (
-    WITH q AS (SELECT * FROM queen.stats_queues(p_tenant, p_params)),
-    per AS (
-      SELECT q.name, queen.stats_series(ARRAY[q.id], w.from_at, w.to_at, v_minutes) AS series
-        FROM q
-       WHERE EXISTS (SELECT 1 FROM queen.queue_stats_minutes h WHERE h.queue_id = q.id
-                        AND h.minute >= queen.stats_bucket(w.from_at, v_minutes) AND h.minute <= w.to_at)
+    WITH q AS (SELECT id, name FROM queen.stats_queues(p_tenant, p_params)),
+    b AS (
+      SELECT h.queue_id, queen.stats_bucket(h.minute, v_minutes) AS bucket,
+             sum(h.pushed) AS pushed, sum(h.popped) AS popped, sum(h.acked) AS acked,
+             sum(h.dead_lettered) AS failed, round(avg(h.pending)) AS pending,
+             round(avg(h.processing)) AS processing, max(h.lag_seconds) AS lag_seconds
+        FROM queen.queue_stats_minutes h
+       WHERE h.queue_id IN (SELECT id FROM q)
+         AND h.minute >= queen.stats_bucket(w.from_at, v_minutes) AND h.minute <= w.to_at
+       GROUP BY 1, 2
+    ), points AS (
+      SELECT b.queue_id, b.bucket, jsonb_build_object(
+               'timestamp', queen.stats_iso(b.bucket), 'pushed', b.pushed, 'popped', b.popped, 'acked', b.acked,
+               'failed', b.failed, 'pushedPerSecond', round(b.pushed / (v_minutes * 60.0), 3),
+               'ackedPerSecond', round(b.acked / (v_minutes * 60.0), 3), 'pending', b.pending,
+               'processing', b.processing, 'lagSeconds', round(b.lag_seconds::numeric, 3)) AS point
+        FROM b
+    ), per AS (
+      SELECT p.queue_id,
+             jsonb_agg((SELECT jsonb_object_agg(k, p.point->k) FROM unnest(p_fields || ARRAY['timestamp']) k)
+                       ORDER BY p.bucket) AS series
+        FROM points p GROUP BY p.queue_id
     )
     SELECT jsonb_build_object(
       'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
       'bucketMinutes', v_minutes,
-      'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
-          'queue', per.name,
-          'series', (SELECT jsonb_agg((SELECT jsonb_object_agg(k, e->k) FROM unnest(p_fields || ARRAY['timestamp']) k)
-                                      ORDER BY ord)
-                       FROM jsonb_array_elements(per.series) WITH ORDINALITY AS x(e, ord)))
-          ORDER BY per.name) FROM per), '[]'::jsonb))
+      'queues', coalesce((SELECT jsonb_agg(jsonb_build_object('queue', q.name, 'series', per.series) ORDER BY q.name)
+                            FROM per JOIN q ON q.id = per.queue_id), '[]'::jsonb))
   );
 END;
 $$;
 COMMENT ON FUNCTION queen.analytics_per_queue(text, jsonb, text[]) IS
-  'Per queue of the tenant (queue, namespace, task filters) with history in the window (default the last hour): its stats_series points reduced to the fields p_fields and timestamp.';
+  'Per queue of the tenant (queue, namespace, task filters) with history in the window (default the last hour): its bucketed points (buckets in which the reconciler refreshed it) reduced to the fields p_fields and timestamp.';
 
 CREATE FUNCTION queen.analytics_queue_lag(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
 LANGUAGE sql STABLE AS $$

@@ -2,7 +2,7 @@
 
 BEGIN;
 
-DROP FUNCTION queen.refresh_stats(int);
+DROP FUNCTION queen.refresh_stats(int, int);
 DROP FUNCTION queen.record_broker_minute(text, jsonb, timestamptz);
 DROP FUNCTION queen.prune_stats_history(int, int, timestamptz);
 DROP FUNCTION queen.reconcile_stats(int, bigint, timestamptz);

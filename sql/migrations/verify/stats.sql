@@ -12,6 +12,6 @@ SELECT has_function_privilege('queen.compute_queue_stats(uuid, timestamptz)', 'e
 SELECT has_function_privilege('queen.reconcile_stats(int, bigint, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.prune_stats_history(int, int, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.record_broker_minute(text, jsonb, timestamptz)', 'execute');
-SELECT has_function_privilege('queen.refresh_stats(int)', 'execute');
+SELECT has_function_privilege('queen.refresh_stats(int, int)', 'execute');
 
 ROLLBACK;
