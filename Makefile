@@ -23,7 +23,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DQUEEN_WERROR=OFF
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-fault test-ha bench stop clean \
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-fault test-ha test-failover bench stop clean \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 deps:
@@ -45,7 +45,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-contract test-fault test-ha test-fuzz-e2e fuzz-smoke
+	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-contract test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script).
 test-sql:
@@ -71,6 +71,10 @@ test-fault:
 
 test-ha:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/ha
+
+# PostgreSQL failover under running brokers: a primary and a synchronous streaming standby of the suite's own.
+test-failover:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/failover
 
 # End-to-end fuzz run (docs/fuzzing.md, "End-to-end run"): mutated requests over raw sockets against a real
 # broker on a fresh database, then liveness, RSS and an exact ledger check. `make test` runs a 20,000-request

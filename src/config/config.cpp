@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include "config/db_hosts.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -205,8 +207,12 @@ void read_http(EnvReader& r, Config& c) {
 
 // The PostgreSQL connection pool.
 void read_db(EnvReader& r, Config& c) {
-  c.db.host = r.text("PG_HOST", c.db.host);
-  c.db.port = r.int32("PG_PORT", c.db.port, 1, 65535);
+  std::string error;
+  const std::string hosts = r.text("PG_HOST", "");
+  if (!hosts.empty()) c.db.hosts = parse_db_hosts(hosts, error);
+  const std::string ports = r.text("PG_PORT", "");
+  if (error.empty() && !ports.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
+  if (!error.empty()) r.error(error);
   c.db.name = r.text("PG_DB", c.db.name);
   c.db.user = r.text("PG_USER", c.db.user);
   c.db.password = r.text_allow_empty("PG_PASSWORD", c.db.password);
@@ -498,7 +504,8 @@ std::vector<std::string> describe_config(const Config& c) {
     << " max_query_params=" << c.http.max_query_params << " header_timeout_ms=" << c.http.header_timeout_ms
     << " body_timeout_ms=" << c.http.body_timeout_ms << " write_timeout_ms=" << c.http.write_timeout_ms;
   flush();
-  s << "config: db host=" << c.db.host << " port=" << c.db.port << " name=" << c.db.name << " user=" << c.db.user
+  s << "config: db host=" << join_list(c.db.hosts) << " port=" << join_list(c.db.ports) << " name=" << c.db.name
+    << " user=" << c.db.user
     << " password=" << mask(c.db.password) << " use_ssl=" << on_off(c.db.use_ssl)
     << " ssl_reject_unauthorized=" << on_off(c.db.ssl_reject_unauthorized) << " pool_size=" << c.db.pool_size
     << " connection_timeout_ms=" << c.db.connection_timeout_ms

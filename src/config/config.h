@@ -38,8 +38,8 @@ struct HttpConfig {
 };
 
 struct DbConfig {
-  std::string host = "localhost";  // PG_HOST
-  int port = 5432;                 // PG_PORT
+  std::vector<std::string> hosts{"localhost"};  // PG_HOST: a host, or a comma-separated list tried in order
+  std::vector<int> ports{5432};                 // PG_PORT: one port for every host, or one per host
   std::string name = "postgres";   // PG_DB
   std::string user = "postgres";   // PG_USER
   std::string password = "postgres";  // PG_PASSWORD (masked in logs)

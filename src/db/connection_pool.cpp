@@ -4,6 +4,7 @@
 
 #include <pqxx/except>
 
+#include "config/db_hosts.h"
 #include "db/db_error.h"
 #include "util/assert.h"
 
@@ -28,8 +29,9 @@ std::string build_conninfo(const config::DbConfig& c) {
   const int connect_timeout_s = std::max(2, (c.connection_timeout_ms + 999) / 1000);
   const char* sslmode = !c.use_ssl ? "disable" : (c.ssl_reject_unauthorized ? "verify-full" : "require");
   std::string info;
-  info += "host=" + quote_value(c.host);
-  info += " port=" + std::to_string(c.port);
+  info += "host=" + quote_value(config::join_list(c.hosts));
+  info += " port=" + quote_value(config::join_list(c.ports));
+  info += " target_session_attrs=read-write";
   info += " dbname=" + quote_value(c.name);
   info += " user=" + quote_value(c.user);
   if (!c.password.empty()) info += " password=" + quote_value(c.password);
@@ -116,6 +118,17 @@ void ConnectionPool::give_back(std::unique_ptr<pqxx::connection> connection, boo
   }
   available_.notify_one();
   // to_close is destroyed (socket closed) outside the lock.
+}
+
+int ConnectionPool::discard_idle() {
+  std::vector<std::unique_ptr<pqxx::connection>> to_close;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    to_close.swap(idle_);
+    open_ -= static_cast<int>(to_close.size());
+  }
+  available_.notify_all();
+  return static_cast<int>(to_close.size());  // sockets closed outside the lock
 }
 
 PoolStats ConnectionPool::stats() const {

@@ -18,9 +18,11 @@
 
 namespace queen::db {
 
-// libpq connection string: host/port/db/user/password, sslmode,
+// libpq connection string: host/port lists, db/user/password, sslmode,
 // connect_timeout, TCP keepalives, tcp_user_timeout and the session
-// statement/lock timeouts through `options`.
+// statement/lock timeouts through `options`. With target_session_attrs=
+// read-write libpq tries the hosts in order and keeps the first one that takes
+// writes, so every new connection finds the current primary by itself.
 std::string build_conninfo(const config::DbConfig& config);
 
 class ConnectionPool {
@@ -59,6 +61,11 @@ class ConnectionPool {
   Lease acquire();
 
   PoolStats stats() const;
+
+  // Closes every idle connection (they reached a server that can no longer
+  // serve, e.g. a demoted primary); returns how many. Lent ones are dropped
+  // when their callers see the same failure.
+  int discard_idle();
 
  private:
   void give_back(std::unique_ptr<pqxx::connection> connection, bool broken);

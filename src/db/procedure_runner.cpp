@@ -2,6 +2,8 @@
 
 #include <pqxx/except>
 
+#include "db/sqlstate.h"
+
 #include <spdlog/spdlog.h>
 
 namespace queen::db {
@@ -14,9 +16,17 @@ FailureVerdict interpret_failure(const char* what, const std::exception& failure
     v.marks_unhealthy = !v.retry;
     v.error.emplace(what, broken->what(), "");
   } else if (const auto* server = dynamic_cast<const pqxx::sql_error*>(&failure)) {
-    v.discard_connection = !facts.connection_open;
     v.error.emplace(what, server->what(), server->sqlstate());
-    v.marks_unhealthy = v.error->transient();
+    if (reached_read_only_server(server->sqlstate())) {
+      // Nothing was written (the statement failed), so a retry is safe.
+      v.discard_connection = true;
+      v.discard_idle_connections = true;
+      v.retry = facts.first_attempt;
+      v.marks_unhealthy = !v.retry;
+    } else {
+      v.discard_connection = !facts.connection_open;
+      v.marks_unhealthy = v.error->transient();
+    }
   } else if (const auto* other = dynamic_cast<const pqxx::failure*>(&failure)) {
     v.discard_connection = true;
     v.marks_unhealthy = true;
@@ -50,6 +60,12 @@ void ProcedureRunner::settle_failure(const char* what, ConnectionPool::Lease& le
   FailureVerdict verdict = interpret_failure(what, failure, facts);
   if (!verdict.error) throw;  // not a database failure: the caller's bug or resource exhaustion
   if (verdict.discard_connection) lease.discard();
+  if (verdict.discard_idle_connections) {
+    const int closed = pool_.discard_idle();
+    spdlog::warn("db: {}: the server cannot take writes (not the primary); closed {} idle connection(s), "
+                 "new ones go to the primary",
+                 what, closed + 1);
+  }
   if (verdict.marks_unhealthy) healthy_.store(false, std::memory_order_relaxed);
   if (verdict.retry) {
     spdlog::debug("db: {}: stale pooled connection ({}), retrying on a new one", what, failure.what());

@@ -29,6 +29,7 @@ struct FailureVerdict {
   std::optional<DbError> error;     // what the caller gets; empty: not a database failure, rethrow as is
   bool retry = false;               // try once more on another connection
   bool discard_connection = false;  // do not give the connection back to the pool
+  bool discard_idle_connections = false;  // close the pool's idle connections too (same server, same fate)
   bool marks_unhealthy = false;     // readiness should hear that the database is failing
 };
 
@@ -39,6 +40,10 @@ struct FailureVerdict {
 //   otherwise a transient DbError that marks the database unhealthy;
 // - server error: a DbError with its SQLSTATE; unhealthy when transient; the
 //   connection is discarded only when it closed;
+// - read-only server (25006, e.g. after a failover the pool still holds
+//   connections to the demoted primary): this connection and every idle one
+//   are discarded and the call is retried once on a new connection, which
+//   target_session_attrs=read-write opens on the current primary;
 // - any other libpqxx failure (in doubt, protocol violation ...): the
 //   connection is not trusted; a transient DbError, unhealthy;
 // - a DbError from decoding the result: named after `what`, SQLSTATE kept;

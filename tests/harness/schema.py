@@ -52,3 +52,31 @@ def dlq_entries(pg, queue):
 def system_flag(pg, key):
     """Persisted maintenance flag (`maintenance` or `pop_maintenance`), None when never set."""
     return pg.scalar("select queen.get_system_flag(:'key') as enabled", key=key)
+
+
+def timers(pg, queue):
+    """Scheduled timers of a queue (deliverAt items not yet fired): transaction_id, deliver_at,
+    claimed_by, claim_expires_at (timestamps as text)."""
+    return pg.query("""
+        select transaction_id, deliver_at::text as deliver_at, claimed_by, claim_expires_at::text as claim_expires_at
+        from queen.timers where queue_name = :'queue' order by deliver_at""", queue=queue)
+
+
+def claim_timers_due_by(pg, server_id, lease_ms, due_by):
+    """Claim, as `server_id`, the timers due by `due_by` (text timestamp) for `lease_ms`, through the
+    sweeper's own procedure (docs/timers-kv-jobs.md): a claim a broker took and never fired."""
+    return pg.scalar("select count(*) as n from queen.claim_due_timers(:'server', 1000, :'lease'::int, :'due'::timestamptz)",
+                     server=server_id, lease=lease_ms, due=due_by)
+
+
+def stored_before(pg, queue, transaction_id, instant):
+    """(database clock before `instant`, copies of that message stored), read in one statement: a
+    message seen stored while the clock is still before `instant` was stored before it."""
+    rows = pg.query("""
+        select clock_timestamp() < :'instant'::timestamptz as early,
+               (select count(*) from queen.messages m
+                  join queen.partitions p on p.id = m.partition_id
+                  join queen.queues q on q.id = p.queue_id
+                 where q.name = :'queue' and m.transaction_id = :'txid') as copies""",
+                    instant=instant, queue=queue, txid=transaction_id)
+    return rows[0]["early"], rows[0]["copies"]

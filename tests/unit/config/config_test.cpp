@@ -35,8 +35,8 @@ TEST(Config, DefaultsMatchTheSpec) {
   EXPECT_EQ(c.pop.wait_recheck_budget_per_s, 500);
   EXPECT_EQ(c.process.server_id, "host-a");
   EXPECT_EQ(c.process.log_level, "info");
-  EXPECT_EQ(c.db.host, "localhost");
-  EXPECT_EQ(c.db.port, 5432);
+  EXPECT_EQ(c.db.hosts, (std::vector<std::string>{"localhost"}));
+  EXPECT_EQ(c.db.ports, (std::vector<int>{5432}));
   EXPECT_EQ(c.db.pool_size, 150);
   EXPECT_EQ(c.db.connection_timeout_ms, 2000);
   EXPECT_EQ(c.db.statement_timeout_ms, 30000);
@@ -88,8 +88,8 @@ TEST(Config, ReadsEveryGroup) {
   EXPECT_EQ(c.http.port, 7000);
   EXPECT_EQ(c.http.host, "127.0.0.1");
   EXPECT_EQ(c.process.server_id, "queen-a");
-  EXPECT_EQ(c.db.host, "db");
-  EXPECT_EQ(c.db.port, 55432);
+  EXPECT_EQ(c.db.hosts, (std::vector<std::string>{"db"}));
+  EXPECT_EQ(c.db.ports, (std::vector<int>{55432}));
   EXPECT_EQ(c.db.name, "queen");
   EXPECT_EQ(c.db.password, "s3cret");
   EXPECT_TRUE(c.db.use_ssl);
@@ -117,7 +117,7 @@ TEST(Config, UnparsableIntegerFallsBackWithAWarning) {
 TEST(Config, EmptyValueMeansUnset) {
   const LoadedConfig loaded = load_config({{"PORT", ""}, {"PG_HOST", ""}}, "h");
   EXPECT_EQ(loaded.config.http.port, 6632);
-  EXPECT_EQ(loaded.config.db.host, "localhost");
+  EXPECT_EQ(loaded.config.db.hosts, (std::vector<std::string>{"localhost"}));
   EXPECT_TRUE(loaded.warnings.empty());
 }
 

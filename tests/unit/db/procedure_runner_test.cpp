@@ -86,6 +86,26 @@ TEST(InterpretFailure, ServerErrorThatClosedTheConnectionDiscardsIt) {
   EXPECT_FALSE(v.retry);
 }
 
+TEST(InterpretFailure, ReadOnlyServerDropsThePoolsConnectionsAndRetriesOnce) {
+  const pqxx::sql_error read_only("ERROR:  cannot execute INSERT in a read-only transaction", "q", "25006");
+  const FailureVerdict first = interpret_failure("push_messages", read_only, idle_connection_first_try());
+  ASSERT_TRUE(first.error);
+  EXPECT_TRUE(first.error->transient());
+  EXPECT_TRUE(first.discard_connection);
+  EXPECT_TRUE(first.discard_idle_connections);
+  EXPECT_TRUE(first.retry);
+  EXPECT_FALSE(first.marks_unhealthy);
+
+  AttemptFacts second_try = fresh_connection();
+  second_try.first_attempt = false;
+  const FailureVerdict second = interpret_failure("push_messages", read_only, second_try);
+  ASSERT_TRUE(second.error);
+  EXPECT_EQ(second.error->sqlstate(), "25006");
+  EXPECT_TRUE(second.discard_connection);
+  EXPECT_FALSE(second.retry);
+  EXPECT_TRUE(second.marks_unhealthy);
+}
+
 TEST(InterpretFailure, OtherLibpqxxFailureDistrustsTheConnection) {
   const FailureVerdict v = interpret_failure("fire_timers", pqxx::in_doubt_error("lost connection during commit"),
                                              idle_connection_first_try());

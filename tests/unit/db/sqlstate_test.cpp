@@ -14,6 +14,15 @@ TEST(ClassifySqlstate, SerializationAndDeadlockAreTransient) {
   EXPECT_EQ(classify_sqlstate("40P01"), FailureClass::Transient);
 }
 
+TEST(ClassifySqlstate, ReadOnlyServerIsTransient) {
+  // 25006: the connection reached a standby or a demoted primary; the current primary takes the retry.
+  EXPECT_EQ(classify_sqlstate("25006"), FailureClass::Transient);
+  EXPECT_TRUE(queen::db::reached_read_only_server("25006"));
+  EXPECT_FALSE(queen::db::reached_read_only_server("25P02"));
+  EXPECT_FALSE(queen::db::reached_read_only_server(""));
+  EXPECT_EQ(classify_sqlstate("25001"), FailureClass::Permanent);
+}
+
 TEST(ClassifySqlstate, OtherClass40IsPermanent) {
   EXPECT_EQ(classify_sqlstate("40002"), FailureClass::Permanent);  // integrity constraint violation
   EXPECT_EQ(classify_sqlstate("40003"), FailureClass::Permanent);
