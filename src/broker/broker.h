@@ -31,6 +31,12 @@ namespace queen::broker {
 
 class SpoolBridge;
 
+// The one mapping of a database failure to a BrokerError (counted in
+// `metrics`): transient -> Unavailable (Internal when !transient_is_unavailable),
+// SQLSTATE class 22 -> BadRequest, anything else -> Internal.
+[[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
+                                     bool transient_is_unavailable = true);
+
 class Broker {
  public:
   // Everything the broker uses is built before it and outlives it. `spool`

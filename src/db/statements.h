@@ -55,6 +55,28 @@ inline constexpr const char* kFinishJobCycle = "queen_finish_job_cycle";
 inline constexpr const char* kApplyRetention = "queen_apply_retention";
 inline constexpr const char* kExpireMessages = "queen_expire_messages";
 inline constexpr const char* kReconcileStats = "queen_reconcile_stats";
+inline constexpr const char* kPruneStatsHistory = "queen_prune_stats_history";
+
+// Statistics (StatsDb, docs/operations-stats.md): one view per status, resources and analytics route.
+inline constexpr const char* kRefreshStats = "queen_refresh_stats";
+inline constexpr const char* kRecordBrokerMinute = "queen_record_broker_minute";
+inline constexpr const char* kResourcesOverview = "queen_resources_overview";
+inline constexpr const char* kResourcesQueues = "queen_resources_queues";
+inline constexpr const char* kResourcesQueue = "queen_resources_queue";
+inline constexpr const char* kResourcesNamespaces = "queen_resources_namespaces";
+inline constexpr const char* kResourcesTasks = "queen_resources_tasks";
+inline constexpr const char* kStatusOverview = "queen_status_overview";
+inline constexpr const char* kStatusQueues = "queen_status_queues";
+inline constexpr const char* kStatusQueue = "queen_status_queue";
+inline constexpr const char* kStatusQueueMessages = "queen_status_queue_messages";
+inline constexpr const char* kStatusAnalytics = "queen_status_analytics";
+inline constexpr const char* kAnalyticsSystemMetrics = "queen_analytics_system_metrics";
+inline constexpr const char* kAnalyticsWorkerMetrics = "queen_analytics_worker_metrics";
+inline constexpr const char* kAnalyticsPostgresStats = "queen_analytics_postgres_stats";
+inline constexpr const char* kAnalyticsQueueLag = "queen_analytics_queue_lag";
+inline constexpr const char* kAnalyticsQueueOps = "queen_analytics_queue_ops";
+inline constexpr const char* kAnalyticsParkedReplicas = "queen_analytics_parked_replicas";
+inline constexpr const char* kAnalyticsRetention = "queen_analytics_retention";
 
 // Message administration (message_admin_db.cpp, message_admin_statements.cpp).
 inline constexpr const char* kRecordTrace = "queen_record_trace";
