@@ -19,6 +19,9 @@
 #   BENCH_HISTORY_REBUILD=1  drop and regenerate that database even when its shape is right
 #   BENCH_HISTORY_ARGS    extra queen-bench flags for the history run (default: BENCH_ARGS; the run always
 #                         passes --prefill-max 50000 first, so few pre-filled messages outlive it)
+#   BENCH_STATUS=0        skip the status scenario (every status/resources/analytics route on the history database)
+#   BENCH_STATUS_SAMPLES  requests per route of the status scenario (default 20)
+#   BENCH_ONLY=status     run only the status scenario (and the history database it needs)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -98,12 +101,13 @@ start_broker() {
   exit 1
 }
 
+status=0
+if [ "${BENCH_ONLY:-}" != status ]; then
 PORT=$(free_port)
 start_broker main "$PORT"
 BROKER_PID=$STARTED_PID
 echo "bench: broker pid $BROKER_PID on http://127.0.0.1:$PORT (DB_POOL_SIZE=$BENCH_DB_POOL_SIZE)"
 
-status=0
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
 timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" \
   --url "http://127.0.0.1:$PORT" --broker-pid "$BROKER_PID" --json "$BENCH_JSON" \
@@ -163,6 +167,7 @@ SQL
 }
 echo "bench: raw PostgreSQL insert baseline (pgbench, ${BENCH_RAW_SECONDS:-10} s)"
 raw_insert_baseline
+fi  # BENCH_ONLY
 
 # History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
 # partitions (bench/history.sql), pop+ack consuming a kept queue with 5,000 partitions. The database
@@ -204,7 +209,7 @@ ensure_history_db() {
   psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "comment on database \"$HISTORY_DB\" is '$HISTORY_SHAPE'"
   echo "bench: history database generated in $(($(date +%s) - started)) s"
 }
-if [ "${BENCH_HISTORY:-1}" != 0 ]; then
+if [ "${BENCH_HISTORY:-1}" != 0 ] && [ "${BENCH_ONLY:-}" != status ]; then
   ensure_history_db
   PORT=$(free_port)
   start_broker history "$PORT" PG_DB="$HISTORY_DB"
@@ -218,6 +223,21 @@ if [ "${BENCH_HISTORY:-1}" != 0 ]; then
   stop_brokers
   [ "$status" = 0 ] || exit "$status"
 fi
+
+# Status: every status, resources and analytics route timed on the history database (10M messages),
+# after one POST /api/v1/stats/refresh; brokers flush their figures every second so the broker series exist.
+if [ "${BENCH_STATUS:-1}" != 0 ]; then
+  ensure_history_db
+  PORT=$(free_port)
+  start_broker status "$PORT" PG_DB="$HISTORY_DB" BROKER_STATS_FLUSH_INTERVAL_MS=1000
+  echo "bench: status routes on http://127.0.0.1:$PORT (database $HISTORY_DB)"
+  timeout --signal=TERM "$BENCH_TIMEOUT_S" /usr/bin/python3 "$ROOT/bench/status_routes.py" \
+    --url "http://127.0.0.1:$PORT" --queue "$HISTORY_QUEUE" --samples "${BENCH_STATUS_SAMPLES:-20}" \
+    --json "${BENCH_JSON%.json}-status.json" || status=$?
+  stop_brokers
+  [ "$status" = 0 ] || exit "$status"
+fi
+[ "${BENCH_ONLY:-}" != status ] || exit 0
 
 # Parked long polls (BENCH_PARKED_POLLS, default 10000) on a fresh broker: /health and push latency
 # idle and with the polls parked, wake latency, broker RSS and threads.

@@ -1,5 +1,6 @@
 // queen-broker: wires config -> db -> broker -> http and runs until SIGTERM
 // or SIGINT, then stops accepting, drains in-flight requests and exits 0.
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "broker/maintenance_flags.h"
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
+#include "broker/statistics.h"
 #include "config/config.h"
 #include "db/consumer_groups_db.h"
 #include "db/database.h"
@@ -163,7 +165,17 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
 
   db::ConsumerGroupsDb consumer_groups_db(database.runner());
   broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster);
-  const http::RouteContext routes{broker, metrics, config, &cluster, &consumer_groups};
+  // Statistics views and this broker's per-minute figures (docs/operations-stats.md).
+  broker::Statistics statistics(database.runner(), metrics);
+  broker::BrokerMinuteFlusher minute_flusher(
+      database.runner(), metrics, [&broker] { return broker.gauges(); },
+      broker::BrokerMinuteOptions{config.process.server_id, config::read_hostname(), config.http.port,
+                                  std::chrono::milliseconds(config.jobs.broker_stats_flush_interval_ms)});
+  minute_flusher.start();
+
+  http::RouteContext routes{broker, metrics, config, &cluster};
+  routes.consumer_groups = &consumer_groups;
+  routes.statistics = &statistics;
   if (gate) gate->start();  // the first JWKS fetch, before the first request
   const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
   http::HttpServer server(config.http, dispatcher);
@@ -184,6 +196,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   server.drain(std::chrono::milliseconds(config.http.drain_timeout_ms));
   // The drain stops between cycles; what is left stays on disk for the next boot.
   spool->stop();
+  minute_flusher.stop();
   // Sweeper claims are not handed back: they fire elsewhere once their lease
   // (QUEEN_SWEEPER_LEASE_MS) expires. Cheaper than a second shutdown path.
   cluster.stop();

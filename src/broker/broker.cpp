@@ -97,7 +97,11 @@ void Broker::begin_shutdown() {
 }
 
 void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
-  metrics_.record_db_error();
+  rethrow_db_failure(e, metrics_, transient_is_unavailable);
+}
+
+void rethrow_db_failure(const db::DbError& e, metrics::Metrics& metrics, bool transient_is_unavailable) {
+  metrics.record_db_error();
   if (e.transient()) {
     spdlog::warn("db: transient failure: {}", e.what());
     if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);

@@ -31,6 +31,12 @@ namespace queen::broker {
 
 class SpoolBridge;
 
+// The one mapping of a database failure to a BrokerError (counted in
+// `metrics`): transient -> Unavailable (Internal when !transient_is_unavailable),
+// SQLSTATE class 22 -> BadRequest, anything else -> Internal.
+[[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
+                                     bool transient_is_unavailable = true);
+
 class Broker {
  public:
   // Everything the broker uses is built before it and outlives it. `spool`
@@ -92,6 +98,34 @@ class Broker {
   // delete_queue returns whether the tenant's queue existed.
   DlqPage list_dlq(const DlqQuery& query);
   bool delete_queue(const std::string& queue, const std::string& tenant = {});
+
+  // --- Message administration (message_admin.cpp; docs/api-extensions.md):
+  // traces, the message list/detail/delete, queue clearing, partitions, and
+  // the DLQ requeue/delete. One procedure call each; JSON results are the
+  // procedures' wire shapes, payloads decrypted (docs/encryption.md).
+  std::optional<std::string> record_trace(const TraceRecord& trace);  // trace id; nullopt: no such message
+  std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
+                             const std::string& tenant);
+  db::TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant);
+  std::string trace_names(int limit, int offset, const std::string& tenant);
+  std::string list_messages(const MessageListQuery& query);
+  std::optional<db::ObjectWithPayload> get_message(const std::string& partition_id,
+                                                   const std::string& transaction_id,
+                                                   const std::string& tenant);  // nullopt: no such message
+  bool delete_message(const std::string& partition_id, const std::string& transaction_id, const std::string& tenant);
+  std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
+                                          const std::string& tenant);  // nullopt: no such queue/partition
+  std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
+                              const std::string& tenant);
+  bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
+                           const std::optional<std::string>& consumer_group, const std::optional<std::string>& error,
+                           const std::string& tenant);
+  // Requeued entries (copies wake the pops of their queues).
+  int requeue_dead_letters(const DlqSelection& selection);
+  int delete_dead_letters(const DlqSelection& selection);
+  // The new message's id; nullopt when the message has no DLQ entry.
+  std::optional<std::string> retry_dead_message(const std::string& partition_id, const std::string& transaction_id,
+                                                const std::string& tenant);
 
   // A peer reconfigured `queue`: the list of encrypted queues is re-read
   // soon (never blocks; called on the mesh receive thread).

@@ -164,6 +164,12 @@ void PayloadEncryption::open_dlq(std::vector<db::DlqEntry>& entries) const {
   }
 }
 
+std::optional<std::string> PayloadEncryption::open_payload(const std::string& envelope_json) const {
+  crypto::DecryptResult opened = cipher_.decrypt(envelope_json);
+  if (!opened.ok) return std::nullopt;
+  return std::move(opened.plaintext);
+}
+
 std::string encode_undecryptable(const std::vector<UndecryptableMessage>& messages) {
   std::string out = "[";
   for (std::size_t i = 0; i < messages.size(); ++i) {

@@ -81,6 +81,8 @@ class PayloadEncryption {
   std::vector<UndecryptableMessage> open_popped(std::vector<db::PoppedMessage>& messages) const;
   // DLQ listing: decrypts in place; an entry that cannot be opened stays as stored.
   void open_dlq(std::vector<db::DlqEntry>& entries) const;
+  // One stored envelope opened (message detail, traces by name); nullopt when it cannot be.
+  std::optional<std::string> open_payload(const std::string& envelope_json) const;
 
  private:
   bool wants(const std::string& tenant, const std::string& queue) const;

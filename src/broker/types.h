@@ -84,6 +84,9 @@ using AckResult = db::AckRow;
 using LeaseExtension = db::LeaseExtension;
 using DlqQuery = db::DlqQuery;
 using DlqPage = db::DlqPage;
+using TraceRecord = db::TraceRecord;            // message administration (message_admin.cpp)
+using MessageListQuery = db::MessageListQuery;
+using DlqSelection = db::DlqSelection;
 
 struct SpoolStatus {
   std::uint64_t pending = 0;

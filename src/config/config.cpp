@@ -316,6 +316,10 @@ void read_background(EnvReader& r, Config& c) {
   c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE", c.jobs.eviction_batch_size, 1, 1000000);
   c.jobs.stats_reconcile_interval_ms =
       r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms, 100, kYearMs);
+  c.jobs.stats_history_retention_hours =
+      r.int32("STATS_HISTORY_RETENTION_HOURS", c.jobs.stats_history_retention_hours, 1, 24 * 3660);
+  c.jobs.broker_stats_flush_interval_ms =
+      r.integer("BROKER_STATS_FLUSH_INTERVAL_MS", c.jobs.broker_stats_flush_interval_ms, 100, 3600000);
 
   c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
 }
@@ -542,7 +546,9 @@ std::vector<std::string> describe_config(const Config& c) {
     << " retention_batch_size=" << c.jobs.retention_batch_size
     << " eviction_interval_ms=" << c.jobs.eviction_interval_ms
     << " eviction_batch_size=" << c.jobs.eviction_batch_size
-    << " stats_reconcile_interval_ms=" << c.jobs.stats_reconcile_interval_ms;
+    << " stats_reconcile_interval_ms=" << c.jobs.stats_reconcile_interval_ms
+    << " stats_history_retention_hours=" << c.jobs.stats_history_retention_hours
+    << " broker_stats_flush_interval_ms=" << c.jobs.broker_stats_flush_interval_ms;
   flush();
   s << "config: limits json_max_depth=" << c.limits.json_max_depth
     << " json_max_string_bytes=" << c.limits.json_max_string_bytes

@@ -108,7 +108,10 @@ struct JobsConfig {
   int retention_batch_size = 1000;                    // RETENTION_BATCH_SIZE
   std::int64_t eviction_interval_ms = 60000;          // EVICTION_INTERVAL
   int eviction_batch_size = 1000;                     // EVICTION_BATCH_SIZE
-  std::int64_t stats_reconcile_interval_ms = 120000;  // STATS_RECONCILE_INTERVAL_MS
+  std::int64_t stats_reconcile_interval_ms = 60000;   // STATS_RECONCILE_INTERVAL_MS
+  // Statistics history (docs/operations-stats.md).
+  int stats_history_retention_hours = 168;              // STATS_HISTORY_RETENTION_HOURS: minute rows kept
+  std::int64_t broker_stats_flush_interval_ms = 60000;  // BROKER_STATS_FLUSH_INTERVAL_MS: per-broker figures
 };
 
 struct SweeperConfig {

@@ -32,6 +32,29 @@ class Database final : public Procedures {
   int dead_letter_undecryptable(const std::string& items_json, const std::optional<std::string>& consumer_group,
                                 const std::string& tenant) override;
 
+  // Message administration (message_admin_db.cpp).
+  std::optional<std::string> record_trace(const TraceRecord& trace) override;
+  std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
+                             const std::string& tenant) override;
+  TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant) override;
+  std::string trace_names(int limit, int offset, const std::string& tenant) override;
+  std::string list_messages(const MessageListQuery& query) override;
+  std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
+                                               const std::string& tenant) override;
+  bool delete_message(const std::string& partition_id, const std::string& transaction_id,
+                      const std::string& tenant) override;
+  std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
+                                          const std::string& tenant) override;
+  std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
+                              const std::string& tenant) override;
+  bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
+                           const std::optional<std::string>& consumer_group, const std::optional<std::string>& error,
+                           const std::string& tenant) override;
+  std::string requeue_dead_letters(const DlqSelection& selection) override;
+  int delete_dead_letters(const DlqSelection& selection) override;
+  std::optional<std::string> retry_dead_message(const std::string& partition_id, const std::string& transaction_id,
+                                                const std::string& tenant) override;
+
   PoolStats pool_stats() const override { return runner_.pool_stats(); }
   // The runner and its pool, shared with the background loops' calls
   // (timers, KV, jobs) so that DB_POOL_SIZE bounds every connection this

@@ -42,4 +42,10 @@ int JobsDb::reconcile_stats(int limit, std::int64_t max_age_ms) {
   });
 }
 
+int JobsDb::prune_stats_history(int keep_hours, int limit) {
+  return runner_.run("prune_stats_history", [&](pqxx::nontransaction& tx) {
+    return first_value<int>(tx.exec_prepared(kPruneStatsHistory, keep_hours, limit), "pruned").value_or(0);
+  });
+}
+
 }  // namespace queen::db

@@ -28,6 +28,9 @@ class JobsDb {
   // queen.reconcile_stats: refreshes at most `limit` queues' statistics not
   // refreshed within max_age_ms. Queues refreshed.
   int reconcile_stats(int limit, std::int64_t max_age_ms);
+  // queen.prune_stats_history: deletes at most `limit` rows of each statistics
+  // history table older than keep_hours. Rows deleted.
+  int prune_stats_history(int keep_hours, int limit);
 
  private:
   ProcedureRunner& runner_;

@@ -137,6 +137,61 @@ struct DlqPage {
   std::int64_t total = 0;         // matching entries before paging
 };
 
+// --- Message administration: traces, messages, DLQ requeue/delete
+// (docs/procedures.md "Traces", "Message administration", "DLQ administration").
+
+// queen.record_trace arguments. data_json: any JSON value; trace_names_json: a JSON array of names.
+struct TraceRecord {
+  std::string tenant;
+  std::string partition_id;  // canonical UUID text
+  std::string transaction_id;
+  std::string data_json;
+  std::string trace_names_json = "[]";
+  std::string event_type = "info";
+  std::string consumer_group = "__QUEUE_MODE__";
+  std::optional<std::string> worker_id;
+};
+
+// queen.list_messages filters (null = any; from/to default to the last hour).
+struct MessageListQuery {
+  std::string tenant;
+  std::optional<std::string> queue;
+  std::optional<std::string> partition;
+  std::optional<std::string> namespace_name;
+  std::optional<std::string> task;
+  std::optional<std::string> status;      // pending | processing | completed | dead_letter
+  std::optional<std::int64_t> from_ms;    // created_at >= this (epoch ms)
+  std::optional<std::int64_t> to_ms;      // created_at <= this (epoch ms)
+  int limit = 200;                        // >= 1
+  int offset = 0;                         // >= 0
+};
+
+// The DLQ entries a requeue or delete acts on: the listing's filters, or one dead message.
+struct DlqSelection {
+  std::string tenant;
+  std::optional<std::string> queue;
+  std::optional<std::string> consumer_group;
+  std::optional<std::string> partition;
+  std::optional<std::int64_t> failed_from_ms;
+  std::optional<std::int64_t> failed_to_ms;
+  std::optional<std::string> message_id;  // canonical UUID text
+};
+
+// A JSON object (fields_json, without `payload_key`) and a payload kept apart
+// from it, as stored: the broker decrypts it, the HTTP layer splices it in as
+// text (never re-parsed, docs/limits.md).
+struct ObjectWithPayload {
+  std::string fields_json;   // a JSON object
+  std::string payload_json;  // JSON text; an encryption envelope when is_encrypted
+  bool is_encrypted = false;
+};
+
+// queen.traces_by_name, each trace's message payload apart.
+struct TracesByName {
+  std::string envelope_json;  // {"total", "pagination"}
+  std::vector<ObjectWithPayload> traces;  // newest first; payload = message_payload
+};
+
 // A queue as the tenant that owns it sees it ("" = the default tenant).
 struct TenantQueue {
   std::string tenant;
@@ -236,6 +291,75 @@ class Procedures {
     (void)consumer_group;
     (void)tenant;
     throw std::logic_error("dead_letter_undecryptable is not implemented by this Procedures");
+  }
+
+  // --- Message administration (message_admin_db.cpp). JSON results are the
+  // procedures' jsonb answers as text. Not pure, like the admin calls above.
+  // queen.record_trace: the trace id, nullopt when the tenant has no such message.
+  virtual std::optional<std::string> record_trace(const TraceRecord& trace) {
+    (void)trace;
+    throw std::logic_error("record_trace is not implemented by this Procedures");
+  }
+  virtual std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
+                                     const std::string& tenant) {
+    (void)partition_id, (void)transaction_id, (void)tenant;
+    throw std::logic_error("message_traces is not implemented by this Procedures");
+  }
+  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant) {
+    (void)trace_name, (void)limit, (void)offset, (void)tenant;
+    throw std::logic_error("traces_by_name is not implemented by this Procedures");
+  }
+  virtual std::string trace_names(int limit, int offset, const std::string& tenant) {
+    (void)limit, (void)offset, (void)tenant;
+    throw std::logic_error("trace_names is not implemented by this Procedures");
+  }
+  virtual std::string list_messages(const MessageListQuery& query) {
+    (void)query;
+    throw std::logic_error("list_messages is not implemented by this Procedures");
+  }
+  // queen.get_message (payload apart): nullopt when the tenant has no such message.
+  virtual std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
+                                                 const std::string& tenant) {
+    (void)partition_id, (void)transaction_id, (void)tenant;
+    throw std::logic_error("get_message is not implemented by this Procedures");
+  }
+  virtual bool delete_message(const std::string& partition_id, const std::string& transaction_id,
+                              const std::string& tenant) {
+    (void)partition_id, (void)transaction_id, (void)tenant;
+    throw std::logic_error("delete_message is not implemented by this Procedures");
+  }
+  // queen.clear_queue: messages deleted, nullopt when the queue (or partition) does not exist.
+  virtual std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
+                                                  const std::string& tenant) {
+    (void)queue, (void)partition, (void)tenant;
+    throw std::logic_error("clear_queue is not implemented by this Procedures");
+  }
+  virtual std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
+                                      const std::string& tenant) {
+    (void)queue, (void)limit, (void)offset, (void)tenant;
+    throw std::logic_error("list_partitions is not implemented by this Procedures");
+  }
+  // queen.dead_letter_message: false when the tenant has no such message.
+  virtual bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
+                                   const std::optional<std::string>& consumer_group,
+                                   const std::optional<std::string>& error, const std::string& tenant) {
+    (void)partition_id, (void)transaction_id, (void)consumer_group, (void)error, (void)tenant;
+    throw std::logic_error("dead_letter_message is not implemented by this Procedures");
+  }
+  // queen.requeue_dead_letters: {"requeued": N, "queues": [...]}.
+  virtual std::string requeue_dead_letters(const DlqSelection& selection) {
+    (void)selection;
+    throw std::logic_error("requeue_dead_letters is not implemented by this Procedures");
+  }
+  virtual int delete_dead_letters(const DlqSelection& selection) {
+    (void)selection;
+    throw std::logic_error("delete_dead_letters is not implemented by this Procedures");
+  }
+  // queen.retry_dead_message: {"messageId", "queues"}, nullopt when the message has no DLQ entry.
+  virtual std::optional<std::string> retry_dead_message(const std::string& partition_id,
+                                                        const std::string& transaction_id, const std::string& tenant) {
+    (void)partition_id, (void)transaction_id, (void)tenant;
+    throw std::logic_error("retry_dead_message is not implemented by this Procedures");
   }
 
   virtual PoolStats pool_stats() const = 0;

@@ -1,6 +1,8 @@
 #include "db/statements.h"
 
 #include <pqxx/connection_base>
+#include <string>
+#include <utility>
 
 namespace queen::db {
 namespace {
@@ -109,6 +111,28 @@ void register_job_statements(pqxx::connection_base& c) {
             "SELECT queen.apply_retention($1::int, $2::int8 * interval '1 millisecond') AS deleted");
   c.prepare(kExpireMessages, "SELECT queen.expire_messages($1::int) AS expired");
   c.prepare(kReconcileStats, "SELECT queen.reconcile_stats($1::int, $2::int8) AS refreshed");
+  c.prepare(kPruneStatsHistory, "SELECT queen.prune_stats_history($1::int, $2::int) AS pruned");
+}
+
+// Every view has the signature (tenant text, params jsonb) -> jsonb.
+void register_stats_statements(pqxx::connection_base& c) {
+  using namespace statement;
+  c.prepare(kRefreshStats, "SELECT queen.refresh_stats($1::int, $2::int)::text AS result_json");
+  c.prepare(kRecordBrokerMinute, "SELECT queen.record_broker_minute($1::text, $2::jsonb)");
+  const std::pair<const char*, const char*> views[] = {
+      {kResourcesOverview, "resources_overview"},     {kResourcesQueues, "resources_queues"},
+      {kResourcesQueue, "resources_queue"},           {kResourcesNamespaces, "resources_namespaces"},
+      {kResourcesTasks, "resources_tasks"},           {kStatusOverview, "status_overview"},
+      {kStatusQueues, "status_queues"},               {kStatusQueue, "status_queue"},
+      {kStatusQueueMessages, "status_queue_messages"}, {kStatusAnalytics, "status_analytics"},
+      {kAnalyticsSystemMetrics, "analytics_system_metrics"}, {kAnalyticsWorkerMetrics, "analytics_worker_metrics"},
+      {kAnalyticsPostgresStats, "analytics_postgres_stats"}, {kAnalyticsQueueLag, "analytics_queue_lag"},
+      {kAnalyticsQueueOps, "analytics_queue_ops"},    {kAnalyticsParkedReplicas, "analytics_parked_replicas"},
+      {kAnalyticsRetention, "analytics_retention"},
+  };
+  for (const auto& [name, function] : views) {
+    c.prepare(name, std::string("SELECT queen.") + function + "($1::text, $2::jsonb)::text AS result_json");
+  }
 }
 
 }  // namespace
@@ -119,6 +143,8 @@ void register_statements(pqxx::connection_base& connection) {
   register_kv_statements(connection);
   register_consumer_group_statements(connection);
   register_job_statements(connection);
+  register_message_admin_statements(connection);
+  register_stats_statements(connection);
 }
 
 }  // namespace queen::db

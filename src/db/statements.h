@@ -55,6 +55,43 @@ inline constexpr const char* kFinishJobCycle = "queen_finish_job_cycle";
 inline constexpr const char* kApplyRetention = "queen_apply_retention";
 inline constexpr const char* kExpireMessages = "queen_expire_messages";
 inline constexpr const char* kReconcileStats = "queen_reconcile_stats";
+inline constexpr const char* kPruneStatsHistory = "queen_prune_stats_history";
+
+// Statistics (StatsDb, docs/operations-stats.md): one view per status, resources and analytics route.
+inline constexpr const char* kRefreshStats = "queen_refresh_stats";
+inline constexpr const char* kRecordBrokerMinute = "queen_record_broker_minute";
+inline constexpr const char* kResourcesOverview = "queen_resources_overview";
+inline constexpr const char* kResourcesQueues = "queen_resources_queues";
+inline constexpr const char* kResourcesQueue = "queen_resources_queue";
+inline constexpr const char* kResourcesNamespaces = "queen_resources_namespaces";
+inline constexpr const char* kResourcesTasks = "queen_resources_tasks";
+inline constexpr const char* kStatusOverview = "queen_status_overview";
+inline constexpr const char* kStatusQueues = "queen_status_queues";
+inline constexpr const char* kStatusQueue = "queen_status_queue";
+inline constexpr const char* kStatusQueueMessages = "queen_status_queue_messages";
+inline constexpr const char* kStatusAnalytics = "queen_status_analytics";
+inline constexpr const char* kAnalyticsSystemMetrics = "queen_analytics_system_metrics";
+inline constexpr const char* kAnalyticsWorkerMetrics = "queen_analytics_worker_metrics";
+inline constexpr const char* kAnalyticsPostgresStats = "queen_analytics_postgres_stats";
+inline constexpr const char* kAnalyticsQueueLag = "queen_analytics_queue_lag";
+inline constexpr const char* kAnalyticsQueueOps = "queen_analytics_queue_ops";
+inline constexpr const char* kAnalyticsParkedReplicas = "queen_analytics_parked_replicas";
+inline constexpr const char* kAnalyticsRetention = "queen_analytics_retention";
+
+// Message administration (message_admin_db.cpp, message_admin_statements.cpp).
+inline constexpr const char* kRecordTrace = "queen_record_trace";
+inline constexpr const char* kMessageTraces = "queen_message_traces_of";
+inline constexpr const char* kTracesByName = "queen_traces_by_name";
+inline constexpr const char* kTraceNames = "queen_trace_names";
+inline constexpr const char* kListMessages = "queen_list_messages";
+inline constexpr const char* kGetMessage = "queen_get_message";
+inline constexpr const char* kDeleteMessage = "queen_delete_message";
+inline constexpr const char* kClearQueue = "queen_clear_queue";
+inline constexpr const char* kListPartitions = "queen_list_partitions";
+inline constexpr const char* kDeadLetterMessage = "queen_dead_letter_message";
+inline constexpr const char* kRequeueDeadLetters = "queen_requeue_dead_letters";
+inline constexpr const char* kDeleteDeadLetters = "queen_delete_dead_letters";
+inline constexpr const char* kRetryDeadMessage = "queen_retry_dead_message";
 
 }  // namespace queen::db::statement
 
@@ -63,5 +100,7 @@ namespace queen::db {
 // Registers every statement above on `connection` (libpqxx prepares each one
 // on its first use, so this costs no round trip).
 void register_statements(pqxx::connection_base& connection);
+// The message administration statements (called by register_statements).
+void register_message_admin_statements(pqxx::connection_base& connection);
 
 }  // namespace queen::db

@@ -19,7 +19,12 @@ Router build_router(const RouteContext& context) {
   register_dlq_routes(router, context);
   register_resource_routes(router, context);
   register_consumer_group_routes(router, context);
+  register_status_routes(router, context);
+  register_analytics_routes(router, context);
   register_openapi_routes(router, context);
+  register_trace_routes(router, context);
+  register_message_routes(router, context);
+  register_partition_routes(router, context);
   register_dashboard_routes(router, context);
   return router;
 }

@@ -9,6 +9,7 @@
 namespace queen::broker {
 class Cluster;
 class ConsumerGroups;
+class Statistics;
 }
 
 namespace queen::http {
@@ -22,6 +23,8 @@ struct RouteContext {
   broker::Cluster* cluster = nullptr;
   // Consumer-group administration (null: those routes answer 503).
   broker::ConsumerGroups* consumer_groups = nullptr;
+  // The status, resources and analytics views (null: those routes answer 503).
+  broker::Statistics* statistics = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
@@ -39,7 +42,13 @@ void register_transaction_routes(Router& router, const RouteContext& context);  
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
+void register_status_routes(Router& router, const RouteContext& context);       // /api/v1/status*, /stats/refresh
+void register_analytics_routes(Router& router, const RouteContext& context);    // /api/v1/analytics/*
 void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
+// Message administration (docs/api-extensions.md): traces, messages, partitions.
+void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*
+void register_message_routes(Router& router, const RouteContext& context);    // /api/v1/messages*, queue clear
+void register_partition_routes(Router& router, const RouteContext& context);  // /api/v1/resources/partitions
 void register_dashboard_routes(Router& router, const RouteContext& context);    // /, /dashboard/*
 
 // Every group above.

@@ -1,6 +1,8 @@
-// Resource administration (docs/api-extensions.md): DELETE /api/v1/resources/queues/:queue.
+// Resources: DELETE /api/v1/resources/queues/:queue (docs/api-extensions.md) and the
+// read-only listings (docs/operations-stats.md), each one procedure call.
 #include "http/input_limits.h"
 #include "http/routes.h"
+#include "http/stats_request.h"
 #include "util/json_text.h"
 
 namespace queen::http {
@@ -23,6 +25,17 @@ void register_resource_routes(Router& router, const RouteContext& context) {
     body += '}';
     return Response::json(200, std::move(body));
   });
+
+  broker::Statistics* statistics = context.statistics;
+  using db::StatsView;
+  add_stats_view_route(router, "/api/v1/resources/overview", StatsView::ResourcesOverview, {{}}, statistics, limits);
+  add_stats_view_route(router, "/api/v1/resources/queues", StatsView::ResourcesQueues,
+                       {{"namespace", "task", "search"}, 100}, statistics, limits);
+  add_stats_view_route(router, "/api/v1/resources/queues/:queue", StatsView::ResourcesQueue, {{}, 0, true},
+                       statistics, limits);
+  add_stats_view_route(router, "/api/v1/resources/namespaces", StatsView::ResourcesNamespaces, {{}}, statistics,
+                       limits);
+  add_stats_view_route(router, "/api/v1/resources/tasks", StatsView::ResourcesTasks, {{}}, statistics, limits);
 }
 
 }  // namespace queen::http

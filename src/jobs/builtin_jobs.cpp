@@ -1,6 +1,8 @@
 #include "jobs/builtin_jobs.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace queen::jobs {
 
@@ -15,10 +17,20 @@ void add_builtin_jobs(JobRunner& runner, db::JobsDb& db, const BuiltinJobOptions
   runner.add(JobSpec{kEvictionJob, o.eviction_interval_ms,
                      batched_job([&db](int batch) { return db.expire_messages(batch); }, o.eviction_batch,
                                  o.max_batches_per_cycle)});
+  // Refresh first (the dashboards' freshness), then prune what aged out of the history.
+  JobFunction reconcile =
+      batched_job([&db, max_age = stats_max_age_ms(o.stats_reconcile_interval_ms)](
+                      int batch) { return db.reconcile_stats(batch, max_age); },
+                  o.stats_batch, o.max_batches_per_cycle);
+  JobFunction prune = batched_job(
+      [&db, keep_hours = o.stats_history_retention_hours](int batch) { return db.prune_stats_history(keep_hours, batch); },
+      o.stats_prune_batch, o.max_batches_per_cycle);
   runner.add(JobSpec{kStatsReconcileJob, o.stats_reconcile_interval_ms,
-                     batched_job([&db, max_age = stats_max_age_ms(o.stats_reconcile_interval_ms)](
-                                     int batch) { return db.reconcile_stats(batch, max_age); },
-                                 o.stats_batch, o.max_batches_per_cycle)});
+                     [reconcile = std::move(reconcile), prune = std::move(prune)](const JobContext& context) {
+                       std::string summary = reconcile(context);
+                       summary.pop_back();  // the closing brace: the prune summary joins the object
+                       return summary + ", \"prune\": " + prune(context) + "}";
+                     }});
 }
 
 }  // namespace queen::jobs

@@ -2,7 +2,8 @@
 // The broker's single-runner jobs and their wiring to the database:
 //   retention        queen.apply_retention   every RETENTION_INTERVAL
 //   eviction         queen.expire_messages   every EVICTION_INTERVAL
-//   stats_reconcile  queen.reconcile_stats   every STATS_RECONCILE_INTERVAL_MS
+//   stats_reconcile  queen.reconcile_stats   every STATS_RECONCILE_INTERVAL_MS, then
+//                    queen.prune_stats_history (STATS_HISTORY_RETENTION_HOURS)
 // Each runs on one broker per cycle (JobRunner), in bounded batches.
 #include <cstdint>
 
@@ -17,8 +18,10 @@ struct BuiltinJobOptions {
   std::int64_t dedup_window_ms = 86400000;          // QUEEN_DEDUP_WINDOW_MS (tombstones of deleted rows)
   std::int64_t eviction_interval_ms = 60000;        // EVICTION_INTERVAL
   int eviction_batch = 1000;                        // EVICTION_BATCH_SIZE
-  std::int64_t stats_reconcile_interval_ms = 120000;  // STATS_RECONCILE_INTERVAL_MS
+  std::int64_t stats_reconcile_interval_ms = 60000;  // STATS_RECONCILE_INTERVAL_MS
   int stats_batch = 100;                            // queues refreshed per statement
+  int stats_history_retention_hours = 168;          // STATS_HISTORY_RETENTION_HOURS
+  int stats_prune_batch = 10000;                    // history rows deleted per statement
   int max_batches_per_cycle = 1000;                 // bounds a run besides its deadline
 };
 

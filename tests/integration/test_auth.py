@@ -19,6 +19,7 @@ LEVELS = {"public": -1, "read-only": 0, "read-write": 1, "admin": 2}
 OPENAPI_DOCUMENT = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "openapi.json")
 
 Q = unique_name("auth")
+NO_ID = "00000000-0000-0000-0000-000000000000"
 # (method, pattern, level, path to call, body). The pattern and level must match docs/openapi.json, which
 # tests/unit/http/route_access_test.cpp holds to the router.
 ROUTES = [
@@ -42,6 +43,25 @@ ROUTES = [
     ("GET", "/api/v1/status/buffers", "read-only", "/api/v1/status/buffers", None),
     ("DELETE", "/api/v1/resources/queues/:queue", "admin", f"/api/v1/resources/queues/{quote(unique_name('none'))}",
      None),
+    # Statistics (docs/operations-stats.md).
+    ("POST", "/api/v1/stats/refresh", "admin", "/api/v1/stats/refresh", None),
+    ("GET", "/api/v1/resources/overview", "read-only", "/api/v1/resources/overview", None),
+    ("GET", "/api/v1/resources/queues", "read-only", "/api/v1/resources/queues", None),
+    ("GET", "/api/v1/resources/queues/:queue", "read-only", f"/api/v1/resources/queues/{Q}", None),
+    ("GET", "/api/v1/resources/namespaces", "read-only", "/api/v1/resources/namespaces", None),
+    ("GET", "/api/v1/resources/tasks", "read-only", "/api/v1/resources/tasks", None),
+    ("GET", "/api/v1/status", "read-only", "/api/v1/status", None),
+    ("GET", "/api/v1/status/queues", "read-only", "/api/v1/status/queues", None),
+    ("GET", "/api/v1/status/queues/:queue", "read-only", f"/api/v1/status/queues/{Q}", None),
+    ("GET", "/api/v1/status/queues/:queue/messages", "read-only", f"/api/v1/status/queues/{Q}/messages", None),
+    ("GET", "/api/v1/status/analytics", "read-only", "/api/v1/status/analytics", None),
+    ("GET", "/api/v1/analytics/system-metrics", "read-only", "/api/v1/analytics/system-metrics", None),
+    ("GET", "/api/v1/analytics/worker-metrics", "read-only", "/api/v1/analytics/worker-metrics", None),
+    ("GET", "/api/v1/analytics/postgres-stats", "read-only", "/api/v1/analytics/postgres-stats", None),
+    ("GET", "/api/v1/analytics/queue-lag", "read-only", "/api/v1/analytics/queue-lag", None),
+    ("GET", "/api/v1/analytics/queue-ops", "read-only", "/api/v1/analytics/queue-ops", None),
+    ("GET", "/api/v1/analytics/queue-parked-replicas", "read-only", "/api/v1/analytics/queue-parked-replicas", None),
+    ("GET", "/api/v1/analytics/retention", "read-only", "/api/v1/analytics/retention", None),
     ("GET", "/api/v1/system/maintenance", "admin", "/api/v1/system/maintenance", None),
     ("POST", "/api/v1/system/maintenance", "admin", "/api/v1/system/maintenance", {"enabled": "not-a-boolean"}),
     ("GET", "/api/v1/system/maintenance/pop", "admin", "/api/v1/system/maintenance/pop", None),
@@ -64,6 +84,26 @@ ROUTES = [
     ("POST", "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek", "read-write",
      f"/api/v1/consumer-groups/auth-group/queues/{Q}/partitions/Default/seek", None),
     ("GET", "/openapi.json", "public", "/openapi.json", None),
+    # message administration: traces, messages, partitions, DLQ requeue/delete
+    ("POST", "/api/v1/traces", "read-write", "/api/v1/traces",
+     {"transactionId": "t", "partitionId": NO_ID, "data": {}}),
+    ("GET", "/api/v1/traces/names", "read-only", "/api/v1/traces/names", None),
+    ("GET", "/api/v1/traces/by-name/:traceName", "read-only", "/api/v1/traces/by-name/auth-it", None),
+    ("GET", "/api/v1/traces/:partitionId/:transactionId", "read-only", f"/api/v1/traces/{NO_ID}/t", None),
+    ("GET", "/api/v1/messages", "read-only", f"/api/v1/messages?queue={Q}", None),
+    ("GET", "/api/v1/messages/:partitionId/:transactionId", "read-only", f"/api/v1/messages/{NO_ID}/t", None),
+    ("DELETE", "/api/v1/messages/:partitionId/:transactionId", "read-write", f"/api/v1/messages/{NO_ID}/t", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/retry", "read-write",
+     f"/api/v1/messages/{NO_ID}/t/retry", None),
+    ("POST", "/api/v1/messages/:partitionId/:transactionId/dlq", "read-write", f"/api/v1/messages/{NO_ID}/t/dlq",
+     None),
+    ("DELETE", "/api/v1/queues/:queue/clear", "admin", f"/api/v1/queues/{quote(unique_name('none'))}/clear",
+     None),
+    ("GET", "/api/v1/resources/partitions", "read-only", f"/api/v1/resources/partitions?queue={Q}", None),
+    ("POST", "/api/v1/dlq/requeue", "admin", "/api/v1/dlq/requeue", {"queue": Q}),
+    ("POST", "/api/v1/dlq/:messageId/requeue", "admin", f"/api/v1/dlq/{NO_ID}/requeue", None),
+    ("DELETE", "/api/v1/dlq", "admin", f"/api/v1/dlq?queue={Q}", None),
+    ("DELETE", "/api/v1/dlq/:messageId", "admin", f"/api/v1/dlq/{NO_ID}", None),
     ("GET", "/", "public", "/", None),
     ("GET", "/dashboard/:build/:asset", "public", "/dashboard/any-build/main.js", None),
 ]

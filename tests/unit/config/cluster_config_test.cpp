@@ -16,7 +16,9 @@ TEST(ClusterConfig, JobAndMeshDefaultsMatchTheSpec) {
   EXPECT_EQ(c.jobs.retention_batch_size, 1000);
   EXPECT_EQ(c.jobs.eviction_interval_ms, 60000);
   EXPECT_EQ(c.jobs.eviction_batch_size, 1000);
-  EXPECT_EQ(c.jobs.stats_reconcile_interval_ms, 120000);
+  EXPECT_EQ(c.jobs.stats_reconcile_interval_ms, 60000);
+  EXPECT_EQ(c.jobs.stats_history_retention_hours, 168);
+  EXPECT_EQ(c.jobs.broker_stats_flush_interval_ms, 60000);
   EXPECT_EQ(c.mesh.heartbeat_ms, 1000);
   EXPECT_EQ(c.mesh.dead_threshold_ms, 5000);
 }

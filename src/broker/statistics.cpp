@@ -1,0 +1,78 @@
+#include "broker/statistics.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+
+namespace queen::broker {
+namespace {
+
+// Bounds of one manual refresh (one transaction, stalest queues first): far below the
+// statement timeout, so a large installation gets complete:false and calls again.
+constexpr int kRefreshMaxQueues = 100000;
+constexpr int kRefreshBudgetMs = 10000;
+
+}  // namespace
+
+std::optional<std::string> Statistics::view(db::StatsView view, const std::string& tenant,
+                                            const std::string& params_json) {
+  try {
+    return db_.view(view, tenant, params_json);
+  } catch (const db::DbError& e) {
+    rethrow_db_failure(e, metrics_);
+  }
+}
+
+std::string Statistics::refresh() {
+  try {
+    return db_.refresh(kRefreshMaxQueues, kRefreshBudgetMs);
+  } catch (const db::DbError& e) {
+    rethrow_db_failure(e, metrics_);
+  }
+}
+
+BrokerMinuteFlusher::BrokerMinuteFlusher(db::ProcedureRunner& runner, metrics::Metrics& metrics,
+                                         std::function<metrics::Gauges()> gauges, BrokerMinuteOptions options)
+    : db_(runner),
+      metrics_(metrics),
+      gauges_(std::move(gauges)),
+      options_(std::move(options)),
+      flushed_(sample()),
+      worker_(
+          "stats-flush",
+          [this] {
+            flush();
+            return util::BackgroundWorker::Clock::now() + options_.interval;
+          },
+          options_.interval) {}
+
+BrokerMinuteFlusher::~BrokerMinuteFlusher() { stop(); }
+
+void BrokerMinuteFlusher::start() {
+  started_ = true;
+  worker_.start(util::BackgroundWorker::Clock::now() + options_.interval);
+}
+
+void BrokerMinuteFlusher::stop() {
+  if (!started_) return;
+  started_ = false;
+  worker_.stop();
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    spdlog::debug("stats: last broker figures not flushed: {}", e.what());
+  }
+}
+
+metrics::MinuteSample BrokerMinuteFlusher::sample() const {
+  return metrics::MinuteSample{metrics_.counters(), metrics::read_process_stats()};
+}
+
+void BrokerMinuteFlusher::flush() {
+  const metrics::MinuteSample now = sample();
+  db_.record_broker_minute(options_.server_id, metrics::minute_figures_json(flushed_, now, gauges_(),
+                                                                            options_.hostname, options_.port));
+  flushed_ = now;
+}
+
+}  // namespace queen::broker

@@ -1,0 +1,75 @@
+#pragma once
+// Use cases of the statistics (docs/operations-stats.md): the status,
+// resources and analytics views (one procedure call each), the manual
+// refresh, and the per-broker minute flush that feeds the broker figures of
+// those views. Kept apart from the Broker: nothing here touches the hot path.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "db/stats_db.h"
+#include "metrics/metrics.h"
+#include "metrics/minute_figures.h"
+#include "util/background_worker.h"
+
+namespace queen::db {
+class ProcedureRunner;
+}
+
+namespace queen::broker {
+
+class Statistics {
+ public:
+  // `runner` and `metrics` must outlive the Statistics.
+  Statistics(db::ProcedureRunner& runner, metrics::Metrics& metrics) : db_(runner), metrics_(metrics) {}
+
+  // The view's JSON body; empty when it names a queue the tenant does not
+  // have. Throws BrokerError (BadRequest for parameters the database refuses).
+  std::optional<std::string> view(db::StatsView view, const std::string& tenant, const std::string& params_json);
+  // POST /api/v1/stats/refresh: every queue's statistics now (the summary
+  // object, or {"skipped": true, ...} while the reconciler is at work).
+  std::string refresh();
+
+ private:
+  db::StatsDb db_;
+  metrics::Metrics& metrics_;
+};
+
+struct BrokerMinuteOptions {
+  std::string server_id;  // QUEEN_SERVER_ID: the broker's identity in the figures
+  std::string hostname;
+  int port = 0;
+  std::chrono::milliseconds interval{60000};  // BROKER_STATS_FLUSH_INTERVAL_MS
+};
+
+// Flushes this broker's figures (metrics::minute_figures_json) once per
+// interval, one statement each; a failed flush is logged and its deltas are
+// carried into the next one.
+class BrokerMinuteFlusher {
+ public:
+  BrokerMinuteFlusher(db::ProcedureRunner& runner, metrics::Metrics& metrics,
+                      std::function<metrics::Gauges()> gauges, BrokerMinuteOptions options);
+  ~BrokerMinuteFlusher();  // stop()s
+  BrokerMinuteFlusher(const BrokerMinuteFlusher&) = delete;
+  BrokerMinuteFlusher& operator=(const BrokerMinuteFlusher&) = delete;
+
+  void start();
+  // Stops the loop after a last flush, so a stopping broker's final minute is kept.
+  void stop();
+
+ private:
+  // One flush; throws on failure (the worker logs and retries).
+  void flush();
+  metrics::MinuteSample sample() const;
+
+  db::StatsDb db_;
+  metrics::Metrics& metrics_;
+  const std::function<metrics::Gauges()> gauges_;
+  const BrokerMinuteOptions options_;
+  metrics::MinuteSample flushed_;  // what the previous successful flush covered (worker thread only)
+  util::BackgroundWorker worker_;
+  bool started_ = false;
+};
+
+}  // namespace queen::broker

@@ -1,0 +1,35 @@
+#pragma once
+// The status, resources and analytics routes (docs/operations-stats.md): the
+// query parameters each one reads, turned into the JSON object its procedure
+// takes, and the registration every such route shares.
+#include <string>
+#include <vector>
+
+#include "broker/statistics.h"
+#include "config/config.h"
+#include "http/http_types.h"
+#include "http/router.h"
+
+namespace queen::http {
+
+// Pages larger than this are cut to it: a page is rendered in memory.
+inline constexpr int kMaxStatsPageSize = 1000;
+
+// What a view route reads from its query string (and path).
+struct StatsParams {
+  std::vector<std::string> accepted;  // from, to, queue, namespace, task, search, hostname, workerId, interval
+  int default_limit = 0;                        // > 0: limit/offset paging with this default
+  bool queue_in_path = false;                   // :queue names the queue; unknown -> 404 "Queue not found"
+};
+
+// The procedure's parameters: from/to (ISO-8601 or epoch ms; 400 otherwise)
+// become fromMs/toMs; names are checked like every name (query_name); empty
+// values are absent; limit is clamped to 1..kMaxStatsPageSize, offset to >= 0.
+std::string stats_params_json(const Request& request, const StatsParams& params, const config::LimitsConfig& limits);
+
+// GET `pattern` (read-only) answering the view through one Statistics call;
+// 503 when the broker runs without statistics (tests).
+void add_stats_view_route(Router& router, const std::string& pattern, db::StatsView view, StatsParams params,
+                          broker::Statistics* statistics, const config::LimitsConfig& limits);
+
+}  // namespace queen::http
