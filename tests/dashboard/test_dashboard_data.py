@@ -40,7 +40,9 @@ def test_the_queues_page_lists_sorts_and_searches(page, statistics):
 
 def test_the_queue_page_shows_partitions_lag_groups_and_options(page, seeded):
     page.open(f"queues/{quote(seeded['orders'])}")
-    page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-test=partition-row]")) == 2, "two partitions")
+    for partition, total in (("region-0", "4"), ("region-1", "4")):
+        row = page.wait_for(f"[data-test=partition-row][data-partition='{partition}']")
+        assert row.find_elements(By.CSS_SELECTOR, "td")[1].text == total, row.text
     options = page.wait_for("[data-test=options-table]").text
     assert "leaseTime" in options and "60" in options, options
     page.wait_text("[data-test=queue-group-row]", lambda t: seeded["group"] in t, "the consumer group")

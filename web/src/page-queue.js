@@ -57,7 +57,7 @@ export function create(params) {
         {label: 'Dead letters', key: 'stats.deadLetter', class: 'n', render: (p) => num(pick(p, 'stats.deadLetter'))},
         {label: 'Oldest', key: 'oldestMessage', render: (p) => time(pick(p, 'oldestMessage.createdAt', 'oldestMessage'))},
         {label: 'Newest', key: 'newestMessage', render: (p) => time(pick(p, 'newestMessage.createdAt', 'newestMessage'))},
-      ], pick(detail.data, 'partitions') || [], {rowAttrs: () => ({'data-test': 'partition-row'})}));
+      ], pick(detail.data, 'partitions') || [], {rowAttrs: (p) => ({'data-test': 'partition-row', 'data-partition': text(p.name)})}));
     }
 
     const entries = optionsOf(status.data);
