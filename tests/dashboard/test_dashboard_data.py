@@ -95,3 +95,19 @@ def test_a_dead_letter_requeued_through_the_page_leaves_the_dlq_and_is_delivered
     with broker.client() as client:
         again = client.pop_messages(dead, partition="eu", batch=10)
     assert [m["data"] for m in again] == [{"invoice": 1}], again
+
+
+def test_a_message_deleted_through_the_page_is_gone(page, seeded, broker):
+    orders = seeded["orders"]
+    listing = api(broker, "GET", f"/api/v1/messages?queue={quote(orders)}").body["messages"]
+    partition_id = next(m["partitionId"] for m in listing if m["transactionId"] == "order-7")
+    page.open(f"messages?queue={quote(orders)}")
+    page.click("[data-test=filter-apply]")
+    page.click("[data-test=message-row][data-transaction='order-7']")
+    page.wait_text("[data-test=message-detail-title]", lambda t: t.endswith("order-7"), "order-7's detail")
+    page.click("[data-test=message-delete]")
+    page.confirm()
+    page.banner("ok")
+    page.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-test=message-row][data-transaction='order-7']"),
+               "order-7 gone from the listing")
+    assert api(broker, "GET", f"/api/v1/messages/{partition_id}/order-7").status == 404
