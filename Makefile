@@ -23,7 +23,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DQUEEN_WERROR=OFF
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-fault test-ha test-failover bench stop clean \
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench stop clean web \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 deps:
@@ -45,7 +45,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: db build
-	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-contract test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke
+	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-contract test-dashboard test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script).
 test-sql:
@@ -65,6 +65,19 @@ test-integration:
 # Every route against real brokers, each answer checked against docs/openapi.json (tests/contract/conftest.py).
 test-contract:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/contract
+
+# The dashboard in headless Chromium (selenium) against real brokers; screenshots land in the run's
+# directory under .test-tmp (docs/dashboard.md, "Tests").
+test-dashboard:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/dashboard
+
+# Re-vendors the dashboard's charting library from npm (web/package-lock.json). Not part of `make run`: the
+# vendored files are committed, and the broker compiles web/ in (docs/dashboard.md, "Assets").
+web:
+	cd web && npm ci --no-audit --no-fund
+	cp web/node_modules/uplot/dist/uPlot.iife.min.js web/vendor/uplot.iife.min.js
+	cp web/node_modules/uplot/dist/uPlot.min.css web/vendor/uplot.min.css
+	cp web/node_modules/uplot/LICENSE web/vendor/uplot.LICENSE
 
 test-fault:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/fault

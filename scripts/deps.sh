@@ -4,7 +4,7 @@ set -euo pipefail
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback).
 PKGS=(postgresql-15 postgresql-15-pgtap sqitch libdbd-pg-perl libtap-parser-sourcehandler-pgtap-perl
       libpqxx-dev libpoco-dev libboost1.81-dev libspdlog-dev libgtest-dev libgmock-dev googletest nlohmann-json3-dev
-      libssl-dev libcurl4-openssl-dev cmake build-essential pkg-config ccache clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema iproute2 util-linux e2fsprogs
+      libssl-dev libcurl4-openssl-dev cmake build-essential pkg-config ccache clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs
       patroni etcd-server)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -25,6 +25,7 @@ Router build_router(const RouteContext& context) {
   register_trace_routes(router, context);
   register_message_routes(router, context);
   register_partition_routes(router, context);
+  register_dashboard_routes(router, context);
   return router;
 }
 

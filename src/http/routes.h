@@ -49,6 +49,7 @@ void register_openapi_routes(Router& router, const RouteContext& context);      
 void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*
 void register_message_routes(Router& router, const RouteContext& context);    // /api/v1/messages*, queue clear
 void register_partition_routes(Router& router, const RouteContext& context);  // /api/v1/resources/partitions
+void register_dashboard_routes(Router& router, const RouteContext& context);    // /, /dashboard/*
 
 // Every group above.
 Router build_router(const RouteContext& context);

@@ -104,6 +104,8 @@ ROUTES = [
     ("POST", "/api/v1/dlq/:messageId/requeue", "admin", f"/api/v1/dlq/{NO_ID}/requeue", None),
     ("DELETE", "/api/v1/dlq", "admin", f"/api/v1/dlq?queue={Q}", None),
     ("DELETE", "/api/v1/dlq/:messageId", "admin", f"/api/v1/dlq/{NO_ID}", None),
+    ("GET", "/", "public", "/", None),
+    ("GET", "/dashboard/:build/:asset", "public", "/dashboard/any-build/main.js", None),
 ]
 
 
@@ -158,7 +160,7 @@ def test_unknown_paths_need_a_token_then_answer_404(hs_broker):
         assert client.get("/api/v1/no-such-route").status == 401
         assert call(client, "GET", "/api/v1/no-such-route", token=hs256("guest")).status == 404
         assert call(client, "PATCH", "/api/v1/push", token=hs256("read-only")).status == 405
-        assert client.get("/").status == 404  # "/" is public (JWT_SKIP_PATHS default), and serves nothing
+        assert client.get("/").status == 200  # "/" is public (JWT_SKIP_PATHS default): the dashboard's page
         assert client.options("/api/v1/push").status == 204  # CORS preflights carry no credentials
 
 
@@ -271,7 +273,7 @@ def test_rs256_public_key_and_jwt_skip_paths(pg):
             assert client.get("/api/v1/status/buffers").status == 200
             assert client.get("/metrics").status == 200
             assert client.get("/api/v1/dlq").status == 401
-            assert client.get("/").status == 401  # "/" is no longer listed
+            assert client.get("/").status == 200  # no longer listed, but the dashboard's page is a public route
     finally:
         broker.stop()
 

@@ -1,0 +1,86 @@
+"""Driving the dashboard in the browser: open a route with a token, wait on what the page shows, confirm
+dialogs, read the banner, take screenshots. Every wait is a WebDriverWait on a condition."""
+import os
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+WAIT_S = 20
+
+
+class Page:
+    """The dashboard of one broker in the shared browser, with waits on what the page shows."""
+
+    def __init__(self, browser, broker, shots=None):
+        self.browser = browser
+        self.base = broker.url.rstrip("/") + "/"
+        self.shots = shots
+
+    def open(self, route, token=None, remember=False):
+        """Loads the dashboard at #/route (a fresh page: no state kept from the last test) with `token`
+        stored as the dashboard stores it, then waits for the page's first refresh."""
+        self.browser.get(self.base + "#/overview")
+        self.wait_for("[data-page][data-loaded]")
+        self.browser.execute_script(
+            "sessionStorage.clear(); localStorage.clear();"
+            "if (arguments[0]) (arguments[1] ? localStorage : sessionStorage).setItem('queen.dashboard.token', arguments[0]);",
+            token, remember)
+        self.browser.get(self.base + "#/" + route)
+        self.browser.refresh()
+        return self.wait_loaded()
+
+    def wait_loaded(self, refreshes=1):
+        """The current page after at least `refreshes` completed refreshes."""
+        def loaded(driver):
+            for el in driver.find_elements(By.CSS_SELECTOR, "#page > [data-page][data-loaded]"):
+                if int(el.get_attribute("data-refreshes") or 0) >= refreshes:
+                    return el
+            return False
+        return self.until(loaded, f"a page refreshed {refreshes} times")
+
+    def until(self, condition, what, timeout=WAIT_S):
+        return WebDriverWait(self.browser, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(
+            condition, message=f"waiting for {what}")
+
+    def wait_for(self, css, what=None, timeout=WAIT_S):
+        """The first element matching css that is displayed."""
+        def found(driver):
+            for el in driver.find_elements(By.CSS_SELECTOR, css):
+                if el.is_displayed():
+                    return el
+            return False
+        return self.until(found, what or css, timeout)
+
+    def wait_text(self, css, predicate, what):
+        """The text of the first element matching css once predicate(text) holds."""
+        def check(driver):
+            for el in driver.find_elements(By.CSS_SELECTOR, css):
+                text = el.text
+                if predicate(text):
+                    return text
+            return False
+        return self.until(check, what)
+
+    def all(self, css):
+        return self.browser.find_elements(By.CSS_SELECTOR, css)
+
+    def click(self, css, within=None):
+        root = within or self.browser
+        el = self.until(lambda d: next((e for e in root.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), False), css)
+        el.click()
+        return el
+
+    def confirm(self):
+        """Confirms the open confirmation dialog and waits for it to close."""
+        self.click("dialog[open] [data-test=dialog-confirm]")
+        self.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), "the dialog to close")
+
+    def banner(self, kind):
+        """The banner's text once it shows an outcome of this kind (ok, error)."""
+        el = self.wait_for(f"#banner[data-kind={kind}]", f"a {kind} banner")
+        return el.text
+
+    def shot(self, name):
+        if self.shots:
+            self.browser.save_screenshot(os.path.join(self.shots, f"{name}.png"))

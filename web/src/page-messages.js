@@ -1,0 +1,126 @@
+// Messages: a filtered listing (queue, partition, status, creation time), a message's detail with its
+// payload and traces, and deletion. The listing reads the message log, so it runs when asked, not on the
+// refresh loop.
+import {api, read, segment} from './api.js';
+import {badge, button, h, clear, isoFromLocalInput, json, kvTable, localInputValue, num, pick, section, table, text, time} from './dom.js';
+import {confirmed, sectionError} from './ui.js';
+
+const STATUSES = ['', 'pending', 'processing', 'completed', 'dead_letter'];
+const PAGE_SIZE = 100;
+
+function statusBadge(status) {
+  const kind = {completed: 'ok', pending: 'info', processing: 'info', dead_letter: 'bad'}[status] || '';
+  return badge(text(status), kind);
+}
+
+export function create(params) {
+  const hourAgo = new Date(Date.now() - 3600 * 1000);
+  const form = h('form', {class: 'filters', 'data-test': 'message-filters'},
+    h('label', {}, 'Queue ', h('input', {name: 'queue', value: params.queue || '', 'data-test': 'filter-queue'})),
+    h('label', {}, 'Partition ', h('input', {name: 'partition', value: params.partition || '', 'data-test': 'filter-partition'})),
+    h('label', {}, 'Status ', h('select', {name: 'status', 'data-test': 'filter-status'},
+      STATUSES.map((s) => h('option', {value: s, selected: s === (params.status || '') ? 'selected' : null}, s || 'any')))),
+    h('label', {}, 'From ', h('input', {type: 'datetime-local', name: 'from', step: 1, value: params.from || localInputValue(hourAgo), 'data-test': 'filter-from'})),
+    h('label', {}, 'To ', h('input', {type: 'datetime-local', name: 'to', step: 1, value: params.to || '', 'data-test': 'filter-to'})),
+    h('button', {type: 'submit', class: 'primary', 'data-test': 'filter-apply'}, 'Search'));
+  const listing = h('div', {'data-test': 'message-list'});
+  const detail = h('div', {class: 'detail', 'data-test': 'message-detail'});
+  const el = h('div', {class: 'page', 'data-test': 'page-messages'},
+    h('h1', {}, 'Messages'),
+    form,
+    h('p', {class: 'muted'}, 'Creation time in your local time zone; the broker looks at the last hour when From is empty.'),
+    listing,
+    detail);
+  let offset = 0;
+
+  async function showDetail(message) {
+    const path = `${segment(message.partitionId)}/${segment(message.transactionId)}`;
+    const [one, traces] = await Promise.all([read(`api/v1/messages/${path}`), read(`api/v1/traces/${path}`)]);
+    if (one.error) {
+      clear(detail, sectionError(one.error));
+      return;
+    }
+    const m = one.data;
+    clear(detail,
+      h('h2', {'data-test': 'message-detail-title'}, `${m.queue} / ${m.partition} / ${m.transactionId}`),
+      h('div', {class: 'toolbar'},
+        button('Delete message…', () => confirmed({
+          title: 'Delete this message?',
+          body: [h('p', {}, 'Deletes the message with its dead letters and traces, and forgets its transactionId (a producer may push it again).')],
+          confirmLabel: 'Delete',
+          danger: true,
+        }, () => api('DELETE', `api/v1/messages/${path}`), (answer) => text(pick(answer, 'message')) || 'Deleted.')
+          .then((answer) => {
+            if (answer) {
+              clear(detail);
+              search();
+            }
+          }), {class: 'danger', 'data-test': 'message-delete'})),
+      kvTable([
+        ['Status', statusBadge(m.status)],
+        ['Message id', text(m.id)],
+        ['Partition id', text(m.partitionId)],
+        ['Created', time(m.createdAt)],
+        ['Lease expires', time(m.leaseExpiresAt)],
+        ['Encrypted', m.isEncrypted ? 'yes' : 'no'],
+        ['Trace id', text(m.traceId)],
+        ['Producer', text(m.producerSub)],
+        ['Error', text(m.errorMessage)],
+        ['Retries', num(m.retryCount)],
+        ['Consumer groups', (m.consumerGroups || []).map((g) => `${g.name}: ${g.consumed ? 'consumed' : 'not yet'}`).join(', ') || '–'],
+      ], 'message-fields'),
+      section('Payload', h('div', {'data-test': 'message-payload'}, json(m.payload))),
+      section('Traces', traces.error ? sectionError(traces.error) : table([
+        {label: 'At', key: 'created_at', render: (t) => time(t.created_at)},
+        {label: 'Event', key: 'event_type'},
+        {label: 'Group', key: 'consumer_group'},
+        {label: 'Names', key: 'trace_names', render: (t) => (t.trace_names || []).join(', ')},
+        {label: 'Data', key: 'data', render: (t) => text(t.data)},
+      ], pick(traces.data, 'traces') || [], {rowAttrs: () => ({'data-test': 'trace-row'}), empty: 'No traces.'})));
+  }
+
+  async function search() {
+    const data = new FormData(form);
+    const answer = await read('api/v1/messages', {
+      queue: data.get('queue').trim(),
+      partition: data.get('partition').trim(),
+      status: data.get('status'),
+      from: isoFromLocalInput(data.get('from')),
+      to: isoFromLocalInput(data.get('to')),
+      limit: PAGE_SIZE,
+      offset,
+    });
+    if (answer.error) {
+      clear(listing, sectionError(answer.error));
+      return;
+    }
+    const rows = pick(answer.data, 'messages') || [];
+    clear(listing,
+      h('p', {class: 'muted', 'data-test': 'message-count'}, `${rows.length} messages${offset ? ` from #${offset + 1}` : ''}; mode ${text(pick(answer.data, 'mode.type'))}`),
+      table([
+        {label: 'Created', key: 'createdAt', render: (m) => time(m.createdAt)},
+        {label: 'Queue', key: 'queue'},
+        {label: 'Partition', key: 'partition'},
+        {label: 'Transaction id', key: 'transactionId'},
+        {label: 'Status', key: 'status', render: (m) => statusBadge(m.status)},
+        {label: 'Groups consumed', key: 'busStatus', render: (m) => `${num(pick(m, 'busStatus.consumedBy'))}/${num(pick(m, 'busStatus.totalGroups'))}`},
+        {label: 'Lease expires', key: 'leaseExpiresAt', render: (m) => time(m.leaseExpiresAt)},
+      ], rows, {
+        onRowClick: showDetail,
+        rowAttrs: (m) => ({'data-test': 'message-row', 'data-transaction': m.transactionId}),
+        empty: 'No message matches.',
+      }),
+      h('div', {class: 'toolbar'},
+        button('← newer', () => { offset = Math.max(0, offset - PAGE_SIZE); search(); }, {disabled: offset === 0 ? true : null}),
+        button('older →', () => { offset += PAGE_SIZE; search(); }, {disabled: rows.length < PAGE_SIZE ? true : null})));
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    offset = 0;
+    clear(detail);
+    search();
+  });
+
+  return {el, poll: false, refresh: search};
+}

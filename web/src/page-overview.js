@@ -1,0 +1,143 @@
+// Overview: the cell at a glance. Counters and series come from the statistics routes (kept by the stats
+// job, never counted from the message log per request); the spool, the flags and the mesh are this broker's.
+import {read} from './api.js';
+import {TimeChart, seriesOf} from './charts.js';
+import {DASH, bool, badge, h, clear, num, pick, section, seconds, stat, table, text, time} from './dom.js';
+import {sectionError} from './ui.js';
+
+// The week chart changes slowly: re-read it every WEEK_EVERY_REFRESHES refreshes (about a minute).
+const WEEK_EVERY_REFRESHES = 12;
+const HOUR_MS = 3600 * 1000;
+const WEEK_MS = 7 * 24 * HOUR_MS;
+// A broker flushes its figures every minute (BROKER_STATS_FLUSH_INTERVAL_MS): silent after a few missed ones.
+const WORKER_SILENT_AFTER_S = 180;
+
+export const THROUGHPUT_SERIES = [
+  {label: 'pushed', keys: ['pushed', 'ingested', 'push', 'pushes', 'messagesPushed', 'ingestedCount']},
+  {label: 'popped', keys: ['popped', 'pop', 'pops', 'delivered', 'messagesPopped']},
+  {label: 'acked', keys: ['acked', 'ack', 'acks', 'processed', 'completed', 'messagesAcked', 'processedCount']},
+  {label: 'failed', keys: ['failed', 'failures', 'failedCount', 'messagesFailed', 'errors']},
+];
+
+export function throughputPoints(status) {
+  const throughput = status && status.throughput;
+  if (Array.isArray(throughput)) return throughput;
+  return pick(throughput, 'series', 'points', 'buckets') || [];
+}
+
+function dlqSize(overview, status) {
+  const dlq = status && status.deadLetterQueue;
+  if (typeof dlq === 'number') return dlq;
+  return pick(overview, 'messages.deadLetter') ?? pick(dlq, 'total', 'count', 'messages', 'size');
+}
+
+function brokersTable(health, shared, status) {
+  const mesh = shared.data || pick(health.data, 'shared_state') || {};
+  const rows = [{
+    kind: 'this broker',
+    name: pick(health.data, 'server_id') ?? DASH,
+    state: health.error ? 'unreachable' : `${text(pick(health.data, 'status'))}, database ${text(pick(health.data, 'database'))}`,
+    detail: `version ${text(pick(health.data, 'version'))}${mesh.enabled === false ? ', mesh off' : ''}`,
+  }];
+  for (const peer of mesh.peers || []) {
+    rows.push({
+      kind: 'mesh peer (outbound link)',
+      name: peer.address,
+      state: peer.connected ? 'connected' : 'disconnected',
+      detail: peer.last_error ? `last error: ${peer.last_error}` : (peer.frames_sent !== undefined ? `${num(peer.frames_sent)} frames sent` : ''),
+    });
+  }
+  for (const sender of mesh.senders || []) {
+    rows.push({
+      kind: 'mesh sender (inbound link)',
+      name: sender.server_id,
+      state: sender.alive ? 'alive' : 'silent',
+      detail: sender.last_frame_age_ms !== undefined ? `last frame ${seconds(sender.last_frame_age_ms / 1000)} ago` : '',
+    });
+  }
+  // Brokers that flushed figures to the statistics in the last hour (each broker does once a minute).
+  const workers = pick(status.data, 'workers');
+  for (const worker of Array.isArray(workers) ? workers : []) {
+    const lastSeen = pick(worker, 'lastSeen');
+    const ageSeconds = lastSeen ? (Date.now() - Date.parse(lastSeen)) / 1000 : undefined;
+    rows.push({
+      kind: 'broker (statistics)',
+      name: text(pick(worker, 'workerId', 'serverId', 'hostname')),
+      state: ageSeconds === undefined ? DASH : ageSeconds <= WORKER_SILENT_AFTER_S ? 'reporting' : 'silent',
+      detail: `seen ${time(lastSeen)}, ${num(pick(worker, 'requests'))} requests, pool ${num(pick(worker, 'poolInUse'))}/${num(pick(worker, 'poolSize'))}`,
+    });
+  }
+  return table([
+    {label: 'Broker', key: 'name'},
+    {label: 'Role', key: 'kind'},
+    {label: 'State', key: 'state', render: (row) => badge(row.state, /^(healthy|connected|alive|reporting)/.test(row.state) ? 'ok' : 'warn')},
+    {label: 'Detail', key: 'detail'},
+  ], rows, {rowAttrs: () => ({'data-test': 'broker-row'})});
+}
+
+export function create() {
+  const hourChart = new TimeChart('Throughput, last hour (per minute)', 'chart-hour');
+  const weekChart = new TimeChart('Throughput, last week', 'chart-week');
+  const stats = h('div', {class: 'stats', 'data-test': 'overview-stats'});
+  const flags = h('div', {'data-test': 'overview-maintenance'});
+  const brokers = h('div', {'data-test': 'overview-brokers'});
+  const errors = h('div', {class: 'section-errors'});
+  const el = h('div', {class: 'page', 'data-test': 'page-overview'},
+    h('h1', {}, 'Overview'),
+    errors,
+    stats,
+    section('Throughput', h('div', {class: 'charts'}, hourChart.el, weekChart.el)),
+    h('div', {class: 'columns'},
+      section('Maintenance', flags),
+      section('Brokers of the cell', brokers)));
+  let refreshes = 0;
+
+  async function refresh() {
+    const now = Date.now();
+    const readWeek = refreshes % WEEK_EVERY_REFRESHES === 0;
+    refreshes++;
+    const [status, overview, health, buffers, maintenance, shared, week] = await Promise.all([
+      read('api/v1/status', {from: new Date(now - HOUR_MS).toISOString()}),
+      read('api/v1/resources/overview'),
+      read('health'),
+      read('api/v1/status/buffers'),
+      read('api/v1/system/maintenance'),
+      read('api/v1/system/shared-state'),
+      readWeek ? read('api/v1/status', {from: new Date(now - WEEK_MS).toISOString()}) : null,
+    ]);
+    const o = overview.data;
+    const s = status.data;
+    clear(stats,
+      stat('Pending', num(pick(o, 'messages.pending') ?? pick(s, 'messages.pending')), 'stat-pending'),
+      stat('Processing', num(pick(o, 'messages.processing') ?? pick(s, 'messages.processing')), 'stat-processing'),
+      stat('Completed', num(pick(o, 'messages.completed') ?? pick(s, 'messages.completed')), 'stat-completed'),
+      stat('Failed', num(pick(o, 'messages.failed') ?? pick(s, 'messages.failed')), 'stat-failed'),
+      stat('Dead letters', num(dlqSize(o, s)), 'stat-dlq'),
+      stat('Time lag (max)', seconds(pick(o, 'lag.time.max')), 'stat-lag', `avg ${seconds(pick(o, 'lag.time.avg'))}`),
+      stat('Offset lag (max)', num(pick(o, 'lag.offset.max')), 'stat-offset-lag', `avg ${num(pick(o, 'lag.offset.avg'), 1)}`),
+      stat('Buffered events', num(pick(buffers.data, 'pending')), 'stat-buffered', `${num(pick(buffers.data, 'failed'))} failed`),
+      stat('Queues', num(pick(o, 'queues')), 'stat-queues', `${num(pick(o, 'partitions'))} partitions`),
+      stat('Statistics age', seconds(pick(o, 'statsAge') ?? pick(s, 'statsAge')), 'stat-age'));
+    hourChart.update(seriesOf(throughputPoints(s), THROUGHPUT_SERIES));
+    if (week) weekChart.update(seriesOf(throughputPoints(week.data), THROUGHPUT_SERIES));
+
+    const failures = [status, overview, buffers].filter((r) => r.error).map((r) => r.error);
+    clear(errors, failures.length ? sectionError(failures[0]) : null);
+    clear(flags, maintenance.error ? sectionError(maintenance.error) : h('div', {class: 'stats'},
+      stat('Push maintenance', bool(pick(maintenance.data, 'maintenanceMode')), 'flag-push'),
+      stat('Pop maintenance', bool(pick(maintenance.data, 'popMaintenanceMode')), 'flag-pop'),
+      stat('Spool healthy', bool(pick(maintenance.data, 'bufferHealthy'), 'yes', 'no'), 'flag-spool')),
+    h('p', {}, h('a', {href: '#/system'}, 'Spool & maintenance →')));
+    clear(brokers, brokersTable(health, shared, status));
+  }
+
+  return {
+    el,
+    poll: true,
+    refresh,
+    destroy() {
+      hourChart.destroy();
+      weekChart.destroy();
+    },
+  };
+}
