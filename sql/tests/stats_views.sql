@@ -2,7 +2,7 @@
 -- prune_stats_history, refresh_stats) and the status/resources/analytics views.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(36);
+SELECT plan(39);
 
 -- First (this transaction takes the lock itself once it refreshes): while another session holds the statistics lock, a refresh is skipped and a reconciler batch yields.
 CREATE EXTENSION IF NOT EXISTS dblink;
@@ -77,6 +77,12 @@ SELECT is(jsonb_array_length(queen.resources_queues('', '{"limit": 1, "offset": 
 SELECT is(queen.resources_queue('', '{"queue": "sv-a"}')->'totals'->>'total', '8', 'queue detail: live totals');
 SELECT is(jsonb_array_length(queen.resources_queue('', '{"queue": "sv-a"}')->'partitions'), 3, 'queue detail: every partition (Default, p1, p2)');
 SELECT is(queen.resources_queue('', '{"queue": "sv-b"}'), NULL, 'queue detail: another tenant''s queue does not exist');
+SELECT is(queen.resources_queue('', '{"queue": "sv-a", "limit": 2, "offset": 1}')->'partitions'->0->>'name', 'p1',
+          'queue detail: a page of partitions by name');
+SELECT is(queen.resources_queue('', '{"queue": "sv-a", "limit": 2, "offset": 1}')->'totals'->>'total', '8',
+          'queue detail: totals cover the whole queue, not the page');
+SELECT is(queen.status_queue('', '{"queue": "sv-a", "limit": 1, "offset": 0}')->'pagination',
+          '{"limit": 1, "offset": 0, "total": 3}'::jsonb, 'status/queue: pagination over the partitions');
 SELECT is(queen.resources_namespaces('')->'namespaces'->0->>'namespace', 'n1', 'namespaces');
 SELECT is(queen.resources_tasks('')->'tasks'->0->'messages', '{"total": 8, "pending": 6}'::jsonb, 'tasks');
 

@@ -31,7 +31,7 @@ void register_resource_routes(Router& router, const RouteContext& context) {
   add_stats_view_route(router, "/api/v1/resources/overview", StatsView::ResourcesOverview, {{}}, statistics, limits);
   add_stats_view_route(router, "/api/v1/resources/queues", StatsView::ResourcesQueues,
                        {{"namespace", "task", "search"}, 100}, statistics, limits);
-  add_stats_view_route(router, "/api/v1/resources/queues/:queue", StatsView::ResourcesQueue, {{}, 0, true},
+  add_stats_view_route(router, "/api/v1/resources/queues/:queue", StatsView::ResourcesQueue, {{}, 100, true},
                        statistics, limits);
   add_stats_view_route(router, "/api/v1/resources/namespaces", StatsView::ResourcesNamespaces, {{}}, statistics,
                        limits);

@@ -15,7 +15,7 @@ void register_status_routes(Router& router, const RouteContext& context) {
   add_stats_view_route(router, "/api/v1/status/queues", StatsView::StatusQueues,
                        {{"from", "to", "namespace", "task"}, 100}, statistics, limits);
   // Go adds includePartitions=true: partitions are always included.
-  add_stats_view_route(router, "/api/v1/status/queues/:queue", StatsView::StatusQueue, {{}, 0, true}, statistics,
+  add_stats_view_route(router, "/api/v1/status/queues/:queue", StatsView::StatusQueue, {{}, 100, true}, statistics,
                        limits);
   add_stats_view_route(router, "/api/v1/status/queues/:queue/messages", StatsView::StatusQueueMessages,
                        {{}, 50, true}, statistics, limits);

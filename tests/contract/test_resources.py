@@ -48,7 +48,8 @@ def test_counters_follow_pushes_pops_and_acks_after_a_refresh(client):
     resp = client.get(f"/api/v1/resources/queues/{quote(queue)}")
     assert resp.status == 200, resp
     detail = resp.body
-    assert set(detail) == {"id", "name", "namespace", "task", "createdAt", "partitions", "totals"}
+    assert set(detail) == {"id", "name", "namespace", "task", "createdAt", "partitions", "pagination", "totals"}
+    assert detail["pagination"] == {"limit": 100, "offset": 0, "total": 3}  # Default, p1, p2
     assert detail["name"] == queue and detail["namespace"] == "ct-ns-" + queue
     assert detail["totals"] == {"total": 6, "pending": 4, "processing": 1, "completed": 2, "failed": 0,
                                 "deadLetter": 0}

@@ -64,7 +64,11 @@ def test_status_queues_and_detail(client):
 
     detail = client.get(f"/api/v1/status/queues/{quote(queue)}", params={"includePartitions": "true"})
     assert detail.status == 200, detail
-    assert set(detail.body) == {"queue", "partitions", "totals"}
+    assert set(detail.body) == {"queue", "partitions", "pagination", "totals"}
+    paged = client.get(f"/api/v1/status/queues/{quote(queue)}", params={"limit": 1, "offset": 0})
+    assert len(paged.body["partitions"]) == 1 and paged.body["pagination"]["limit"] == 1
+    assert paged.body["pagination"]["total"] == len(detail.body["partitions"])
+    assert paged.body["totals"] == detail.body["totals"], "totals cover the whole queue, not the page"
     assert {"leaseTime", "retryLimit", "ttl", "priority"} <= set(detail.body["queue"]["config"])
     assert detail.body["totals"]["completed"] == 3
 

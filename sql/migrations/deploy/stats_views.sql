@@ -107,9 +107,10 @@ $$;
 COMMENT ON FUNCTION queen.stats_series(uuid[], timestamptz, timestamptz, int) IS
   'Time series of the given queues over [p_from, p_to] in p_minutes buckets: pushed, popped, acked, failed (dead-lettered) and their per-second rates summed, pending/processing averaged, deadLetter and lagSeconds (oldest pending message) at their maximum; null gauges where no refresh fell in the bucket.';
 
--- Per-partition counters of one queue, computed now from last_seq, the
--- cursors and a few index probes per partition (bounded by its partitions).
-CREATE FUNCTION queen.stats_partitions(p_queue_id uuid)
+-- Per-partition counters of one page of a queue's partitions (by name), computed
+-- now from last_seq, the cursors and a few index probes per partition: the page
+-- bounds the work, whatever the number of partitions of the queue.
+CREATE FUNCTION queen.stats_partitions(p_queue_id uuid, p_limit int, p_offset int)
 RETURNS TABLE (id uuid, name text, created_at timestamptz, total bigint, pending bigint, processing bigint,
                completed bigint, dead_letter bigint, consumed bigint, oldest_message_at timestamptz,
                newest_message_at timestamptz, oldest_pending_at timestamptz)
@@ -122,7 +123,8 @@ LANGUAGE sql STABLE AS $$
          p.last_message_at,
          (SELECT m.created_at FROM queen.messages m
            WHERE m.partition_id = p.id AND m.seq > coalesce(c.min_cursor, 0) ORDER BY m.seq LIMIT 1)
-    FROM queen.partitions p
+    FROM (SELECT * FROM queen.partitions p WHERE p.queue_id = p_queue_id
+           ORDER BY p.name LIMIT p_limit OFFSET p_offset) p
     LEFT JOIN LATERAL (
       SELECT min(least(c.cursor_seq, p.last_seq)) AS min_cursor,
              sum(least(c.cursor_seq, p.last_seq)) AS consumed,
@@ -130,10 +132,10 @@ LANGUAGE sql STABLE AS $$
                       THEN greatest(c.lease_count - c.lease_acked, 0) ELSE 0 END) AS in_flight
         FROM queen.consumers c WHERE c.partition_id = p.id
     ) c ON true
-   WHERE p.queue_id = p_queue_id
+   ORDER BY p.name
 $$;
-COMMENT ON FUNCTION queen.stats_partitions(uuid) IS
-  'Live counters of each partition of one queue (same definitions as queen.queue_stats) with its oldest stored, newest and oldest pending message times.';
+COMMENT ON FUNCTION queen.stats_partitions(uuid, int, int) IS
+  'Live counters of one page (p_limit partitions from p_offset, by name) of one queue''s partitions (same definitions as queen.queue_stats) with each one''s oldest stored, newest and oldest pending message times.';
 
 CREATE FUNCTION queen.stats_counters(p_total numeric, p_pending numeric, p_processing numeric, p_completed numeric,
                                      p_dead_letter numeric) RETURNS jsonb
@@ -221,7 +223,8 @@ CREATE FUNCTION queen.resources_queue(p_tenant text, p_params jsonb) RETURNS jso
 LANGUAGE sql STABLE AS $$
   WITH q AS (SELECT * FROM queen.queues q
               WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
-  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id) x)
+  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
+  t AS (SELECT s.* FROM q, queen.compute_queue_stats(q.id) s)
   SELECT jsonb_build_object(
     'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
     'createdAt', queen.stats_iso(q.created_at),
@@ -230,12 +233,13 @@ LANGUAGE sql STABLE AS $$
         'stats', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
         'oldestMessage', queen.stats_iso(p.oldest_message_at), 'newestMessage', queen.stats_iso(p.newest_message_at))
         ORDER BY p.name) FROM p), '[]'::jsonb),
-    'totals', (SELECT queen.stats_counters(sum(total), sum(pending), sum(processing),
-                                           sum(completed), sum(dead_letter)) FROM p))
+    'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
+                                     'total', (SELECT t.partitions FROM t)),
+    'totals', (SELECT queen.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter) FROM t))
     FROM q
 $$;
 COMMENT ON FUNCTION queen.resources_queue(text, jsonb) IS
-  'GET /api/v1/resources/queues/:queue (p_params.queue): the queue with every partition''s live counters (total, pending, processing, completed, failed, deadLetter), oldest/newest message times and totals; null when the tenant has no such queue.';
+  'GET /api/v1/resources/queues/:queue (p_params.queue, limit, offset): the queue with one page of its partitions (by name) and their live counters (total, pending, processing, completed, failed, deadLetter) and oldest/newest message times, pagination {limit, offset, total partitions}, and the whole queue''s totals computed now (compute_queue_stats); null when the tenant has no such queue.';
 
 CREATE FUNCTION queen.resources_groups(p_tenant text, p_by text) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
@@ -399,10 +403,11 @@ CREATE FUNCTION queen.status_queue(p_tenant text, p_params jsonb) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   WITH q AS (SELECT * FROM queen.queues q
               WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
-  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id) x),
+  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
+  t AS (SELECT s.* FROM q, queen.compute_queue_stats(q.id) s),
   groups AS (SELECT c.partition_id, count(*) AS n,
                     count(*) FILTER (WHERE c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp()) AS leased
-               FROM queen.consumers c WHERE c.queue_id = (SELECT id FROM q) GROUP BY c.partition_id)
+               FROM queen.consumers c WHERE c.partition_id IN (SELECT id FROM p) GROUP BY c.partition_id)
   SELECT jsonb_build_object(
     'queue', jsonb_build_object(
       'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
@@ -421,13 +426,14 @@ LANGUAGE sql STABLE AS $$
         'lagSeconds', round(coalesce(greatest(extract(epoch FROM clock_timestamp() - p.oldest_pending_at), 0), 0)::numeric, 3),
         'oldestMessage', queen.stats_iso(p.oldest_message_at), 'newestMessage', queen.stats_iso(p.newest_message_at))
         ORDER BY p.name) FROM p LEFT JOIN groups g ON g.partition_id = p.id), '[]'::jsonb),
-    'totals', (SELECT queen.stats_counters(sum(total), sum(pending), sum(processing),
-                                           sum(completed), sum(dead_letter))
-                      || jsonb_build_object('partitions', count(*)) FROM p))
+    'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
+                                     'total', (SELECT t.partitions FROM t)),
+    'totals', (SELECT queen.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter)
+                      || jsonb_build_object('partitions', t.partitions) FROM t))
     FROM q
 $$;
 COMMENT ON FUNCTION queen.status_queue(text, jsonb) IS
-  'GET /api/v1/status/queues/:queue (p_params.queue): {queue {…, config}, partitions [live counters, consumer groups, active leases, lag], totals}; null when the tenant has no such queue.';
+  'GET /api/v1/status/queues/:queue (p_params.queue, limit, offset): {queue {…, config}, partitions [one page by name: live counters, consumer groups, active leases, lag], pagination {limit, offset, total partitions}, totals of the whole queue computed now}; null when the tenant has no such queue.';
 
 CREATE FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$

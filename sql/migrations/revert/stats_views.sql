@@ -24,7 +24,7 @@ DROP FUNCTION queen.resources_queues(text, jsonb);
 DROP FUNCTION queen.resources_overview(text, jsonb);
 DROP FUNCTION queen.stats_age_seconds(timestamptz);
 DROP FUNCTION queen.stats_counters(numeric, numeric, numeric, numeric, numeric);
-DROP FUNCTION queen.stats_partitions(uuid);
+DROP FUNCTION queen.stats_partitions(uuid, int, int);
 DROP FUNCTION queen.stats_series(uuid[], timestamptz, timestamptz, int);
 DROP FUNCTION queen.stats_queues(text, jsonb);
 DROP FUNCTION queen.stats_bucket(timestamptz, int);
