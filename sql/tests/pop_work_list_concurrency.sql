@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS dblink;
-SELECT plan(16);
+SELECT plan(17);
 
 \set queue_prefix t_wlc_
 \ir support/dblink_sessions.psql
@@ -51,8 +51,7 @@ SELECT is((SELECT s FROM dblink('a', pg_temp.push_sql('P', 'm3')) AS x(s text)),
 SELECT dblink_exec('b', 'BEGIN');
 SELECT is((SELECT s FROM dblink('b', pg_temp.pop_ack_sql('g')) AS x(s text)), 'm3', 'b acks m3 and settles P (not committed yet)');
 SELECT dblink_send_query('a', pg_temp.push_sql('P', 'm4'));
-SELECT pg_sleep(0.3);
-SELECT is(dblink_is_busy('a'), 1, 'a''s push waits for the settling transaction');
+SELECT is(pg_temp.waits_for_a_lock('a'), true, 'a''s push waits for the settling transaction');
 SELECT dblink_exec('b', 'COMMIT');
 SELECT is((SELECT s FROM dblink_get_result('a') AS x(s text)), 'queued', 'then m4 is queued');
 SELECT is((SELECT count(*) FROM dblink_get_result('a') AS x(s text)), 0::bigint, 'a has no further results');
@@ -63,7 +62,7 @@ SELECT is(pg_temp.pending('P', 'g'), true, 'and P is pending again');
 SELECT dblink_exec('a', 'BEGIN');
 SELECT is((SELECT s FROM dblink('a', pg_temp.push_sql('N', 'n1')) AS x(s text)), 'queued', 'a creates partition N (not committed yet)');
 SELECT dblink_send_query('b', format('SELECT count(*) FROM queen.pop_messages(%L, NULL, %L, 10)', (SELECT q FROM t), 'late'));
-SELECT pg_sleep(0.3);
+SELECT is(pg_temp.waits_for_a_lock('b'), true, 'the first pop waits for the partition''s creator');
 SELECT dblink_exec('a', 'COMMIT');
 SELECT is((SELECT n FROM dblink_get_result('b') AS x(n bigint)), 4::bigint, 'the new group''s first pop delivers P (oldest message first): m1-m4');
 SELECT is((SELECT count(*) FROM dblink_get_result('b') AS x(n bigint)), 0::bigint, 'b has no further results');

@@ -22,8 +22,7 @@ CREATE TEMP TABLE ra AS SELECT * FROM dblink('a', format('SELECT status, message
   AS x(status text, message_id text);
 SELECT is((SELECT array_agg(status) FROM ra), ARRAY['queued', 'queued'], 'session a queued its items (not committed yet)');
 SELECT dblink_send_query('b', format('SELECT status, message_id::text FROM queen.push_messages(%L)', pg_temp.items(ARRAY['Q:other', 'P:same', 'P:only-b'])));
-SELECT pg_sleep(0.3);
-SELECT is(dblink_is_busy('b'), 1, 'session b waits for the partition lock held by a');
+SELECT is(pg_temp.waits_for_a_lock('b'), true, 'session b waits for the partition lock held by a');
 SELECT dblink_exec('a', 'COMMIT');
 CREATE TEMP TABLE rb AS SELECT * FROM dblink_get_result('b') AS x(status text, message_id text);
 SELECT is((SELECT count(*) FROM dblink_get_result('b') AS x(status text, message_id text)), 0::bigint, 'b has no further results');
@@ -44,8 +43,7 @@ SELECT dblink_exec('a', 'BEGIN');
 SELECT is((SELECT count(*) FROM dblink('a', format('SELECT transaction_id FROM queen.pop_messages(%L, %L, NULL, 10)', (SELECT q FROM t), 'Q')) AS x(transaction_id text)),
           1::bigint, 'session a claimed the fresh partition Q (not committed yet)');
 SELECT dblink_send_query('b', format('SELECT transaction_id FROM queen.pop_messages(%L, %L, NULL, 10)', (SELECT q FROM t), 'Q'));
-SELECT pg_sleep(0.3);
-SELECT is(dblink_is_busy('b'), 1, 'session b waits for a''s new cursor row');
+SELECT is(pg_temp.waits_for_a_lock('b'), true, 'session b waits for a''s new cursor row');
 SELECT dblink_exec('a', 'COMMIT');
 SELECT is((SELECT count(*) FROM dblink_get_result('b') AS x(transaction_id text)), 0::bigint, 'then b gets nothing: Q is leased');
 SELECT is((SELECT count(*) FROM dblink_get_result('b') AS x(transaction_id text)), 0::bigint, 'b has no further results');
