@@ -17,12 +17,12 @@ constexpr const char* kSeekTargetMissing = "Must specify either 'toEnd': true or
 
 // A present, non-null field that must be an ISO-8601 timestamp string.
 std::optional<std::string> timestamp_field(const nlohmann::json& body, const char* name) {
-  const auto it = body.find(name);
-  if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string() || !util::parse_iso8601_millis(it->get<std::string>())) {
+  const nlohmann::json* value = present_field(body, name);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_string() || !util::parse_iso8601_millis(value->get<std::string>())) {
     throw HttpError(400, std::string(name) + " must be an ISO-8601 timestamp");
   }
-  return it->get<std::string>();
+  return value->get<std::string>();
 }
 
 nlohmann::json object_body(const std::string& body, const config::LimitsConfig& limits) {

@@ -174,4 +174,10 @@ nlohmann::json parse_json_body(const std::string& body, BodyRule rule, const con
   return root;
 }
 
+const nlohmann::json* present_field(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
 }  // namespace queen::http

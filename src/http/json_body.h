@@ -35,4 +35,8 @@ enum class BodyRule { Required, Optional };
 nlohmann::json parse_json_body(const std::string& body, BodyRule rule,
                                const config::LimitsConfig& limits = config::LimitsConfig{});
 
+// The member `name` of a parsed object, or null when it is absent or JSON null:
+// null is exactly like absent (docs/api-extensions.md, "Wire conventions").
+const nlohmann::json* present_field(const nlohmann::json& object, const char* name);
+
 }  // namespace queen::http

@@ -18,16 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-// null is exactly like absent (docs/api-extensions.md, "Wire conventions").
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
 // An optional string field: absent, null or "" = nullopt; another type is a 400.
 std::optional<std::string> string_field(const json& object, const char* name) {
-  const json* f = field(object, name);
+  const json* f = present_field(object, name);
   if (!f) return std::nullopt;
   if (!f->is_string()) throw HttpError(400, std::string(name) + " must be a string");
   if (f->get_ref<const std::string&>().empty()) return std::nullopt;
@@ -60,7 +53,7 @@ std::optional<std::int64_t> query_bound(const QueryParams& query, const char* na
 
 // A body bound: an ISO-8601 string or epoch milliseconds (an integer or a string of digits).
 std::optional<std::int64_t> body_bound(const json& object, const char* name) {
-  const json* f = field(object, name);
+  const json* f = present_field(object, name);
   if (!f) return std::nullopt;
   if (f->is_number_integer() && f->get<std::int64_t>() >= 0) return f->get<std::int64_t>();
   if (f->is_string()) {
@@ -99,20 +92,20 @@ std::optional<MessageKey> parse_message_key(const Request& request, const config
 std::optional<broker::TraceRecord> parse_trace_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "transactionId and partitionId are required");
-  const json* transaction_id = field(doc, "transactionId");
-  const json* partition_id = field(doc, "partitionId");
+  const json* transaction_id = present_field(doc, "transactionId");
+  const json* partition_id = present_field(doc, "partitionId");
   if (!transaction_id || !partition_id || !transaction_id->is_string() || !partition_id->is_string() ||
       transaction_id->get_ref<const std::string&>().empty() || partition_id->get_ref<const std::string&>().empty()) {
     throw HttpError(400, "transactionId and partitionId are required");
   }
-  const json* data = field(doc, "data");
+  const json* data = present_field(doc, "data");
   if (!data) throw HttpError(400, "data is required");
   broker::TraceRecord trace;
   trace.transaction_id = transaction_id->get<std::string>();
   check_name(trace.transaction_id, "transactionId", limits);
   trace.data_json = data->dump(-1, ' ', false, json::error_handler_t::replace);
   json names = json::array();
-  if (const json* given = field(doc, "traceNames")) {
+  if (const json* given = present_field(doc, "traceNames")) {
     if (given->is_string()) {
       names.push_back(*given);
     } else if (given->is_array()) {

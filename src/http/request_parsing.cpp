@@ -15,15 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-// null is exactly like absent (docs/api-extensions.md, "Wire conventions").
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
 std::optional<std::string> optional_string(const json& object, const char* name) {
-  const json* f = field(object, name);
+  const json* f = present_field(object, name);
   if (!f || !f->is_string()) return std::nullopt;
   return f->get<std::string>();
 }
@@ -69,23 +62,23 @@ std::int64_t parse_deliver_at(const json& value) {
 broker::PushItem parse_push_item(const json& item, const config::LimitsConfig& limits) {
   if (!item.is_object()) throw HttpError(400, "Queue must be a string");
   broker::PushItem out;
-  const json* queue = field(item, "queue");
+  const json* queue = present_field(item, "queue");
   if (!queue || !queue->is_string()) throw HttpError(400, "Queue must be a string");
   out.queue = queue->get<std::string>();
   if (out.queue.empty()) throw HttpError(400, "Queue must be a non-empty string");
   check_name(out.queue, "Queue", limits);
 
-  if (const json* partition = field(item, "partition")) {
+  if (const json* partition = present_field(item, "partition")) {
     if (!partition->is_string()) throw HttpError(400, "Partition must be a string");
     check_name(partition->get_ref<const std::string&>(), "Partition", limits);
     if (!partition->get_ref<const std::string&>().empty()) out.partition = partition->get<std::string>();
   }
-  if (const json* txid = field(item, "transactionId")) {
+  if (const json* txid = present_field(item, "transactionId")) {
     if (!txid->is_string()) throw HttpError(400, "TransactionId must be a string");
     out.transaction_id = txid->get<std::string>();
     check_name(out.transaction_id, "TransactionId", limits);
   }
-  if (const json* trace = field(item, "traceId")) {
+  if (const json* trace = present_field(item, "traceId")) {
     if (!trace->is_string()) throw HttpError(400, "TraceId must be a string");
     const auto& text = trace->get_ref<const std::string&>();
     if (!text.empty()) {
@@ -98,7 +91,7 @@ broker::PushItem parse_push_item(const json& item, const config::LimitsConfig& l
   if (payload != item.end()) out.payload_json = dump(*payload);
   out.namespace_name = optional_name(item, "namespace", "Namespace", limits);
   out.task = optional_name(item, "task", "Task", limits);
-  if (const json* deliver_at = field(item, "deliverAt")) out.deliver_at_ms = parse_deliver_at(*deliver_at);
+  if (const json* deliver_at = present_field(item, "deliverAt")) out.deliver_at_ms = parse_deliver_at(*deliver_at);
   return out;
 }
 
@@ -107,22 +100,22 @@ namespace {
 broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, const char* missing_partition,
                                  const char* bad_partition, const config::LimitsConfig& limits) {
   broker::AckItem item;
-  const json* txid = field(object, "transactionId");
+  const json* txid = present_field(object, "transactionId");
   if (!txid || !txid->is_string() || txid->get_ref<const std::string&>().empty()) throw HttpError(400, missing_txid);
   item.transaction_id = txid->get<std::string>();
   check_name(item.transaction_id, "transactionId", limits);
-  const json* partition = field(object, "partitionId");
+  const json* partition = present_field(object, "partitionId");
   if (!partition || !partition->is_string() || partition->get_ref<const std::string&>().empty()) {
     throw HttpError(400, missing_partition);
   }
   item.partition_id = partition->get<std::string>();
   if (!util::is_uuid(item.partition_id)) throw HttpError(400, bad_partition);
   item.lease_id = non_empty(optional_name(object, "leaseId", "leaseId", limits));
-  if (const json* status = field(object, "status")) {
+  if (const json* status = present_field(object, "status")) {
     if (!status->is_string()) throw HttpError(400, "status must be a string");
     item.status = non_empty(status->get<std::string>());
   }
-  if (const json* error = field(object, "error")) {
+  if (const json* error = present_field(object, "error")) {
     item.error = error->is_string() ? error->get<std::string>() : dump(*error);
   }
   return item;
@@ -132,7 +125,7 @@ broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, c
 
 std::vector<broker::PushItem> parse_push_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
-  const json* items = doc.is_object() ? field(doc, "items") : nullptr;
+  const json* items = doc.is_object() ? present_field(doc, "items") : nullptr;
   if (!items || !items->is_array()) throw HttpError(400, "items array is required");
   check_push_item_count(items->size(), limits);
   std::vector<broker::PushItem> out;
@@ -160,7 +153,7 @@ AckRequest parse_ack_body(const std::string& body, const config::LimitsConfig& l
 
 AckRequest parse_ack_batch_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
-  const json* acks = doc.is_object() ? field(doc, "acknowledgments") : nullptr;
+  const json* acks = doc.is_object() ? present_field(doc, "acknowledgments") : nullptr;
   if (!acks || !acks->is_array()) throw HttpError(400, "acknowledgments array is required");
   AckRequest out;
   out.items.reserve(acks->size());
@@ -219,7 +212,7 @@ broker::PopCommand parse_pop_request(PopForm form, const Request& request, const
 int parse_lease_seconds(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Optional, limits);
   if (!doc.is_object()) throw HttpError(400, "Request body must be a JSON object");
-  const json* seconds = field(doc, "seconds");
+  const json* seconds = present_field(doc, "seconds");
   if (!seconds) return 60;
   if (!seconds->is_number_integer() || seconds->get<std::int64_t>() < 1 ||
       seconds->get<std::int64_t>() > 86400 * 365) {
@@ -232,7 +225,7 @@ ConfigureRequest parse_configure_body(const std::string& body, const config::Lim
   const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "queue is required");
   ConfigureRequest out;
-  const json* queue = field(doc, "queue");
+  const json* queue = present_field(doc, "queue");
   if (!queue || !queue->is_string() || queue->get_ref<const std::string&>().empty()) {
     throw HttpError(400, "queue is required");
   }
@@ -240,7 +233,7 @@ ConfigureRequest parse_configure_body(const std::string& body, const config::Lim
   check_name(out.queue, "queue", limits);
   out.namespace_name = optional_name(doc, "namespace", "namespace", limits).value_or("");
   out.task = optional_name(doc, "task", "task", limits).value_or("");
-  if (const json* options = field(doc, "options")) {
+  if (const json* options = present_field(doc, "options")) {
     if (!options->is_object()) throw HttpError(400, "options must be an object");
     out.options_json = dump(*options);
   }
@@ -249,7 +242,7 @@ ConfigureRequest parse_configure_body(const std::string& body, const config::Lim
 
 bool parse_enabled_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
-  const json* enabled = doc.is_object() ? field(doc, "enabled") : nullptr;
+  const json* enabled = doc.is_object() ? present_field(doc, "enabled") : nullptr;
   if (!enabled || !enabled->is_boolean()) throw HttpError(400, "enabled (boolean) is required");
   return enabled->get<bool>();
 }
