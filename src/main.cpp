@@ -20,6 +20,7 @@
 #include "broker/spool_bridge.h"
 #include "broker/statistics.h"
 #include "config/config.h"
+#include "db/boot_check.h"
 #include "db/consumer_groups_db.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
@@ -117,6 +118,23 @@ std::optional<std::unique_ptr<auth::Gate>> make_gate(const config::Config& confi
     spdlog::critical("auth: {}", e.what());
     return std::nullopt;
   }
+}
+
+// A database that refuses this broker's configuration stops the boot (exit
+// 2, one line naming the variable to fix); one that is down does not: the
+// broker boots into spool mode and drains once it is back.
+bool database_usable_or_reported(const config::DbConfig& config) {
+  const db::BootCheck check = db::check_database_at_boot(config);
+  switch (check.outcome) {
+    case db::BootCheck::Outcome::Usable: return true;
+    case db::BootCheck::Outcome::Unreachable:
+      spdlog::warn("db: {}; booting anyway, pushes go to the spool until it answers", check.detail);
+      return true;
+    case db::BootCheck::Outcome::Misconfigured:
+      spdlog::critical("db: {}", check.detail);
+      return false;
+  }
+  return false;
 }
 
 int wait_for_termination(const sigset_t& termination) {
@@ -221,6 +239,7 @@ int main() {
   }
   const std::optional<std::unique_ptr<auth::Gate>> gate = make_gate(loaded->config);
   if (!gate) return kExitBadConfig;
+  if (!database_usable_or_reported(loaded->config.db)) return kExitBadConfig;
   const int status = run(loaded->config, std::move(mesh_options.options), gate->get(), termination);
   if (*gate) (*gate)->stop();
   return status;

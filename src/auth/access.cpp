@@ -7,8 +7,22 @@ const char* to_string(AccessLevel level) {
     case AccessLevel::ReadOnly: return "read-only";
     case AccessLevel::ReadWrite: return "read-write";
     case AccessLevel::Admin: return "admin";
+    case AccessLevel::Operator: return "operator";
   }
   return "unknown";
+}
+
+AccessLevel held_level(AccessLevel role_level, const std::string& tenant) {
+  return role_level == AccessLevel::Admin && tenant.empty() ? AccessLevel::Operator : role_level;
+}
+
+std::optional<std::string> access_refusal(AccessLevel held, AccessLevel route) {
+  if (held >= route) return std::nullopt;
+  if (route == AccessLevel::Operator) {
+    return "Insufficient permissions: this route acts on the whole cell and needs the operator level (an admin "
+           "token without a tenant claim); a tenant's admin cannot use it";
+  }
+  return "Insufficient permissions";
 }
 
 std::string to_string(const RouteAccess& access) {

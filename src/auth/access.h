@@ -31,7 +31,15 @@ class RouteAccess {
   std::optional<AccessLevel> level_;
 };
 
-// "public", "read-only", "read-write", "admin" (tests and docs).
+// The level a verified token holds: its role's, except that an admin token
+// without a tenant claim (tenant "", the default tenant) is the operator.
+AccessLevel held_level(AccessLevel role_level, const std::string& tenant);
+
+// Why a principal holding `held` may not call a route demanding `route`
+// (the 403 error), or empty when it may.
+std::optional<std::string> access_refusal(AccessLevel held, AccessLevel route);
+
+// "public", "read-only", "read-write", "admin", "operator" (tests and docs).
 std::string to_string(const RouteAccess& access);
 const char* to_string(AccessLevel level);
 

@@ -117,11 +117,17 @@ Admission Gate::admit(std::string_view authorization, std::string_view path, con
     cached = std::move(verification.token);
   }
   VerifiedToken& verified = *cached;
-  if (route && (!verified.level || *verified.level < route->level())) return refuse(403, "Insufficient permissions");
+  const AccessLevel held = verified.level ? held_level(*verified.level, verified.tenant) : AccessLevel::ReadOnly;
+  if (route && !verified.level) return refuse(403, "Insufficient permissions");
+  if (route) {
+    if (std::optional<std::string> refusal = access_refusal(held, route->level())) {
+      return refuse(403, std::move(*refusal));
+    }
+  }
   Admission admission{true, Principal{}, 0, {}};
   admission.principal.tenant = std::move(verified.tenant);
   admission.principal.subject = std::move(verified.subject);
-  admission.principal.level = verified.level.value_or(AccessLevel::ReadOnly);
+  admission.principal.level = held;
   return admission;
 }
 

@@ -100,13 +100,22 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
   rethrow_db_failure(e, metrics_, transient_is_unavailable);
 }
 
+void throw_request_transient(const db::DbError& e, bool transient_is_unavailable) {
+  const char* text = db::transient_failure_text(e.sqlstate());
+  const std::string message = text != nullptr ? text : kDatabaseUnavailable;
+  spdlog::warn("db: request failed transiently ({}): {}", e.sqlstate(), e.what());
+  if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, message, kRequestTransientRetryAfterS);
+  throw BrokerError(ErrorKind::Internal, message);
+}
+
 void rethrow_db_failure(const db::DbError& e, metrics::Metrics& metrics, bool transient_is_unavailable) {
   metrics.record_db_error();
-  if (e.transient()) {
-    spdlog::warn("db: transient failure: {}", e.what());
+  if (e.connection_lost()) {
+    spdlog::warn("db: database unavailable: {}", e.what());
     if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
     throw BrokerError(ErrorKind::Internal, kDatabaseUnavailable);
   }
+  if (e.transient()) throw_request_transient(e, transient_is_unavailable);
   // Clients see the primary message alone (db/error_text.h); the full text,
   // CONTEXT lines and echoed parameters included, is for the log only.
   if (is_bad_input(e)) {
@@ -226,11 +235,14 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
     return combiner_.submit(encoded, origin);
   } catch (const db::DbError& e) {
     metrics_.record_db_error();
-    if (e.transient()) {
+    if (e.connection_lost()) {
       spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
       if (spool_ != nullptr) spool_->note_database_unavailable(e.what());
       return std::nullopt;
     }
+    // This request's own failure (a statement or lock timeout on a contended
+    // partition): answered alone, nothing spooled, no other push changes path.
+    if (e.transient()) throw_request_transient(e, /*transient_is_unavailable=*/true);
     if (is_bad_input(e)) {
       spdlog::info("push: rejected by the database ({}): {}", e.sqlstate(), e.what());
       throw BrokerError(ErrorKind::BadRequest, e.client_message());
@@ -509,6 +521,9 @@ DatabaseHealth Broker::database_health() {
   } catch (const db::DbError& e) {
     spdlog::debug("health: database ping failed: {}", e.what());
     h.error = e.client_message();
+    if (const std::optional<db::ConfigurationFault> fault = db::configuration_fault(e.sqlstate())) {
+      h.configuration_fault = std::string(fault->cause) + " (SQLSTATE " + e.sqlstate() + "): fix " + fault->variable;
+    }
   }
   return h;
 }

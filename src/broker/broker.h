@@ -32,10 +32,20 @@ namespace queen::broker {
 class SpoolBridge;
 
 // The one mapping of a database failure to a BrokerError (counted in
-// `metrics`): transient -> Unavailable (Internal when !transient_is_unavailable),
-// SQLSTATE class 22 -> BadRequest, anything else -> Internal.
+// `metrics`): connection lost -> Unavailable "database unavailable"; a
+// request-transient failure -> Unavailable naming it (statement timeout ...)
+// with Retry-After; (both Internal when !transient_is_unavailable); SQLSTATE
+// class 22 -> BadRequest, anything else -> Internal.
 [[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
                                      bool transient_is_unavailable = true);
+
+// Retry-After of a request that failed transiently on its own (a statement
+// or lock timeout, a serialization failure): the next attempt may well pass.
+inline constexpr int kRequestTransientRetryAfterS = 1;
+
+// The BrokerError of a request-transient DbError (db::FailureClass::Transient):
+// Unavailable with db::transient_failure_text and Retry-After, or Internal.
+[[noreturn]] void throw_request_transient(const db::DbError& error, bool transient_is_unavailable);
 
 class Broker {
  public:

@@ -109,6 +109,9 @@ struct DatabaseHealth {
   bool connected = false;
   std::chrono::microseconds latency{0};
   std::string error;  // why the ping failed
+  // Set when the ping failed because the database cannot be used as
+  // configured (wrong password, no such database ...): waiting will not help.
+  std::string configuration_fault;
 };
 
 }  // namespace queen::broker

@@ -1,6 +1,7 @@
 #pragma once
 // The one exception type the db module throws: a failed database call with
-// its SQLSTATE ("" for connection-level failures) and its failure class.
+// its SQLSTATE ("" when the failure carried none) and its failure class
+// (db/sqlstate.h).
 //
 // what() is the full text (severity, DETAIL, HINT, CONTEXT lines ...): for
 // the log only. client_message() is the primary message alone
@@ -8,6 +9,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "db/error_text.h"
 #include "db/sqlstate.h"
@@ -18,24 +20,42 @@ class DbError : public std::runtime_error {
  public:
   // `message` as the server or libpq rendered it.
   DbError(const std::string& message, std::string sqlstate)
-      : std::runtime_error(message), sqlstate_(std::move(sqlstate)), client_message_(primary_message(message)) {}
+      : std::runtime_error(message),
+        sqlstate_(std::move(sqlstate)),
+        class_(classify_sqlstate(sqlstate_)),
+        client_message_(primary_message(message)) {}
   // `context` (the call that failed) prefixes the logged text only.
   DbError(const std::string& context, const std::string& server_text, std::string sqlstate)
       : std::runtime_error(context + ": " + server_text),
         sqlstate_(std::move(sqlstate)),
+        class_(classify_sqlstate(sqlstate_)),
         client_message_(primary_message(server_text)) {}
 
+  // No connection could be had: ConnectionLost whatever the SQLSTATE says
+  // (28P01 on connecting is no reason to give up a spooled event), which
+  // stays readable for readiness (configuration_fault).
+  static DbError connection_failure(const std::string& context, const std::string& text, std::string sqlstate) {
+    DbError e(context, text, std::move(sqlstate));
+    e.class_ = FailureClass::ConnectionLost;
+    return e;
+  }
+
   const std::string& sqlstate() const noexcept { return sqlstate_; }
-  FailureClass failure_class() const noexcept { return classify_sqlstate(sqlstate_); }
-  bool transient() const noexcept { return failure_class() == FailureClass::Transient; }
+  FailureClass failure_class() const noexcept { return class_; }
+  // Worth retrying later with the same bytes (ConnectionLost or Transient).
+  bool transient() const noexcept { return retry_later(class_); }
+  // The database is out of reach for every request (spool mode).
+  bool connection_lost() const noexcept { return class_ == FailureClass::ConnectionLost; }
   const std::string& client_message() const noexcept { return client_message_; }
 
  private:
   std::string sqlstate_;
+  FailureClass class_;
   std::string client_message_;
 };
 
-// Whether a captured failure is a transient DbError (anything else is not).
+// Whether a captured failure is a DbError worth retrying later (anything
+// else is not): a combined call that failed so is not retried per request.
 inline bool is_transient_failure(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);

@@ -2,6 +2,7 @@
 
 #include <pqxx/except>
 
+#include "db/connect_probe.h"
 #include "db/sqlstate.h"
 
 #include <spdlog/spdlog.h>
@@ -13,7 +14,6 @@ FailureVerdict interpret_failure(const char* what, const std::exception& failure
   if (const auto* broken = dynamic_cast<const pqxx::broken_connection*>(&failure)) {
     v.discard_connection = true;
     v.retry = facts.connection_reused && facts.first_attempt;
-    v.marks_unhealthy = !v.retry;
     v.error.emplace(what, broken->what(), "");
   } else if (const auto* server = dynamic_cast<const pqxx::sql_error*>(&failure)) {
     v.error.emplace(what, server->what(), server->sqlstate());
@@ -22,32 +22,42 @@ FailureVerdict interpret_failure(const char* what, const std::exception& failure
       v.discard_connection = true;
       v.discard_idle_connections = true;
       v.retry = facts.first_attempt;
-      v.marks_unhealthy = !v.retry;
     } else {
       v.discard_connection = !facts.connection_open;
-      v.marks_unhealthy = v.error->transient();
     }
   } else if (const auto* other = dynamic_cast<const pqxx::failure*>(&failure)) {
     v.discard_connection = true;
-    v.marks_unhealthy = true;
     v.error.emplace(what, other->what(), "");
   } else if (const auto* decoding = dynamic_cast<const DbError*>(&failure)) {
     v.error.emplace(what, decoding->what(), decoding->sqlstate());
-    v.marks_unhealthy = v.error->transient();
   }
+  // Only a lost connection tells readiness (and the spool) that the database
+  // is failing; one request's timeout says nothing about the others.
+  v.marks_unhealthy = v.error && !v.retry && enters_spool_mode(v.error->failure_class());
   return v;
 }
 
 ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup)
-    : pool_(config, std::move(setup)) {}
+    : pool_(config, std::move(setup)), conninfo_(build_conninfo(config)) {}
 
 ConnectionPool::Lease ProcedureRunner::acquire(const char* what) {
   try {
     return pool_.acquire();
   } catch (const DbError& e) {
-    // No connection could be had (none free in time, or the database refused one).
+    // No connection could be had (none free in time, or the database refused
+    // one): the database is out of reach for every caller, whatever the cause.
     healthy_.store(false, std::memory_order_relaxed);
-    throw DbError(what, e.what(), e.sqlstate());
+    std::string sqlstate = e.sqlstate();
+    // libpq gives a server's refusal as text only; a probe learns its SQLSTATE
+    // so readiness can tell a wrong password from an outage.
+    if (sqlstate.empty() && server_refused_connection(e.what())) sqlstate = probe_connection(conninfo_).sqlstate;
+    const std::optional<ConfigurationFault> fault = configuration_fault(sqlstate);
+    if (fault && !fault_reported_.exchange(true)) {
+      spdlog::error("db: the database refuses this broker: {} (SQLSTATE {}): fix {}; /health/ready answers 503 "
+                    "until it accepts connections again",
+                    fault->cause, sqlstate, fault->variable);
+    }
+    throw DbError::connection_failure(what, e.what(), std::move(sqlstate));
   }
 }
 

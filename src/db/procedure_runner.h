@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include <pqxx/nontransaction>
 
@@ -30,22 +31,23 @@ struct FailureVerdict {
   bool retry = false;               // try once more on another connection
   bool discard_connection = false;  // do not give the connection back to the pool
   bool discard_idle_connections = false;  // close the pool's idle connections too (same server, same fate)
-  bool marks_unhealthy = false;     // readiness should hear that the database is failing
+  bool marks_unhealthy = false;     // the connection is lost (readiness should hear that the database is failing)
 };
 
 // The one interpretation of a failure thrown while `what` (the operation, e.g.
 // "pop_messages") ran on a pooled connection:
 // - broken connection: discarded; retried once when the connection had been
 //   idle in the pool (it may have died meanwhile, e.g. a database restart),
-//   otherwise a transient DbError that marks the database unhealthy;
-// - server error: a DbError with its SQLSTATE; unhealthy when transient; the
-//   connection is discarded only when it closed;
+//   otherwise a ConnectionLost DbError that marks the database unhealthy;
+// - server error: a DbError with its SQLSTATE; unhealthy only when its class
+//   is ConnectionLost (08, 57P01-57P05: a statement or lock timeout is the
+//   request's own failure); the connection is discarded only when it closed;
 // - read-only server (25006, e.g. after a failover the pool still holds
 //   connections to the demoted primary): this connection and every idle one
 //   are discarded and the call is retried once on a new connection, which
 //   target_session_attrs=read-write opens on the current primary;
 // - any other libpqxx failure (in doubt, protocol violation ...): the
-//   connection is not trusted; a transient DbError, unhealthy;
+//   connection is not trusted; a ConnectionLost DbError, unhealthy;
 // - a DbError from decoding the result: named after `what`, SQLSTATE kept;
 // - anything else: not interpreted (error empty).
 FailureVerdict interpret_failure(const char* what, const std::exception& failure, const AttemptFacts& facts);
@@ -58,7 +60,9 @@ class ProcedureRunner {
   ProcedureRunner& operator=(const ProcedureRunner&) = delete;
 
   // Runs body(nontransaction&) on a pooled connection and returns its value.
-  // Every failure leaves as a DbError naming `what` (see interpret_failure).
+  // Every failure leaves as a DbError naming `what` (see interpret_failure);
+  // no connection to be had is a DbError::connection_failure (its SQLSTATE,
+  // when the server refused the connection, is probed: 28P01, 3D000 ...).
   template <typename Body>
   auto run(const char* what, Body&& body) {
     for (int attempt = 1;; ++attempt) {
@@ -67,6 +71,7 @@ class ProcedureRunner {
         pqxx::nontransaction tx(lease.connection());
         auto result = body(tx);
         healthy_.store(true, std::memory_order_relaxed);
+        fault_reported_.store(false, std::memory_order_relaxed);
         return result;
       } catch (const std::exception& failure) {
         settle_failure(what, lease, failure, attempt);  // returns only to retry
@@ -74,8 +79,8 @@ class ProcedureRunner {
     }
   }
 
-  // False after a failure that says the database is unreachable or
-  // struggling, true again after the next successful call. Optimistic until
+  // False after a failure that says the database is unreachable (class
+  // ConnectionLost), true again after the next successful call. Optimistic until
   // the first call says otherwise; readiness pings anyway.
   bool healthy() const { return healthy_.load(std::memory_order_relaxed); }
   PoolStats pool_stats() const { return pool_.stats(); }
@@ -88,7 +93,9 @@ class ProcedureRunner {
   void settle_failure(const char* what, ConnectionPool::Lease& lease, const std::exception& failure, int attempt);
 
   ConnectionPool pool_;
+  const std::string conninfo_;  // for the probe that names a refused connection's SQLSTATE
   std::atomic<bool> healthy_{true};
+  std::atomic<bool> fault_reported_{false};  // a configuration fault was logged since the last success
 };
 
 }  // namespace queen::db

@@ -10,7 +10,7 @@ void register_buffer_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   const std::string server_id = context.config.process.server_id;
 
-  router.add("GET", "/api/v1/status/buffers", auth::AccessLevel::ReadOnly, [&broker, server_id](const Request&) {
+  router.add("GET", "/api/v1/status/buffers", auth::AccessLevel::Operator, [&broker, server_id](const Request&) {
     const broker::SpoolStatus spool = broker.spool_status();
     const broker::DatabaseHealth db = broker.database_health();
     nlohmann::json database = {

@@ -29,14 +29,17 @@ void register_health_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  // Readiness: 503 only while the broker can neither reach
-  // PostgreSQL nor write its spool (a broker that can spool still accepts
-  // pushes). Startup recovery runs before the listener binds, so no answer
-  // at all comes before it ends.
+  // Readiness: 503 while the broker can neither reach PostgreSQL nor write
+  // its spool (a broker that can spool still accepts pushes through an
+  // outage), and while the database refuses it for good (wrong password, no
+  // such database, no schema: spooling would not end without an operator).
+  // Startup recovery runs before the listener binds, so no answer at all
+  // comes before it ends.
   router.add("GET", "/health/ready", auth::kPublic, [&broker](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
     const bool spool_writable = broker.spool_status().healthy;
-    const bool ready = db.connected || spool_writable;
+    const bool misconfigured = !db.configuration_fault.empty();
+    const bool ready = (db.connected || spool_writable) && !misconfigured;
     nlohmann::json body = {
         {"status", ready ? "ready" : "not_ready"},
         {"database", db.connected ? "connected" : "disconnected"},
@@ -47,6 +50,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
     } else {
       body["error"] = db.error;
     }
+    if (misconfigured) body["reason"] = "database unusable as configured: " + db.configuration_fault;
     return Response::json(ready ? 200 : 503, body.dump());
   });
 }

@@ -34,7 +34,7 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("GET", "/api/v1/system/maintenance", auth::AccessLevel::Admin, [&broker](const Request&) {
+  router.add("GET", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&broker](const Request&) {
     const broker::MaintenanceStatus s = broker.maintenance_status();
     nlohmann::json body = {
         {"maintenanceMode", s.push_maintenance},
@@ -46,7 +46,7 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance", auth::AccessLevel::Admin, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&broker, &limits](const Request& request) {
     const bool enabled = parse_enabled_body(request.body, limits);
     const broker::MaintenanceStatus s = broker.set_push_maintenance(enabled);
     nlohmann::json body = {
@@ -59,13 +59,13 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("GET", "/api/v1/system/maintenance/pop", auth::AccessLevel::Admin, [&broker](const Request&) {
+  router.add("GET", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&broker](const Request&) {
     const broker::MaintenanceStatus s = broker.maintenance_status();
     nlohmann::json body = {{"popMaintenanceMode", s.pop_maintenance}, {"message", pop_message(s.pop_maintenance)}};
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance/pop", auth::AccessLevel::Admin, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&broker, &limits](const Request& request) {
     const bool enabled = parse_enabled_body(request.body, limits);
     const broker::MaintenanceStatus s = broker.set_pop_maintenance(enabled);
     nlohmann::json body = {{"popMaintenanceMode", s.pop_maintenance}, {"message", pop_message(s.pop_maintenance)}};

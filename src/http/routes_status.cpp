@@ -23,7 +23,7 @@ void register_status_routes(Router& router, const RouteContext& context) {
                        {{"from", "to", "queue", "namespace", "task", "interval"}}, statistics, limits);
 
   // Python sends no body at all: none is read.
-  router.add("POST", "/api/v1/stats/refresh", auth::AccessLevel::Admin, [statistics](const Request&) {
+  router.add("POST", "/api/v1/stats/refresh", auth::AccessLevel::Operator, [statistics](const Request&) {
     if (statistics == nullptr) return Response::error(503, "statistics unavailable");
     return Response::json(200, statistics->refresh());
   });

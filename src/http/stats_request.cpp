@@ -49,7 +49,7 @@ std::string stats_params_json(const Request& request, const StatsParams& params,
 
 void add_stats_view_route(Router& router, const std::string& pattern, db::StatsView view, StatsParams params,
                           broker::Statistics* statistics, const config::LimitsConfig& limits) {
-  router.add("GET", pattern, auth::AccessLevel::ReadOnly,
+  router.add("GET", pattern, params.level,
              [view, params, statistics, &limits](const Request& request) {
                if (statistics == nullptr) return Response::error(503, "statistics unavailable");
                const std::string params_json = stats_params_json(request, params, limits);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/principal.h"
 #include "broker/statistics.h"
 #include "config/config.h"
 #include "http/http_types.h"
@@ -20,6 +21,8 @@ struct StatsParams {
   std::vector<std::string> accepted;  // from, to, queue, namespace, task, search, hostname, workerId, interval
   int default_limit = 0;                        // > 0: limit/offset paging with this default
   bool queue_in_path = false;                   // :queue names the queue; unknown -> 404 "Queue not found"
+  // Operator for the cell-wide views (every broker's figures, the database's): docs/auth.md.
+  auth::AccessLevel level = auth::AccessLevel::ReadOnly;
 };
 
 // The procedure's parameters: from/to (ISO-8601 or epoch ms; 400 otherwise)

@@ -382,6 +382,8 @@ TEST(ReplayOutcomeOf, ClassifiesBySqlstate) {
   EXPECT_EQ(replay_outcome_of(db::DbError("statement timeout", "57014")).kind, Kind::Transient);
   EXPECT_EQ(replay_outcome_of(db::DbError("deadlock", "40P01")).kind, Kind::Transient);
   EXPECT_EQ(replay_outcome_of(db::DbError("too many connections", "53300")).kind, Kind::Transient);
+  // A lock timeout is no reason to quarantine accepted messages.
+  EXPECT_EQ(replay_outcome_of(db::DbError("lock timeout", "55P03")).kind, Kind::Transient);
   const spool::ReplayOutcome bad = replay_outcome_of(db::DbError("push item 0: traceId must be a UUID", "22023"));
   EXPECT_EQ(bad.kind, Kind::Permanent);
   EXPECT_NE(bad.error.find("22023"), std::string::npos);
@@ -788,6 +790,60 @@ spool::SpoolEvent acme_event(const std::string& queue, const std::string& txid) 
   spool::SpoolEvent e = event(queue, txid);
   e.tenant = "acme";
   return e;
+}
+
+TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
+  // Issue 20, item 5: a statement or lock timeout on one tenant's partition
+  // fails that push alone; the broker stays out of spool mode.
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(), nullptr);
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
+
+  for (const char* sqlstate : {"57014", "55P03", "40P01"}) {
+    db.fail_sqlstate = sqlstate;
+    try {
+      broker.push({item("contended", "p0", std::string("t-") + sqlstate)}, PushOrigin{"acme", std::nullopt});
+      ADD_FAILURE() << sqlstate << ": the push was answered";
+    } catch (const BrokerError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unavailable) << sqlstate;
+      EXPECT_EQ(e.retry_after_s(), kRequestTransientRetryAfterS) << sqlstate;
+      EXPECT_EQ(std::string(e.what()), db::transient_failure_text(sqlstate));
+    }
+    EXPECT_TRUE(bridge.database_available()) << sqlstate;
+    EXPECT_EQ(bridge.route_push(), PushRoute::Database) << sqlstate;
+  }
+  EXPECT_EQ(broker.spool_status().pending, 0u);
+  EXPECT_TRUE(broker.spool_status().db_healthy);
+
+  // Another tenant's push right after goes straight to the database.
+  db.fail_sqlstate.clear();
+  const PushOutcome other = broker.push({item("orders", "p0", "g1")}, PushOrigin{"globex", std::nullopt});
+  ASSERT_EQ(other.items.size(), 1u);
+  EXPECT_EQ(other.items[0].status, PushStatus::Queued);
+  EXPECT_EQ(broker.spool_status().pending, 0u);
+  broker.begin_shutdown();
+}
+
+TEST(BrokerWithSpool, ALostConnectionStillSpools) {
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters;
+  metrics::Metrics metrics;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(), nullptr);
+  const config::Config config = broker_config();
+  MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+  Broker broker(config, db, waiters, metrics, flags, &bridge);
+  db.fail_sqlstate = "57P01";  // admin shutdown: the session is gone for everyone
+  const PushOutcome outcome = broker.push({item("q", "p0", "a")});
+  ASSERT_EQ(outcome.items.size(), 1u);
+  EXPECT_EQ(outcome.items[0].status, PushStatus::Buffered);
+  EXPECT_FALSE(bridge.database_available());
+  broker.begin_shutdown();
 }
 
 TEST(SpoolReplayEncryption, APlaintextRecordTheDatabaseRefusesIsSealedAndSentOnce) {

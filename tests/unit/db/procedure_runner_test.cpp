@@ -63,15 +63,42 @@ TEST(InterpretFailure, PermanentServerErrorKeepsItsSqlstateAndTheConnection) {
   EXPECT_EQ(v.error->client_message(), "invalid key");
 }
 
-TEST(InterpretFailure, TransientServerErrorMarksUnhealthy) {
+TEST(InterpretFailure, ARequestsOwnTimeoutLeavesTheDatabaseHealthy) {
+  // One tenant's statement or lock timeout says nothing about the others: no
+  // spool mode, readiness unchanged, the connection kept.
+  for (const char* sqlstate : {"57014", "55P03", "40001", "40P01"}) {
+    const FailureVerdict v = interpret_failure(
+        "push_messages", pqxx::sql_error("ERROR:  canceling statement due to statement timeout", "q", sqlstate),
+        fresh_connection());
+    ASSERT_TRUE(v.error) << sqlstate;
+    EXPECT_TRUE(v.error->transient()) << sqlstate;
+    EXPECT_EQ(v.error->failure_class(), queen::db::FailureClass::Transient) << sqlstate;
+    EXPECT_FALSE(v.error->connection_lost()) << sqlstate;
+    EXPECT_FALSE(v.marks_unhealthy) << sqlstate;
+    EXPECT_FALSE(v.discard_connection) << sqlstate;
+    EXPECT_FALSE(v.retry) << sqlstate;
+  }
+}
+
+TEST(InterpretFailure, ConnectionClassServerErrorMarksUnhealthy) {
   const FailureVerdict v = interpret_failure(
-      "claim_due_timers", pqxx::sql_error("ERROR:  canceling statement due to statement timeout", "q", "57014"),
+      "claim_due_timers", pqxx::sql_error("FATAL:  the database system is shutting down", "q", "57P03"),
       fresh_connection());
   ASSERT_TRUE(v.error);
-  EXPECT_TRUE(v.error->transient());
+  EXPECT_TRUE(v.error->connection_lost());
   EXPECT_TRUE(v.marks_unhealthy);
-  EXPECT_FALSE(v.discard_connection);
   EXPECT_FALSE(v.retry);
+}
+
+TEST(DbError, AConnectionFailureIsConnectionLostWhateverItsSqlstate) {
+  // A wrong password on connecting: the spool keeps its events (retry later),
+  // readiness reads the SQLSTATE.
+  const queen::db::DbError e =
+      queen::db::DbError::connection_failure("push_messages", "FATAL:  password authentication failed", "28P01");
+  EXPECT_TRUE(e.connection_lost());
+  EXPECT_TRUE(e.transient());
+  EXPECT_EQ(e.sqlstate(), "28P01");
+  EXPECT_FALSE(queen::db::DbError("push_messages", "ERROR:  28P01 on a call", "28P01").transient());
 }
 
 TEST(InterpretFailure, ServerErrorThatClosedTheConnectionDiscardsIt) {

@@ -1,0 +1,78 @@
+#include "db/boot_check.h"
+
+#include <pqxx/connection>
+#include <pqxx/except>
+
+#include "config/db_hosts.h"
+#include "db/connect_probe.h"
+#include "db/connection_pool.h"
+#include "db/sqlstate.h"
+#include "db/statements.h"
+
+namespace queen::db {
+namespace {
+
+// The statements without which no push, pop or ack can be served.
+constexpr const char* kRequestPath[] = {
+    statement::kPushMessages, statement::kPopMessages,  statement::kAckMessages,  statement::kPopMany,
+    statement::kAckMany,      statement::kGetSystemFlag, statement::kSetSystemFlag, statement::kConfigureQueue,
+    statement::kExtendLease,  statement::kRunTransaction,
+};
+
+std::string target(const config::DbConfig& c) {
+  return "PG_DB=" + c.name + " as PG_USER=" + c.user + " on " + config::join_list(c.hosts) + ":" +
+         config::join_list(c.ports);
+}
+
+// The first line of libpq's or the server's text, without its trailing newline.
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+BootCheck misconfigured(const config::DbConfig& c, const ConfigurationFault& fault, const std::string& sqlstate,
+                        const std::string& server_text) {
+  BootCheck check;
+  check.outcome = BootCheck::Outcome::Misconfigured;
+  check.detail = std::string(fault.cause) + " (SQLSTATE " + sqlstate + ") for " + target(c) + ": fix " +
+                 fault.variable + " [" + first_line(server_text) + "]";
+  return check;
+}
+
+}  // namespace
+
+BootCheck check_database_at_boot(const config::DbConfig& c) {
+  const std::string conninfo = build_conninfo(c);
+  const ConnectProbe probe = probe_connection(conninfo);
+  if (!probe.connected) {
+    if (const std::optional<ConfigurationFault> fault = configuration_fault(probe.sqlstate)) {
+      return misconfigured(c, *fault, probe.sqlstate, probe.message);
+    }
+    BootCheck check;
+    check.outcome = BootCheck::Outcome::Unreachable;
+    check.detail = "cannot reach " + target(c) + ": " + first_line(probe.message);
+    return check;
+  }
+  try {
+    pqxx::connection connection(conninfo);
+    register_statements(connection);
+    for (const char* name : kRequestPath) connection.prepare_now(name);
+  } catch (const pqxx::sql_error& e) {
+    if (const std::optional<ConfigurationFault> fault = configuration_fault(e.sqlstate())) {
+      return misconfigured(c, *fault, e.sqlstate(), e.what());
+    }
+    BootCheck check;
+    check.outcome = BootCheck::Outcome::Unreachable;  // e.g. a shutdown between probe and check
+    check.detail = "checking the schema of " + target(c) + " failed: " + first_line(e.what());
+    return check;
+  } catch (const std::exception& e) {
+    BootCheck check;
+    check.outcome = BootCheck::Outcome::Unreachable;
+    check.detail = "cannot reach " + target(c) + ": " + first_line(e.what());
+    return check;
+  }
+  return {};
+}
+
+}  // namespace queen::db
