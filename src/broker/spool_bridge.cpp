@@ -360,7 +360,9 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
       }
     } catch (const db::DbError& e) {
       spool::ReplayOutcome outcome = replay_outcome_of(e);
-      if (outcome.kind == spool::ReplayOutcome::Kind::Transient) mark_database_unavailable(outcome.error);
+      // Only a lost connection is spool mode (db/sqlstate.h); a lock timeout on
+      // a contended partition is retried later like any transient failure.
+      if (e.connection_lost()) mark_database_unavailable(outcome.error);
       notify_committed(stored_queues);
       return outcome;
     }

@@ -2,7 +2,10 @@
 
 #include <poll.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
+#include <string>
 
 #include <libpq-fe.h>
 
@@ -15,20 +18,24 @@ struct ConnCloser {
   void operator()(PGconn* c) const { PQfinish(c); }
 };
 
-// Waits until libpq's socket is ready the way PQconnectPoll asked; libpq's
-// own connect_timeout ends a stuck attempt (PQconnectPoll fails then).
-bool wait_socket(PGconn* conn, PostgresPollingStatusType want) {
+using Clock = std::chrono::steady_clock;
+
+// Waits until libpq's socket is ready the way PQconnectPoll asked, or the
+// deadline passes (libpq applies connect_timeout only to blocking connects).
+bool wait_socket(PGconn* conn, PostgresPollingStatusType want, Clock::time_point deadline) {
   pollfd fd{};
   fd.fd = PQsocket(conn);
   if (fd.fd < 0) return false;
   fd.events = want == PGRES_POLLING_READING ? POLLIN : POLLOUT;
-  constexpr int kSliceMs = 1000;  // re-enter PQconnectPoll now and then: it checks the timeout
-  return poll(&fd, 1, kSliceMs) >= 0;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  if (left <= 0) return false;
+  return poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1000))) >= 0;
 }
 
 }  // namespace
 
-ConnectProbe probe_connection(const std::string& conninfo) {
+ConnectProbe probe_connection(const std::string& conninfo, std::chrono::milliseconds timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout;
   ConnectProbe probe;
   std::unique_ptr<PGconn, ConnCloser> conn(PQconnectStart(conninfo.c_str()));
   if (!conn) {
@@ -40,7 +47,10 @@ ConnectProbe probe_connection(const std::string& conninfo) {
   PostgresPollingStatusType status = PQstatus(conn.get()) == CONNECTION_BAD ? PGRES_POLLING_FAILED
                                                                             : PGRES_POLLING_WRITING;
   while (status == PGRES_POLLING_READING || status == PGRES_POLLING_WRITING) {
-    if (!wait_socket(conn.get(), status)) break;
+    if (!wait_socket(conn.get(), status, deadline)) {
+      probe.message = "timed out after " + std::to_string(timeout.count()) + " ms connecting";
+      return probe;
+    }
     status = PQconnectPoll(conn.get());
   }
   if (status == PGRES_POLLING_OK && PQstatus(conn.get()) == CONNECTION_OK) {

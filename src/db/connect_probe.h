@@ -8,6 +8,7 @@
 // SQLSTATE whatever language the server speaks. Used at boot and when a pool
 // connection was refused by the server (not when it was unreachable: that
 // would wait out connect_timeout twice).
+#include <chrono>
 #include <string>
 
 namespace queen::db {
@@ -18,8 +19,7 @@ struct ConnectProbe {
   std::string message;   // libpq's text (verbose), "" when connected
 };
 
-// One connection attempt to `conninfo` (libpq's connect_timeout bounds it),
-// closed again at once.
-ConnectProbe probe_connection(const std::string& conninfo);
+// One connection attempt to `conninfo` of at most `timeout`, closed again at once.
+ConnectProbe probe_connection(const std::string& conninfo, std::chrono::milliseconds timeout);
 
 }  // namespace queen::db

@@ -1,5 +1,7 @@
 #include "db/procedure_runner.h"
 
+#include <algorithm>
+
 #include <pqxx/except>
 
 #include "db/connect_probe.h"
@@ -38,7 +40,9 @@ FailureVerdict interpret_failure(const char* what, const std::exception& failure
 }
 
 ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup)
-    : pool_(config, std::move(setup)), conninfo_(build_conninfo(config)) {}
+    : pool_(config, std::move(setup)),
+      conninfo_(build_conninfo(config)),
+      probe_timeout_(std::max(2000, config.connection_timeout_ms)) {}
 
 ConnectionPool::Lease ProcedureRunner::acquire(const char* what) {
   try {
@@ -50,7 +54,7 @@ ConnectionPool::Lease ProcedureRunner::acquire(const char* what) {
     std::string sqlstate = e.sqlstate();
     // libpq gives a server's refusal as text only; a probe learns its SQLSTATE
     // so readiness can tell a wrong password from an outage.
-    if (sqlstate.empty() && server_refused_connection(e.what())) sqlstate = probe_connection(conninfo_).sqlstate;
+    if (sqlstate.empty() && server_refused_connection(e.what())) sqlstate = probe_connection(conninfo_, probe_timeout_).sqlstate;
     const std::optional<ConfigurationFault> fault = configuration_fault(sqlstate);
     if (fault && !fault_reported_.exchange(true)) {
       spdlog::error("db: the database refuses this broker: {} (SQLSTATE {}): fix {}; /health/ready answers 503 "

@@ -6,6 +6,7 @@
 // retries, discards connections, names its failures and marks health the
 // same way.
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +95,7 @@ class ProcedureRunner {
 
   ConnectionPool pool_;
   const std::string conninfo_;  // for the probe that names a refused connection's SQLSTATE
+  const std::chrono::milliseconds probe_timeout_;
   std::atomic<bool> healthy_{true};
   std::atomic<bool> fault_reported_{false};  // a configuration fault was logged since the last success
 };

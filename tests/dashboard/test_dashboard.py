@@ -69,7 +69,9 @@ def test_without_a_token_the_page_says_one_is_needed_and_the_token_form_fixes_it
 
 def test_a_read_only_token_may_look_but_not_toggle_maintenance(auth_page, auth_broker):
     auth_page.open("system", token=READ_ONLY)
-    auth_page.wait_text("[data-test=spool-pending-value]", lambda t: t == "0", "the spool (read-only may read it)")
+    # The spool state is the operator's (docs/auth.md): refused like the flags.
+    auth_page.wait_text("[data-test=system-spool] [data-test=section-error]", lambda t: "403" in t,
+                        "the spool section refused")
     auth_page.wait_text("[data-test=system-maintenance] [data-test=section-error]", lambda t: "403" in t,
                         "the flags section refused")
     auth_page.click("[data-test=toggle-push]")

@@ -11,11 +11,14 @@ import pytest
 
 from auth_support import (AUDIENCE, ISSUER, SECRET, JwksServer, bearer, claims, ed25519_key, hs256,
                           hs256_signed_with_any_text, jwk, public_pem, rsa_key, signed)
-from harness import Broker, unique_name
+from harness import Broker, schema, unique_name
 from harness.api import quote
 from harness.waiting import attempts, poll_until
 
-LEVELS = {"public": -1, "read-only": 0, "read-write": 1, "admin": 2}
+LEVELS = {"public": -1, "read-only": 0, "read-write": 1, "admin": 2, "operator": 3}
+# The 403 of an operator route refused to a tenant's admin (docs/auth.md, "Access levels").
+OPERATOR_REFUSAL = ("Insufficient permissions: this route acts on the whole cell and needs the operator level (an admin "
+                    "token without a tenant claim); a tenant's admin cannot use it")
 OPENAPI_DOCUMENT = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "openapi.json")
 
 Q = unique_name("auth")
@@ -40,11 +43,11 @@ ROUTES = [
      "/api/v1/lease/00000000-0000-0000-0000-000000000000/extend", None),
     ("POST", "/api/v1/transaction", "read-write", "/api/v1/transaction", {"operations": []}),
     ("GET", "/api/v1/dlq", "read-only", f"/api/v1/dlq?queue={Q}", None),
-    ("GET", "/api/v1/status/buffers", "read-only", "/api/v1/status/buffers", None),
+    ("GET", "/api/v1/status/buffers", "operator", "/api/v1/status/buffers", None),
     ("DELETE", "/api/v1/resources/queues/:queue", "admin", f"/api/v1/resources/queues/{quote(unique_name('none'))}",
      None),
     # Statistics (docs/operations-stats.md).
-    ("POST", "/api/v1/stats/refresh", "admin", "/api/v1/stats/refresh", None),
+    ("POST", "/api/v1/stats/refresh", "operator", "/api/v1/stats/refresh", None),
     ("GET", "/api/v1/resources/overview", "read-only", "/api/v1/resources/overview", None),
     ("GET", "/api/v1/resources/queues", "read-only", "/api/v1/resources/queues", None),
     ("GET", "/api/v1/resources/queues/:queue", "read-only", f"/api/v1/resources/queues/{Q}", None),
@@ -55,18 +58,18 @@ ROUTES = [
     ("GET", "/api/v1/status/queues/:queue", "read-only", f"/api/v1/status/queues/{Q}", None),
     ("GET", "/api/v1/status/queues/:queue/messages", "read-only", f"/api/v1/status/queues/{Q}/messages", None),
     ("GET", "/api/v1/status/analytics", "read-only", "/api/v1/status/analytics", None),
-    ("GET", "/api/v1/analytics/system-metrics", "read-only", "/api/v1/analytics/system-metrics", None),
-    ("GET", "/api/v1/analytics/worker-metrics", "read-only", "/api/v1/analytics/worker-metrics", None),
-    ("GET", "/api/v1/analytics/postgres-stats", "read-only", "/api/v1/analytics/postgres-stats", None),
+    ("GET", "/api/v1/analytics/system-metrics", "operator", "/api/v1/analytics/system-metrics", None),
+    ("GET", "/api/v1/analytics/worker-metrics", "operator", "/api/v1/analytics/worker-metrics", None),
+    ("GET", "/api/v1/analytics/postgres-stats", "operator", "/api/v1/analytics/postgres-stats", None),
     ("GET", "/api/v1/analytics/queue-lag", "read-only", "/api/v1/analytics/queue-lag", None),
     ("GET", "/api/v1/analytics/queue-ops", "read-only", "/api/v1/analytics/queue-ops", None),
-    ("GET", "/api/v1/analytics/queue-parked-replicas", "read-only", "/api/v1/analytics/queue-parked-replicas", None),
+    ("GET", "/api/v1/analytics/queue-parked-replicas", "operator", "/api/v1/analytics/queue-parked-replicas", None),
     ("GET", "/api/v1/analytics/retention", "read-only", "/api/v1/analytics/retention", None),
-    ("GET", "/api/v1/system/maintenance", "admin", "/api/v1/system/maintenance", None),
-    ("POST", "/api/v1/system/maintenance", "admin", "/api/v1/system/maintenance", {"enabled": "not-a-boolean"}),
-    ("GET", "/api/v1/system/maintenance/pop", "admin", "/api/v1/system/maintenance/pop", None),
-    ("POST", "/api/v1/system/maintenance/pop", "admin", "/api/v1/system/maintenance/pop", {"enabled": "no"}),
-    ("GET", "/api/v1/system/shared-state", "admin", "/api/v1/system/shared-state", None),
+    ("GET", "/api/v1/system/maintenance", "operator", "/api/v1/system/maintenance", None),
+    ("POST", "/api/v1/system/maintenance", "operator", "/api/v1/system/maintenance", {"enabled": "not-a-boolean"}),
+    ("GET", "/api/v1/system/maintenance/pop", "operator", "/api/v1/system/maintenance/pop", None),
+    ("POST", "/api/v1/system/maintenance/pop", "operator", "/api/v1/system/maintenance/pop", {"enabled": "no"}),
+    ("GET", "/api/v1/system/shared-state", "operator", "/api/v1/system/shared-state", None),
     ("GET", "/api/v1/kv/:key", "read-only", "/api/v1/kv/auth-it-key", None),
     ("PUT", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", {"value": {"v": 1}}),
     ("DELETE", "/api/v1/kv/:key", "read-write", "/api/v1/kv/auth-it-key", None),
@@ -133,7 +136,9 @@ def test_the_route_table_here_is_the_documented_one():
 
 @pytest.mark.parametrize("method,pattern,level,path,body", ROUTES, ids=[f"{r[0]} {r[1]}" for r in ROUTES])
 def test_every_route_at_every_level(hs_broker, method, pattern, level, path, body):
-    tokens = {"read-only": hs256("read-only"), "read-write": hs256("read-write"), "admin": hs256(roles=["admin"]),
+    # An admin token without a tenant claim is the operator; with one, it is that tenant's admin.
+    tokens = {"read-only": hs256("read-only"), "read-write": hs256("read-write"),
+              "admin": hs256(roles=["admin"], tenant="globex"), "operator": hs256(roles=["admin"]),
               "no role": hs256("guest")}
     with hs_broker.client() as client:
         anonymous = call(client, method, path, body)
@@ -152,7 +157,45 @@ def test_every_route_at_every_level(hs_broker, method, pattern, level, path, bod
                 assert resp.status < 500, (holder, resp)
             else:
                 assert resp.status == 403, (holder, resp)
-                assert resp.body == {"error": "Insufficient permissions"}
+                expected = OPERATOR_REFUSAL if level == "operator" and holder != "no role" else "Insufficient permissions"
+                assert resp.body == {"error": expected}
+
+
+def test_cell_controls_refuse_a_tenant_admin_and_change_nothing(broker_factory, temp_database):
+    """Issue 20, item 6: {role: admin, tenant: globex} is globex's admin, not the cell's: maintenance (push and pop),
+    the spool state and the statistics refresh answer it 403, and a refused POST leaves the flag as it was."""
+    db = temp_database()  # the flags are cell-wide: keep them out of the shared database
+    env = {"JWT_ENABLED": "true", "JWT_SECRET": SECRET, "JWT_ISSUER": ISSUER, "JWT_AUDIENCE": AUDIENCE}
+    broker = broker_factory(pg=db.target, name=f"it-auth-operator-{unique_name('b')}", env=env)
+    tenant_admin = hs256("admin", tenant="globex")
+    operator = hs256("admin")
+    with broker.client() as client:
+        for path in ("/api/v1/system/maintenance", "/api/v1/system/maintenance/pop"):
+            assert call(client, "POST", path, {"enabled": True}, operator).status == 200
+        for method, path, body in [("GET", "/api/v1/system/maintenance", None),
+                                   ("POST", "/api/v1/system/maintenance", {"enabled": False}),
+                                   ("GET", "/api/v1/system/maintenance/pop", None),
+                                   ("POST", "/api/v1/system/maintenance/pop", {"enabled": False}),
+                                   ("GET", "/api/v1/status/buffers", None),
+                                   ("POST", "/api/v1/stats/refresh", None),
+                                   ("GET", "/api/v1/system/shared-state", None),
+                                   ("GET", "/api/v1/analytics/system-metrics", None),
+                                   ("GET", "/api/v1/analytics/postgres-stats", None)]:
+            refused = call(client, method, path, body, tenant_admin)
+            assert refused.status == 403, (method, path, refused)
+            assert refused.body == {"error": OPERATOR_REFUSAL}, (method, path, refused)
+            assert call(client, method, path, body if method == "GET" else None, operator).status != 403
+        # Both flags are still on, in the database and as the operator reads them.
+        assert schema.system_flag(db.target, "maintenance") is True
+        assert schema.system_flag(db.target, "pop_maintenance") is True
+        status = call(client, "GET", "/api/v1/system/maintenance", None, operator)
+        assert status.status == 200 and status.body["maintenanceMode"] is True, status
+        assert call(client, "GET", "/api/v1/system/maintenance/pop", None, operator).body["popMaintenanceMode"] is True
+        # The tenant admin keeps its own tenant's administration.
+        assert call(client, "DELETE", f"/api/v1/resources/queues/{unique_name('none')}", None, tenant_admin).status != 403
+        for path in ("/api/v1/system/maintenance", "/api/v1/system/maintenance/pop"):
+            assert call(client, "POST", path, {"enabled": False}, operator).status == 200
+        assert schema.system_flag(db.target, "maintenance") is False
 
 
 def test_unknown_paths_need_a_token_then_answer_404(hs_broker):

@@ -509,6 +509,16 @@ TEST(SpoolBridgeReplay, TransientFailureMarksTheDatabaseUnavailable) {
   EXPECT_TRUE(bridge.status().db_healthy);
 }
 
+TEST(SpoolBridgeReplay, ALockTimeoutIsRetriedLaterWithoutSpoolMode) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  db.fail_sqlstate = "55P03";
+  EXPECT_EQ(bridge.replay({event("q", "t1")}).kind, spool::ReplayOutcome::Kind::Transient);  // kept, never quarantined
+  EXPECT_TRUE(bridge.database_available());
+  EXPECT_EQ(bridge.route_push(), PushRoute::Database);
+}
+
 TEST(SpoolBridgeReplay, RejectedDataIsPermanentAndKeepsTheDatabaseAvailable) {
   TempDir dir;
   FakeDatabase db;

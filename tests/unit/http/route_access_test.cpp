@@ -57,7 +57,7 @@ TEST(RouteAccess, RouterPatternSpelling) {
 TEST(RouteAccess, TheDocumentIsOpenApi31WithALevelOnEveryOperation) {
   const nlohmann::json doc = nlohmann::json::parse(http::openapi_document());
   EXPECT_EQ(doc.at("openapi"), "3.1.0");
-  const std::set<std::string> levels = {"public", "read-only", "read-write", "admin"};
+  const std::set<std::string> levels = {"public", "read-only", "read-write", "admin", "operator"};
   for (const auto& [path, operations] : doc.at("paths").items()) {
     for (const auto& [method, operation] : operations.items()) {
       ASSERT_TRUE(operation.contains("x-access-level")) << method << " " << path;
