@@ -37,7 +37,7 @@ class PartitionLock:
             set application_name = '{LOCK_HOLDER}';
             begin;
             select 1 from queen.partitions p join queen.queues q on q.id = p.queue_id
-             where q.tenant = :'tenant' and q.name = :'queue' and p.name = :'partition' for update;
+             where q.tenant = :'tenant' and q.name = :'queue' and p.name = :'partition' for update of p;
             select pg_sleep(120);
             commit;"""
         try:
