@@ -174,7 +174,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   flags.start();
   recover_spool(*spool, flags.push());
   spool->start();
-  if (const std::string error = cluster.start(flags); !error.empty()) {
+  if (const std::string error = cluster.start(flags, broker.reads()); !error.empty()) {
     spdlog::critical("mesh: {}", error);
     begin_shutdown();
     spool->stop();
@@ -182,9 +182,9 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   }
 
   db::ConsumerGroupsDb consumer_groups_db(database.runner());
-  broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster);
+  broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster, broker.reads());
   // Statistics views and this broker's per-minute figures (docs/operations-stats.md).
-  broker::Statistics statistics(database.runner(), metrics);
+  broker::Statistics statistics(database.runner(), metrics, broker.reads());
   broker::BrokerMinuteFlusher minute_flusher(
       database.runner(), metrics, [&broker] { return broker.gauges(); },
       broker::BrokerMinuteOptions{config.process.server_id, config::read_hostname(), config.http.port,

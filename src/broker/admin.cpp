@@ -8,7 +8,7 @@ namespace queen::broker {
 
 DlqPage Broker::list_dlq(const DlqQuery& query) {
   try {
-    DlqPage page = db_.list_dlq(query);
+    DlqPage page = reads_.run([&] { return db_.list_dlq(query); });
     encryption_.open_dlq(page.entries);
     return page;
   } catch (const db::DbError& e) {

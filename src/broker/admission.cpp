@@ -25,4 +25,15 @@ flow::Permit admit_or_throw(flow::Arbiter& arbiter, flow::Lane lane, flow::Arbit
   return permit;
 }
 
+ReadTimedOut::ReadTimedOut(std::chrono::milliseconds timeout)
+    : BrokerError(ErrorKind::Unavailable, "read timed out: its database call ran past " +
+                                              std::to_string(timeout.count()) +
+                                              " ms (QUEEN_READ_STATEMENT_TIMEOUT_MS); ask for less (a smaller "
+                                              "limit, a narrower filter or time window)") {}
+
+bool ReadGate::timed_out(const db::DbError& e) const {
+  constexpr const char* kQueryCanceled = "57014";  // statement_timeout (or an operator's pg_cancel_backend)
+  return timeout_.count() > 0 && e.sqlstate() == kQueryCanceled;
+}
+
 }  // namespace queen::broker

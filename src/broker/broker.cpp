@@ -60,6 +60,7 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       spool_(spool),
       cluster_(cluster),
       arbiter_(flow::flow_limits_from(config.flow)),
+      reads_(arbiter_, std::chrono::milliseconds(config.flow.read_statement_timeout_ms)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
                 db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
@@ -472,7 +473,13 @@ LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, co
 // -------------------------------------------------------------- maintenance
 
 MaintenanceStatus Broker::maintenance_status() {
-  flags_.refresh();
+  try {
+    // A read like any other; refused, it answers the last known values (the
+    // refresher re-reads them every SYSTEM_FLAG_REFRESH_MS anyway).
+    reads_.run([this] { flags_.refresh(); });
+  } catch (const LaneRefused& e) {
+    spdlog::debug("maintenance: {}; answering the last known flags", e.what());
+  }
   MaintenanceStatus s;
   s.push_maintenance = push_maintenance();
   s.pop_maintenance = pop_maintenance();
@@ -533,7 +540,8 @@ std::size_t Broker::queued_for_call(flow::Lane lane) const {
     case flow::Lane::Push: return combiner_.waiting();
     case flow::Lane::Pop: return pop_combiner_.waiting();
     case flow::Lane::Ack: return ack_combiner_.waiting();
-    case flow::Lane::Maint: return 0;
+    case flow::Lane::Maint:
+    case flow::Lane::Read: return 0;
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "broker/broker_error.h"
 #include "broker/ack_combiner.h"
+#include "broker/admission.h"
 #include "broker/cluster_hooks.h"
 #include "broker/maintenance_flags.h"
 #include "broker/payload_encryption.h"
@@ -160,6 +161,10 @@ class Broker {
   // transactions and lease extensions take their database slots here, and
   // the spool's replay its Maint slots.
   flow::Arbiter& arbiter() { return arbiter_; }
+  // The Read lane and the read statement timeout: every database-backed read
+  // route's call goes through it (here, and in the Statistics, ConsumerGroups
+  // and KvStore use cases).
+  const ReadGate& reads() const { return reads_; }
 
  private:
   // Requests of `lane` queued in its combiner for a call (and so for that call's slot).
@@ -195,6 +200,7 @@ class Broker {
   SpoolBridge* const spool_;
   ClusterHooks* const cluster_;
   flow::Arbiter arbiter_;  // before the combiners, whose calls take its slots
+  const ReadGate reads_;
   PushCombiner combiner_;
   AckCombiner ack_combiner_;
   PopCombiner pop_combiner_;

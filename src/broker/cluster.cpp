@@ -33,9 +33,10 @@ Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, d
 
 Cluster::~Cluster() { stop(); }
 
-std::string Cluster::start(MaintenanceFlags& flags) {
+std::string Cluster::start(MaintenanceFlags& flags, const ReadGate& reads) {
   if (started_) return "cluster already started";
   flags_ = &flags;
+  kv_.read_through(reads);
   if (std::string error = mesh_.start(); !error.empty()) return error;
   started_ = true;
   sweeper_.start();

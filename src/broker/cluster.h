@@ -12,9 +12,10 @@
 // it tells the peers and the local sweeper. It is built before the spool and
 // the broker (both tell it what committed); what a peer's frame asks of this
 // broker is done through the parked pops it is given at construction and the
-// maintenance flags it is given at start(), the one late-bound dependency:
+// maintenance flags it is given at start(), a late-bound dependency:
 // frames only arrive between start() and stop(), and the flags follow the
-// spool, which is built after this object.
+// spool, which is built after this object. The KV reads' gate (the broker's
+// Read lane) is the other one, given at start() too, before the listener binds.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -64,8 +65,9 @@ class Cluster final : public ClusterHooks {
   // Binds the mesh port (when peers are configured), starts the sweeper and
   // the jobs. A peer's maintenance frame refreshes `flags` from then on
   // (they must outlive the Cluster). Returns why it could not start (e.g.
-  // the mesh port is taken), empty on success.
-  std::string start(MaintenanceFlags& flags);
+  // the mesh port is taken), empty on success. KV reads go through `reads`
+  // (it must outlive the Cluster).
+  std::string start(MaintenanceFlags& flags, const ReadGate& reads);
   // Called (on the mesh receive thread, so it must not block) when a peer
   // says it reconfigured or deleted a queue. Set before start().
   void on_queue_reconfigured(std::function<void(const std::string& queue)> listener);

@@ -37,15 +37,15 @@ auto guarded(Call&& call) {
 }  // namespace
 
 std::string ConsumerGroups::list(const std::string& tenant) {
-  return guarded([&] { return db_.list(tenant); });
+  return guarded([&] { return reads_.run([&] { return db_.list(tenant); }); });
 }
 
 std::string ConsumerGroups::lagging(std::int64_t min_lag_seconds, const std::string& tenant) {
-  return guarded([&] { return db_.lagging(min_lag_seconds, tenant); });
+  return guarded([&] { return reads_.run([&] { return db_.lagging(min_lag_seconds, tenant); }); });
 }
 
 std::string ConsumerGroups::detail(const std::string& group, const std::string& tenant) {
-  return guarded([&] { return db_.detail(group, tenant); });
+  return guarded([&] { return reads_.run([&] { return db_.detail(group, tenant); }); });
 }
 
 int ConsumerGroups::remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "broker/admission.h"
 #include "broker/cluster_hooks.h"
 #include "db/consumer_groups_db.h"
 #include "wake/pop_waiters.h"
@@ -24,9 +25,11 @@ struct PartitionSeekResult {
 
 class ConsumerGroups {
  public:
-  // `cluster` null: a single broker (only local long polls are woken).
-  ConsumerGroups(db::ConsumerGroupsDb& db, wake::PopWaiters& waiters, ClusterHooks* cluster)
-      : db_(db), waiters_(waiters), cluster_(cluster) {}
+  // `cluster` null: a single broker (only local long polls are woken). The
+  // listings are reads: they go through `reads` (the Read lane, the read
+  // statement timeout).
+  ConsumerGroups(db::ConsumerGroupsDb& db, wake::PopWaiters& waiters, ClusterHooks* cluster, const ReadGate& reads)
+      : db_(db), waiters_(waiters), cluster_(cluster), reads_(reads) {}
 
   // `tenant` everywhere: the requester's tenant; another tenant's queues do not exist for it.
   // The listings answer the wire JSON the procedures build.
@@ -51,6 +54,7 @@ class ConsumerGroups {
   db::ConsumerGroupsDb& db_;
   wake::PopWaiters& waiters_;
   ClusterHooks* const cluster_;
+  const ReadGate& reads_;
 };
 
 }  // namespace queen::broker

@@ -5,6 +5,7 @@
 #include "broker/broker_error.h"
 #include "db/db_error.h"
 #include "db/kv_db.h"
+#include "util/assert.h"
 
 namespace queen::broker {
 namespace {
@@ -37,8 +38,9 @@ KvValue KvStore::put(const std::string& key, const std::string& value_json, std:
 }
 
 std::optional<KvValue> KvStore::get(const std::string& key, const std::string& tenant) {
+  QUEEN_ASSERT(reads_ != nullptr, "KV reads go through the Read lane (read_through before the first request)");
   try {
-    std::optional<db::KvEntry> entry = db_.get(key, tenant);
+    std::optional<db::KvEntry> entry = reads_->run([&] { return db_.get(key, tenant); });
     if (!entry) return std::nullopt;
     return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
   } catch (const db::DbError& e) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "broker/admission.h"
+
 namespace queen::db {
 class KvDb;
 }
@@ -28,13 +30,19 @@ class KvStore {
   // `tenant` owns the key ("" = the default tenant); tenants never share keys.
   KvValue put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
               const std::string& tenant);
-  // Empty when the key is absent or expired.
+  // Empty when the key is absent or expired. A read: it goes through the
+  // ReadGate given to read_through() (the Read lane, the read statement timeout).
   std::optional<KvValue> get(const std::string& key, const std::string& tenant);
   // True when a live value was deleted.
   bool remove(const std::string& key, const std::string& tenant);
 
+  // The gate of get(): set once, before the first request (the store is
+  // built with the cluster, before the broker that owns the arbiter).
+  void read_through(const ReadGate& reads) { reads_ = &reads; }
+
  private:
   db::KvDb& db_;
+  const ReadGate* reads_ = nullptr;
 };
 
 }  // namespace queen::broker

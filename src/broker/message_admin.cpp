@@ -1,7 +1,7 @@
 // Broker use cases of message administration (docs/api-extensions.md): traces,
 // the message list/detail/delete, queue clearing, partitions and the DLQ
-// requeue/delete. Each is one procedure call; this file adds what the
-// database cannot do: decrypting payloads and waking the pops of the queues
+// requeue/delete. Each is one procedure call (the reads through the Read
+// lane, docs/flow-control.md); this file adds what the database cannot do: decrypting payloads and waking the pops of the queues
 // that received requeued messages.
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -45,7 +45,7 @@ std::optional<std::string> Broker::record_trace(const TraceRecord& trace) {
 std::string Broker::message_traces(const std::string& partition_id, const std::string& transaction_id,
                                    const std::string& tenant) {
   try {
-    return db_.message_traces(partition_id, transaction_id, tenant);
+    return reads_.run([&] { return db_.message_traces(partition_id, transaction_id, tenant); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -55,7 +55,7 @@ db::TracesByName Broker::traces_by_name(const std::string& trace_name, int limit
                                         const std::string& tenant) {
   db::TracesByName page;
   try {
-    page = db_.traces_by_name(trace_name, limit, offset, tenant);
+    page = reads_.run([&] { return db_.traces_by_name(trace_name, limit, offset, tenant); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -65,7 +65,7 @@ db::TracesByName Broker::traces_by_name(const std::string& trace_name, int limit
 
 std::string Broker::trace_names(int limit, int offset, const std::string& tenant) {
   try {
-    return db_.trace_names(limit, offset, tenant);
+    return reads_.run([&] { return db_.trace_names(limit, offset, tenant); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -73,7 +73,7 @@ std::string Broker::trace_names(int limit, int offset, const std::string& tenant
 
 std::string Broker::list_messages(const MessageListQuery& query) {
   try {
-    return db_.list_messages(query);
+    return reads_.run([&] { return db_.list_messages(query); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -84,7 +84,7 @@ std::optional<db::ObjectWithPayload> Broker::get_message(const std::string& part
                                                          const std::string& tenant) {
   std::optional<db::ObjectWithPayload> message;
   try {
-    message = db_.get_message(partition_id, transaction_id, tenant);
+    message = reads_.run([&] { return db_.get_message(partition_id, transaction_id, tenant); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }
@@ -117,7 +117,7 @@ std::optional<std::int64_t> Broker::clear_queue(const std::string& queue, const 
 std::string Broker::list_partitions(const std::optional<std::string>& queue, int limit, int offset,
                                     const std::string& tenant) {
   try {
-    return db_.list_partitions(queue, limit, offset, tenant);
+    return reads_.run([&] { return db_.list_partitions(queue, limit, offset, tenant); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

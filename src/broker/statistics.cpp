@@ -17,7 +17,7 @@ constexpr int kRefreshBudgetMs = 10000;
 std::optional<std::string> Statistics::view(db::StatsView view, const std::string& tenant,
                                             const std::string& params_json) {
   try {
-    return db_.view(view, tenant, params_json);
+    return reads_.run([&] { return db_.view(view, tenant, params_json); });
   } catch (const db::DbError& e) {
     rethrow_db_failure(e, metrics_);
   }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "broker/admission.h"
 #include "db/stats_db.h"
 #include "metrics/metrics.h"
 #include "metrics/minute_figures.h"
@@ -21,11 +22,13 @@ namespace queen::broker {
 
 class Statistics {
  public:
-  // `runner` and `metrics` must outlive the Statistics.
-  Statistics(db::ProcedureRunner& runner, metrics::Metrics& metrics) : db_(runner), metrics_(metrics) {}
+  // `runner`, `metrics` and `reads` must outlive the Statistics.
+  Statistics(db::ProcedureRunner& runner, metrics::Metrics& metrics, const ReadGate& reads)
+      : db_(runner), metrics_(metrics), reads_(reads) {}
 
   // The view's JSON body; empty when it names a queue the tenant does not
-  // have. Throws BrokerError (BadRequest for parameters the database refuses).
+  // have. A read (Read lane, read statement timeout). Throws BrokerError
+  // (BadRequest for parameters the database refuses).
   std::optional<std::string> view(db::StatsView view, const std::string& tenant, const std::string& params_json);
   // POST /api/v1/stats/refresh: every queue's statistics now (the summary
   // object, or {"skipped": true, ...} while the reconciler is at work).
@@ -34,6 +37,7 @@ class Statistics {
  private:
   db::StatsDb db_;
   metrics::Metrics& metrics_;
+  const ReadGate& reads_;
 };
 
 struct BrokerMinuteOptions {

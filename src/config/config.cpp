@@ -382,6 +382,18 @@ void read_flow(EnvReader& r, Config& c) {
   c.flow.pop = read_flow_lane(r, "POP", {std::max(1, slots * 3 / 4), queue, 2000}, slots);
   c.flow.ack = read_flow_lane(r, "ACK", {std::max(1, slots / 2), queue, 10000}, slots);
   c.flow.maint = read_flow_lane(r, "MAINT", {std::max(1, slots / 16), 4, 1000}, slots);
+  // Reads wait on handler threads like every lane, so their slots and queue
+  // are kept to half of them: a flood of slow reads leaves the other half to
+  // health, metrics and the other lanes.
+  const int read_threads = std::max(1, c.http.max_threads / 2);
+  c.flow.read = read_flow_lane(r, "READ", {std::max(1, slots / 8), c.http.max_threads / 4, 2000}, slots);
+  if (c.flow.read.slots + c.flow.read.queue > read_threads) {
+    r.error("QUEEN_FLOW_READ_SLOTS + QUEEN_FLOW_READ_QUEUE (" +
+            std::to_string(c.flow.read.slots + c.flow.read.queue) + ") must be <= HTTP_MAX_THREADS / 2 (" +
+            std::to_string(read_threads) + "): reads may hold at most half the handler threads");
+  }
+  c.flow.read_statement_timeout_ms =
+      r.int32("QUEEN_READ_STATEMENT_TIMEOUT_MS", c.flow.read_statement_timeout_ms, 0, 3600000);
 }
 
 // JWT bearer authentication (docs/auth.md). Enabled without key material for
@@ -564,11 +576,13 @@ std::vector<std::string> describe_config(const Config& c) {
   flush();
   s << "config: flow slots=" << c.flow.slots;
   const std::pair<const char*, const FlowLaneConfig*> lanes[] = {
-      {"push", &c.flow.push}, {"pop", &c.flow.pop}, {"ack", &c.flow.ack}, {"maint", &c.flow.maint}};
+      {"push", &c.flow.push}, {"pop", &c.flow.pop}, {"ack", &c.flow.ack}, {"maint", &c.flow.maint},
+      {"read", &c.flow.read}};
   for (const auto& [name, lane] : lanes) {
     s << ' ' << name << "_slots=" << lane->slots << ' ' << name << "_queue=" << lane->queue << ' ' << name
       << "_wait_ms=" << lane->wait_ms;
   }
+  s << " read_statement_timeout_ms=" << c.flow.read_statement_timeout_ms;
   flush();
   return lines;
 }

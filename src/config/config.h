@@ -158,6 +158,12 @@ struct FlowConfig {
   FlowLaneConfig pop{48, 64, 2000};    // slots 3C/4, queue HTTP_MAX_THREADS, wait 2000 ms
   FlowLaneConfig ack{32, 64, 10000};   // slots C/2, queue HTTP_MAX_THREADS, wait 10000 ms
   FlowLaneConfig maint{4, 4, 1000};    // slots C/16, queue 4, wait 1000 ms (spool replay, one slot per file)
+  // Database-backed reads; slots + queue at most HTTP_MAX_THREADS / 2, so
+  // reads never hold more than half the handler threads.
+  FlowLaneConfig read{8, 16, 2000};    // slots C/8, queue HTTP_MAX_THREADS/4, wait 2000 ms
+  // QUEEN_READ_STATEMENT_TIMEOUT_MS: the statement timeout of every read call
+  // (instead of DB_STATEMENT_TIMEOUT); 0: reads run under DB_STATEMENT_TIMEOUT.
+  int read_statement_timeout_ms = 5000;
 };
 
 // Per-tenant push quotas (docs/tenants.md). 0 = unlimited; a DBA's rows in

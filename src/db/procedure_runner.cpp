@@ -39,6 +39,40 @@ FailureVerdict interpret_failure(const char* what, const std::exception& failure
   return v;
 }
 
+namespace {
+thread_local std::chrono::milliseconds current_statement_timeout{0};
+}  // namespace
+
+StatementTimeoutScope::StatementTimeoutScope(std::chrono::milliseconds timeout) noexcept
+    : outer_(current_statement_timeout) {
+  current_statement_timeout = timeout;
+}
+
+StatementTimeoutScope::~StatementTimeoutScope() { current_statement_timeout = outer_; }
+
+std::chrono::milliseconds StatementTimeoutScope::current() noexcept { return current_statement_timeout; }
+
+void ProcedureRunner::begin_bounded_call(pqxx::nontransaction& tx, std::chrono::milliseconds bound) {
+  tx.exec("BEGIN; SET LOCAL statement_timeout = " + std::to_string(bound.count()));
+}
+
+void ProcedureRunner::commit_bounded_call(pqxx::nontransaction& tx) { tx.exec("COMMIT"); }
+
+void ProcedureRunner::roll_back_bounded_call(ConnectionPool::Lease& lease) noexcept {
+  try {
+    if (!lease.connection().is_open()) {
+      lease.discard();
+      return;
+    }
+    pqxx::nontransaction tx(lease.connection());
+    tx.exec("ROLLBACK");
+  } catch (const std::exception& e) {
+    spdlog::debug("db: a bounded call's transaction could not be rolled back ({}); its connection is closed",
+                  e.what());
+    lease.discard();
+  }
+}
+
 ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup)
     : pool_(config, std::move(setup)),
       conninfo_(build_conninfo(config)),

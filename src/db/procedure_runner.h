@@ -53,6 +53,28 @@ struct FailureVerdict {
 // - anything else: not interpreted (error empty).
 FailureVerdict interpret_failure(const char* what, const std::exception& failure, const AttemptFacts& facts);
 
+// A statement timeout of its own for every procedure call this thread makes
+// while the scope lives (the reads' QUEEN_READ_STATEMENT_TIMEOUT_MS,
+// docs/flow-control.md): the runner runs such a call in a transaction that
+// opens with SET LOCAL statement_timeout, so the bound ends with the call,
+// never leaks to the pooled connection's next user, and holds through
+// PgBouncer in transaction mode. A call past it fails with SQLSTATE 57014
+// like any statement timeout; the caller that set the scope tells them apart.
+// Zero: no bound of its own (the session's DB_STATEMENT_TIMEOUT applies).
+class StatementTimeoutScope {
+ public:
+  explicit StatementTimeoutScope(std::chrono::milliseconds timeout) noexcept;
+  ~StatementTimeoutScope();
+  StatementTimeoutScope(const StatementTimeoutScope&) = delete;
+  StatementTimeoutScope& operator=(const StatementTimeoutScope&) = delete;
+
+  // The bound of the innermost live scope on this thread (zero: none).
+  static std::chrono::milliseconds current() noexcept;
+
+ private:
+  std::chrono::milliseconds outer_;
+};
+
 class ProcedureRunner {
  public:
   // Owns the pool; `setup` runs on every new connection.
@@ -64,17 +86,22 @@ class ProcedureRunner {
   // Every failure leaves as a DbError naming `what` (see interpret_failure);
   // no connection to be had is a DbError::connection_failure (its SQLSTATE,
   // when the server refused the connection, is probed: 28P01, 3D000 ...).
+  // Under a StatementTimeoutScope the body runs inside BEGIN ... COMMIT.
   template <typename Body>
   auto run(const char* what, Body&& body) {
+    const std::chrono::milliseconds bound = StatementTimeoutScope::current();
     for (int attempt = 1;; ++attempt) {
       ConnectionPool::Lease lease = acquire(what);
       try {
         pqxx::nontransaction tx(lease.connection());
+        if (bound.count() > 0) begin_bounded_call(tx, bound);
         auto result = body(tx);
+        if (bound.count() > 0) commit_bounded_call(tx);
         healthy_.store(true, std::memory_order_relaxed);
         fault_reported_.store(false, std::memory_order_relaxed);
         return result;
       } catch (const std::exception& failure) {
+        if (bound.count() > 0) roll_back_bounded_call(lease);
         settle_failure(what, lease, failure, attempt);  // returns only to retry
       }
     }
@@ -88,6 +115,12 @@ class ProcedureRunner {
 
  private:
   ConnectionPool::Lease acquire(const char* what);
+  // The transaction of a call under a StatementTimeoutScope: opened with the
+  // bound (one round trip), committed, or rolled back after a failure (a
+  // connection that cannot roll back is discarded, never pooled mid-transaction).
+  static void begin_bounded_call(pqxx::nontransaction& tx, std::chrono::milliseconds bound);
+  static void commit_bounded_call(pqxx::nontransaction& tx);
+  static void roll_back_bounded_call(ConnectionPool::Lease& lease) noexcept;
   // Called from the handler of `failure`: applies the verdict, then throws
   // (the DbError, or `failure` itself when it is not a database failure)
   // unless the call is to be retried.

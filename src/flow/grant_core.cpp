@@ -15,37 +15,38 @@ bool GrantCore::eligible(Lane lane) const {
   return !queues_[i].empty() && in_use_[i] < limits_.lanes[i].slots;
 }
 
-bool GrantCore::maint_owed() const {
-  // Granting Maint now keeps its share of the window at or below the guarantee:
-  // (maint + 1) / (size + 1) <= share, counted over the window as it will be
-  // after this grant (a full window drops its oldest entry).
-  std::size_t maint = window_maint_;
-  std::size_t size = window_size_;
+bool GrantCore::ShareWindow::owed(int share_permille) const {
+  // (to_lane + 1) / (size + 1) <= share, counted over the window as it will
+  // be after this grant (a full window drops its oldest entry).
+  std::size_t hits = to_lane_;
+  std::size_t size = size_;
   if (size == kShareWindow) {
     --size;
-    if (window_[window_next_]) --maint;
+    if (grants_[next_]) --hits;
   }
-  return (maint + 1) * 1000 <= static_cast<std::size_t>(limits_.maint_share_permille) * (size + 1);
+  return (hits + 1) * 1000 <= static_cast<std::size_t>(share_permille) * (size + 1);
+}
+
+void GrantCore::ShareWindow::note(bool to_lane) {
+  if (size_ == kShareWindow) {
+    if (grants_[next_]) --to_lane_;
+  } else {
+    ++size_;
+  }
+  grants_[next_] = to_lane;
+  if (to_lane) ++to_lane_;
+  next_ = (next_ + 1) % kShareWindow;
 }
 
 std::optional<Lane> GrantCore::next_lane() const {
   if (total_in_use_ >= limits_.total_slots) return std::nullopt;
-  if (eligible(Lane::Maint) && maint_owed()) return Lane::Maint;
+  for (const Lane lane : kSharedLanes) {
+    if (eligible(lane) && windows_[index_of(lane)].owed(limits_.share_of(lane))) return lane;
+  }
   for (const Lane lane : kWakeOrder) {
     if (eligible(lane)) return lane;
   }
   return std::nullopt;
-}
-
-void GrantCore::note_contested(bool to_maint) {
-  if (window_size_ == kShareWindow) {
-    if (window_[window_next_]) --window_maint_;
-  } else {
-    ++window_size_;
-  }
-  window_[window_next_] = to_maint;
-  if (to_maint) ++window_maint_;
-  window_next_ = (window_next_ + 1) % kShareWindow;
 }
 
 void GrantCore::take_slot(Lane lane) {
@@ -75,7 +76,9 @@ std::optional<GrantCore::Grant> GrantCore::release(Lane lane) {
   // One freed slot serves at most one waiter: only this lane's cap moved.
   const std::optional<Lane> next = next_lane();
   if (!next) return std::nullopt;
-  if (eligible(Lane::Maint)) note_contested(*next == Lane::Maint);
+  for (const Lane lane : kSharedLanes) {
+    if (eligible(lane)) windows_[index_of(lane)].note(*next == lane);
+  }
   std::deque<Ticket>& queue = queues_[index_of(*next)];
   const Ticket ticket = queue.front();
   queue.pop_front();

@@ -8,11 +8,13 @@
 // queue in its lane may take the slot at once without jumping anybody.
 //
 // A freed slot goes to the first eligible lane in kWakeOrder (Push, Pop, Ack,
-// Maint), FIFO within the lane, except that Maint goes first when it is
-// eligible and granting it would keep its share of the recent contested
-// grants (grants made while Maint was eligible) at or below
-// maint_share_permille: with every lane saturated, one grant in twenty goes to
-// Maint, never more while the others wait, and never fewer.
+// Read, Maint), FIFO within the lane, except that a lane with a guaranteed
+// share (Maint, then Read: kSharedLanes) goes first when it is eligible and
+// granting it would keep its share of its recent contested grants (grants made
+// while it was eligible) at or below its share_permille: with every lane
+// saturated, one grant in twenty goes to Maint and one in ten to Read, never
+// more while the others wait, and never fewer. Read's cap bounds what its
+// share can take, so reads never starve the live lanes either.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -54,14 +56,28 @@ class GrantCore {
   int total_in_use() const { return total_in_use_; }
   const FlowLimits& limits() const { return limits_; }
 
-  // How many contested grants the share is measured over.
+  // How many contested grants a share is measured over.
   static constexpr std::size_t kShareWindow = 100;
 
  private:
+  // The last kShareWindow grants made while one shared lane was eligible:
+  // whether each went to that lane.
+  class ShareWindow {
+   public:
+    // Granting the lane now keeps its share of the window (as it will be
+    // after this grant) at or below `share_permille`.
+    bool owed(int share_permille) const;
+    void note(bool to_lane);
+
+   private:
+    std::array<bool, kShareWindow> grants_{};
+    std::size_t next_ = 0;
+    std::size_t size_ = 0;
+    std::size_t to_lane_ = 0;
+  };
+
   bool eligible(Lane lane) const;
-  bool maint_owed() const;
   std::optional<Lane> next_lane() const;
-  void note_contested(bool to_maint);
   void take_slot(Lane lane);
 
   const FlowLimits limits_;
@@ -69,11 +85,7 @@ class GrantCore {
   std::array<int, kLaneCount> in_use_{};
   int total_in_use_ = 0;
   Ticket next_ticket_ = 1;
-  // The last kShareWindow contested grants: whether each went to Maint.
-  std::array<bool, kShareWindow> window_{};
-  std::size_t window_next_ = 0;
-  std::size_t window_size_ = 0;
-  std::size_t window_maint_ = 0;
+  std::array<ShareWindow, kLaneCount> windows_{};  // used by kSharedLanes only
 };
 
 }  // namespace queen::flow

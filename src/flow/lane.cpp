@@ -8,6 +8,7 @@ const char* to_string(Lane lane) noexcept {
     case Lane::Pop: return "pop";
     case Lane::Ack: return "ack";
     case Lane::Maint: return "maint";
+    case Lane::Read: return "read";
   }
   return "unknown";
 }
@@ -18,6 +19,7 @@ const char* variable_part(Lane lane) noexcept {
     case Lane::Pop: return "POP";
     case Lane::Ack: return "ACK";
     case Lane::Maint: return "MAINT";
+    case Lane::Read: return "READ";
   }
   return "UNKNOWN";
 }
@@ -26,7 +28,7 @@ FlowLimits flow_limits_from(const config::FlowConfig& config) {
   FlowLimits limits;
   limits.total_slots = config.slots;
   const std::array<const config::FlowLaneConfig*, kLaneCount> lanes{&config.push, &config.pop, &config.ack,
-                                                                    &config.maint};
+                                                                    &config.maint, &config.read};
   for (const Lane lane : kWakeOrder) {
     const config::FlowLaneConfig& c = *lanes[index_of(lane)];
     limits[lane] = LaneLimits{c.slots, c.queue, std::chrono::milliseconds(c.wait_ms)};

@@ -45,6 +45,19 @@ class QueenClient(HttpClient):
                 values[name.strip()] = float(value)
         return values
 
+    def labelled(self, name):
+        """Every labelled sample of one family of GET /metrics/prometheus as {labels text: value},
+        e.g. {'lane="push",reason="timeout"': 3.0}."""
+        resp = self.prometheus()
+        assert resp.status == 200, resp
+        prefix = name + "{"
+        values = {}
+        for line in resp.body.splitlines():
+            if line.startswith(prefix):
+                labels, _, value = line[len(prefix):].rpartition("} ")
+                values[labels] = float(value)
+        return values
+
     # --- queues ---------------------------------------------------------------------------
     def configure(self, queue, options=None, namespace=None, task=None):
         body = {"queue": queue}

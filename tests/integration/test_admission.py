@@ -4,7 +4,6 @@ lane is saturated, isolation of acks from a push flood, and spool replay's guara
 Each test starts its own broker with tight lane limits, so saturation comes from a few client
 threads; every wait is on a condition (metrics, statuses), never a fixed sleep.
 """
-import re
 import threading
 import time
 
@@ -14,18 +13,8 @@ from harness import BackgroundWorker, ParkedPop, TempDatabase, ack_item, poll_un
 from harness.assertions import assert_json_error
 
 
-def samples(client, name):
-    """{labels text: value} of one Prometheus family (labelled samples only)."""
-    out = {}
-    for line in client.prometheus().body.splitlines():
-        match = re.match(rf"^{re.escape(name)}\{{(.*)\}} (\S+)$", line)
-        if match:
-            out[match.group(1)] = float(match.group(2))
-    return out
-
-
 def lane_value(client, name, lane, extra=""):
-    return samples(client, name).get(f'lane="{lane}"' + extra, 0.0)
+    return client.labelled(name).get(f'lane="{lane}"' + extra, 0.0)
 
 
 def flood_pushes(broker, queue, stop, threads=8, per_request=1):

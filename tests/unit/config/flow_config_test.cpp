@@ -34,12 +34,16 @@ TEST(FlowConfig, DefaultsDeriveFromThePoolAndTheHandlerThreads) {
   expect_lane(f.pop, 48, 64, 2000);
   expect_lane(f.ack, 32, 64, 10000);
   expect_lane(f.maint, 4, 4, 1000);
+  expect_lane(f.read, 8, 16, 2000);
+  EXPECT_EQ(f.read_statement_timeout_ms, 5000);
   // The struct's own defaults are the same.
   const FlowConfig fresh;
   EXPECT_EQ(fresh.slots, f.slots);
   expect_lane(fresh.push, f.push.slots, f.push.queue, f.push.wait_ms);
   expect_lane(fresh.ack, f.ack.slots, f.ack.queue, f.ack.wait_ms);
   expect_lane(fresh.maint, f.maint.slots, f.maint.queue, f.maint.wait_ms);
+  expect_lane(fresh.read, f.read.slots, f.read.queue, f.read.wait_ms);
+  EXPECT_EQ(fresh.read_statement_timeout_ms, f.read_statement_timeout_ms);
 
   const FlowConfig small = load_config({{"DB_POOL_SIZE", "8"}}, "h").config.flow;
   EXPECT_EQ(small.slots, 8);
@@ -47,6 +51,7 @@ TEST(FlowConfig, DefaultsDeriveFromThePoolAndTheHandlerThreads) {
   expect_lane(small.pop, 6, 64, 2000);
   expect_lane(small.ack, 4, 64, 10000);
   expect_lane(small.maint, 1, 4, 1000);
+  expect_lane(small.read, 1, 16, 2000);
   // A saturated Push or Pop lane leaves a quarter of the slots to the others.
   EXPECT_LE(small.push.slots, small.slots * 3 / 4);
   EXPECT_LE(small.pop.slots, small.slots * 3 / 4);
@@ -65,7 +70,11 @@ TEST(FlowConfig, EveryLaneIsReadFromItsVariables) {
                                     {"QUEEN_FLOW_ACK_WAIT_MS", "70"},
                                     {"QUEEN_FLOW_MAINT_SLOTS", "6"},
                                     {"QUEEN_FLOW_MAINT_QUEUE", "7"},
-                                    {"QUEEN_FLOW_MAINT_WAIT_MS", "0"}},
+                                    {"QUEEN_FLOW_MAINT_WAIT_MS", "0"},
+                                    {"QUEEN_FLOW_READ_SLOTS", "8"},
+                                    {"QUEEN_FLOW_READ_QUEUE", "9"},
+                                    {"QUEEN_FLOW_READ_WAIT_MS", "80"},
+                                    {"QUEEN_READ_STATEMENT_TIMEOUT_MS", "0"}},
                                    "h")
                             .config.flow;
   EXPECT_EQ(f.slots, 10);
@@ -73,6 +82,31 @@ TEST(FlowConfig, EveryLaneIsReadFromItsVariables) {
   expect_lane(f.pop, 2, 3, 60);
   expect_lane(f.ack, 4, 5, 70);
   expect_lane(f.maint, 6, 7, 0);
+  expect_lane(f.read, 8, 9, 80);
+  EXPECT_EQ(f.read_statement_timeout_ms, 0);
+}
+
+// Reads wait on handler threads: their slots and queue together stay within
+// half of HTTP_MAX_THREADS, by default for every thread count, and a setting
+// past that stops the boot.
+TEST(FlowConfig, ReadsHoldAtMostHalfTheHandlerThreads) {
+  for (const int threads : {2, 3, 4, 5, 8, 64, 1000}) {
+    const FlowConfig f =
+        load_config({{"HTTP_MAX_THREADS", std::to_string(threads)}, {"NUM_WORKERS", "1"}}, "h").config.flow;
+    EXPECT_GE(f.read.slots, 1) << threads;
+    EXPECT_LE(f.read.slots + f.read.queue, std::max(1, threads / 2)) << threads;
+  }
+  const FlowConfig four = load_config({{"HTTP_MAX_THREADS", "4"}, {"NUM_WORKERS", "1"}}, "h").config.flow;
+  expect_lane(four.read, 1, 1, 2000);
+  EXPECT_NE(error_of({{"QUEEN_FLOW_READ_SLOTS", "17"}})
+                .find("QUEEN_FLOW_READ_SLOTS + QUEEN_FLOW_READ_QUEUE (33) must be <= HTTP_MAX_THREADS / 2 (32)"),
+            std::string::npos);
+  EXPECT_EQ(error_of({{"QUEEN_FLOW_READ_SLOTS", "16"}}), "");
+  EXPECT_NE(error_of({{"HTTP_MAX_THREADS", "8"}, {"NUM_WORKERS", "1"}, {"QUEEN_FLOW_READ_QUEUE", "4"}})
+                .find("HTTP_MAX_THREADS / 2 (4)"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"QUEEN_READ_STATEMENT_TIMEOUT_MS", "-1"}}).find("QUEEN_READ_STATEMENT_TIMEOUT_MS=-1 is out"),
+            std::string::npos);
 }
 
 TEST(FlowConfig, BadValuesStopTheBootWithTheirNames) {
@@ -93,6 +127,8 @@ TEST(FlowConfig, BadValuesStopTheBootWithTheirNames) {
 TEST(FlowConfig, DescribedOnItsOwnLine) {
   const auto lines = describe_config(load_config({{"QUEEN_FLOW_ACK_WAIT_MS", "1234"}}, "h").config);
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
-    return line.rfind("config: flow slots=64 ", 0) == 0 && line.find("ack_wait_ms=1234") != std::string::npos;
+    return line.rfind("config: flow slots=64 ", 0) == 0 && line.find("ack_wait_ms=1234") != std::string::npos &&
+           line.find(" read_slots=8 read_queue=16 read_wait_ms=2000 read_statement_timeout_ms=5000") !=
+               std::string::npos;
   }));
 }

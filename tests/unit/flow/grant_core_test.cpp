@@ -54,11 +54,12 @@ TEST(GrantCore, AZeroQueueRefusesWhenNoSlotIsFree) {
   EXPECT_EQ(core.ask(Lane::Pop).result, AskResult::QueueFull);
 }
 
-TEST(GrantCore, AFreedSlotWakesLanesInOrderPushPopAckMaint) {
+TEST(GrantCore, AFreedSlotWakesLanesInOrderPushPopAckReadMaint) {
   GrantCore core(limits(1, 1, 10));
   ASSERT_EQ(core.ask(Lane::Ack).result, AskResult::Granted);
   // Queued in the reverse of the wake order.
   const auto maint = core.ask(Lane::Maint);
+  const auto read = core.ask(Lane::Read);
   const auto ack = core.ask(Lane::Ack);
   const auto pop = core.ask(Lane::Pop);
   const auto push = core.ask(Lane::Push);
@@ -68,8 +69,8 @@ TEST(GrantCore, AFreedSlotWakesLanesInOrderPushPopAckMaint) {
     order.push_back(g->lane);
     g = core.release(g->lane);
   }
-  EXPECT_EQ(order, (std::vector<Lane>{Lane::Push, Lane::Pop, Lane::Ack, Lane::Maint}));
-  (void)maint, (void)ack, (void)pop, (void)push;
+  EXPECT_EQ(order, (std::vector<Lane>{Lane::Push, Lane::Pop, Lane::Ack, Lane::Read, Lane::Maint}));
+  (void)maint, (void)read, (void)ack, (void)pop, (void)push;
   EXPECT_EQ(core.total_in_use(), 0);
 }
 
@@ -176,6 +177,114 @@ TEST(GrantCore, AReturningMaintDoesNotBurstPastItsShare) {
     freeing = g->lane;
   }
   EXPECT_EQ(first_maint, 19);
+}
+
+// ---------------------------------------------------------------- the Read lane
+
+// Slow reads hold their slots (they are never released here): the lane stops
+// at its cap and every other slot keeps serving the live lanes.
+TEST(GrantCore, ReadsAtTheirCapNeverStarveTheLiveLanes) {
+  FlowLimits l = limits(4, 4, 1000);
+  l[Lane::Read].slots = 2;
+  GrantCore core(l);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(core.ask(Lane::Push).result, AskResult::Granted);
+  for (int i = 0; i < 100; ++i) core.ask(Lane::Read);
+  for (int i = 0; i < 500; ++i) core.ask(Lane::Push);
+  std::map<Lane, int> grants;
+  for (int n = 0; n < 400; ++n) {
+    const auto g = core.release(Lane::Push);
+    ASSERT_TRUE(g);
+    ++grants[g->lane];
+    ASSERT_LE(core.in_use(Lane::Read), 2);
+  }
+  EXPECT_EQ(grants[Lane::Read], 2);
+  EXPECT_EQ(grants[Lane::Push], 398);
+  EXPECT_EQ(core.in_use(Lane::Push), 2);
+  EXPECT_EQ(core.waiting(Lane::Read), 98);
+}
+
+TEST(GrantCore, AFullReadQueueRefusesAtOnceWhileOtherLanesStillQueue) {
+  FlowLimits l = limits(8, 8, 100);
+  l[Lane::Read] = LaneLimits{1, 2, std::chrono::milliseconds(100)};
+  GrantCore core(l);
+  EXPECT_EQ(core.ask(Lane::Read).result, AskResult::Granted);
+  EXPECT_EQ(core.ask(Lane::Read).result, AskResult::Queued);
+  EXPECT_EQ(core.ask(Lane::Read).result, AskResult::Queued);
+  EXPECT_EQ(core.ask(Lane::Read).result, AskResult::QueueFull);
+  EXPECT_EQ(core.waiting(Lane::Read), 2);
+  // Seven slots are free: the other lanes are granted at once.
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(core.ask(Lane::Pop).result, AskResult::Granted);
+  EXPECT_EQ(core.ask(Lane::Pop).result, AskResult::Queued);
+}
+
+// Every live lane saturated with a queue behind it: of the slots freed while
+// reads wait, reads get one in ten (the 0.1 share), evenly spread; by wake
+// order alone they would get none while pushes wait.
+TEST(GrantCore, ReadsKeepTheirShareUnderFullLiveLoad) {
+  GrantCore core(limits(4, 4, 1000));
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(core.ask(Lane::Push).result, AskResult::Granted);
+  for (int i = 0; i < 900; ++i) {
+    core.ask(Lane::Push);
+    core.ask(Lane::Pop);
+    core.ask(Lane::Ack);
+  }
+  for (int i = 0; i < 200; ++i) core.ask(Lane::Read);
+  std::map<Lane, int> grants;
+  std::vector<int> read_at;
+  Lane freeing = Lane::Push;
+  for (int n = 0; n < 1000; ++n) {
+    const auto g = core.release(freeing);
+    ASSERT_TRUE(g);
+    ++grants[g->lane];
+    if (g->lane == Lane::Read) read_at.push_back(n);
+    freeing = g->lane;
+  }
+  EXPECT_EQ(grants[Lane::Read], 100);
+  for (std::size_t k = 1; k < read_at.size(); ++k) EXPECT_EQ(read_at[k] - read_at[k - 1], 10);
+  EXPECT_EQ(grants[Lane::Push], 900);
+}
+
+// Reads and replay both wait under full live load: each keeps its own share
+// (Maint one in twenty, reads one in ten), the live lanes get the rest.
+TEST(GrantCore, ReadAndMaintSharesHoldTogether) {
+  GrantCore core(limits(4, 4, 2000, 4));
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(core.ask(Lane::Push).result, AskResult::Granted);
+  for (int i = 0; i < 1000; ++i) core.ask(Lane::Push);
+  for (int i = 0; i < 200; ++i) core.ask(Lane::Read);
+  for (int i = 0; i < 200; ++i) core.ask(Lane::Maint);
+  std::map<Lane, int> grants;
+  Lane freeing = Lane::Push;
+  for (int n = 0; n < 1000; ++n) {
+    const auto g = core.release(freeing);
+    ASSERT_TRUE(g);
+    ++grants[g->lane];
+    freeing = g->lane;
+  }
+  EXPECT_EQ(grants[Lane::Maint], 50);
+  // When both are owed Maint goes first; reads lose at most that one grant of their hundred.
+  EXPECT_GE(grants[Lane::Read], 99);
+  EXPECT_LE(grants[Lane::Read], 100);
+  EXPECT_EQ(grants[Lane::Push], 1000 - grants[Lane::Maint] - grants[Lane::Read]);
+}
+
+TEST(GrantCore, ReadsTakeFreeSlotsNobodyElseWantsUpToTheirCap) {
+  FlowLimits l = limits(4, 4, 10);
+  l[Lane::Read].slots = 3;
+  GrantCore core(l);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(core.ask(Lane::Ack).result, AskResult::Granted);
+  for (int i = 0; i < 4; ++i) core.ask(Lane::Read);
+  for (int i = 0; i < 4; ++i) {
+    const auto g = core.release(Lane::Ack);
+    if (i < 3) {
+      ASSERT_TRUE(g);
+      EXPECT_EQ(g->lane, Lane::Read);
+    } else {
+      EXPECT_FALSE(g);  // at its cap: the fourth read keeps waiting, the slot stays free
+    }
+  }
+  EXPECT_EQ(core.in_use(Lane::Read), 3);
+  EXPECT_EQ(core.total_in_use(), 3);
+  EXPECT_EQ(core.ask(Lane::Push).result, AskResult::Granted);
 }
 
 }  // namespace
