@@ -35,8 +35,10 @@ COMMENT ON FUNCTION queen.partition_seq_at(uuid, bigint, timestamptz) IS
 -- range of the window [p_from, p_to] (bisection only when p_to is before the
 -- partition's last message), narrowed by the status filter where the cursors
 -- decide it (completed = at or below the slowest cursor, pending and processing
--- above it, processing at or below the newest live lease); then at most
--- limit + offset messages per partition newest first through the primary key,
+-- above it, processing at or below the newest live lease); without a status
+-- filter only the limit + offset partitions with the newest messages of the
+-- window (one probe each); then at most limit + offset messages per partition
+-- newest first through the primary key,
 -- merged, paged, and the delivery status computed for the page's rows only.
 -- A status filter is evaluated per scanned row inside the narrowed range.
 -- dead_letter reads the partition's DLQ entries instead.
@@ -73,7 +75,7 @@ BEGIN
                 ELSE queen.partition_seq_at(p.id, p.last_seq, v_from - interval '1 microsecond') + 1 END AS low_seq,
            CASE WHEN p.last_message_at <= v_to THEN p.last_seq
                 ELSE queen.partition_seq_at(p.id, p.last_seq, v_to) END AS high_seq,
-           c.min_cursor, c.max_lease_seq
+           p.last_message_at, c.min_cursor, c.max_lease_seq
       FROM queen.partitions p
       JOIN queen.queues q ON q.id = p.queue_id
       LEFT JOIN LATERAL (SELECT min(x.cursor_seq) AS min_cursor,
@@ -81,6 +83,14 @@ BEGIN
                                   AS max_lease_seq
                            FROM queen.consumers x WHERE x.partition_id = p.id) c ON true
      WHERE p.id = ANY (v_partitions) AND p.last_message_at >= v_from
+  ), newest AS (
+    -- Without a status filter the page's rows lie in the limit + offset partitions
+    -- whose newest message of the window is newest: only those are read.
+    SELECT r.* FROM ranges r
+     ORDER BY CASE WHEN p_status IS NULL THEN
+                (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = r.id AND m.seq <= r.high_seq
+                  ORDER BY m.seq DESC LIMIT 1) END DESC NULLS LAST
+     LIMIT CASE WHEN p_status IS NULL THEN v_take END
   ), narrowed AS (
     SELECT r.*,
            CASE WHEN p_status IN ('pending', 'processing') THEN greatest(r.low_seq, coalesce(r.min_cursor, 0) + 1)
@@ -88,7 +98,7 @@ BEGIN
            CASE WHEN p_status = 'completed' THEN least(r.high_seq, coalesce(r.min_cursor, 0))
                 WHEN p_status = 'processing' THEN least(r.high_seq, coalesce(r.max_lease_seq, 0))
                 ELSE r.high_seq END AS hi
-      FROM ranges r
+      FROM newest r
   ), candidates AS (
     SELECT n.id AS partition_id, n.name AS partition_name, n.queue_name, n.namespace, n.task, n.priority,
            m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
