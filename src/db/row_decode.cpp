@@ -67,6 +67,7 @@ PoppedMessageDecoder::PoppedMessageDecoder(const pqxx::result& r)
       transaction_id_(column_number(r, "transaction_id")),
       trace_id_(column_number(r, "trace_id")),
       payload_(column_number(r, "payload")),
+      payload_omitted_(column_number(r, "payload_omitted")),
       producer_sub_(column_number(r, "producer_sub")),
       is_encrypted_(column_number(r, "is_encrypted")),
       created_at_us_(column_number(r, "created_at_us")),
@@ -153,6 +154,7 @@ DlqEntry DlqEntryDecoder::operator()(const pqxx::row& row) const {
   e.error_message = optional_text(row[error_message_]);
   e.retry_count = value_or<int>(row[retry_count_], 0);
   e.payload_json = json_or_null(row[payload_]);
+  e.payload_omitted = bool_or_false(row[payload_omitted_]);
   e.is_encrypted = bool_or_false(row[is_encrypted_]);
   e.producer_sub = optional_text(row[producer_sub_]);
   e.trace_id = optional_text(row[trace_id_]);
