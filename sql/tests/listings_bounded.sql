@@ -30,8 +30,12 @@ SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2019-01-01'), 0::bigint,
 SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2030-01-01'), big.last_seq, 'after every message: last_seq') FROM big;
 -- back to "now" for the listing's default window, in seq order
 UPDATE queen.messages m SET created_at = now() - interval '30 minutes' + m.seq * interval '1 millisecond' FROM big WHERE m.partition_id = big.id;
+-- the other partitions' messages newer than all of those (clock_timestamp() at push could pass the window's end)
+UPDATE queen.messages m SET created_at = now() - interval '10 minutes' + m.seq * interval '1 millisecond'
+  FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
+ WHERE m.partition_id = p.id AND p.id <> (SELECT id FROM big);
 UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.messages m WHERE m.partition_id = p.id)
-  FROM big WHERE p.id = big.id;
+  FROM queen.queues q WHERE q.id = p.queue_id AND q.name = 't_lb';
 
 -- rows read by one listing of 10: the messages table's statistics of this transaction
 CREATE FUNCTION pg_temp.messages_rows_read() RETURNS bigint LANGUAGE sql VOLATILE AS $$
