@@ -117,7 +117,8 @@ class Broker {
   std::optional<std::string> record_trace(const TraceRecord& trace);  // trace id; nullopt: no such message
   std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
                              const std::string& tenant);
-  db::TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant);
+  db::TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
+                                  std::int64_t max_payload_bytes);
   std::string trace_names(int limit, int offset, const std::string& tenant);
   std::string list_messages(const MessageListQuery& query);
   std::optional<db::ObjectWithPayload> get_message(const std::string& partition_id,

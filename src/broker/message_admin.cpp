@@ -52,10 +52,10 @@ std::string Broker::message_traces(const std::string& partition_id, const std::s
 }
 
 db::TracesByName Broker::traces_by_name(const std::string& trace_name, int limit, int offset,
-                                        const std::string& tenant) {
+                                        const std::string& tenant, std::int64_t max_payload_bytes) {
   db::TracesByName page;
   try {
-    page = reads_.run([&] { return db_.traces_by_name(trace_name, limit, offset, tenant); });
+    page = reads_.run([&] { return db_.traces_by_name(trace_name, limit, offset, tenant, max_payload_bytes); });
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

@@ -338,6 +338,9 @@ void read_limits(EnvReader& r, Config& c) {
   c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values, 1000, kMaxInt);
   c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items, 1, 10000000);
   c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
+  c.limits.list_max_payload_bytes =
+      r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES", c.limits.list_max_payload_bytes, 0, 1LL << 30);
+  c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET", c.limits.list_max_offset, 0, 100000000);
 }
 
 // Per-tenant push quotas (docs/tenants.md).
@@ -566,7 +569,8 @@ std::vector<std::string> describe_config(const Config& c) {
     << " json_max_string_bytes=" << c.limits.json_max_string_bytes
     << " json_max_array_items=" << c.limits.json_max_array_items
     << " json_max_object_keys=" << c.limits.json_max_object_keys << " json_max_values=" << c.limits.json_max_values
-    << " push_max_items=" << c.limits.push_max_items << " name_max_chars=" << c.limits.name_max_chars;
+    << " push_max_items=" << c.limits.push_max_items << " name_max_chars=" << c.limits.name_max_chars
+    << " list_max_payload_bytes=" << c.limits.list_max_payload_bytes << " list_max_offset=" << c.limits.list_max_offset;
   flush();
   s << "config: tenant quotas max_pending=" << c.tenant_quotas.max_pending
     << " push_rate=" << c.tenant_quotas.push_rate << " push_burst=" << c.tenant_quotas.push_burst

@@ -141,6 +141,12 @@ struct LimitsConfig {
   int json_max_values = 1000000;                 // JSON_MAX_VALUES: values of a whole body (memory bound)
   int push_max_items = 10000;                    // PUSH_MAX_ITEMS: items of one push (or one transaction)
   int name_max_chars = kNameMaxChars;            // NAME_MAX_CHARS: queue, partition, group, key ...
+  // QUEEN_LIST_MAX_PAYLOAD_BYTES: payload bytes one listing answer carries (DLQ, traces by name); past it
+  // rows come with the payload null and "payloadOmitted": true (docs/limits.md, "Listings")
+  std::int64_t list_max_payload_bytes = 4LL << 20;
+  // QUEEN_LIST_MAX_OFFSET: the largest `offset` of a paged listing (400 past it): an offset's rows are read and
+  // skipped, so deep pages go by from/to instead (docs/limits.md, "Listings")
+  int list_max_offset = 10000;
 };
 
 // The admission arbiter (docs/flow-control.md): database slots per lane.

@@ -103,7 +103,7 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
   QUEEN_ASSERT(q.limit >= 1 && q.offset >= 0, "the HTTP layer clamps limit and offset");
   return runner_.run("list_dlq", [&](pqxx::nontransaction& tx) {
     const pqxx::result r = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition, q.failed_from_ms,
-                                            q.failed_to_ms, q.limit, q.offset, q.tenant);
+                                            q.failed_to_ms, q.limit, q.offset, q.tenant, q.max_payload_bytes);
     const DlqEntryDecoder decode(r);
     DlqPage page;
     page.entries.reserve(r.size());
@@ -115,7 +115,8 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
     // total comes from a one-row probe of the first page (procedures.md).
     if (r.empty() && q.offset > 0) {
       const pqxx::result probe = tx.exec_prepared(kListDlq, q.queue, q.consumer_group, q.partition,
-                                                  q.failed_from_ms, q.failed_to_ms, 1, 0, q.tenant);
+                                                  q.failed_from_ms, q.failed_to_ms, 1, 0, q.tenant,
+                                                  q.max_payload_bytes);
       page.total = first_value<std::int64_t>(probe, "total").value_or(0);
     }
     return page;

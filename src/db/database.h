@@ -36,7 +36,8 @@ class Database final : public Procedures {
   std::optional<std::string> record_trace(const TraceRecord& trace) override;
   std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
                              const std::string& tenant) override;
-  TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant) override;
+  TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
+                              std::int64_t max_payload_bytes) override;
   std::string trace_names(int limit, int offset, const std::string& tenant) override;
   std::string list_messages(const MessageListQuery& query) override;
   std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,

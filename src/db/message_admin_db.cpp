@@ -46,9 +46,9 @@ std::string Database::message_traces(const std::string& partition_id, const std:
 }
 
 TracesByName Database::traces_by_name(const std::string& trace_name, int limit, int offset,
-                                      const std::string& tenant) {
+                                      const std::string& tenant, std::int64_t max_payload_bytes) {
   return runner_.run("traces_by_name", [&](pqxx::nontransaction& tx) {
-    const pqxx::result r = tx.exec_prepared(kTracesByName, trace_name, limit, offset, tenant);
+    const pqxx::result r = tx.exec_prepared(kTracesByName, trace_name, limit, offset, tenant, max_payload_bytes);
     const ColumnNumber envelope = column_number(r, "envelope_json");
     const ColumnNumber fields = column_number(r, "fields_json");
     TracesByName out;

@@ -20,7 +20,7 @@ void register_message_admin_statements(pqxx::connection_base& c) {
             "SELECT (r - 'traces')::text AS envelope_json, "
             "(e.t - 'message_payload' - 'message_encrypted')::text AS fields_json, "
             "(e.t -> 'message_payload')::text AS payload, (e.t ->> 'message_encrypted')::bool AS is_encrypted "
-            "FROM queen.traces_by_name($1::text, $2::int, $3::int, $4::text) r "
+            "FROM queen.traces_by_name($1::text, $2::int, $3::int, $4::text, $5::int8) r "
             "LEFT JOIN LATERAL jsonb_array_elements(r -> 'traces') WITH ORDINALITY AS e(t, ord) ON true "
             "ORDER BY e.ord");
   c.prepare(kTraceNames, "SELECT queen.trace_names($1::int, $2::int, $3::text)::text AS result_json");

@@ -113,6 +113,7 @@ struct DlqQuery {
   std::optional<std::int64_t> failed_to_ms;    // failed_at <= this (epoch ms), inclusive
   int limit = 100;                             // >= 1
   int offset = 0;                              // >= 0
+  std::int64_t max_payload_bytes = 4LL << 20;  // payload bytes of the page (later rows: payload omitted)
 };
 
 struct DlqEntry {
@@ -124,7 +125,8 @@ struct DlqEntry {
   std::string consumer_group;
   std::optional<std::string> error_message;
   int retry_count = 0;
-  std::string payload_json;  // as stored (an encryption envelope when is_encrypted)
+  std::string payload_json;  // as stored (an encryption envelope when is_encrypted); null when omitted
+  bool payload_omitted = false;  // past the page's payload byte budget
   bool is_encrypted = false;
   std::optional<std::string> producer_sub;
   std::optional<std::string> trace_id;
@@ -305,8 +307,9 @@ class Procedures {
     (void)partition_id, (void)transaction_id, (void)tenant;
     throw std::logic_error("message_traces is not implemented by this Procedures");
   }
-  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant) {
-    (void)trace_name, (void)limit, (void)offset, (void)tenant;
+  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
+                                      std::int64_t max_payload_bytes) {
+    (void)trace_name, (void)limit, (void)offset, (void)tenant, (void)max_payload_bytes;
     throw std::logic_error("traces_by_name is not implemented by this Procedures");
   }
   virtual std::string trace_names(int limit, int offset, const std::string& tenant) {

@@ -135,6 +135,7 @@ DlqEntryDecoder::DlqEntryDecoder(const pqxx::result& r)
       error_message_(column_number(r, "error_message")),
       retry_count_(column_number(r, "retry_count")),
       payload_(column_number(r, "payload")),
+      payload_omitted_(column_number(r, "payload_omitted")),
       is_encrypted_(column_number(r, "is_encrypted")),
       producer_sub_(column_number(r, "producer_sub")),
       trace_id_(column_number(r, "trace_id")),
@@ -153,6 +154,7 @@ DlqEntry DlqEntryDecoder::operator()(const pqxx::row& row) const {
   e.error_message = optional_text(row[error_message_]);
   e.retry_count = value_or<int>(row[retry_count_], 0);
   e.payload_json = json_or_null(row[payload_]);
+  e.payload_omitted = bool_or_false(row[payload_omitted_]);
   e.is_encrypted = bool_or_false(row[is_encrypted_]);
   e.producer_sub = optional_text(row[producer_sub_]);
   e.trace_id = optional_text(row[trace_id_]);

@@ -127,7 +127,8 @@ class DlqEntryDecoder {
 
  private:
   ColumnNumber message_id_, transaction_id_, partition_id_, queue_name_, partition_name_, consumer_group_,
-      error_message_, retry_count_, payload_, is_encrypted_, producer_sub_, trace_id_, created_at_us_, failed_at_us_,
+      error_message_, retry_count_, payload_, payload_omitted_, is_encrypted_, producer_sub_, trace_id_, created_at_us_,
+      failed_at_us_,
       total_;
 };
 

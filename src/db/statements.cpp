@@ -46,13 +46,14 @@ void register_request_statements(pqxx::connection_base& c) {
   // from/to travel as epoch milliseconds (exact, no text timestamp parsing).
   c.prepare(kListDlq,
             "SELECT message_id::text AS message_id, transaction_id, partition_id::text AS partition_id, queue_name, "
-            "partition_name, consumer_group, error_message, retry_count, payload::text AS payload, is_encrypted, "
+            "partition_name, consumer_group, error_message, retry_count, payload::text AS payload, payload_omitted, "
+            "is_encrypted, "
             "producer_sub, trace_id::text AS trace_id, "
             "(extract(epoch from created_at) * 1000000)::int8 AS created_at_us, "
             "(extract(epoch from failed_at) * 1000000)::int8 AS failed_at_us, total "
             "FROM queen.list_dlq($1::text, $2::text, $3::text, "
             "'epoch'::timestamptz + $4::int8 * interval '1 millisecond', "
-            "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int, $8::text)");
+            "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int, $8::text, $9::int8)");
   c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text, $2::text) AS deleted");
   c.prepare(kTenantQuotaState,
             "SELECT max_pending, push_rate, push_burst, pending, "

@@ -47,8 +47,8 @@ broker::DlqQuery parse_dlq_query(const QueryParams& query, const config::LimitsC
   q.failed_to_ms = parse_bound(query, "to");
   q.limit = static_cast<int>(
       std::clamp<std::int64_t>(query_int(query, "limit", kDefaultDlqPageSize), 1, kMaxDlqPageSize));
-  q.offset = static_cast<int>(
-      std::clamp<std::int64_t>(query_int(query, "offset", 0), 0, std::numeric_limits<std::int32_t>::max()));
+  q.offset = query_offset(query, limits);
+  q.max_payload_bytes = limits.list_max_payload_bytes;
   return q;
 }
 
@@ -81,6 +81,7 @@ std::string render_dlq_page(const broker::DlqPage& page, const broker::DlqQuery&
     // open (tampered, unknown key) is listed as stored, the envelope.
     out += ",\"data\":";
     out += e.payload_json;
+    if (e.payload_omitted) out += ",\"payloadOmitted\":true";
     out += ",\"isEncrypted\":";
     out += e.is_encrypted ? "true" : "false";
     out += ",\"traceId\":";

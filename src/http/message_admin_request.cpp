@@ -69,11 +69,10 @@ void require_queue(const broker::DlqSelection& selection) {
 
 }  // namespace
 
-Page parse_page(const QueryParams& query, int default_limit) {
+Page parse_page(const QueryParams& query, int default_limit, const config::LimitsConfig& limits) {
   Page page;
   page.limit = static_cast<int>(std::clamp<std::int64_t>(query_int(query, "limit", default_limit), 1, kMaxAdminPageSize));
-  page.offset = static_cast<int>(
-      std::clamp<std::int64_t>(query_int(query, "offset", 0), 0, std::numeric_limits<std::int32_t>::max()));
+  page.offset = query_offset(query, limits);
   return page;
 }
 
@@ -145,7 +144,7 @@ broker::MessageListQuery parse_message_list_query(const QueryParams& query, cons
   }
   q.from_ms = query_bound(query, "from");
   q.to_ms = query_bound(query, "to");
-  const Page page = parse_page(query, 200);
+  const Page page = parse_page(query, 200, limits);
   q.limit = page.limit;
   q.offset = page.offset;
   return q;

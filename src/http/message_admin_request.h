@@ -19,7 +19,9 @@ struct Page {
   int limit = 0;
   int offset = 0;
 };
-Page parse_page(const QueryParams& query, int default_limit);
+// offset: query_offset (400 past QUEEN_LIST_MAX_OFFSET).
+Page parse_page(const QueryParams& query, int default_limit,
+                const config::LimitsConfig& limits = config::LimitsConfig{});
 
 // A message key from the path (:partitionId, :transactionId). nullopt when
 // the partition id is not a UUID or the transactionId not a valid name: no

@@ -1,7 +1,9 @@
 #include "http/query.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <string>
 
 #include "http/input_limits.h"
 #include "util/percent_decode.h"
@@ -41,6 +43,15 @@ std::int64_t query_int(const QueryParams& query, const std::string& name, std::i
   const long long value = std::strtoll(it->second.c_str(), &end, 10);
   if (errno == ERANGE || end == it->second.c_str() || *end != '\0') return fallback;
   return value;
+}
+
+int query_offset(const QueryParams& query, const config::LimitsConfig& limits) {
+  const std::int64_t offset = std::max<std::int64_t>(query_int(query, "offset", 0), 0);
+  if (offset > limits.list_max_offset) {
+    throw HttpError(400, "offset must be at most " + std::to_string(limits.list_max_offset) +
+                             " (QUEEN_LIST_MAX_OFFSET); page further with from/to");
+  }
+  return static_cast<int>(offset);
 }
 
 std::optional<std::string> query_name(const QueryParams& query, const std::string& name,

@@ -20,6 +20,9 @@ bool query_bool(const QueryParams& query, const std::string& name, bool fallback
 // Unparsable or absent = fallback.
 std::int64_t query_int(const QueryParams& query, const std::string& name, std::int64_t fallback);
 
+// A listing's `offset`: absent or negative = 0; 400 past limits.list_max_offset (QUEEN_LIST_MAX_OFFSET).
+int query_offset(const QueryParams& query, const config::LimitsConfig& limits);
+
 // A name-like parameter (queue, partition, consumerGroup, namespace, task ...):
 // absent or empty = nullopt; otherwise checked by check_name
 // (input_limits.h: valid UTF-8, no NUL, at most NAME_MAX_CHARS characters),

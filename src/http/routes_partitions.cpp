@@ -14,7 +14,7 @@ void register_partition_routes(Router& router, const RouteContext& context) {
   router.add("GET", "/api/v1/resources/partitions", auth::AccessLevel::ReadOnly,
              [&broker, &limits](const Request& request) {
                const std::optional<std::string> queue = query_name(request.query, "queue", limits);
-               const Page page = parse_page(request.query, kMaxAdminPageSize);
+               const Page page = parse_page(request.query, kMaxAdminPageSize, limits);
                return Response::json(
                    200, broker.list_partitions(queue, page.limit, page.offset, request.principal.tenant));
              });

@@ -30,8 +30,8 @@ void register_trace_routes(Router& router, const RouteContext& context) {
   });
 
   // The two literal routes before the message's: the router prefers literals anyway.
-  router.add("GET", "/api/v1/traces/names", auth::AccessLevel::ReadOnly, [&broker](const Request& request) {
-    const Page page = parse_page(request.query, 50);
+  router.add("GET", "/api/v1/traces/names", auth::AccessLevel::ReadOnly, [&broker, &limits](const Request& request) {
+    const Page page = parse_page(request.query, 50, limits);
     return Response::json(200, broker.trace_names(page.limit, page.offset, request.principal.tenant));
   });
 
@@ -39,9 +39,10 @@ void register_trace_routes(Router& router, const RouteContext& context) {
              [&broker, &limits](const Request& request) {
                const std::string& name = request.param("traceName");
                check_name(name, "traceName", limits);
-               const Page page = parse_page(request.query, 100);
+               const Page page = parse_page(request.query, 100, limits);
                return Response::json(200, render_traces_by_name(broker.traces_by_name(
-                                              name, page.limit, page.offset, request.principal.tenant)));
+                                              name, page.limit, page.offset, request.principal.tenant,
+                                              limits.list_max_payload_bytes)));
              });
 
   router.add("GET", "/api/v1/traces/:partitionId/:transactionId", auth::AccessLevel::ReadOnly,

@@ -118,7 +118,8 @@ def test_dlq_listing_shows_the_decrypted_payload(client, own_db):
     [message] = client.pop_messages(queue, batch=1)
     acked = client.ack_batch([ack_item(message, status="dlq", error="handler gave up")])
     assert acked.status == 200 and acked.body[0]["success"] is True, acked
-    stored = own_db.query("select payload::text as payload, is_encrypted from queen.dlq where transaction_id = 'dl-1'")
+    stored = own_db.query("select p.payload::text as payload, d.is_encrypted from queen.dlq d "
+                          "join queen.dlq_payloads p on p.message_id = d.message_id where d.transaction_id = 'dl-1'")
     assert_ciphertext(stored[0], "dlq-secret")  # the dead letter keeps the envelope
     [entry] = client.dlq(queue=queue).body["messages"]
     assert entry["data"] == {"dead": "dlq-secret"}

@@ -1,2 +1,3 @@
 -- Verify queen:list_dlq on pg
-SELECT has_function_privilege('queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text)', 'execute');
+-- by name: dlq_payload_once replaces it with a budgeted signature
+SELECT 'queen.list_dlq'::regproc;

@@ -3,5 +3,6 @@ SELECT id, partition_id, transaction_id, tenant, consumer_group, event_type, dat
   FROM queen.message_traces WHERE false;
 SELECT has_function_privilege('queen.record_trace(uuid, text, jsonb, text[], text, text, text, text)', 'execute');
 SELECT has_function_privilege('queen.message_traces_of(uuid, text, text)', 'execute');
-SELECT has_function_privilege('queen.traces_by_name(text, int, int, text)', 'execute');
+-- by name: listings_bounded replaces it with a budgeted signature
+SELECT 'queen.traces_by_name'::regproc;
 SELECT has_function_privilege('queen.trace_names(int, int, text)', 'execute');

@@ -84,3 +84,27 @@ TEST(LimitsConfig, DescribedOnALineOfTheirOwn) {
   EXPECT_NE(line->find("push_max_items=77"), std::string::npos) << *line;
   EXPECT_NE(line->find("name_max_chars=255"), std::string::npos) << *line;
 }
+
+TEST(LimitsConfig, ListingBoundsAreReadRangedAndDescribed) {
+  const Config defaults = load_config({}, "h").config;
+  EXPECT_EQ(defaults.limits.list_max_payload_bytes, 4LL << 20);
+  EXPECT_EQ(defaults.limits.list_max_offset, 10000);
+  const Config set =
+      load_config({{"QUEEN_LIST_MAX_PAYLOAD_BYTES", "0"}, {"QUEEN_LIST_MAX_OFFSET", "500"}}, "h").config;
+  EXPECT_EQ(set.limits.list_max_payload_bytes, 0);
+  EXPECT_EQ(set.limits.list_max_offset, 500);
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"QUEEN_LIST_MAX_PAYLOAD_BYTES", "-1"}, {"QUEEN_LIST_MAX_OFFSET", "-1"}}) {
+    try {
+      load_config({{name, value}}, "h");
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  const std::vector<std::string> lines = describe_config(set);
+  const auto line = std::find_if(lines.begin(), lines.end(),
+                                 [](const std::string& l) { return l.rfind("config: limits ", 0) == 0; });
+  ASSERT_NE(line, lines.end());
+  EXPECT_NE(line->find("list_max_payload_bytes=0 list_max_offset=500"), std::string::npos) << *line;
+}

@@ -127,6 +127,35 @@ TEST(DlqRender, NullPayloadsAndAbsentErrorsStayNull) {
   EXPECT_TRUE(m["errorMessage"].is_null());
 }
 
+TEST(DlqRender, AnOmittedPayloadIsNullWithTheMarker) {
+  db::DlqPage page;
+  page.entries.push_back(entry("kept", 2));
+  page.entries.push_back(entry("omitted", 1));
+  page.entries[1].payload_json = "null";
+  page.entries[1].payload_omitted = true;
+  page.total = 2;
+  const auto body = nlohmann::json::parse(render_dlq_page(page, db::DlqQuery{}));
+  EXPECT_FALSE(body["messages"][0].contains("payloadOmitted"));
+  EXPECT_EQ(body["messages"][0]["data"], nlohmann::json::parse(R"({"amount":12})"));
+  EXPECT_TRUE(body["messages"][1]["data"].is_null());
+  EXPECT_EQ(body["messages"][1]["payloadOmitted"], true);
+}
+
+TEST(DlqQuery, CarriesThePayloadBudgetAndRefusesADeepOffset) {
+  config::LimitsConfig limits;
+  limits.list_max_payload_bytes = 12345;
+  limits.list_max_offset = 50;
+  EXPECT_EQ(parse_dlq_query(parse_query_string(""), limits).max_payload_bytes, 12345);
+  EXPECT_EQ(parse_dlq_query(parse_query_string("offset=50"), limits).offset, 50);
+  try {
+    parse_dlq_query(parse_query_string("offset=51"), limits);
+    ADD_FAILURE() << "offset 51 was accepted";
+  } catch (const HttpError& e) {
+    EXPECT_EQ(e.status(), 400);
+    EXPECT_NE(std::string(e.what()).find("QUEEN_LIST_MAX_OFFSET"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(DlqRoute, PassesTheFiltersToTheDatabaseAndRendersThePage) {
   db.dlq_page.entries = {entry("new", 2'000'000), entry("old", 1'000'000)};
   db.dlq_page.total = 2;
