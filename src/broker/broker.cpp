@@ -101,6 +101,7 @@ void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_una
 }
 
 void rethrow_db_failure(const db::DbError& e, metrics::Metrics& metrics, bool transient_is_unavailable) {
+  rethrow_if_storage_quota(e);  // the tenant's refusal, not a database failure
   metrics.record_db_error();
   if (e.transient()) {
     spdlog::warn("db: transient failure: {}", e.what());
@@ -225,6 +226,7 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
   try {
     return combiner_.submit(encoded, origin);
   } catch (const db::DbError& e) {
+    rethrow_if_storage_quota(e);  // a push that would create a queue or partition past a quota
     metrics_.record_db_error();
     if (e.transient()) {
       spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());

@@ -41,7 +41,7 @@ COMMENT ON COLUMN queen.message_traces.counted_bytes IS
 
 -- Usage, striped: each database session adds to the row of its stripe, so
 -- concurrent writers of one tenant do not queue on one row; a tenant's usage is
--- the sum of its stripes (at most tenant_usage_stripes() rows).
+-- the sum of its stripes (at most 2 * tenant_usage_stripes() rows).
 CREATE TABLE queen.tenant_usage (
   tenant          queen.tenant_text NOT NULL,
   stripe          smallint NOT NULL,
@@ -58,7 +58,8 @@ COMMENT ON TABLE queen.tenant_usage IS
   'What each tenant stores, summed over its stripes (one row per stripe a session wrote through): KV keys and bytes, traces and trace bytes, queues, partitions, registered consumer groups. Maintained by triggers; read by queen.tenant_usage_of.';
 
 CREATE FUNCTION queen.tenant_usage_stripes() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 16 $$;
-COMMENT ON FUNCTION queen.tenant_usage_stripes() IS 'How many usage rows a tenant is spread over: 16.';
+COMMENT ON FUNCTION queen.tenant_usage_stripes() IS
+  'Stripes per tenant for growth (0-15, by session) and as many for give-back (16-31): at most 32 usage rows a tenant.';
 
 -- The storage quotas: name, usage column, override column, broker variable.
 CREATE FUNCTION queen.storage_quota_names() RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -118,11 +119,14 @@ COMMENT ON FUNCTION queen.check_tenant_quota(text, text, bigint) IS
 CREATE FUNCTION queen.add_tenant_usage(p_tenant text, p_kv_keys bigint DEFAULT 0, p_kv_bytes bigint DEFAULT 0,
                                        p_traces bigint DEFAULT 0, p_trace_bytes bigint DEFAULT 0,
                                        p_queues bigint DEFAULT 0, p_partitions bigint DEFAULT 0,
-                                       p_consumer_groups bigint DEFAULT 0)
+                                       p_consumer_groups bigint DEFAULT 0, p_give_back bool DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   v_usage record;
+  -- Growth and give-back use separate stripes (see the triggers below).
+  v_stripe smallint := pg_backend_pid() % queen.tenant_usage_stripes()
+                       + CASE WHEN p_give_back THEN queen.tenant_usage_stripes() ELSE 0 END;
 BEGIN
   IF p_kv_keys = 0 AND p_kv_bytes = 0 AND p_traces = 0 AND p_trace_bytes = 0 AND p_queues = 0
      AND p_partitions = 0 AND p_consumer_groups = 0 THEN
@@ -130,7 +134,7 @@ BEGIN
   END IF;
   INSERT INTO queen.tenant_usage AS u (tenant, stripe, kv_keys, kv_bytes, traces, trace_bytes, queues, partitions,
                                        consumer_groups)
-  VALUES (p_tenant, pg_backend_pid() % queen.tenant_usage_stripes(), p_kv_keys, p_kv_bytes, p_traces, p_trace_bytes,
+  VALUES (p_tenant, v_stripe, p_kv_keys, p_kv_bytes, p_traces, p_trace_bytes,
           p_queues, p_partitions, p_consumer_groups)
   ON CONFLICT ON CONSTRAINT tenant_usage_pkey DO UPDATE
      SET kv_keys = u.kv_keys + EXCLUDED.kv_keys, kv_bytes = u.kv_bytes + EXCLUDED.kv_bytes,
@@ -152,8 +156,8 @@ BEGIN
   END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) IS
-  'Internal to the usage triggers: adds the deltas to this session''s stripe of p_tenant and, for every positive delta, raises QQ429 when the tenant''s usage of that quota is now past its limit (queen.tenant_quota_limit).';
+COMMENT ON FUNCTION queen.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool) IS
+  'Internal to the usage triggers: adds the deltas to this session''s stripe of p_tenant (a give-back stripe when p_give_back) and, for every positive delta, raises QQ429 when the tenant''s usage of that quota is now past its limit (queen.tenant_quota_limit).';
 
 CREATE FUNCTION queen.tenant_usage_of(p_tenant text DEFAULT '',
                                       OUT kv_keys bigint, OUT kv_bytes bigint, OUT traces bigint,
@@ -184,6 +188,13 @@ SELECT t.tenant, 0,
   FROM (SELECT tenant FROM queen.kv UNION SELECT tenant FROM queen.message_traces UNION SELECT tenant FROM queen.queues) t;
 
 -- ---------------------------------------------------------------- triggers
+-- What grows is counted at COMMIT (deferred constraint triggers, one call per
+-- row created): a statement that creates nothing costs nothing (a push to
+-- existing partitions does no quota work), and a transaction takes its
+-- stripe row as the last lock it needs, so counting never waits inside a
+-- transaction that still has locks to take. What shrinks is given back at
+-- once, on separate give-back stripes, so a delete never waits for a commit
+-- that is counting growth.
 
 -- counted_bytes of a KV row or trace, computed from the value as written.
 CREATE FUNCTION queen.set_counted_bytes() RETURNS trigger
@@ -202,131 +213,119 @@ CREATE TRIGGER kv_counted_bytes BEFORE INSERT OR UPDATE OF value ON queen.kv
 CREATE TRIGGER message_traces_counted_bytes BEFORE INSERT OR UPDATE OF data ON queen.message_traces
   FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
 
--- KV: one statement trigger per event (a transition table serves one event).
--- Tenants in name order, so two statements touching several tenants take the
--- stripe rows in the same order.
-CREATE FUNCTION queen.kv_usage() RETURNS trigger
+-- Growth, at commit, per created (or rewritten) row.
+CREATE FUNCTION queen.count_growth() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_tenant text;
+BEGIN
+  CASE TG_TABLE_NAME
+    WHEN 'kv' THEN
+      IF TG_OP = 'INSERT' THEN
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_keys => 1, p_kv_bytes => NEW.counted_bytes);
+      ELSE
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_bytes => NEW.counted_bytes - OLD.counted_bytes);
+      END IF;
+    WHEN 'message_traces' THEN
+      IF TG_OP = 'INSERT' THEN
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_traces => 1, p_trace_bytes => NEW.counted_bytes);
+      ELSE
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_trace_bytes => NEW.counted_bytes - OLD.counted_bytes);
+      END IF;
+    WHEN 'queues' THEN
+      PERFORM queen.add_tenant_usage(NEW.tenant, p_queues => 1);
+    ELSE
+      -- partitions, consumer_groups: their queue's tenant (a queue deleted in the
+      -- same transaction already gave back everything it had).
+      SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
+      IF FOUND AND TG_TABLE_NAME = 'partitions' THEN
+        PERFORM queen.add_tenant_usage(v_tenant, p_partitions => 1);
+      ELSIF FOUND THEN
+        PERFORM queen.add_tenant_usage(v_tenant, p_consumer_groups => 1);
+      END IF;
+  END CASE;
+  RETURN NULL;
+END;
+$$;
+CREATE CONSTRAINT TRIGGER kv_usage_growth AFTER INSERT OR UPDATE OF value ON queen.kv
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE CONSTRAINT TRIGGER message_traces_usage_growth AFTER INSERT OR UPDATE OF data ON queen.message_traces
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE CONSTRAINT TRIGGER queues_usage_growth AFTER INSERT ON queen.queues
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE CONSTRAINT TRIGGER partitions_usage_growth AFTER INSERT ON queen.partitions
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE CONSTRAINT TRIGGER consumer_groups_usage_growth AFTER INSERT ON queen.consumer_groups
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+
+-- Give-back of KV rows: per statement (the TTL pruner deletes in batches),
+-- tenants in name order.
+CREATE FUNCTION queen.kv_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    FOR r IN SELECT n.tenant, count(*) AS keys, sum(n.counted_bytes)::bigint AS bytes
-               FROM new_rows n GROUP BY n.tenant ORDER BY n.tenant LOOP
-      PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => r.keys, p_kv_bytes => r.bytes);
-    END LOOP;
-  ELSIF TG_OP = 'UPDATE' THEN
-    FOR r IN SELECT d.tenant, sum(d.keys)::bigint AS keys, sum(d.bytes)::bigint AS bytes
-               FROM (SELECT n.tenant, 1 AS keys, n.counted_bytes AS bytes FROM new_rows n
-                     UNION ALL
-                     SELECT o.tenant, -1, -o.counted_bytes FROM old_rows o) d
-              GROUP BY d.tenant ORDER BY d.tenant LOOP
-      PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => r.keys, p_kv_bytes => r.bytes);
-    END LOOP;
-  ELSE
-    FOR r IN SELECT o.tenant, count(*) AS keys, sum(o.counted_bytes)::bigint AS bytes
-               FROM old_rows o GROUP BY o.tenant ORDER BY o.tenant LOOP
-      PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => -r.keys, p_kv_bytes => -r.bytes);
-    END LOOP;
-  END IF;
-  RETURN NULL;
-END;
-$$;
-CREATE TRIGGER kv_usage_insert AFTER INSERT ON queen.kv REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_usage();
-CREATE TRIGGER kv_usage_update AFTER UPDATE ON queen.kv REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_usage();
-CREATE TRIGGER kv_usage_delete AFTER DELETE ON queen.kv REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_usage();
-
--- Traces: per row. Traces are removed by the cascade from their message, one
--- internal statement per deleted message; a row trigger costs only where a
--- trace exists, a statement trigger would run for every message deleted.
-CREATE FUNCTION queen.trace_usage() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    PERFORM queen.add_tenant_usage(NEW.tenant, p_traces => 1, p_trace_bytes => NEW.counted_bytes);
-  ELSIF TG_OP = 'UPDATE' THEN
-    PERFORM queen.add_tenant_usage(NEW.tenant, p_trace_bytes => NEW.counted_bytes - OLD.counted_bytes);
-  ELSE
-    PERFORM queen.add_tenant_usage(OLD.tenant, p_traces => -1, p_trace_bytes => -OLD.counted_bytes);
-  END IF;
-  RETURN NULL;
-END;
-$$;
-CREATE TRIGGER message_traces_usage AFTER INSERT OR UPDATE OF data OR DELETE ON queen.message_traces
-  FOR EACH ROW EXECUTE FUNCTION queen.trace_usage();
-
-CREATE FUNCTION queen.queue_usage_insert() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-BEGIN
-  FOR r IN SELECT n.tenant, count(*) AS n FROM new_rows n GROUP BY n.tenant ORDER BY n.tenant LOOP
-    PERFORM queen.add_tenant_usage(r.tenant, p_queues => r.n);
+  FOR r IN SELECT o.tenant, count(*) AS keys, sum(o.counted_bytes)::bigint AS bytes
+             FROM old_rows o GROUP BY o.tenant ORDER BY o.tenant LOOP
+    PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => -r.keys, p_kv_bytes => -r.bytes, p_give_back => true);
   END LOOP;
   RETURN NULL;
 END;
 $$;
-CREATE TRIGGER queues_usage_insert AFTER INSERT ON queen.queues REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_usage_insert();
+CREATE TRIGGER kv_usage_give_back AFTER DELETE ON queen.kv REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_give_back();
+
+-- Traces: per row. They are removed by the cascade from their message, one
+-- internal statement per deleted message: a row trigger costs only where a
+-- trace exists, a statement trigger would run for every message deleted.
+CREATE FUNCTION queen.trace_give_back() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM queen.add_tenant_usage(OLD.tenant, p_traces => -1, p_trace_bytes => -OLD.counted_bytes, p_give_back => true);
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER message_traces_usage_give_back AFTER DELETE ON queen.message_traces
+  FOR EACH ROW EXECUTE FUNCTION queen.trace_give_back();
 
 -- A deleted queue gives back itself, its partitions and its registered groups
 -- here, before the cascade removes them: once the queue row is gone, their
 -- own delete triggers can no longer find its tenant (and so count nothing).
-CREATE FUNCTION queen.queue_usage_delete() RETURNS trigger
+CREATE FUNCTION queen.queue_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM queen.add_tenant_usage(OLD.tenant, p_queues => -1,
             p_partitions => -(SELECT count(*) FROM queen.partitions p WHERE p.queue_id = OLD.id),
-            p_consumer_groups => -(SELECT count(*) FROM queen.consumer_groups g WHERE g.queue_id = OLD.id));
+            p_consumer_groups => -(SELECT count(*) FROM queen.consumer_groups g WHERE g.queue_id = OLD.id),
+            p_give_back => true);
   RETURN OLD;
 END;
 $$;
-CREATE TRIGGER queues_usage_delete BEFORE DELETE ON queen.queues
-  FOR EACH ROW EXECUTE FUNCTION queen.queue_usage_delete();
+CREATE TRIGGER queues_usage_give_back BEFORE DELETE ON queen.queues
+  FOR EACH ROW EXECUTE FUNCTION queen.queue_give_back();
 
--- Partitions and registered groups have no tenant column: their queue's.
--- Statement triggers fire after the row triggers of the statement (foreign key
--- checks included), so the push that creates partitions takes its queues'
--- share locks before a stripe row.
-CREATE FUNCTION queen.queue_child_usage() RETURNS trigger
+-- Partitions and groups removed while their queue stays (a group deleted by
+-- DELETE /consumer-groups): per statement, their queue's tenant.
+CREATE FUNCTION queen.queue_child_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
-  v_sign int := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    FOR r IN SELECT q.tenant, count(*) AS n FROM new_rows c JOIN queen.queues q ON q.id = c.queue_id
-              GROUP BY q.tenant ORDER BY q.tenant LOOP
-      IF TG_TABLE_NAME = 'partitions' THEN
-        PERFORM queen.add_tenant_usage(r.tenant, p_partitions => r.n);
-      ELSE
-        PERFORM queen.add_tenant_usage(r.tenant, p_consumer_groups => r.n);
-      END IF;
-    END LOOP;
-  ELSE
-    FOR r IN SELECT q.tenant, count(*) AS n FROM old_rows c JOIN queen.queues q ON q.id = c.queue_id
-              GROUP BY q.tenant ORDER BY q.tenant LOOP
-      IF TG_TABLE_NAME = 'partitions' THEN
-        PERFORM queen.add_tenant_usage(r.tenant, p_partitions => v_sign * r.n);
-      ELSE
-        PERFORM queen.add_tenant_usage(r.tenant, p_consumer_groups => v_sign * r.n);
-      END IF;
-    END LOOP;
-  END IF;
+  FOR r IN SELECT q.tenant, count(*) AS n FROM old_rows c JOIN queen.queues q ON q.id = c.queue_id
+            GROUP BY q.tenant ORDER BY q.tenant LOOP
+    IF TG_TABLE_NAME = 'partitions' THEN
+      PERFORM queen.add_tenant_usage(r.tenant, p_partitions => -r.n, p_give_back => true);
+    ELSE
+      PERFORM queen.add_tenant_usage(r.tenant, p_consumer_groups => -r.n, p_give_back => true);
+    END IF;
+  END LOOP;
   RETURN NULL;
 END;
 $$;
-CREATE TRIGGER partitions_usage_insert AFTER INSERT ON queen.partitions REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_usage();
-CREATE TRIGGER partitions_usage_delete AFTER DELETE ON queen.partitions REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_usage();
-CREATE TRIGGER consumer_groups_usage_insert AFTER INSERT ON queen.consumer_groups REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_usage();
-CREATE TRIGGER consumer_groups_usage_delete AFTER DELETE ON queen.consumer_groups REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_usage();
+CREATE TRIGGER partitions_usage_give_back AFTER DELETE ON queen.partitions REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
+CREATE TRIGGER consumer_groups_usage_give_back AFTER DELETE ON queen.consumer_groups REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
 
 -- The overrides of every quota.
 DROP FUNCTION queen.set_tenant_quota(text, bigint, double precision, int);
