@@ -188,13 +188,12 @@ SELECT t.tenant, 0,
   FROM (SELECT tenant FROM queen.kv UNION SELECT tenant FROM queen.message_traces UNION SELECT tenant FROM queen.queues) t;
 
 -- ---------------------------------------------------------------- triggers
--- What grows is counted at COMMIT (deferred constraint triggers, one call per
--- row created): a statement that creates nothing costs nothing (a push to
--- existing partitions does no quota work), and a transaction takes its
--- stripe row as the last lock it needs, so counting never waits inside a
--- transaction that still has locks to take. What shrinks is given back at
--- once, on separate give-back stripes, so a delete never waits for a commit
--- that is counting growth.
+-- Growth is counted per row created (or rewritten), by row triggers: a
+-- statement that creates nothing costs nothing (a push to existing partitions
+-- does no quota work), and a refusal is an error of the statement itself, so
+-- a procedure that catches per-item errors (fire_timers) keeps the other
+-- items. What shrinks is given back on separate give-back stripes, so a
+-- delete never waits for a transaction that is counting growth.
 
 -- counted_bytes of a KV row or trace, computed from the value as written.
 CREATE FUNCTION queen.set_counted_bytes() RETURNS trigger
@@ -213,7 +212,7 @@ CREATE TRIGGER kv_counted_bytes BEFORE INSERT OR UPDATE OF value ON queen.kv
 CREATE TRIGGER message_traces_counted_bytes BEFORE INSERT OR UPDATE OF data ON queen.message_traces
   FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
 
--- Growth, at commit, per created (or rewritten) row.
+-- Growth, per created (or rewritten) row.
 CREATE FUNCTION queen.count_growth() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -235,8 +234,7 @@ BEGIN
     WHEN 'queues' THEN
       PERFORM queen.add_tenant_usage(NEW.tenant, p_queues => 1);
     ELSE
-      -- partitions, consumer_groups: their queue's tenant (a queue deleted in the
-      -- same transaction already gave back everything it had).
+      -- partitions, consumer_groups: their queue's tenant.
       SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
       IF FOUND AND TG_TABLE_NAME = 'partitions' THEN
         PERFORM queen.add_tenant_usage(v_tenant, p_partitions => 1);
@@ -247,16 +245,16 @@ BEGIN
   RETURN NULL;
 END;
 $$;
-CREATE CONSTRAINT TRIGGER kv_usage_growth AFTER INSERT OR UPDATE OF value ON queen.kv
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
-CREATE CONSTRAINT TRIGGER message_traces_usage_growth AFTER INSERT OR UPDATE OF data ON queen.message_traces
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
-CREATE CONSTRAINT TRIGGER queues_usage_growth AFTER INSERT ON queen.queues
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
-CREATE CONSTRAINT TRIGGER partitions_usage_growth AFTER INSERT ON queen.partitions
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
-CREATE CONSTRAINT TRIGGER consumer_groups_usage_growth AFTER INSERT ON queen.consumer_groups
-  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER kv_usage_growth AFTER INSERT OR UPDATE OF value ON queen.kv
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER message_traces_usage_growth AFTER INSERT OR UPDATE OF data ON queen.message_traces
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER queues_usage_growth AFTER INSERT ON queen.queues
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER partitions_usage_growth AFTER INSERT ON queen.partitions
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER consumer_groups_usage_growth AFTER INSERT ON queen.consumer_groups
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
 
 -- Give-back of KV rows: per statement (the TTL pruner deletes in batches),
 -- tenants in name order.
