@@ -110,6 +110,7 @@ void throw_request_transient(const db::DbError& e, bool transient_is_unavailable
 }
 
 void rethrow_db_failure(const db::DbError& e, metrics::Metrics& metrics, bool transient_is_unavailable) {
+  rethrow_if_storage_quota(e);  // the tenant's refusal, not a database failure
   metrics.record_db_error();
   if (e.connection_lost()) {
     spdlog::warn("db: database unavailable: {}", e.what());
@@ -235,6 +236,7 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
   try {
     return combiner_.submit(encoded, origin);
   } catch (const db::DbError& e) {
+    rethrow_if_storage_quota(e);  // a push that would create a queue or partition past a quota
     metrics_.record_db_error();
     if (e.connection_lost()) {
       spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/broker_error.h"
+#include "broker/tenant_quotas.h"
 #include "db/db_error.h"
 #include "db/kv_db.h"
 #include "util/assert.h"
@@ -11,6 +12,7 @@ namespace queen::broker {
 namespace {
 
 [[noreturn]] void rethrow_kv_error(const db::DbError& e) {
+  rethrow_if_storage_quota(e);
   if (e.transient()) {
     spdlog::warn("kv: database unavailable: {}", e.what());
     throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);

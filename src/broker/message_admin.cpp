@@ -126,8 +126,13 @@ std::string Broker::list_partitions(const std::optional<std::string>& queue, int
 bool Broker::dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                  const std::optional<std::string>& consumer_group,
                                  const std::optional<std::string>& error, const std::string& tenant) {
+  if (std::optional<QuotaRefusal> refusal = quotas_.admit_dead_letters(tenant, 1)) {
+    throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
+  }
   try {
-    return db_.dead_letter_message(partition_id, transaction_id, consumer_group, error, tenant);
+    const bool moved = db_.dead_letter_message(partition_id, transaction_id, consumer_group, error, tenant);
+    if (moved) quotas_.note_dead_lettered(tenant, 1);
+    return moved;
   } catch (const db::DbError& e) {
     rethrow_as_broker_error(e);
   }

@@ -20,9 +20,16 @@ std::string tenant_label(const std::string& tenant) { return tenant.empty() ? "t
 
 }  // namespace
 
+void rethrow_if_storage_quota(const db::DbError& error) {
+  if (error.sqlstate() != kStorageQuotaSqlstate) return;
+  spdlog::info("quotas: refused by the database: {}", error.client_message());
+  throw BrokerError(ErrorKind::TooManyRequests, error.client_message(), kStorageQuotaRetryAfterS);
+}
+
 TenantLimits tenant_limits(const config::TenantQuotaConfig& defaults, const db::TenantQuotaState& overrides) {
   TenantLimits limits;
   limits.max_pending = overrides.max_pending.value_or(defaults.max_pending);
+  limits.max_dead_letters = overrides.max_dead_letters.value_or(defaults.storage.dead_letters);
   limits.push_rate = overrides.push_rate.value_or(defaults.push_rate);
   const int burst = overrides.push_burst.value_or(defaults.push_burst);
   // No burst given: one second's worth of the rate, at least one message.
@@ -50,13 +57,12 @@ std::optional<int> TokenBucket::take(double n, double rate, double burst, Clock:
 TenantQuotas::TenantQuotas(config::TenantQuotaConfig config, ReadState read_state)
     : config_(config), read_state_(std::move(read_state)) {}
 
-void TenantQuotas::refresh_if_stale(const std::string& tenant, Clock::time_point now) {
+void TenantQuotas::refresh_if_stale(const std::string& tenant, Clock::time_point now, bool need_state) {
   std::unique_lock lock(mutex_);
   Tenant& t = tenants_[tenant];
-  if (!config_.overrides && config_.max_pending == 0) {
-    // Only the rate default applies: nothing to read.
+  if (!need_state) {
+    // Only configured limits without a count apply: nothing to read.
     if (!t.read_at) t.limits = tenant_limits(config_, {});
-    t.read_at = now;
     return;
   }
   const bool fresh = t.read_at && now - *t.read_at < std::chrono::milliseconds(config_.cache_ms);
@@ -78,31 +84,36 @@ void TenantQuotas::refresh_if_stale(const std::string& tenant, Clock::time_point
     state->max_pending.reset();
     state->push_rate.reset();
     state->push_burst.reset();
+    state->max_dead_letters.reset();
   }
   t.limits = tenant_limits(config_, *state);
   // A newer count includes (about) everything accepted before it was taken.
-  if (state->counted_at_us != t.counted_at_us) t.accepted_since_count = 0;
+  if (state->counted_at_us != t.counted_at_us) {
+    t.accepted_since_count = 0;
+    t.dead_lettered_since_count = 0;
+  }
   t.pending_counted = state->pending;
+  t.dead_letters_counted = state->dead_letters;
   t.counted_at_us = state->counted_at_us;
 }
 
 std::optional<QuotaRefusal> TenantQuotas::admit(const std::string& tenant, std::size_t messages,
                                                 Clock::time_point now) {
   if (!enabled() || messages == 0) return std::nullopt;
-  refresh_if_stale(tenant, now);
+  refresh_if_stale(tenant, now, config_.overrides || config_.max_pending > 0);
   std::lock_guard lock(mutex_);
   Tenant& t = tenants_[tenant];
   const auto n = static_cast<std::int64_t>(messages);
   if (t.limits.max_pending > 0 && t.pending_counted + t.accepted_since_count + n > t.limits.max_pending) {
     return QuotaRefusal{"pending-message quota of " + tenant_label(tenant) + " reached (" +
-                            std::to_string(t.limits.max_pending) + " pending messages)",
+                            std::to_string(t.limits.max_pending) + " pending messages, QUEEN_TENANT_MAX_PENDING)",
                         whole_seconds_at_least_one(config_.cache_ms / 1000.0)};
   }
   if (t.limits.push_rate > 0) {
     if (const std::optional<int> wait_s =
             t.bucket.take(static_cast<double>(n), t.limits.push_rate, t.limits.push_burst, now)) {
       return QuotaRefusal{"push rate quota of " + tenant_label(tenant) + " exceeded (" +
-                              fmt::format("{}", t.limits.push_rate) + " messages per second)",
+                              fmt::format("{}", t.limits.push_rate) + " messages per second, QUEEN_TENANT_PUSH_RATE)",
                           *wait_s};
     }
   }
@@ -113,6 +124,29 @@ void TenantQuotas::note_accepted(const std::string& tenant, std::size_t messages
   if (!enabled() || messages == 0) return;
   std::lock_guard lock(mutex_);
   tenants_[tenant].accepted_since_count += static_cast<std::int64_t>(messages);
+}
+
+std::optional<QuotaRefusal> TenantQuotas::admit_dead_letters(const std::string& tenant, std::size_t entries,
+                                                            Clock::time_point now) {
+  if (entries == 0 || (config_.storage.dead_letters == 0 && !config_.overrides)) return std::nullopt;
+  refresh_if_stale(tenant, now, true);
+  std::lock_guard lock(mutex_);
+  Tenant& t = tenants_[tenant];
+  const auto n = static_cast<std::int64_t>(entries);
+  if (t.limits.max_dead_letters > 0 &&
+      t.dead_letters_counted + t.dead_lettered_since_count + n > t.limits.max_dead_letters) {
+    return QuotaRefusal{"dead letters quota of " + tenant_label(tenant) + " reached (" +
+                            std::to_string(t.limits.max_dead_letters) +
+                            " dead letters, QUEEN_TENANT_MAX_DEAD_LETTERS)",
+                        kStorageQuotaRetryAfterS};
+  }
+  return std::nullopt;
+}
+
+void TenantQuotas::note_dead_lettered(const std::string& tenant, std::size_t entries) {
+  if (entries == 0 || (config_.storage.dead_letters == 0 && !config_.overrides)) return;
+  std::lock_guard lock(mutex_);
+  tenants_[tenant].dead_lettered_since_count += static_cast<std::int64_t>(entries);
 }
 
 }  // namespace queen::broker

@@ -1,19 +1,27 @@
 #pragma once
-// Per-tenant push quotas (docs/tenants.md): a push rate, enforced by a token
+// Per-tenant quotas (docs/tenants.md): a push rate, enforced by a token
 // bucket per tenant in this broker process, and a pending-message limit,
 // checked against the tenant's pending count as the statistics reconciler
 // last summed it plus what this broker accepted since. Both answer 429 with a
-// Retry-After. With every quota off (config::TenantQuotaConfig::enabled())
+// Retry-After. With every push quota off (config::TenantQuotaConfig::enabled())
 // admit() returns at once: no lock, no database call.
+//
+// Storage quotas (KV, traces, queues, partitions, consumer groups) are
+// enforced by the database, which refuses a statement past one with SQLSTATE
+// QQ429 (rethrow_if_storage_quota turns it into the same 429); the
+// dead-letter quota is checked here, on DLQ moves, like the pending limit.
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
+#include "broker/broker_error.h"
 #include "config/config.h"
+#include "db/db_error.h"
 #include "db/procedures.h"
 
 namespace queen::broker {
@@ -23,10 +31,21 @@ struct QuotaRefusal {
   int retry_after_s = 1;  // whole seconds, >= 1
 };
 
+// The SQLSTATE of a statement the database refused past a storage quota
+// (queen.check_tenant_quota), and the Retry-After it is answered with: such a
+// quota frees only when the tenant deletes something, so retrying soon is futile.
+inline constexpr std::string_view kStorageQuotaSqlstate = "QQ429";
+inline constexpr int kStorageQuotaRetryAfterS = 60;
+
+// Throws BrokerError TooManyRequests (the database's message, which names the
+// quota and its variable) when `error` is a storage-quota refusal; returns otherwise.
+void rethrow_if_storage_quota(const db::DbError& error);
+
 // The limits that apply to one tenant: the broker defaults, overridden by a
 // DBA's row where it sets a value. 0 = unlimited.
 struct TenantLimits {
   std::int64_t max_pending = 0;
+  std::int64_t max_dead_letters = 0;
   double push_rate = 0;  // messages per second
   double push_burst = 0;  // bucket size in messages (>= 1 when push_rate > 0)
 };
@@ -64,6 +83,13 @@ class TenantQuotas {
   // until the next statistics refresh includes them.
   void note_accepted(const std::string& tenant, std::size_t messages);
 
+  // Whether `tenant` may move `entries` more messages to the DLQ now: its
+  // dead letters as the statistics reconciler last counted them, plus the
+  // moves this broker made since, against its dead-letter quota.
+  std::optional<QuotaRefusal> admit_dead_letters(const std::string& tenant, std::size_t entries,
+                                                 Clock::time_point now = Clock::now());
+  void note_dead_lettered(const std::string& tenant, std::size_t entries);
+
  private:
   struct Tenant {
     TenantLimits limits;
@@ -71,10 +97,14 @@ class TenantQuotas {
     std::int64_t pending_counted = 0;              // from queen.queue_stats
     std::optional<std::int64_t> counted_at_us;     // when the reconciler counted it
     std::int64_t accepted_since_count = 0;         // pushes this broker accepted since
+    std::int64_t dead_letters_counted = 0;         // from queen.queue_stats
+    std::int64_t dead_lettered_since_count = 0;    // DLQ moves this broker made since
     std::optional<Clock::time_point> read_at;      // last read attempt
     bool reading = false;                          // a read is in flight
   };
-  void refresh_if_stale(const std::string& tenant, Clock::time_point now);
+  // `need_state`: some quota of this check needs the database's state (an
+  // override or a count); without it only the configured limits are set.
+  void refresh_if_stale(const std::string& tenant, Clock::time_point now, bool need_state);
 
   const config::TenantQuotaConfig config_;
   const ReadState read_state_;

@@ -351,6 +351,17 @@ void read_tenant_quotas(EnvReader& r, Config& c) {
   q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst, 0, kMaxInt);
   q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES", q.overrides);
   q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms, 10, 3600000);
+  TenantStorageQuotas& s = q.storage;
+  constexpr std::int64_t kMaxQuota = 1LL << 50;
+  s.kv_keys = r.integer("QUEEN_TENANT_MAX_KV_KEYS", s.kv_keys, 0, kMaxQuota);
+  s.kv_bytes = r.integer("QUEEN_TENANT_MAX_KV_BYTES", s.kv_bytes, 0, kMaxQuota);
+  s.traces = r.integer("QUEEN_TENANT_MAX_TRACES", s.traces, 0, kMaxQuota);
+  s.trace_bytes = r.integer("QUEEN_TENANT_MAX_TRACE_BYTES", s.trace_bytes, 0, kMaxQuota);
+  s.dead_letters = r.integer("QUEEN_TENANT_MAX_DEAD_LETTERS", s.dead_letters, 0, kMaxQuota);
+  s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES", s.queues, 0, kMaxQuota);
+  s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS", s.partitions, 0, kMaxQuota);
+  s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS", s.consumer_groups, 0, kMaxQuota);
+  c.db.session_settings = storage_quota_settings(q);
 }
 
 // One lane of the admission arbiter: QUEEN_FLOW_<LANE>_{SLOTS,QUEUE,WAIT_MS}.
@@ -500,6 +511,19 @@ void describe_jwt(std::ostringstream& s, const JwtConfig& j) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& q) {
+  const TenantStorageQuotas& s = q.storage;
+  // Names as queen.tenant_quota_limit reads them (sql/migrations/deploy/tenant_usage.sql).
+  return {{"queen.tenant_max_kv_keys", std::to_string(s.kv_keys)},
+          {"queen.tenant_max_kv_bytes", std::to_string(s.kv_bytes)},
+          {"queen.tenant_max_traces", std::to_string(s.traces)},
+          {"queen.tenant_max_trace_bytes", std::to_string(s.trace_bytes)},
+          {"queen.tenant_max_queues", std::to_string(s.queues)},
+          {"queen.tenant_max_partitions", std::to_string(s.partitions)},
+          {"queen.tenant_max_consumer_groups", std::to_string(s.consumer_groups)},
+          {"queen.tenant_quota_overrides", q.overrides ? "on" : "off"}};
+}
+
 std::vector<std::string> describe_config(const Config& c) {
   std::vector<std::string> lines;
   std::ostringstream s;
@@ -575,6 +599,11 @@ std::vector<std::string> describe_config(const Config& c) {
   s << "config: tenant quotas max_pending=" << c.tenant_quotas.max_pending
     << " push_rate=" << c.tenant_quotas.push_rate << " push_burst=" << c.tenant_quotas.push_burst
     << " overrides=" << on_off(c.tenant_quotas.overrides) << " cache_ms=" << c.tenant_quotas.cache_ms;
+  flush();
+  const TenantStorageQuotas& sq = c.tenant_quotas.storage;
+  s << "config: tenant storage quotas kv_keys=" << sq.kv_keys << " kv_bytes=" << sq.kv_bytes
+    << " traces=" << sq.traces << " trace_bytes=" << sq.trace_bytes << " dead_letters=" << sq.dead_letters
+    << " queues=" << sq.queues << " partitions=" << sq.partitions << " consumer_groups=" << sq.consumer_groups;
   flush();
   describe_jwt(s, c.jwt);
   flush();

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace queen::config {
@@ -53,6 +54,9 @@ struct DbConfig {
   int keepalives_idle_s = 60;           // DB_KEEPALIVES_IDLE
   int keepalives_interval_s = 10;       // DB_KEEPALIVES_INTERVAL
   int keepalives_count = 3;             // DB_KEEPALIVES_COUNT
+  // Settings every connection carries (`-c name=value`), e.g. the storage
+  // quotas the database enforces (storage_quota_settings).
+  std::vector<std::pair<std::string, std::string>> session_settings;
 };
 
 struct PopConfig {
@@ -174,12 +178,28 @@ struct FlowConfig {
 
 // Per-tenant push quotas (docs/tenants.md). 0 = unlimited; a DBA's rows in
 // queen.tenant_quotas override these per tenant when `overrides` is on.
+// Storage quotas per tenant (docs/tenants.md, "Storage quotas"): on by
+// default, 0 = unlimited. The database enforces all but dead_letters (the
+// queen.tenant_usage triggers, reading the session settings every broker
+// connection carries); the broker checks dead_letters on DLQ moves.
+struct TenantStorageQuotas {
+  std::int64_t kv_keys = 100000;          // QUEEN_TENANT_MAX_KV_KEYS: KV keys
+  std::int64_t kv_bytes = 1LL << 30;      // QUEEN_TENANT_MAX_KV_BYTES: KV key + value bytes
+  std::int64_t traces = 1000000;          // QUEEN_TENANT_MAX_TRACES: trace rows
+  std::int64_t trace_bytes = 1LL << 30;   // QUEEN_TENANT_MAX_TRACE_BYTES: trace data bytes
+  std::int64_t dead_letters = 1000000;    // QUEEN_TENANT_MAX_DEAD_LETTERS: DLQ entries (checked on DLQ moves)
+  std::int64_t queues = 10000;            // QUEEN_TENANT_MAX_QUEUES
+  std::int64_t partitions = 1000000;      // QUEEN_TENANT_MAX_PARTITIONS
+  std::int64_t consumer_groups = 10000;   // QUEEN_TENANT_MAX_CONSUMER_GROUPS: registered (queue, group) pairs
+};
+
 struct TenantQuotaConfig {
   std::int64_t max_pending = 0;  // QUEEN_TENANT_MAX_PENDING: pending messages over a tenant's queues
   double push_rate = 0;          // QUEEN_TENANT_PUSH_RATE: messages per second per tenant, per broker process
   int push_burst = 0;            // QUEEN_TENANT_PUSH_BURST: token bucket size (0 = one second of push_rate)
   bool overrides = false;        // QUEEN_TENANT_QUOTA_OVERRIDES: read queen.tenant_quotas
   int cache_ms = 1000;           // QUEEN_TENANT_QUOTA_CACHE_MS: how long a tenant's overrides and pending count are reused
+  TenantStorageQuotas storage;
 
   // False: no quota can apply, the push path does no quota work at all.
   bool enabled() const { return max_pending > 0 || push_rate > 0 || overrides; }
@@ -254,6 +274,11 @@ std::string read_hostname();
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
 // mesh, process, limits, jwt, flow), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
+
+// The session settings that hand the storage quotas to the database:
+// queen.tenant_max_<quota> for each quota it enforces and
+// queen.tenant_quota_overrides (on/off).
+std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& quotas);
 
 const char* to_string(FsyncMode mode) noexcept;
 

@@ -43,9 +43,10 @@ std::string build_conninfo(const config::DbConfig& c) {
   info += " keepalives_count=" + std::to_string(c.keepalives_count);
   info += " tcp_user_timeout=" + std::to_string(c.tcp_user_timeout_ms);
   info += " application_name=queen-broker";
-  info += " options=" + quote_value("-c statement_timeout=" + std::to_string(c.statement_timeout_ms) +
-                                    " -c lock_timeout=" + std::to_string(c.lock_timeout_ms) +
-                                    " -c TimeZone=UTC");
+  std::string options = "-c statement_timeout=" + std::to_string(c.statement_timeout_ms) +
+                        " -c lock_timeout=" + std::to_string(c.lock_timeout_ms) + " -c TimeZone=UTC";
+  for (const auto& [name, value] : c.session_settings) options += " -c " + name + "=" + value;
+  info += " options=" + quote_value(options);
   return info;
 }
 

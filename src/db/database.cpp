@@ -138,6 +138,8 @@ TenantQuotaState Database::tenant_quota_state(const std::string& tenant) {
     state.push_burst = first_value<int>(r, "push_burst");
     state.pending = first_value<std::int64_t>(r, "pending").value_or(0);
     state.counted_at_us = first_value<std::int64_t>(r, "counted_at_us");
+    state.max_dead_letters = first_value<std::int64_t>(r, "max_dead_letters");
+    state.dead_letters = first_value<std::int64_t>(r, "dead_letters").value_or(0);
     return state;
   });
 }

@@ -201,12 +201,15 @@ struct TenantQueue {
 };
 
 // queen.tenant_quota_state: a DBA's overrides (empty = the broker default)
-// and the tenant's pending messages as the statistics reconciler counted them.
+// and the tenant's pending messages and dead letters as the statistics
+// reconciler counted them.
 struct TenantQuotaState {
   std::optional<std::int64_t> max_pending;
   std::optional<double> push_rate;
   std::optional<int> push_burst;
+  std::optional<std::int64_t> max_dead_letters;
   std::int64_t pending = 0;
+  std::int64_t dead_letters = 0;
   std::optional<std::int64_t> counted_at_us;  // newest stats refresh among the tenant's queues
 };
 

@@ -56,7 +56,7 @@ void register_request_statements(pqxx::connection_base& c) {
             "'epoch'::timestamptz + $5::int8 * interval '1 millisecond', $6::int, $7::int, $8::text, $9::int8)");
   c.prepare(kDeleteQueue, "SELECT queen.delete_queue($1::text, $2::text) AS deleted");
   c.prepare(kTenantQuotaState,
-            "SELECT max_pending, push_rate, push_burst, pending, "
+            "SELECT max_pending, push_rate, push_burst, pending, max_dead_letters, dead_letters, "
             "(extract(epoch from counted_at) * 1000000)::int8 AS counted_at_us FROM queen.tenant_quota_state($1::text)");
   c.prepare(kEncryptedQueueNames, "SELECT tenant, queue_name FROM queen.encrypted_queue_names()");
   c.prepare(kDeadLetterUndecryptable,

@@ -124,3 +124,57 @@ TEST(TenantQuotas, OverridesAreReadOnlyWhenEnabledAndAFailedReadKeepsTheLastValu
   EXPECT_TRUE(with.admit("acme", 2, t0 + 2s));  // still the override of 1
   EXPECT_FALSE(with.admit("acme", 1, t0 + 4s));
 }
+
+TEST(TenantQuotas, DeadLettersCountTheReconciledNumberPlusThisBrokersMoves) {
+  FakeState fake;
+  fake.state.dead_letters = 8;
+  fake.state.counted_at_us = 1;
+  config::TenantQuotaConfig c = quota_config(0, 0, 0);
+  c.storage.dead_letters = 10;
+  TenantQuotas quotas(c, std::ref(fake));
+  const auto t0 = TenantQuotas::Clock::now();
+  EXPECT_FALSE(quotas.admit("acme", 1000, t0));  // the push path reads nothing for it
+  EXPECT_EQ(fake.reads, 0);
+  EXPECT_FALSE(quotas.admit_dead_letters("acme", 2, t0));
+  quotas.note_dead_lettered("acme", 2);
+  const std::optional<QuotaRefusal> refused = quotas.admit_dead_letters("acme", 1, t0 + 10ms);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->error.find("dead letters quota of tenant acme"), std::string::npos) << refused->error;
+  EXPECT_NE(refused->error.find("QUEEN_TENANT_MAX_DEAD_LETTERS"), std::string::npos) << refused->error;
+  EXPECT_EQ(refused->retry_after_s, kStorageQuotaRetryAfterS);
+  EXPECT_EQ(fake.reads, 1);
+  // The reconciler counted again (a DBA deleted dead letters): the local moves are in the count.
+  fake.state.dead_letters = 3;
+  fake.state.counted_at_us = 2;
+  EXPECT_FALSE(quotas.admit_dead_letters("acme", 7, t0 + 2s));
+}
+
+TEST(TenantQuotas, DeadLetterOverrideWinsAndZeroIsUnlimited) {
+  FakeState fake;
+  fake.state.dead_letters = 5;
+  fake.state.max_dead_letters = 0;
+  config::TenantQuotaConfig c = quota_config(0, 0, 0, true);
+  c.storage.dead_letters = 1;
+  TenantQuotas quotas(c, std::ref(fake));
+  EXPECT_FALSE(quotas.admit_dead_letters("acme", 100));
+  config::TenantQuotaConfig off = quota_config(0, 0, 0);
+  off.storage.dead_letters = 0;
+  TenantQuotas unlimited(off, std::ref(fake));
+  EXPECT_FALSE(unlimited.admit_dead_letters("acme", 1000000));
+  EXPECT_EQ(fake.reads, 1);  // the unlimited one never reads
+}
+
+TEST(StorageQuotaRefusal, QQ429IsTooManyRequestsWithTheDatabasesMessage) {
+  const db::DbError quota("ERROR:  KV bytes quota of tenant acme reached (100 bytes, QUEEN_TENANT_MAX_KV_BYTES)",
+                          "QQ429");
+  try {
+    rethrow_if_storage_quota(quota);
+    FAIL() << "no refusal";
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::TooManyRequests);
+    EXPECT_EQ(e.retry_after_s(), kStorageQuotaRetryAfterS);
+    EXPECT_NE(std::string(e.what()).find("QUEEN_TENANT_MAX_KV_BYTES"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(rethrow_if_storage_quota(db::DbError("bad", "22023")));
+  EXPECT_NO_THROW(rethrow_if_storage_quota(db::DbError("down", "")));
+}
