@@ -154,7 +154,7 @@ std::vector<UndecryptableMessage> PayloadEncryption::open_popped(std::vector<db:
 
 void PayloadEncryption::open_dlq(std::vector<db::DlqEntry>& entries) const {
   for (auto& e : entries) {
-    if (!e.is_encrypted) continue;
+    if (!e.is_encrypted || e.payload_omitted) continue;  // an omitted payload is null: nothing to open
     crypto::DecryptResult opened = cipher_.decrypt(e.payload_json);
     if (opened.ok) {
       e.payload_json = std::move(opened.plaintext);
