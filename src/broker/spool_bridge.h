@@ -8,7 +8,9 @@
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
 //   * replay: the spool's ReplayStore over push_messages (one call per batch,
-//     per tenant and producer subject), failures classified by SQLSTATE; with
+//     per tenant and producer subject), failures classified by SQLSTATE, a
+//     transient one followed by a ping so the drain tells an outage from a
+//     batch the database will not take (spool/poison_policy.h); with
 //     an encryption key, plaintext records of queues that want encryption are
 //     sealed before they reach the database (docs/encryption.md);
 //   * maintenance: the spool follows the push-maintenance flag;
@@ -86,6 +88,12 @@ std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std
 // A failed replay call: transient (retry later, keep the file) or permanent
 // (the same bytes fail again), by db::classify_sqlstate.
 spool::ReplayOutcome replay_outcome_of(const db::DbError& error);
+
+// A transient replay failure that took the connection with it (no SQLSTATE,
+// or class 08): when the database then answers a ping, the call itself was
+// dropped (e.g. a message PostgreSQL will not take) and the drain counts it as
+// a poison suspect. Timeouts, deadlocks and the like are retried as before.
+bool replay_call_was_dropped(const db::DbError& error);
 
 // Where a push goes, given what the bridge knows right now.
 enum class PushRoute {
@@ -178,6 +186,8 @@ class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
   void mark_database_available(const char* how);
   void mark_database_unavailable(const std::string& why);
   void probe_database();
+  // One ping; a failure marks the database unavailable.
+  bool database_answers();
   void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
   // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_ shared).
