@@ -103,7 +103,7 @@ def test_27_items_of_40_mb_spooled_under_maintenance_drain_once_each_within_boun
     queue, bystander_queue = unique_name("big"), unique_name("bystander")
     ledger = Ledger()
 
-    with client_of(broker, token()) as operator, client_of(broker, token("acme")) as acme:
+    with client_of(broker, token(role="admin")) as operator, client_of(broker, token("acme")) as acme:
         set_maintenance(operator, True)
         push_big_items(acme, ledger, queue)
         assert maintenance_status(operator)["bufferedMessages"] == ITEMS
@@ -121,7 +121,7 @@ def test_27_items_of_40_mb_spooled_under_maintenance_drain_once_each_within_boun
     started = Deadline(DRAIN_TIMEOUT_S)
     broker.start()  # boot recovery replays what is left (and re-sends what was stored: `duplicate`)
     boot_s = started.elapsed()
-    with client_of(broker, token()) as operator, client_of(broker, token("globex")) as globex:
+    with client_of(broker, token(role="admin")) as operator, client_of(broker, token("globex")) as globex:
         wait_spool_empty(operator, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
         recovery_peak_kib = status_kib(broker.pid, "VmHWM")
         assert buffer_status(operator)["failed"] == 0
