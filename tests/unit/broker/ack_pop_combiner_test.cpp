@@ -182,7 +182,8 @@ TEST(AckCombiner, ACombinedCallStaysWithinItsByteBoundAndALargerRequestGoesAlone
   AckRequest d = acks({{std::string(bound, 'd'), "0190a8f2-0000-7000-8000-000000000004"}});
   const AckRequest e = acks({{"e", "0190a8f2-0000-7000-8000-000000000005"}});
   AckCombiner combiner = make_ack_combiner(fake, 1000, bound);
-  auto outcomes = submit_queued(combiner, fake, {first, b, c, d, e});
+  const std::vector<AckRequest> requests{first, b, c, d, e};  // outlives the requests in flight
+  auto outcomes = submit_queued(combiner, fake, requests);
   for (auto& outcome : outcomes) EXPECT_EQ(outcome.get().size(), 1u);
   // a alone (it led), then b+c in one ack_many, d alone, e alone (FIFO: nothing overtakes d).
   ASSERT_EQ(fake.many_calls.size(), 1u);
