@@ -52,7 +52,7 @@ std::string encode_ack_requests(const Batch& batch) {
 }  // namespace
 
 AckCombiner::AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_transient, int max_items,
-                         int max_concurrent_calls, flow::Arbiter* arbiter)
+                         int max_concurrent_calls, flow::Arbiter* arbiter, std::size_t max_bytes)
     : combiner_(
           {
               // One tenant per call; two requests on one partition would see each other's
@@ -71,8 +71,10 @@ AckCombiner::AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_trans
               },
               [](Rows rows, const auto& batch) { return rows_by_request(std::move(rows), batch.size(), "ack_many"); },
               std::move(is_transient),
+              [](const Request& request) { return request.acks_json->size(); },
           },
-          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls}, {arbiter, flow::Lane::Ack}) {}
+          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls, max_bytes},
+          {arbiter, flow::Lane::Ack}) {}
 
 std::vector<db::AckRow> AckCombiner::submit(const std::string& acks_json, std::size_t items,
                                             const std::vector<std::string>& partition_ids,

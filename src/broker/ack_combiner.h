@@ -1,6 +1,8 @@
 #pragma once
 // Ack combining: concurrent ack requests of one tenant share one database
-// call (the generic mechanism and its failure rules: combiner.h). A request
+// call, up to `max_items` items and `max_bytes` request bytes (a larger
+// request is a call of its own; the generic mechanism and its failure rules:
+// combiner.h). A request
 // alone calls queen.ack_messages; a combined call is queen.ack_many, which
 // applies each request with its own consumer group (named, or recognised by
 // its lease as a lone ack_messages would) in one transaction. Requests acking
@@ -27,8 +29,9 @@ class AckCombiner {
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
   // `arbiter` null: no admission.
+  // `max_bytes`: request bytes (acks_json) of one combined call, 0 for no byte bound.
   AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_transient, int max_items, int max_concurrent_calls,
-              flow::Arbiter* arbiter = nullptr);
+              flow::Arbiter* arbiter = nullptr, std::size_t max_bytes = 0);
 
   // Applies one request's acks (a JSON array of `items` objects naming
   // `partition_ids`). Returns its rows, `idx` relative to it. Throws what the

@@ -62,14 +62,15 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       arbiter_(flow::flow_limits_from(config.flow)),
       reads_(arbiter_, std::chrono::milliseconds(config.flow.read_statement_timeout_ms)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
-                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_),
+                db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_,
+                static_cast<std::size_t>(config.push.combine_max_bytes)),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
                           const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
                     [&db](const std::string& requests, const std::string& tenant) {
                       return db.ack_many(requests, tenant);
                     },
                     db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls,
-                    &arbiter_),
+                    &arbiter_, static_cast<std::size_t>(config.combine.ack_max_bytes)),
       pop_combiner_([&db](const db::PopRequest& request) { return db.pop_messages(request); },
                     [&db](int requests, const db::PopRequest& request) { return db.pop_many(requests, request); },
                     db::is_transient_failure, config.combine.pop_max_messages, config.combine.pop_max_concurrent_calls,

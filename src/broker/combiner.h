@@ -5,7 +5,8 @@
 // Leader/follower: a request that finds a free call slot and is first in line
 // among the requests it could share a call with becomes the leader, takes
 // itself and the requests queued behind it that may share its call (`joins`,
-// up to `max_weight` in total), makes one call and splits the rows back per
+// up to `max_weight` in total and, with a `bytes` hook, up to `max_bytes` of
+// request bytes: a request larger than that rides alone), makes one call and splits the rows back per
 // request. Requests that arrive while their slots are busy queue up and ride
 // the next call. When idle, a request leads alone at once: no added latency,
 // and `call` sees a batch of one (its lone procedure call).
@@ -57,6 +58,7 @@ struct CombinerStats {
 struct CombinerLimits {
   std::size_t max_weight = 1;    // total weight (items, or requests) of one call
   int max_concurrent_calls = 1;  // calls in flight at once
+  std::size_t max_bytes = 0;     // total request bytes of one call (0: no byte bound)
 };
 
 // The admission lane whose slot each call holds; no arbiter: no admission.
@@ -82,6 +84,8 @@ class Combiner {
     std::function<std::vector<Result>(Rows rows, const Batch& batch)> split;
     // Classifies a call failure: true when it is transient (no per-request retry).
     std::function<bool(const std::exception_ptr&)> is_transient;
+    // A request's bytes in the call, counted against `max_bytes` (null: not counted).
+    std::function<std::size_t(const Request& request)> bytes;
   };
 
   using Clock = flow::Arbiter::Clock;
@@ -227,6 +231,7 @@ class Combiner {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &leader));
     leader.taken = true;
     std::size_t weight = hooks_.weight(*requests.front());
+    std::size_t bytes = bytes_of(*requests.front());
     for (auto it = waiting_.begin(); it != waiting_.end();) {
       Pending* candidate = *it;
       if (!hooks_.joins(requests, *candidate->request)) {
@@ -234,8 +239,12 @@ class Combiner {
         continue;
       }
       const std::size_t candidate_weight = hooks_.weight(*candidate->request);
-      if (weight + candidate_weight > limits_.max_weight) break;  // keep FIFO: stop at the first misfit
+      const std::size_t candidate_bytes = bytes_of(*candidate->request);
+      // Keep FIFO: stop at the first misfit.
+      if (weight + candidate_weight > limits_.max_weight) break;
+      if (limits_.max_bytes != 0 && bytes + candidate_bytes > limits_.max_bytes) break;
       weight += candidate_weight;
+      bytes += candidate_bytes;
       candidate->taken = true;
       batch.push_back(candidate);
       requests.push_back(candidate->request);
@@ -243,6 +252,8 @@ class Combiner {
     }
     return batch;
   }
+
+  std::size_t bytes_of(const Request& request) const { return hooks_.bytes ? hooks_.bytes(request) : 0; }
 
   void execute(const std::vector<Pending*>& batch) {
     Batch requests;

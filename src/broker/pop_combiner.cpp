@@ -21,6 +21,8 @@ PopCombiner::PopCombiner(PopCall pop, PopManyCall pop_many, IsTransient is_trans
               },
               [](Rows rows, const auto& batch) { return rows_by_request(std::move(rows), batch.size(), "pop_many"); },
               std::move(is_transient),
+              // No byte bound: a pop carries parameters only (its answer is bounded by the batch sizes).
+              nullptr,
           },
           {static_cast<std::size_t>(std::max(1, max_messages)), max_concurrent_calls}, {arbiter, flow::Lane::Pop}) {}
 

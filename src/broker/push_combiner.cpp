@@ -20,7 +20,7 @@ std::vector<const std::string*> all_items(const Batch& batch) {
 }  // namespace
 
 PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
-                           flow::Arbiter* arbiter)
+                           flow::Arbiter* arbiter, std::size_t max_bytes)
     : combiner_(
           {
               // another tenant or producer needs its own call
@@ -47,12 +47,16 @@ PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, i
                 return split;
               },
               std::move(is_transient),
+              [](const Request& request) { return request.bytes; },
           },
-          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls}, {arbiter, flow::Lane::Push}) {}
+          {static_cast<std::size_t>(std::max(1, max_items)), max_concurrent_calls, max_bytes},
+          {arbiter, flow::Lane::Push}) {}
 
 std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& encoded_items,
                                               const db::PushOrigin& origin) {
-  return combiner_.submit(Request{&encoded_items, &origin});
+  std::size_t bytes = 0;
+  for (const auto& item : encoded_items) bytes += item.size();
+  return combiner_.submit(Request{&encoded_items, &origin, bytes});
 }
 
 }  // namespace queen::broker

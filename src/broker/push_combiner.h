@@ -1,7 +1,8 @@
 #pragma once
 // Push combining: concurrent push requests of one origin (tenant and
 // producer subject) share one push_messages call, up to `max_items` items
-// (the generic mechanism and its failure rules: combiner.h). With an
+// and `max_bytes` bytes of encoded items (a request larger than that is a call
+// of its own; the generic mechanism and its failure rules: combiner.h). With an
 // arbiter, each call holds one Push-lane slot and a push refused by the lane
 // throws LaneRefused before any of its items is stored (docs/flow-control.md).
 #include <exception>
@@ -22,8 +23,9 @@ class PushCombiner {
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
   // `arbiter` null: no admission (every request waits for its call however long).
+  // `max_bytes` 0: no byte bound.
   PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
-               flow::Arbiter* arbiter = nullptr);
+               flow::Arbiter* arbiter = nullptr, std::size_t max_bytes = 0);
 
   // Pushes one request's encoded items (JSON object texts). Returns the rows
   // for this request with `idx` relative to it. Throws what the call threw.
@@ -39,6 +41,7 @@ class PushCombiner {
   struct Request {
     const std::vector<std::string>* items;
     const db::PushOrigin* origin;
+    std::size_t bytes;  // of the encoded items
   };
   using Rows = std::vector<db::PushRow>;
   Combiner<Request, Rows, Rows> combiner_;

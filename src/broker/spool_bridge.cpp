@@ -34,6 +34,8 @@ spool::SpoolOptions spool_options_from(const config::SpoolConfig& config) {
   options.events_per_file = static_cast<std::size_t>(config.events_per_file);
   options.fsync = config.fsync == config::FsyncMode::Batch ? spool::FsyncMode::Batch : spool::FsyncMode::Off;
   options.drain.max_batch = static_cast<std::size_t>(config.max_batch);
+  options.drain.max_batch_bytes = static_cast<std::uint64_t>(config.max_batch_bytes);
+  options.drain.poison_attempts = static_cast<unsigned>(config.poison_attempts);
   options.drain.replay_lanes = static_cast<std::size_t>(config.replay_lanes);
   return options;
 }
@@ -362,9 +364,22 @@ spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& b
       spool::ReplayOutcome outcome = replay_outcome_of(e);
       // Only a lost connection is spool mode (db/sqlstate.h); a lock timeout on
       // a contended partition is retried later like any transient failure.
-      if (e.connection_lost()) mark_database_unavailable(outcome.error);
+      if (e.connection_lost()) {
+        // An outage, or PostgreSQL dropping a call it cannot take? A ping
+        // tells; the drain counts the latter toward quarantine, never the former.
+        if (database_answers()) {
+          outcome.database_answered = true;
+        } else {
+          mark_database_unavailable(outcome.error);
+        }
+      }
       notify_committed(stored_queues);
       return outcome;
+    } catch (const std::exception& e) {
+      // Not the database's answer: the broker could not build the call (an
+      // event it cannot encode). The same bytes fail the same way.
+      notify_committed(stored_queues);
+      return spool::ReplayOutcome::permanent(std::string("cannot build the replay call: ") + e.what());
     }
     if (rejected.empty() && std::find(answered.begin(), answered.end(), false) != answered.end())
       rejected = "the database returned no result for an item (its queue was deleted meanwhile?)";
@@ -402,11 +417,16 @@ void SpoolBridge::probe_database() {
   // Only while someone believes the database is down: the push path, or the
   // drain (e.g. after a failed startup recovery with nothing left to replay).
   if (database_available() && spool_->stats().db_healthy) return;
+  if (database_answers()) mark_database_available("health probe");
+}
+
+bool SpoolBridge::database_answers() {
   try {
     db_.ping();
-    mark_database_available("health probe");
+    return true;
   } catch (const db::DbError& e) {
     mark_database_unavailable(e.what());
+    return false;
   }
 }
 

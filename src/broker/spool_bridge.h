@@ -8,7 +8,9 @@
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
 //   * replay: the spool's ReplayStore over push_messages (one call per batch,
-//     per tenant and producer subject), failures classified by SQLSTATE; with
+//     per tenant and producer subject), failures classified by SQLSTATE, a
+//     transient one followed by a ping so the drain tells an outage from a
+//     batch the database will not take (spool/poison_policy.h); with
 //     an encryption key, plaintext records of queues that want encryption are
 //     sealed before they reach the database (docs/encryption.md);
 //   * maintenance: the spool follows the push-maintenance flag;
@@ -178,6 +180,8 @@ class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
   void mark_database_available(const char* how);
   void mark_database_unavailable(const std::string& why);
   void probe_database();
+  // One ping; a failure marks the database unavailable.
+  bool database_answers();
   void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
   // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_ shared).

@@ -253,9 +253,16 @@ void read_pop(EnvReader& r, Config& c) {
 // The push combiner, dedup window and the spool (FILE_BUFFER_*).
 void read_push_and_spool(EnvReader& r, Config& c) {
   c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items, 1, 1000000);
+  // Byte bounds of combined and replayed calls: at most 128 MiB keeps a call far below what PostgreSQL takes in
+  // one message (1 GB) and in one jsonb value (256 MiB).
+  constexpr std::int64_t kMinCallBytes = 64LL << 10;
+  constexpr std::int64_t kMaxCallBytes = 128LL << 20;
+  c.push.combine_max_bytes =
+      r.integer("PUSH_COMBINE_MAX_BYTES", c.push.combine_max_bytes, kMinCallBytes, kMaxCallBytes);
   c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls, 1, 10000);
   c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms, 0, 365LL * 86400000);
   c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS", c.combine.ack_max_items, 1, 1000000);
+  c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES", c.combine.ack_max_bytes, kMinCallBytes, kMaxCallBytes);
   c.combine.ack_max_concurrent_calls =
       r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls, 1, 10000);
   // queen.pop_many accepts at most 1000 requests per call.
@@ -267,6 +274,9 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
   c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms, 1, 3600000);
   c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch, 1, 1000000);
+  c.spool.max_batch_bytes =
+      r.integer("FILE_BUFFER_MAX_BATCH_BYTES", c.spool.max_batch_bytes, kMinCallBytes, kMaxCallBytes);
+  c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS", c.spool.poison_attempts, 1, 1000);
   c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file, 1, 100000000);
   c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES", c.spool.replay_lanes, 1, 64);
   const std::string fsync = r.text("FILE_BUFFER_FSYNC", "off");
@@ -563,14 +573,16 @@ std::vector<std::string> describe_config(const Config& c) {
     << " max_partitions=" << c.pop.max_partitions << " max_timeout_ms=" << c.pop.max_timeout_ms;
   flush();
   s << "config: push combine_max_items=" << c.push.combine_max_items
+    << " combine_max_bytes=" << c.push.combine_max_bytes
     << " max_concurrent_calls=" << c.push.max_concurrent_calls << " dedup_window_ms=" << c.push.dedup_window_ms;
   flush();
-  s << "config: combine ack_max_items=" << c.combine.ack_max_items
+  s << "config: combine ack_max_items=" << c.combine.ack_max_items << " ack_max_bytes=" << c.combine.ack_max_bytes
     << " ack_max_concurrent_calls=" << c.combine.ack_max_concurrent_calls
     << " pop_max_messages=" << c.combine.pop_max_messages
     << " pop_max_concurrent_calls=" << c.combine.pop_max_concurrent_calls;
   flush();
   s << "config: spool dir=" << c.spool.dir << " flush_ms=" << c.spool.flush_ms << " max_batch=" << c.spool.max_batch
+    << " max_batch_bytes=" << c.spool.max_batch_bytes << " poison_attempts=" << c.spool.poison_attempts
     << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync)
     << " replay_lanes=" << c.spool.replay_lanes;
   flush();

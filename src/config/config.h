@@ -75,6 +75,7 @@ struct PopConfig {
 
 struct PushConfig {
   int combine_max_items = 1000;       // PUSH_COMBINE_MAX_ITEMS: items per combined push_messages call
+  std::int64_t combine_max_bytes = 16LL << 20;  // PUSH_COMBINE_MAX_BYTES: item bytes per combined call (a larger request alone)
   int max_concurrent_calls = 4;       // PUSH_MAX_CONCURRENT_CALLS: push_messages calls in flight
   std::int64_t dedup_window_ms = 86400000;  // QUEEN_DEDUP_WINDOW_MS
 };
@@ -82,6 +83,7 @@ struct PushConfig {
 // Ack and pop combining (docs/combining.md): concurrent requests share one call.
 struct CombineConfig {
   int ack_max_items = 100;            // ACK_COMBINE_MAX_ITEMS: ack items per combined call
+  std::int64_t ack_max_bytes = 16LL << 20;  // ACK_COMBINE_MAX_BYTES: request bytes per combined call (a larger one alone)
   int ack_max_concurrent_calls = 4;   // ACK_MAX_CONCURRENT_CALLS: ack calls in flight
   int pop_max_messages = 100;         // POP_COMBINE_MAX_MESSAGES: sum of the batch sizes of one queen.pop_many call
   int pop_max_concurrent_calls = 4;   // POP_MAX_CONCURRENT_CALLS: pop calls in flight
@@ -93,6 +95,8 @@ struct SpoolConfig {
   std::string dir = "/var/lib/queen/buffers";  // FILE_BUFFER_DIR
   int flush_ms = 100;                          // FILE_BUFFER_FLUSH_MS
   int max_batch = 100;                         // FILE_BUFFER_MAX_BATCH
+  std::int64_t max_batch_bytes = 16LL << 20;   // FILE_BUFFER_MAX_BATCH_BYTES: record bytes per replay call (a larger event alone)
+  int poison_attempts = 5;                     // FILE_BUFFER_POISON_ATTEMPTS: suspect failures of a lone event before quarantine
   int events_per_file = 10000;                 // FILE_BUFFER_EVENTS_PER_FILE
   FsyncMode fsync = FsyncMode::Off;            // FILE_BUFFER_FSYNC: off|batch
   int replay_lanes = 4;                        // FILE_BUFFER_REPLAY_LANES: partitions replayed at once

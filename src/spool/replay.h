@@ -15,16 +15,24 @@ struct ReplayOutcome {
   // Permanent: the database rejected the data; the same bytes will fail again.
   enum class Kind { Ok, Transient, Permanent } kind = Kind::Ok;
   std::string error;
+  // Transient only: right after the failure the store checked that the
+  // database answers other calls (a ping succeeded), so the failure belongs
+  // to this batch, not to an outage: the drain's poison rule counts it
+  // (docs/operations-spool.md, "Poison suspects"). An outage never does.
+  bool database_answered = false;
 
-  static ReplayOutcome ok() { return {Kind::Ok, {}}; }
-  static ReplayOutcome transient(std::string e) { return {Kind::Transient, std::move(e)}; }
-  static ReplayOutcome permanent(std::string e) { return {Kind::Permanent, std::move(e)}; }
+  static ReplayOutcome ok() { return {Kind::Ok, {}, false}; }
+  static ReplayOutcome transient(std::string e) { return {Kind::Transient, std::move(e), false}; }
+  static ReplayOutcome permanent(std::string e) { return {Kind::Permanent, std::move(e), false}; }
+  // A transient failure of this batch while the database answered a ping.
+  static ReplayOutcome transient_while_answering(std::string e) { return {Kind::Transient, std::move(e), true}; }
 };
 
 const char* to_string(ReplayOutcome::Kind kind) noexcept;
 
 // Stores one replay batch. The drain guarantees: 1 <= batch.size() <=
-// FILE_BUFFER_MAX_BATCH; the events of one (tenant, queue, partition) are
+// FILE_BUFFER_MAX_BATCH, the records' bytes within FILE_BUFFER_MAX_BATCH_BYTES
+// unless the batch is one larger event; the events of one (tenant, queue, partition) are
 // contiguous and in file order, and the groups of one tenant are next to each
 // other. The store writes each run of one tenant and producer as one transaction,
 // keeps each original transactionId, mints fresh message ids and bypasses the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 namespace queen::spool {
@@ -33,10 +34,34 @@ std::vector<std::size_t> lane_of_groups(const std::vector<std::size_t>& sizes, s
   return lane_of;
 }
 
+// [begin, end) ranges of one lane's records (indices in file order), one per batch.
+std::vector<std::pair<std::size_t, std::size_t>> cut_batches(const std::vector<std::size_t>& records,
+                                                             const std::vector<std::uint64_t>& bytes,
+                                                             std::size_t max_batch, std::uint64_t max_batch_bytes) {
+  max_batch = std::max<std::size_t>(max_batch, 1);
+  std::vector<std::pair<std::size_t, std::size_t>> cuts;
+  std::size_t begin = 0;
+  std::uint64_t batch_bytes = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::uint64_t next = bytes[records[i]];
+    const bool full = i - begin == max_batch;
+    const bool over = max_batch_bytes != 0 && i > begin && batch_bytes + next > max_batch_bytes;
+    if (full || over) {
+      cuts.emplace_back(begin, i);
+      begin = i;
+      batch_bytes = 0;
+    }
+    batch_bytes += next;
+  }
+  if (begin < records.size()) cuts.emplace_back(begin, records.size());
+  return cuts;
+}
+
 }  // namespace
 
-ReplayPlan plan_replay(const std::vector<ReplayGroupKey>& groups, std::size_t max_batch, std::size_t lanes) {
-  max_batch = std::max<std::size_t>(max_batch, 1);
+ReplayPlan plan_replay(const std::vector<ReplayGroupKey>& groups, const std::vector<std::uint64_t>& bytes,
+                       std::size_t max_batch, std::uint64_t max_batch_bytes, std::size_t lanes) {
+  if (bytes.size() != groups.size()) throw std::invalid_argument("plan_replay: one size per record");
   std::vector<std::size_t> sizes;
   const std::vector<std::size_t> ranks = group_ranks(groups, sizes);
   lanes = std::min(std::max<std::size_t>(lanes, 1), std::max<std::size_t>(sizes.size(), 1));
@@ -48,9 +73,9 @@ ReplayPlan plan_replay(const std::vector<ReplayGroupKey>& groups, std::size_t ma
   ReplayPlan plan;
   for (const auto& records : lane_records) {
     const std::size_t begin = plan.batches.size();
-    for (std::size_t start = 0; start < records.size(); start += max_batch) {
-      ReplayBatch batch(records.begin() + static_cast<std::ptrdiff_t>(start),
-                        records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), start + max_batch)));
+    for (const auto& [first, last] : cut_batches(records, bytes, max_batch, max_batch_bytes)) {
+      ReplayBatch batch(records.begin() + static_cast<std::ptrdiff_t>(first),
+                        records.begin() + static_cast<std::ptrdiff_t>(last));
       // Stable: file order is kept inside each group.
       std::stable_sort(batch.begin(), batch.end(), [&](std::size_t a, std::size_t b) {
         return std::tie(groups[a].tenant, ranks[a]) < std::tie(groups[b].tenant, ranks[b]);

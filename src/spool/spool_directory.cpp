@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 
 #include "spool/spool_file.h"
@@ -101,6 +102,32 @@ QuarantineResult quarantine_file(const fs::path& dir, const fs::path& file) {
                      target.string(), ec.message());
   fs::remove(file, ec);
   return ec ? QuarantineResult::Stuck : QuarantineResult::Deleted;
+}
+
+std::uint64_t quarantine_record(const fs::path& dir, const std::string& stem, std::size_t index,
+                                const std::string& framed) {
+  std::error_code ec;
+  fs::create_directories(failed_directory(dir), ec);
+  const std::string name = stem + ".event-" + std::to_string(index);
+  const fs::path target = failed_directory(dir) / (name + std::string(kFinalizedExtension));
+  const fs::path partial = failed_directory(dir) / (name + std::string(kActiveExtension));
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out.write(framed.data(), static_cast<std::streamsize>(framed.size()));
+    out.flush();
+    if (!out) {
+      spool_log()->error("cannot write quarantined event {} of {} to {}", index, stem, partial.string());
+      fs::remove(partial, ec);
+      return 0;
+    }
+  }
+  fs::rename(partial, target, ec);
+  if (ec) {
+    spool_log()->error("cannot move {} to {}: {}", partial.string(), target.string(), ec.message());
+    fs::remove(partial, ec);
+    return 0;
+  }
+  return framed.size();
 }
 
 void inventory_spool_directory(const fs::path& dir, SpoolLedger& ledger) {

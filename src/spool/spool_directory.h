@@ -1,6 +1,7 @@
 #pragma once
 // The spool directory: creation with a fallback, FIFO listings, quarantine,
 // and the boot inventory the ledger starts from.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,13 @@ std::optional<SpoolFileId> newest_file_id(const std::filesystem::path& dir);
 enum class QuarantineResult { Moved, Deleted, Stuck };
 // Moves `file` into failed/; when the move fails, deletes it. Stuck means neither worked.
 QuarantineResult quarantine_file(const std::filesystem::path& dir, const std::filesystem::path& file);
+
+// Writes one record (`framed`: its bytes as on disk) into failed/ as a spool
+// file of its own, named <stem>.event-<index>.buf, so the rest of its file can
+// drain. Returns the bytes written, 0 when it could not be written (logged).
+// Writing the same record again (a restart re-quarantines it) replaces it.
+std::uint64_t quarantine_record(const std::filesystem::path& dir, const std::string& stem, std::size_t index,
+                                const std::string& framed);
 
 // Counts the records of every .buf/.tmp file and of every file in failed/ into `ledger`.
 void inventory_spool_directory(const std::filesystem::path& dir, SpoolLedger& ledger);

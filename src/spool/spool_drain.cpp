@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <exception>
 #include <thread>
 
 #include "spool/file_names.h"
+#include "spool/poison_policy.h"
 #include "spool/spool_directory.h"
 #include "spool/spool_ledger.h"
 #include "spool/spool_log.h"
@@ -31,6 +33,7 @@ const char* to_string(CycleReport::Result result) noexcept {
     case CycleReport::Result::NotAdmitted: return "not_admitted";
     case CycleReport::Result::TransientFailure: return "transient_failure";
     case CycleReport::Result::PermanentFailure: return "permanent_failure";
+    case CycleReport::Result::SuspectFailure: return "suspect_failure";
   }
   return "unknown";
 }
@@ -91,10 +94,17 @@ CycleReport SpoolDrain::run_cycle() {
     }
     const FileAttempt attempt = replay_file(file, std::nullopt);
     report.events_replayed += attempt.events_replayed;
+    report.events_quarantined += attempt.events_quarantined;
     if (attempt.result == FileResult::Replayed) {
       finish_replayed_file(file);
       ++report.files_replayed;
       ++attempted;
+      continue;
+    }
+    // A quarantined poison file does not use up the cycle's budget: the point
+    // of quarantine is that the files behind it move on now.
+    if (attempt.result == FileResult::Quarantined) {
+      ++report.files_quarantined;
       continue;
     }
     report.error = attempt.error;
@@ -103,9 +113,11 @@ CycleReport SpoolDrain::run_cycle() {
       report.result = CycleReport::Result::TransientFailure;
       break;
     }
-    // Permanent. A quarantined poison file does not use up the cycle's budget:
-    // the point of quarantine is that the files behind it move on now.
-    if (note_permanent_failure(file, attempt.error)) {
+    if (attempt.result == FileResult::Suspect) {
+      report.result = CycleReport::Result::SuspectFailure;
+      break;
+    }
+    if (attempt.result == FileResult::Permanent && note_permanent_failure(file, attempt.error)) {
       ++report.files_quarantined;
       continue;
     }
@@ -135,25 +147,42 @@ SpoolDrain::HeadFile* SpoolDrain::load_head(const fs::path& file, std::string& e
   head.stem = stem;
   head.file_bytes = head.scan.file_bytes;
   std::vector<ReplayGroupKey> groups;
+  std::vector<std::uint64_t> bytes;
   groups.reserve(head.scan.records.size());
-  for (const auto& record : head.scan.records) groups.push_back(record.group);
-  ReplayPlan plan = plan_replay(groups, options_.max_batch, options_.replay_lanes);
+  bytes.reserve(head.scan.records.size());
+  for (const auto& record : head.scan.records) {
+    groups.push_back(record.group);
+    bytes.push_back(record.body_bytes);
+  }
+  ReplayPlan plan = plan_replay(groups, bytes, options_.max_batch, options_.max_batch_bytes, options_.replay_lanes);
   head.batches = std::move(plan.batches);
   head.lanes = std::move(plan.lanes);
-  head.stored.assign(head.batches.size(), 0);
+  head.done.assign(head.scan.records.size(), 0);
+  head.alone.assign(head.batches.size(), 0);
+  head.failures.assign(head.scan.records.size(), 0);
   head_ = std::move(head);
   return &*head_;
 }
 
-// What the threads replaying one file share: the next lane to take and the first failure.
+// What the threads replaying one file share: the next lane to take, the first
+// failure and the record bytes in calls right now.
 struct SpoolDrain::LaneState {
+  explicit LaneState(std::uint64_t byte_budget) : byte_budget(byte_budget) {}
+
+  const std::uint64_t byte_budget;  // 0: none
   std::atomic<std::size_t> next_lane{0};
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> events_replayed{0};
   std::mutex mutex;  // guards the fields below
+  std::condition_variable bytes_freed;
+  std::uint64_t bytes_in_calls = 0;
   std::optional<FileResult> failure;
   std::string error;
   bool drop_head = false;  // the file could not be read: scan it afresh next time
+  // A failed store call: its outcome, its batch and its records.
+  std::optional<ReplayOutcome> store_outcome;
+  std::size_t failed_batch = 0;
+  std::vector<std::size_t> failed_records;
 
   void fail(FileResult result, std::string why, bool unreadable = false) {
     std::lock_guard lock(mutex);
@@ -163,6 +192,38 @@ struct SpoolDrain::LaneState {
     }
     drop_head = drop_head || unreadable;
     stop.store(true);
+    bytes_freed.notify_all();
+  }
+
+  void fail_store(ReplayOutcome outcome, std::size_t batch, std::vector<std::size_t> records) {
+    std::lock_guard lock(mutex);
+    if (!failure) {
+      failure = outcome.kind == ReplayOutcome::Kind::Transient ? FileResult::Transient : FileResult::Permanent;
+      error = outcome.error;
+      store_outcome = std::move(outcome);
+      failed_batch = batch;
+      failed_records = std::move(records);
+    }
+    stop.store(true);
+    bytes_freed.notify_all();
+  }
+
+  // Waits until `bytes` more fit the budget (a call larger than the budget
+  // waits until no other call runs); false when the file stopped meanwhile.
+  bool take_bytes(std::uint64_t bytes) {
+    std::unique_lock lock(mutex);
+    bytes_freed.wait(lock, [&] {
+      return stop.load() || byte_budget == 0 || bytes_in_calls == 0 || bytes_in_calls + bytes <= byte_budget;
+    });
+    if (stop.load()) return false;
+    bytes_in_calls += bytes;
+    return true;
+  }
+
+  void give_bytes(std::uint64_t bytes) {
+    std::lock_guard lock(mutex);
+    bytes_in_calls -= bytes;
+    bytes_freed.notify_all();
   }
 };
 
@@ -175,19 +236,27 @@ SpoolDrain::FileAttempt SpoolDrain::replay_file(const fs::path& file, std::optio
     attempt.error = std::move(error);
     return attempt;
   }
-  LaneState lanes;
-  const std::size_t lane_count = std::max<std::size_t>(head->lanes.size(), 1);
-  std::vector<std::thread> helpers;
-  helpers.reserve(lane_count - 1);
-  for (std::size_t i = 1; i < lane_count; ++i)
-    helpers.emplace_back([&] { replay_lane(file, *head, deadline, lanes); });
-  replay_lane(file, *head, deadline, lanes);
-  for (auto& helper : helpers) helper.join();
+  // Each pass replays what is pending; a pass that quarantined a lone event
+  // is followed by another, so the rest of the file drains in this cycle.
+  while (true) {
+    LaneState lanes(options_.max_batch_bytes);
+    const std::size_t lane_count = std::max<std::size_t>(head->lanes.size(), 1);
+    std::vector<std::thread> helpers;
+    helpers.reserve(lane_count - 1);
+    for (std::size_t i = 1; i < lane_count; ++i)
+      helpers.emplace_back([&] { replay_lane(file, *head, deadline, lanes); });
+    replay_lane(file, *head, deadline, lanes);
+    for (auto& helper : helpers) helper.join();
 
-  attempt.events_replayed = lanes.events_replayed.load();
-  if (lanes.failure) {
-    attempt.result = *lanes.failure;
+    attempt.events_replayed += lanes.events_replayed.load();
+    if (!lanes.failure) break;
     attempt.error = lanes.error;
+    if (lanes.store_outcome) {
+      attempt.result = judge_store_failure(file, *head, lanes, attempt);
+      if (attempt.result == FileResult::Replayed) continue;  // an event was quarantined: go on with the rest
+      return attempt;
+    }
+    attempt.result = *lanes.failure;
     if (lanes.drop_head) head_.reset();
     return attempt;
   }
@@ -195,20 +264,77 @@ SpoolDrain::FileAttempt SpoolDrain::replay_file(const fs::path& file, std::optio
   if (head->scan.torn_tail) {
     attempt.result = FileResult::Permanent;
     attempt.error = "damaged data: " + head->scan.tail_reason;
+  } else {
+    attempt.result = FileResult::Replayed;
   }
   return attempt;
 }
 
+SpoolDrain::FileResult SpoolDrain::judge_store_failure(const fs::path& file, HeadFile& head, LaneState& lanes,
+                                                       FileAttempt& attempt) {
+  const ReplayOutcome& outcome = *lanes.store_outcome;
+  const std::vector<std::size_t>& records = lanes.failed_records;
+  const std::size_t first = records.front();
+  const FailureJudgement judgement =
+      judge_replay_failure(outcome, records.size(), head.failures[first],
+                           PoisonPolicy{options_.max_permanent_attempts, options_.poison_attempts});
+  const bool permanent = outcome.kind == ReplayOutcome::Kind::Permanent;
+  const char* how = permanent ? "failed permanently" : "failed while the database answers other calls";
+  switch (judgement.step) {
+    case FailureStep::KeepForOutage:
+      return FileResult::Transient;
+    case FailureStep::ReplayEventsAlone:
+      head.alone[lanes.failed_batch] = 1;
+      spool_log()->error("spool replay of a batch of {} events of {} {}; its events are replayed one by one from "
+                         "now on: {}",
+                         records.size(), name_of(file), how, outcome.error);
+      return permanent ? FileResult::Refused : FileResult::Suspect;
+    case FailureStep::RetryLater:
+    case FailureStep::Quarantine:
+      break;
+  }
+  head.failures[first] = judgement.attempt;
+  permanent_attempts_.store(judgement.attempt);
+  consecutive_transient_.store(0);
+  spool_log()->error("spool replay of {} event {} {} (attempt={}, max_attempts={}): {}", name_of(file), first, how,
+                     judgement.attempt, judgement.max_attempts, outcome.error);
+  if (judgement.step == FailureStep::RetryLater) return permanent ? FileResult::Refused : FileResult::Suspect;
+
+  permanent_attempts_.store(0);
+  if (head.scan.records.size() == 1 && !head.scan.torn_tail) {
+    // The file holds nothing else: it goes to failed/ as it is.
+    if (quarantine_whole_file(file, judgement.attempt)) return FileResult::Quarantined;
+    return FileResult::Refused;
+  }
+  std::string framed;
+  try {
+    framed = SpoolFileReader(file).read_framed(head.scan.records[first]);
+  } catch (const SpoolIoError& e) {
+    spool_log()->error("cannot read event {} of {} to quarantine it: {}", first, name_of(file), e.what());
+  }
+  const std::uint64_t kept = framed.empty() ? 0 : quarantine_record(dir_, head.stem, first, framed);
+  head.done[first] = 1;
+  ledger_.record_event_quarantined(head.stem, kept);
+  ++attempt.events_quarantined;
+  spool_log()->error("spool event {} of {} {} after {} failures; the rest of the file drains on. It will never be "
+                     "stored",
+                     first, name_of(file), kept > 0 ? "moved to failed/ as a file of its own" : "dropped",
+                     judgement.attempt);
+  return FileResult::Replayed;
+}
+
 void SpoolDrain::replay_lane(const fs::path& file, HeadFile& head, std::optional<Clock::time_point> deadline,
                              LaneState& lanes) {
+  std::optional<SpoolFileReader> reader;  // opened when this thread first has something to read
   try {
-    std::optional<SpoolFileReader> reader;  // opened only when there is a batch left to read
     while (!lanes.stop.load()) {
       const std::size_t run = lanes.next_lane.fetch_add(1);
       if (run >= head.lanes.size()) return;
       const BatchRun batches = head.lanes[run];
       bool pending = false;
-      for (std::size_t b = batches.first; b < batches.second; ++b) pending = pending || head.stored[b] == 0;
+      for (std::size_t b = batches.first; b < batches.second && !pending; ++b) {
+        for (const std::size_t index : head.batches[b]) pending = pending || head.done[index] == 0;
+      }
       if (!pending) continue;
       if (!reader) reader.emplace(file);
       if (!replay_run(*reader, head, batches, deadline, lanes)) return;
@@ -223,29 +349,58 @@ void SpoolDrain::replay_lane(const fs::path& file, HeadFile& head, std::optional
 
 bool SpoolDrain::replay_run(SpoolFileReader& reader, HeadFile& head, BatchRun run,
                             std::optional<Clock::time_point> deadline, LaneState& lanes) {
-  std::vector<SpoolEvent> events;
+  std::vector<std::size_t> pending;
   for (std::size_t b = run.first; b < run.second; ++b) {
-    if (head.stored[b] != 0) continue;
+    pending.clear();
+    for (const std::size_t index : head.batches[b]) {
+      if (head.done[index] == 0) pending.push_back(index);
+    }
+    if (pending.empty()) continue;
     if (lanes.stop.load()) return false;
     if (deadline && clock_.now() >= *deadline) {
       lanes.fail(FileResult::DeadlineReached, "recovery deadline reached");
       return false;
     }
-    events.clear();
-    for (const std::size_t index : head.batches[b]) events.push_back(reader.read(head.scan.records[index]));
-    const ReplayOutcome outcome = call_store(events);
-    if (outcome.kind != ReplayOutcome::Kind::Ok) {
-      lanes.fail(outcome.kind == ReplayOutcome::Kind::Transient ? FileResult::Transient : FileResult::Permanent,
-                 outcome.error);
-      return false;
+    if (head.alone[b] == 0) {
+      if (!store_records(reader, head, b, pending, lanes)) return false;
+      continue;
     }
-    head.stored[b] = 1;
-    lanes.events_replayed.fetch_add(events.size());
-    ledger_.record_replayed(head.stem, events.size());
-    ledger_.set_db_healthy(true);
-    consecutive_transient_.store(0);
-    permanent_attempts_.store(0);  // the file moved forward: not the same failure any more
+    for (const std::size_t index : pending) {
+      if (lanes.stop.load()) return false;
+      if (!store_records(reader, head, b, {index}, lanes)) return false;
+    }
   }
+  return true;
+}
+
+bool SpoolDrain::store_records(SpoolFileReader& reader, HeadFile& head, std::size_t batch,
+                               const std::vector<std::size_t>& indices, LaneState& lanes) {
+  std::uint64_t bytes = 0;
+  for (const std::size_t index : indices) bytes += head.scan.records[index].body_bytes;
+  if (!lanes.take_bytes(bytes)) return false;
+  ReplayOutcome outcome;
+  {
+    std::vector<SpoolEvent> events;
+    events.reserve(indices.size());
+    try {
+      for (const std::size_t index : indices) events.push_back(reader.read(head.scan.records[index]));
+    } catch (...) {
+      lanes.give_bytes(bytes);
+      throw;
+    }
+    outcome = call_store(events);
+  }  // the events go before their bytes are given back
+  lanes.give_bytes(bytes);
+  if (outcome.kind != ReplayOutcome::Kind::Ok) {
+    lanes.fail_store(std::move(outcome), batch, indices);
+    return false;
+  }
+  for (const std::size_t index : indices) head.done[index] = 1;
+  lanes.events_replayed.fetch_add(indices.size());
+  ledger_.record_replayed(head.stem, indices.size());
+  ledger_.set_db_healthy(true);
+  consecutive_transient_.store(0);
+  permanent_attempts_.store(0);  // the file moved forward: not the same failure any more
   return true;
 }
 
@@ -304,7 +459,11 @@ bool SpoolDrain::note_permanent_failure(const fs::path& file, const std::string&
   spool_log()->error("spool replay of {} failed permanently (attempt={}, max_attempts={}): {}", name_of(file), attempt,
                      options_.max_permanent_attempts, error);
   if (attempt < options_.max_permanent_attempts) return false;
+  return quarantine_whole_file(file, attempt);
+}
 
+bool SpoolDrain::quarantine_whole_file(const fs::path& file, unsigned failures) {
+  const std::string stem = stem_of(name_of(file));
   std::error_code ec;
   const auto bytes = fs::file_size(file, ec);
   const QuarantineResult result = quarantine_file(dir_, file);
@@ -313,8 +472,8 @@ bool SpoolDrain::note_permanent_failure(const fs::path& file, const std::string&
     return false;
   }
   ledger_.record_quarantined(stem, result == QuarantineResult::Moved && !ec ? bytes : 0);
-  spool_log()->error("spool file {} {} after {} permanent failures; its unreplayed events will never be stored",
-                     name_of(file), result == QuarantineResult::Moved ? "moved to failed/" : "deleted", attempt);
+  spool_log()->error("spool file {} {} after {} failures; its unreplayed events will never be stored",
+                     name_of(file), result == QuarantineResult::Moved ? "moved to failed/" : "deleted", failures);
   permanent_attempts_.store(0);
   permanent_head_.clear();
   head_.reset();
@@ -367,6 +526,7 @@ RecoverySummary SpoolDrain::recover_at_startup(std::chrono::milliseconds budget)
       ++summary.files_replayed;
       continue;
     }
+    if (attempt.result == FileResult::Quarantined) continue;  // the files behind it are not blocked
     summary.error = attempt.error;
     if (attempt.result == FileResult::DeadlineReached) {
       summary.stop = RecoverySummary::Stop::Deadline;
@@ -374,7 +534,7 @@ RecoverySummary SpoolDrain::recover_at_startup(std::chrono::milliseconds budget)
     }
     if (attempt.result == FileResult::Transient) {
       note_transient_failure(file, attempt.error);
-    } else if (note_permanent_failure(file, attempt.error)) {
+    } else if (attempt.result == FileResult::Permanent && note_permanent_failure(file, attempt.error)) {
       continue;  // quarantined: the files behind it are not blocked
     }
     ledger_.set_db_healthy(false);

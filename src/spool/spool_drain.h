@@ -8,26 +8,38 @@
 //   3. lists .buf files in FIFO order and replays up to files_per_cycle_healthy
 //      of them while the database is considered healthy, files_per_cycle_unhealthy
 //      (1) while it is not; each file takes a ReplayGate permit first;
-//   4. a file is replayed in batches of up to max_batch events (plan_replay),
-//      one ReplayStore::replay() per batch; a batch may hold several groups.
-//      The groups are spread over up to replay_lanes lanes replayed at once
-//      (one thread each, the drain's own among them); the batches of a lane
-//      are stored one after the other, in order, so the order inside a
-//      partition is kept. A fully replayed file is deleted.
-//      Transient failure: keep the file, mark the database unhealthy, end the
-//      cycle; every transient_failures_before_cooldown consecutive ones start a
-//      cooldown of transient_cooldown. Permanent failure (or an unreadable or
-//      damaged file): count consecutive failures of the head file, log each as
-//      an error with attempt/max; at max_permanent_attempts move the file to
-//      failed/ (delete it if the move fails) and go on with newer files in the
-//      same cycle; otherwise end the cycle (the head blocks the FIFO). The
-//      counter resets when the head changes or a batch is stored. A failure in
-//      one lane stops every lane at its next batch.
-// Batches a previous attempt stored are skipped on a retry of the same file
+//   4. a file is replayed in batches of up to max_batch events and
+//      max_batch_bytes bytes (an event larger than that is a batch of its
+//      own; plan_replay), one ReplayStore::replay() per batch; a batch may
+//      hold several groups. The groups are spread over up to replay_lanes
+//      lanes replayed at once (one thread each, the drain's own among them);
+//      the batches of a lane are stored one after the other, in order, so the
+//      order inside a partition is kept, and the lanes of a file together hold
+//      at most max_batch_bytes of records in calls at once (or one larger
+//      event alone). A fully replayed file is deleted.
+//      Outage (a transient failure after which the database did not answer):
+//      keep the file, mark the database unhealthy, end the cycle; every
+//      transient_failures_before_cooldown consecutive ones start a cooldown of
+//      transient_cooldown. Nothing is ever quarantined for an outage.
+//      A batch refused by the database (permanent), or failing transiently
+//      while the database answers other calls (a poison suspect): a batch of
+//      several events is replayed event by event from then on; a lone event
+//      is counted and, at max_permanent_attempts (permanent) or
+//      poison_attempts (suspect) failures, moved to failed/ on its own (the
+//      whole file when it holds nothing else), and the rest of the file goes
+//      on in the same cycle. Each failure is an ERROR log line with
+//      attempt/max_attempts. Below the bound the cycle ends (the head blocks
+//      the FIFO for at most that many cycles).
+//      An unreadable or damaged file: count consecutive failures of the head
+//      file; at max_permanent_attempts move the file to failed/ (delete it if
+//      the move fails) and go on with newer files in the same cycle.
+//      A failure in one lane stops every lane at its next batch.
+// Events a previous attempt stored are skipped on a retry of the same file
 // (progress is kept in memory; replay is idempotent anyway).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -46,10 +58,12 @@ class SpoolWriter;
 
 struct SpoolDrainOptions {
   std::size_t max_batch = 100;  // FILE_BUFFER_MAX_BATCH
+  std::uint64_t max_batch_bytes = 16ULL << 20;  // FILE_BUFFER_MAX_BATCH_BYTES (0: no byte bound)
   std::size_t replay_lanes = 1;  // FILE_BUFFER_REPLAY_LANES: lanes (sets of partitions) of one file stored concurrently
   std::size_t files_per_cycle_healthy = 10;
   std::size_t files_per_cycle_unhealthy = 1;
   unsigned max_permanent_attempts = 5;
+  unsigned poison_attempts = 5;  // FILE_BUFFER_POISON_ATTEMPTS: suspect failures of a lone event before quarantine
   unsigned transient_failures_before_cooldown = 10;
   std::chrono::milliseconds transient_cooldown{5000};
 };
@@ -64,10 +78,12 @@ struct CycleReport {
     NotAdmitted,       // the gate refused a permit
     TransientFailure,
     PermanentFailure,
+    SuspectFailure,    // failed transiently while the database answered: counted toward quarantine
   };
   Result result = Result::Idle;
   std::size_t files_replayed = 0;     // replayed completely and deleted
   std::size_t files_quarantined = 0;
+  std::size_t events_quarantined = 0;  // lone events moved to failed/ (their files stay)
   std::size_t events_replayed = 0;
   std::string error;                  // of the failure that ended the cycle
 };
@@ -117,10 +133,19 @@ class SpoolDrain {
   const SpoolDrainOptions& options() const { return options_; }
 
  private:
-  enum class FileResult { Replayed, Transient, Permanent, DeadlineReached };
+  enum class FileResult {
+    Replayed,
+    Transient,        // outage
+    Permanent,        // unreadable or damaged file (counted per file)
+    Refused,          // a batch or lone event refused by the database, below its bound (counted per event)
+    Suspect,          // a batch or lone event failing while the database answers, below its bound
+    Quarantined,      // the file went to failed/ (it held nothing but the poison event)
+    DeadlineReached,
+  };
   struct FileAttempt {
     FileResult result = FileResult::Replayed;
     std::size_t events_replayed = 0;
+    std::size_t events_quarantined = 0;
     std::string error;
   };
 
@@ -132,11 +157,19 @@ class SpoolDrain {
   // Stores the batches [run.first, run.second) in order; false when it stopped on a failure.
   bool replay_run(SpoolFileReader& reader, HeadFile& head, BatchRun run, std::optional<Clock::time_point> deadline,
                   LaneState& lanes);
+  // Stores the records `indices` (pending ones of batch `batch`) in one call; false on a failure.
+  bool store_records(SpoolFileReader& reader, HeadFile& head, std::size_t batch, const std::vector<std::size_t>& indices,
+                     LaneState& lanes);
   ReplayOutcome call_store(const std::vector<SpoolEvent>& batch);
+  // After the lanes stopped on a failed store call: the poison rule (poison_policy.h).
+  FileResult judge_store_failure(const std::filesystem::path& file, HeadFile& head, LaneState& lanes,
+                                 FileAttempt& attempt);
   void finish_replayed_file(const std::filesystem::path& file);
   void note_transient_failure(const std::filesystem::path& file, const std::string& error);
   // Returns true when the file left the spool directory (quarantined or deleted).
   bool note_permanent_failure(const std::filesystem::path& file, const std::string& error);
+  // Moves the file to failed/ (deletes it when that fails); false when neither worked.
+  bool quarantine_whole_file(const std::filesystem::path& file, unsigned failures);
 
   const std::filesystem::path dir_;
   const SpoolDrainOptions options_;
@@ -163,7 +196,10 @@ class SpoolDrain {
     FileScan scan;
     std::vector<ReplayBatch> batches;
     std::vector<BatchRun> lanes;       // the batches of each lane
-    std::vector<char> stored;          // per batch: stored (each written by the one thread replaying its lane)
+    // Written only by the thread replaying the record's lane, or between attempts:
+    std::vector<char> done;            // per record: stored, or quarantined
+    std::vector<char> alone;           // per batch: its events are replayed one by one (it failed whole)
+    std::vector<unsigned> failures;    // per record: failures alone while the database answered
   };
   // Returns null with `error` set when the file cannot be read.
   HeadFile* load_head(const std::filesystem::path& file, std::string& error);

@@ -13,6 +13,8 @@ namespace queen::spool {
 namespace {
 
 constexpr std::size_t kReadBufferBytes = 1u << 20;
+// Larger record buffers are released before the next read.
+constexpr std::size_t kKeptReadBufferBytes = 1u << 20;
 
 std::string describe_errno(const std::string& what, const std::filesystem::path& path) {
   return what + " " + path.string() + ": " + std::strerror(errno);
@@ -111,19 +113,42 @@ SpoolFileReader::~SpoolFileReader() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
-SpoolEvent SpoolFileReader::read(const RecordRef& ref) {
+std::string_view SpoolFileReader::load(const RecordRef& ref) {
   if (::fseeko(file_, static_cast<off_t>(ref.offset), SEEK_SET) != 0)
     throw SpoolIoError(describe_errno("cannot seek in spool file", path_));
   buffer_.resize(kRecordOverheadBytes + ref.body_bytes);
   if (read_some(file_, buffer_.data(), buffer_.size(), path_) < buffer_.size())
     throw SpoolIoError("spool file " + path_.string() + " shrank under the reader");
   const Frame frame = read_frame(buffer_);
+  if (frame.status != FrameStatus::Complete)
+    throw SpoolIoError("spool file " + path_.string() + " changed under the reader at byte " +
+                       std::to_string(ref.offset));
+  return frame.body;
+}
+
+SpoolEvent SpoolFileReader::read(const RecordRef& ref) {
+  const std::string_view body = load(ref);
   SpoolEvent event;
   std::string error;
-  if (frame.status != FrameStatus::Complete || !parse_record_body(frame.body, event, error))
+  const bool parsed = parse_record_body(body, event, error);
+  release_big_buffer();
+  if (!parsed)
     throw SpoolIoError("spool file " + path_.string() + " changed under the reader at byte " +
                        std::to_string(ref.offset));
   return event;
+}
+
+std::string SpoolFileReader::read_framed(const RecordRef& ref) {
+  load(ref);
+  std::string framed = std::move(buffer_);
+  buffer_.clear();
+  return framed;
+}
+
+void SpoolFileReader::release_big_buffer() {
+  // A big record's buffer is not kept for the next, usually small, one: a
+  // drain lane holds no more than the event it replays (docs/operations-spool.md, "Memory during replay").
+  if (buffer_.capacity() > kKeptReadBufferBytes) std::string().swap(buffer_);
 }
 
 LeftoverFinalizeResult finalize_leftover_file(const std::filesystem::path& tmp_path, bool sync) {

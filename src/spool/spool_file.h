@@ -46,9 +46,15 @@ class SpoolFileReader {
 
   // Throws SpoolIoError when the record can no longer be read or decoded.
   SpoolEvent read(const RecordRef& ref);
+  // The record's bytes as they are on disk (length, body, checksum), checked.
+  std::string read_framed(const RecordRef& ref);
 
  private:
   std::filesystem::path path_;
+  // Reads the record into buffer_ and returns its body; throws SpoolIoError.
+  std::string_view load(const RecordRef& ref);
+  void release_big_buffer();
+
   std::FILE* file_ = nullptr;
   std::string buffer_;
 };

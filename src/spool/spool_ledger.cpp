@@ -137,6 +137,23 @@ void SpoolLedger::record_quarantined(const std::string& stem, std::uint64_t kept
   note_pending_change_locked(before);
 }
 
+void SpoolLedger::record_event_quarantined(const std::string& stem, std::uint64_t kept_bytes) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t before = totals_.pending_events;
+  const auto it = files_.find(stem);
+  if (it != files_.end() && it->second.events_remaining > 0) {
+    --it->second.events_remaining;
+    subtract_pending_locked(1);
+  }
+  ++totals_.failed_events;
+  ++totals_.quarantined_total;
+  if (kept_bytes > 0) {
+    ++totals_.failed_files;
+    totals_.failed_bytes += kept_bytes;
+  }
+  note_pending_change_locked(before);
+}
+
 void SpoolLedger::set_db_healthy(bool healthy) {
   std::lock_guard lock(mutex_);
   totals_.db_healthy = healthy;

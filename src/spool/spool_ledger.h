@@ -48,6 +48,10 @@ class SpoolLedger {
   // `stem` left the drain for good: its remaining events become failed events;
   // `kept_bytes` are the bytes now in failed/ (0 when the file had to be deleted).
   void record_quarantined(const std::string& stem, std::uint64_t kept_bytes);
+  // One event of `stem` left the drain for good (the rest of the file stays):
+  // it becomes a failed event; `kept_bytes` are the bytes of its own file in
+  // failed/ (0 when it could not be written).
+  void record_event_quarantined(const std::string& stem, std::uint64_t kept_bytes);
 
   void set_db_healthy(bool healthy);
   bool db_healthy() const;

@@ -127,11 +127,11 @@ AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_
   return r;
 }
 
-AckCombiner make_ack_combiner(FakeAcks& fake, int max_items = 1000) {
+AckCombiner make_ack_combiner(FakeAcks& fake, int max_items = 1000, std::size_t max_bytes = 0) {
   return AckCombiner([&fake](const std::string& a, const std::optional<std::string>& g,
                              const std::string& t) { return fake.ack(a, g, t); },
                      [&fake](const std::string& r, const std::string& t) { return fake.ack_many(r, t); }, transient,
-                     max_items, 1);
+                     max_items, 1, nullptr, max_bytes);
 }
 
 using AckOutcome = std::future<std::vector<db::AckRow>>;
@@ -170,6 +170,27 @@ TEST(AckCombiner, ALoneRequestCallsAckMessages) {
   EXPECT_EQ(fake.lone_calls.size(), 1u);
   EXPECT_TRUE(fake.many_calls.empty());
   EXPECT_EQ(fake.tenants, std::vector<std::string>{"acme"});
+}
+
+TEST(AckCombiner, ACombinedCallStaysWithinItsByteBoundAndALargerRequestGoesAlone) {
+  FakeAcks fake;
+  const AckRequest first = acks({{"a", kP1}});
+  const AckRequest b = acks({{"b", kP2}});
+  const AckRequest c = acks({{"c", kP3}});
+  // Bound: b and c together fit; d is larger than the bound on its own.
+  const std::size_t bound = b.acks_json.size() + c.acks_json.size();
+  AckRequest d = acks({{std::string(bound, 'd'), "0190a8f2-0000-7000-8000-000000000004"}});
+  const AckRequest e = acks({{"e", "0190a8f2-0000-7000-8000-000000000005"}});
+  AckCombiner combiner = make_ack_combiner(fake, 1000, bound);
+  const std::vector<AckRequest> requests{first, b, c, d, e};  // outlives the requests in flight
+  auto outcomes = submit_queued(combiner, fake, requests);
+  for (auto& outcome : outcomes) EXPECT_EQ(outcome.get().size(), 1u);
+  // a alone (it led), then b+c in one ack_many, d alone, e alone (FIFO: nothing overtakes d).
+  ASSERT_EQ(fake.many_calls.size(), 1u);
+  EXPECT_EQ(fake.many_calls[0].size(), 2u);
+  ASSERT_EQ(fake.lone_calls.size(), 3u);
+  EXPECT_NE(fake.lone_calls[1].find(std::string(bound, 'd')), std::string::npos);
+  EXPECT_EQ(combiner.stats().calls, 4u);
 }
 
 TEST(AckCombiner, ConcurrentRequestsShareOneAckManyCallEachWithItsGroupAndGetTheirOwnRows) {
@@ -406,7 +427,7 @@ TEST(Combiner, ASplitThatAnswersTheWrongNumberOfRequestsFailsThemAll) {
   using C = Combiner<int, int, int>;
   C::Hooks hooks{[](const C::Batch&, const int&) { return true; }, [](const int&) { return std::size_t{1}; },
                  [](const C::Batch& batch) { return static_cast<int>(batch.size()); },
-                 [](int, const C::Batch&) { return std::vector<int>{}; }, transient};
+                 [](int, const C::Batch&) { return std::vector<int>{}; }, transient, nullptr};
   C combiner(hooks, {10, 1});
   EXPECT_THROW(combiner.submit(7), std::logic_error);
   EXPECT_EQ(combiner.stats().calls, 1u);

@@ -40,7 +40,7 @@ class FakeCalls {
               }
               return rows;
             },
-            [](std::vector<int> rows, const C::Batch&) { return rows; }, db::is_transient_failure};
+            [](std::vector<int> rows, const C::Batch&) { return rows; }, db::is_transient_failure, nullptr};
   }
   void close() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -155,6 +155,38 @@ TEST(PushCombiner, ACombinedCallNeverExceedsMaxItems) {
   for (const auto& call : calls) EXPECT_LE(nlohmann::json::parse(call).size(), 5u);
 }
 
+TEST(PushCombiner, ACombinedCallStaysWithinItsByteBoundAndALargerRequestGoesAlone) {
+  FakePushCall fake;
+  const auto padded = [](const std::string& txid, std::size_t bytes) {
+    std::string item = "{\"queue\":\"q\",\"transactionId\":\"" + txid + "\",\"payload\":\"";
+    item += std::string(bytes > item.size() + 2 ? bytes - item.size() - 2 : 0, 'x');
+    return std::vector<std::string>{item + "\"}"};
+  };
+  const auto b = padded("b", 400), c = padded("c", 400), d = padded("d", 1500), e = padded("e", 100);
+  PushCombiner combiner(std::ref(fake), transient, 1000, 1, nullptr, 1000);
+  fake.block();
+  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), db::PushOrigin{}); });
+  fake.wait_entered(1);
+  std::vector<std::future<std::vector<db::PushRow>>> rest;
+  std::size_t queued = 0;
+  for (const auto* request : {&b, &c, &d, &e}) {
+    rest.push_back(std::async(std::launch::async, [&, request] { return combiner.submit(*request, db::PushOrigin{}); }));
+    wait_until_queued(combiner, ++queued);
+  }
+  fake.release();
+  first.get();
+  for (auto& f : rest) EXPECT_EQ(f.get().size(), 1u);
+  const auto calls = fake.calls();
+  ASSERT_EQ(calls.size(), 4u);  // a; b+c (800 bytes); d alone (1500 > 1000); e (FIFO: it does not overtake d)
+  EXPECT_EQ(nlohmann::json::parse(calls[1]).size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(calls[2]).size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(calls[2])[0].at("transactionId"), "d");
+  EXPECT_EQ(nlohmann::json::parse(calls[3])[0].at("transactionId"), "e");
+  // The items plus the array brackets and comma.
+  EXPECT_LE(calls[1].size(), 1000u + 3u);
+  EXPECT_LE(calls[3].size(), 1000u + 3u);
+}
+
 TEST(PushCombiner, DifferentProducersAreNotCombinedAndDoNotWaitForEachOthersSlot) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);

@@ -184,7 +184,11 @@ TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
   c.events_per_file = 42;
   c.fsync = config::FsyncMode::Batch;
   c.replay_lanes = 3;
+  c.max_batch_bytes = 1 << 20;
+  c.poison_attempts = 9;
   const spool::SpoolOptions o = spool_options_from(c);
+  EXPECT_EQ(o.drain.max_batch_bytes, 1u << 20);
+  EXPECT_EQ(o.drain.poison_attempts, 9u);
   EXPECT_EQ(o.dir, "/srv/spool");
   EXPECT_EQ(o.flush_interval, 50ms);
   EXPECT_EQ(o.drain.max_batch, 7u);
@@ -517,6 +521,32 @@ TEST(SpoolBridgeReplay, ALockTimeoutIsRetriedLaterWithoutSpoolMode) {
   EXPECT_EQ(bridge.replay({event("q", "t1")}).kind, spool::ReplayOutcome::Kind::Transient);  // kept, never quarantined
   EXPECT_TRUE(bridge.database_available());
   EXPECT_EQ(bridge.route_push(), PushRoute::Database);
+}
+
+TEST(SpoolBridgeReplay, ACallDroppedWhileTheDatabaseAnswersAPingIsASuspectNotAnOutage) {
+  TempDir dir;
+  FakeDatabase db;
+  SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+  db.fail_sqlstate = "08006";  // the connection went with this call; the ping right after succeeds
+  const spool::ReplayOutcome dropped = bridge.replay({event("q", "t1")});
+  EXPECT_EQ(dropped.kind, spool::ReplayOutcome::Kind::Transient);
+  EXPECT_TRUE(dropped.database_answered);
+  EXPECT_TRUE(bridge.database_available()) << "pushes must not go to the spool for one batch's failure";
+  EXPECT_TRUE(bridge.status().db_healthy);
+
+  // A timeout is contention, not poison: retried as before, never counted toward quarantine.
+  db.fail_sqlstate = "57014";
+  const spool::ReplayOutcome timed_out = bridge.replay({event("q", "t2")});
+  EXPECT_EQ(timed_out.kind, spool::ReplayOutcome::Kind::Transient);
+  EXPECT_FALSE(timed_out.database_answered);
+
+  // An outage: the ping fails too.
+  db.fail_sqlstate.clear();
+  db.down = true;
+  const spool::ReplayOutcome down = bridge.replay({event("q", "t3")});
+  EXPECT_EQ(down.kind, spool::ReplayOutcome::Kind::Transient);
+  EXPECT_FALSE(down.database_answered);
+  EXPECT_FALSE(bridge.database_available());
 }
 
 TEST(SpoolBridgeReplay, RejectedDataIsPermanentAndKeepsTheDatabaseAvailable) {

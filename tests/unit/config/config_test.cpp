@@ -140,6 +140,24 @@ TEST(Config, ReplayLanesAreBoundedFromOneToSixtyFour) {
   EXPECT_THROW(load_config({{"FILE_BUFFER_REPLAY_LANES", "65"}}, "h"), ConfigError);
 }
 
+TEST(Config, CallByteBoundsDefaultToSixteenMebibytesWithinSixtyFourKibibytesAndOneHundredTwentyEightMebibytes) {
+  const Config defaults = load_config({}, "h").config;
+  EXPECT_EQ(defaults.spool.max_batch_bytes, 16LL << 20);
+  EXPECT_EQ(defaults.push.combine_max_bytes, 16LL << 20);
+  EXPECT_EQ(defaults.combine.ack_max_bytes, 16LL << 20);
+  EXPECT_EQ(defaults.spool.poison_attempts, 5);
+  for (const char* name : {"FILE_BUFFER_MAX_BATCH_BYTES", "PUSH_COMBINE_MAX_BYTES", "ACK_COMBINE_MAX_BYTES"}) {
+    EXPECT_NO_THROW(load_config({{name, "65536"}}, "h")) << name;
+    EXPECT_NO_THROW(load_config({{name, "134217728"}}, "h")) << name;
+    EXPECT_THROW(load_config({{name, "65535"}}, "h"), ConfigError) << name;
+    EXPECT_THROW(load_config({{name, "134217729"}}, "h"), ConfigError) << name;
+  }
+  EXPECT_EQ(load_config({{"FILE_BUFFER_MAX_BATCH_BYTES", "1048576"}}, "h").config.spool.max_batch_bytes, 1 << 20);
+  EXPECT_EQ(load_config({{"FILE_BUFFER_POISON_ATTEMPTS", "1"}}, "h").config.spool.poison_attempts, 1);
+  EXPECT_THROW(load_config({{"FILE_BUFFER_POISON_ATTEMPTS", "0"}}, "h"), ConfigError);
+  EXPECT_THROW(load_config({{"FILE_BUFFER_POISON_ATTEMPTS", "1001"}}, "h"), ConfigError);
+}
+
 TEST(Config, InvalidEnumsAndPeersAreBootErrors) {
   EXPECT_THROW(load_config({{"FILE_BUFFER_FSYNC", "always"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"NUM_WORKERS", "64"}, {"HTTP_MAX_THREADS", "32"}}, "h"), ConfigError);

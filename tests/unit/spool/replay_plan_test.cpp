@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
+#include <stdexcept>
 
 namespace queen::spool {
 namespace {
@@ -45,6 +47,47 @@ TEST(ReplayPlan, EmptyFileHasNoBatchesAndZeroMaxBatchOrLanesMeansOne) {
   EXPECT_TRUE(empty.batches.empty());
   EXPECT_TRUE(empty.lanes.empty());
   EXPECT_EQ(plan_replay({kA, kA}, 0, 0).batches, (std::vector<ReplayBatch>{{0}, {1}}));
+}
+
+TEST(ReplayPlan, ABatchClosesWhenTheNextRecordWouldPassTheByteBound) {
+  const std::vector<ReplayGroupKey> groups(6, kA);
+  //                                     0   1   2   3   4   5
+  const std::vector<std::uint64_t> bytes{40, 50, 10, 60, 30, 70};
+  const ReplayPlan plan = plan_replay(groups, bytes, 100, 100, 1);
+  // 40+50+10 = 100 fits exactly; 60+30 = 90, +70 would pass 100.
+  EXPECT_EQ(plan.batches, (std::vector<ReplayBatch>{{0, 1, 2}, {3, 4}, {5}}));
+}
+
+TEST(ReplayPlan, ARecordLargerThanTheByteBoundReplaysAlone) {
+  // The reproduction's shape: 27 records of 40 MB, bound 16 MiB: 27 batches of one.
+  const std::vector<ReplayGroupKey> groups(27, kA);
+  const std::vector<std::uint64_t> bytes(27, 40'000'000);
+  const ReplayPlan plan = plan_replay(groups, bytes, 100, 16ULL << 20, 4);
+  ASSERT_EQ(plan.batches.size(), 27u);
+  for (std::size_t i = 0; i < 27; ++i) EXPECT_EQ(plan.batches[i], ReplayBatch{i});
+
+  // Small records around a big one: the big one alone, the small ones batched on both sides.
+  const std::vector<std::uint64_t> mixed{1, 2, 500, 3, 4};
+  EXPECT_EQ(plan_replay(std::vector<ReplayGroupKey>(5, kA), mixed, 100, 10, 1).batches,
+            (std::vector<ReplayBatch>{{0, 1}, {2}, {3, 4}}));
+}
+
+TEST(ReplayPlan, TheEventBoundAndTheByteBoundBothApplyAndZeroBytesMeansNoByteBound) {
+  const std::vector<ReplayGroupKey> groups(5, kA);
+  const std::vector<std::uint64_t> bytes(5, 1);
+  EXPECT_EQ(plan_replay(groups, bytes, 2, 100, 1).batches, (std::vector<ReplayBatch>{{0, 1}, {2, 3}, {4}}));
+  EXPECT_EQ(plan_replay(groups, std::vector<std::uint64_t>(5, 1ULL << 40), 100, 0, 1).batches,
+            (std::vector<ReplayBatch>{{0, 1, 2, 3, 4}}));
+  EXPECT_THROW(plan_replay(groups, std::vector<std::uint64_t>(4, 1), 100, 10, 1), std::invalid_argument);
+}
+
+TEST(ReplayPlan, TheByteBoundCutsEachLaneOnItsOwn) {
+  // A -> lane 0, B -> lane 1; per lane 6+6 > 10.
+  const std::vector<ReplayGroupKey> groups{kA, kB, kA, kB};
+  const std::vector<std::uint64_t> bytes{6, 5, 6, 5};
+  const ReplayPlan plan = plan_replay(groups, bytes, 100, 10, 2);
+  EXPECT_EQ(plan.batches, (std::vector<ReplayBatch>{{0}, {2}, {1, 3}}));
+  EXPECT_EQ(plan.lanes, (std::vector<BatchRun>{{0, 2}, {2, 3}}));
 }
 
 TEST(ReplayPlan, EveryRecordOnceAndEachGroupInFileOrderThroughItsLane) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tuple>
 #include <memory>
+#include <thread>
 
 #include "spool/spool_directory.h"
 #include "spool/spool_ledger.h"
@@ -58,6 +59,14 @@ struct DrainFixture : ::testing::Test {
 ReplayOutcome fail_queue(const std::vector<SpoolEvent>& batch, const std::string& queue, ReplayOutcome::Kind kind) {
   if (batch.front().queue == queue) return {kind, "rejected " + queue};
   return ReplayOutcome::ok();
+}
+
+using GroupTxids = std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>>;
+
+GroupTxids txids_per_group(const std::vector<SpoolEvent>& events) {
+  GroupTxids out;
+  for (const auto& e : events) out[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  return out;
 }
 
 TEST_F(DrainFixture, ReplaysFilesAndDeletesThem) {
@@ -184,7 +193,7 @@ TEST_F(DrainFixture, TenConsecutiveTransientFailuresStartAFiveSecondCooldown) {
 }
 
 TEST_F(DrainFixture, APoisonFileIsQuarantinedAfterExactlyFiveAttemptsThenNewerFilesDrain) {
-  const fs::path poison = add_file(make_events("poison", "p", 3));
+  const fs::path poison = add_file(make_events("poison", "p", 1));
   add_file(make_events("q", "good", 2));
   store.respond = [](const auto& batch) { return fail_queue(batch, "poison", ReplayOutcome::Kind::Permanent); };
   for (unsigned attempt = 1; attempt <= 4; ++attempt) {
@@ -199,15 +208,153 @@ TEST_F(DrainFixture, APoisonFileIsQuarantinedAfterExactlyFiveAttemptsThenNewerFi
   EXPECT_EQ(r.files_replayed, 1u);
   EXPECT_EQ(r.result, Result::Drained);
   EXPECT_FALSE(fs::exists(poison));
-  EXPECT_EQ(quarantined(), std::vector<std::string>{poison.filename().string()});
+  EXPECT_EQ(quarantined(), std::vector<std::string>{poison.filename().string()}) << "a one-event file moves as it is";
   EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"good0", "good1"}));
   EXPECT_TRUE(bufs().empty());
   const SpoolStats s = ledger.snapshot();
   EXPECT_EQ(s.pending_events, 0u);
-  EXPECT_EQ(s.failed_events, 3u);
+  EXPECT_EQ(s.failed_events, 1u);
   EXPECT_EQ(s.failed_files, 1u);
   EXPECT_EQ(s.failed_bytes, fs::file_size(failed_directory(dir.path()) / poison.filename()));
   EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+}
+
+ReplayOutcome fail_txid(const std::vector<SpoolEvent>& batch, const std::string& txid, const ReplayOutcome& failure) {
+  const bool hit = std::any_of(batch.begin(), batch.end(), [&](const auto& e) { return e.transaction_id == txid; });
+  return hit ? failure : ReplayOutcome::ok();
+}
+
+TEST_F(DrainFixture, ARefusedBatchIsReplayedEventByEventAndOnlyThePoisonEventIsQuarantined) {
+  const auto events = make_events("q", "e", 10);
+  const fs::path file = add_file(events);
+  const std::string stem = stem_of(file.filename().string());
+  add_file(make_events("q", "later", 2));
+  store.respond = [](const auto& batch) { return fail_txid(batch, "e4", ReplayOutcome::permanent("22P05 bad")); };
+
+  // Cycle 1: the batch of 10 fails whole; nothing counted yet, its events go alone from now on.
+  CycleReport r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::PermanentFailure);
+  EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+  EXPECT_TRUE(store.stored_events().empty());
+  // Cycles 2-5: e0..e3 are stored alone, then e4 fails attempts 1..4.
+  for (unsigned attempt = 1; attempt <= 4; ++attempt) {
+    r = drain->run_cycle();
+    EXPECT_EQ(r.result, Result::PermanentFailure) << attempt;
+    EXPECT_EQ(drain->head_permanent_attempts(), attempt);
+  }
+  EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"e0", "e1", "e2", "e3"}));
+  EXPECT_EQ(ledger.snapshot().pending_events, 8u);
+  // Cycle 6: the 5th failure quarantines e4 alone; the rest of the file and the next file drain in the same cycle.
+  r = drain->run_cycle();
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_quarantined, 1u);
+  EXPECT_EQ(r.files_quarantined, 0u);
+  EXPECT_EQ(txids(store.stored_events()),
+            (std::vector<std::string>{"e0", "e1", "e2", "e3", "e5", "e6", "e7", "e8", "e9", "later0", "later1"}));
+  EXPECT_TRUE(bufs().empty());
+  const std::string kept = stem + ".event-4.buf";
+  EXPECT_EQ(quarantined(), std::vector<std::string>{kept});
+  EXPECT_EQ(read_bytes(failed_directory(dir.path()) / kept), encode_record(events[4]))
+      << "the event's record, byte for byte";
+  const SpoolStats s = ledger.snapshot();
+  EXPECT_EQ(s.pending_events, 0u);
+  EXPECT_EQ(s.failed_events, 1u);
+  EXPECT_EQ(s.failed_files, 1u);
+  EXPECT_EQ(s.failed_bytes, encode_record(events[4]).size());
+}
+
+TEST_F(DrainFixture, ABatchFailingWhileTheDatabaseAnswersIsASuspectQuarantinedAfterPoisonAttempts) {
+  SpoolDrainOptions options;
+  options.poison_attempts = 3;
+  make_drain(options);
+  add_file(make_events("q", "e", 3));
+  add_file(make_events("other-tenant", "t", 2));
+  const ReplayOutcome dropped = ReplayOutcome::transient_while_answering("server closed the connection");
+  store.respond = [&](const auto& batch) { return fail_txid(batch, "e1", dropped); };
+
+  EXPECT_EQ(drain->run_cycle().result, Result::SuspectFailure);  // the batch of 3: events alone from now on
+  EXPECT_EQ(drain->run_cycle().result, Result::SuspectFailure);  // e0 stored, e1 attempt 1
+  EXPECT_EQ(drain->head_permanent_attempts(), 1u);
+  EXPECT_EQ(drain->run_cycle().result, Result::SuspectFailure);  // attempt 2
+  EXPECT_TRUE(ledger.db_healthy()) << "a suspect is not an outage";
+  EXPECT_EQ(drain->consecutive_transient_failures(), 0u);
+  EXPECT_FALSE(drain->cooling_down());
+  const CycleReport r = drain->run_cycle();  // attempt 3: quarantined, everything behind it drains
+  EXPECT_EQ(r.result, Result::Drained);
+  EXPECT_EQ(r.events_quarantined, 1u);
+  EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"e0", "e2", "t0", "t1"}));
+  EXPECT_EQ(quarantined().size(), 1u);
+  EXPECT_EQ(ledger.snapshot().failed_events, 1u);
+  EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+}
+
+TEST_F(DrainFixture, AnOutageNeverQuarantinesHoweverLongItLasts) {
+  add_file(make_events("q", "e", 3));
+  bool down = true;
+  store.respond = [&](const auto&) { return down ? ReplayOutcome::transient("connection refused") : ReplayOutcome::ok(); };
+  int failed_cycles = 0;
+  for (int cycle = 0; cycle < 200; ++cycle) {
+    const CycleReport r = drain->run_cycle();
+    if (r.result == Result::TransientFailure) ++failed_cycles;
+    clock.advance(std::chrono::seconds(6));  // past every cooldown
+  }
+  EXPECT_EQ(failed_cycles, 200);
+  EXPECT_TRUE(quarantined().empty());
+  EXPECT_EQ(bufs().size(), 1u);
+  EXPECT_EQ(ledger.snapshot().pending_events, 3u);
+  EXPECT_EQ(ledger.snapshot().failed_events, 0u);
+  EXPECT_EQ(drain->head_permanent_attempts(), 0u);
+  down = false;
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_EQ(store.stored_batches().size(), 1u) << "never split for an outage: still one batch";
+  EXPECT_EQ(ledger.snapshot().pending_events, 0u);
+}
+
+SpoolEvent event_of_bytes(const std::string& partition, const std::string& txid, std::size_t payload_bytes) {
+  SpoolEvent e = make_event("big", partition, txid);
+  e.payload_json = "\"" + std::string(payload_bytes, 'x') + "\"";
+  return e;
+}
+
+TEST_F(DrainFixture, LanesTogetherHoldAtMostTheByteBoundAndALargerEventReplaysAlone) {
+  constexpr std::size_t kBound = 64 * 1024;
+  SpoolDrainOptions options;
+  options.max_batch_bytes = kBound;
+  options.replay_lanes = 4;
+  make_drain(options);
+  std::vector<SpoolEvent> events;
+  for (int i = 0; i < 40; ++i) {
+    const std::string partition = "p" + std::to_string(i % 4);
+    // Every 10th event is larger than the bound; the rest are 20 KiB (three fit a call).
+    events.push_back(event_of_bytes(partition, "e" + std::to_string(i), i % 10 == 3 ? 3 * kBound : 20 * 1024));
+  }
+  add_file(events);
+  std::mutex mutex;
+  std::size_t in_flight_bytes = 0;
+  int in_flight_calls = 0;
+  bool over_budget = false;
+  bool big_not_alone = false;
+  store.respond = [&](const std::vector<SpoolEvent>& batch) {
+    std::size_t bytes = 0;
+    for (const auto& e : batch) bytes += e.payload_json.size();
+    {
+      std::lock_guard lock(mutex);
+      in_flight_bytes += bytes;
+      ++in_flight_calls;
+      over_budget = over_budget || (in_flight_calls > 1 && in_flight_bytes > kBound + 4096);  // + record headers
+      big_not_alone = big_not_alone || (bytes > kBound && (batch.size() != 1 || in_flight_calls != 1));
+    }
+    std::this_thread::yield();
+    std::lock_guard lock(mutex);
+    in_flight_bytes -= bytes;
+    --in_flight_calls;
+    return ReplayOutcome::ok();
+  };
+  EXPECT_EQ(drain->run_cycle().result, Result::Drained);
+  EXPECT_FALSE(over_budget);
+  EXPECT_FALSE(big_not_alone);
+  EXPECT_EQ(txids_per_group(store.stored_events()), txids_per_group(events)) << "every event once, in order";
+  for (const auto& batch : store.stored_batches()) EXPECT_LE(batch.size(), 3u);
 }
 
 TEST_F(DrainFixture, ThePermanentCounterRestartsWhenTheHeadChanges) {
@@ -291,14 +438,6 @@ TEST_F(DrainFixture, AFailedRetryResumesAfterTheBatchesAlreadyStored) {
   ASSERT_EQ(all.size(), 250u) << "no event replayed twice";
   EXPECT_EQ(all.back().transaction_id, "e249");
   EXPECT_EQ(ledger.snapshot().pending_events, 0u);
-}
-
-using GroupTxids = std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>>;
-
-GroupTxids txids_per_group(const std::vector<SpoolEvent>& events) {
-  GroupTxids out;
-  for (const auto& e : events) out[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
-  return out;
 }
 
 // Eight partitions of two tenants, interleaved as concurrent producers write them.
