@@ -106,7 +106,7 @@ SELECT queen.configure_queue('t_wl4', NULL, NULL, '{"delayedProcessing": 60}');
 SELECT pg_temp.push('t_wl4', 'Default', 1, 'dp');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_wl4', NULL, 'g', 10)), 0::bigint, 'delayedProcessing: too young');
 SELECT is(pg_temp.pending('t_wl4', 'Default', 'g'), true, 'a too young message keeps the row pending');
-CREATE TEMP TABLE w5 AS SELECT pg_temp.pop('t_wl4', 'g', 10, now() + interval '61 seconds') AS j;
+CREATE TEMP TABLE w5 AS SELECT pg_temp.pop('t_wl4', 'g', 10, clock_timestamp() + interval '61 seconds') AS j;
 SELECT is(pg_temp.ack_all((SELECT j FROM w5), 'g', 'dlq'), 1::bigint, 'dead-lettered');
 SELECT is(pg_temp.pending('t_wl4', 'Default', 'g'), false, 'a dlq ack to the end settles');
 SELECT queen.configure_queue('t_wl5', NULL, NULL, '{"windowBuffer": 30}');
