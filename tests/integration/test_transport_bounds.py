@@ -61,10 +61,10 @@ def head(method, path, length, token=None, extra=""):
 
 def read_answer(sock, timeout):
     """The bytes of one answer (up to the end of its declared body), or what came before the deadline."""
-    sock.settimeout(timeout)
     data = b""
     deadline = Deadline(timeout)
-    while not deadline.expired:
+    while not deadline.expired():
+        sock.settimeout(max(deadline.remaining(), 0.01))
         try:
             chunk = sock.recv(65536)
         except socket.timeout:
