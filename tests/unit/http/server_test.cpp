@@ -344,6 +344,7 @@ TEST_F(ServerFixture, CorsHeadersOnlyForListedOrigins) {
 
 TEST_F(ServerFixture, BodiesPastTheBytesInFlightAre503BeforeTheirBody) {
   config.max_body_bytes_in_flight = 2048;  // two 1 KiB bodies at once
+  config.body_timeout_ms = 5000;           // the second holds its share through the whole test
   restart();
   RawClient first(server->port());
   first.send("POST /echo HTTP/1.1\r\nContent-Length: 1024\r\n\r\npart");
