@@ -51,11 +51,15 @@ Segments split_token(std::string_view token) {
 nlohmann::json decode_object(std::string_view segment, const char* what) {
   const std::optional<std::string> text = base64url_decode(segment);
   if (!text) throw Refused{std::string("Invalid token: malformed (") + what + " is not base64url)"};
-  std::optional<nlohmann::json> parsed = parse_bounded_json(*text, kMaxClaimsDepth);
-  if (!parsed || !parsed->is_object()) {
+  BoundedJson parsed = parse_bounded_json(*text, kMaxClaimsDepth);
+  if (parsed.refusal == JsonRefusal::DuplicateKey) {
+    // Which of two "role" claims counts must never depend on the parser.
+    throw Refused{std::string("Invalid token: the ") + what + " repeats the member \"" + parsed.duplicate_key + "\""};
+  }
+  if (!parsed.value || !parsed.value->is_object()) {
     throw Refused{std::string("Invalid token: malformed (") + what + " is not a JSON object)"};
   }
-  return std::move(*parsed);
+  return std::move(*parsed.value);
 }
 
 std::optional<std::string> string_member(const nlohmann::json& object, const std::string& name, const char* what) {

@@ -125,7 +125,7 @@ PublicKey load_pem_public_key(std::string_view pem) {
 
 Jwks parse_jwks(std::string_view document) {
   if (document.size() > kMaxJwksBytes) throw KeyError("JWKS document larger than 1 MiB");
-  const std::optional<nlohmann::json> parsed = parse_bounded_json(document, kMaxJwksDepth);
+  const std::optional<nlohmann::json> parsed = parse_bounded_json(document, kMaxJwksDepth).value;
   if (!parsed || !parsed->is_object()) throw KeyError("JWKS document is not a JSON object");
   const auto keys = parsed->find("keys");
   if (keys == parsed->end() || !keys->is_array()) throw KeyError("JWKS document has no 'keys' array");

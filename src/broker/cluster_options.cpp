@@ -8,6 +8,9 @@ MeshOptionsResult mesh_options_from(const config::Config& config) {
   MeshOptionsResult result;
   mesh::MeshOptions& o = result.options;
   o.server_id = config.process.server_id;
+  // The mesh is a control surface: it listens where the HTTP API does unless told otherwise.
+  o.listen_host = config.mesh.host.empty() ? config.http.host : config.mesh.host;
+  if (o.listen_host == "localhost") o.listen_host = "127.0.0.1";
   o.secret = config.mesh.sync_secret;
   o.heartbeat_interval = std::chrono::milliseconds(config.mesh.heartbeat_ms);
   o.dead_threshold = std::chrono::milliseconds(config.mesh.dead_threshold_ms);

@@ -129,6 +129,16 @@ bool is_host_port(const std::string& peer) {
   return value >= 1 && value <= 65535;
 }
 
+// An origin as a browser sends it: http(s)://host[:port], nothing after.
+bool is_cors_origin(const std::string& origin) {
+  std::size_t host = 0;
+  if (origin.rfind("http://", 0) == 0) host = 7;
+  else if (origin.rfind("https://", 0) == 0) host = 8;
+  else return false;
+  if (host == origin.size()) return false;
+  return origin.find_first_of("/?#@ \t", host) == std::string::npos;
+}
+
 // Variables of the reference Queen server that have no meaning here (its UDP
 // sync and cache tuning, which the mesh replaces, and its engine tuning).
 // Deployment manifests may set them: accepted silently.
@@ -203,6 +213,21 @@ void read_http(EnvReader& r, Config& c) {
   c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms, 100, 3600000);
   c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms, 100, 3600000);
   c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms, 100, 3600000);
+  // One largest body must always fit; raising MAX_BODY_BYTES alone raises the default budget with it.
+  c.http.max_body_bytes_in_flight = r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT",
+                                              std::max(c.http.max_body_bytes_in_flight, c.http.max_body_bytes),
+                                              1024, 1LL << 40);
+  if (c.http.max_body_bytes_in_flight < c.http.max_body_bytes) {
+    r.error("HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
+            ") must be >= MAX_BODY_BYTES (" + std::to_string(c.http.max_body_bytes) + "): one largest body must fit");
+  }
+  c.http.cors_origins = split_list(r.text("HTTP_CORS_ORIGINS", ""));
+  for (const auto& origin : c.http.cors_origins) {
+    if (origin == "*" ? c.http.cors_origins.size() != 1 : !is_cors_origin(origin)) {
+      r.error("HTTP_CORS_ORIGINS entry '" + origin +
+              "' is not an origin (scheme://host[:port], no path), or '*' alone");
+    }
+  }
 }
 
 // The PostgreSQL connection pool.
@@ -296,6 +321,7 @@ void read_mesh(EnvReader& r, Config& c) {
   for (const auto& peer : c.mesh.peers) {
     if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
   }
+  c.mesh.host = r.text("QUEEN_MESH_HOST", "");
   c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET", "");
   c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS", c.mesh.heartbeat_ms, 10, 3600000);
   c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms, 20, 86400000);
@@ -551,7 +577,9 @@ std::vector<std::string> describe_config(const Config& c) {
     << " max_connections=" << c.http.max_connections << " max_header_bytes=" << c.http.max_header_bytes
     << " max_headers=" << c.http.max_header_count << " max_url_bytes=" << c.http.max_url_bytes
     << " max_query_params=" << c.http.max_query_params << " header_timeout_ms=" << c.http.header_timeout_ms
-    << " body_timeout_ms=" << c.http.body_timeout_ms << " write_timeout_ms=" << c.http.write_timeout_ms;
+    << " body_timeout_ms=" << c.http.body_timeout_ms << " write_timeout_ms=" << c.http.write_timeout_ms
+    << " max_body_bytes_in_flight=" << c.http.max_body_bytes_in_flight
+    << " cors_origins=" << (c.http.cors_origins.empty() ? std::string("(none)") : join_list(c.http.cors_origins));
   flush();
   s << "config: db host=" << join_list(c.db.hosts) << " port=" << join_list(c.db.ports) << " name=" << c.db.name
     << " user=" << c.db.user
@@ -586,7 +614,8 @@ std::vector<std::string> describe_config(const Config& c) {
     << " events_per_file=" << c.spool.events_per_file << " fsync=" << to_string(c.spool.fsync)
     << " replay_lanes=" << c.spool.replay_lanes;
   flush();
-  s << "config: mesh port=" << c.mesh.port << " peers=";
+  s << "config: mesh host=" << (c.mesh.host.empty() ? c.http.host : c.mesh.host) << " port=" << c.mesh.port
+    << " peers=";
   for (std::size_t i = 0; i < c.mesh.peers.size(); ++i) s << (i ? "," : "") << c.mesh.peers[i];
   if (c.mesh.peers.empty()) s << "(none)";
   s << " sync_secret=" << mask(c.mesh.sync_secret) << " heartbeat_ms=" << c.mesh.heartbeat_ms

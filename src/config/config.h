@@ -36,6 +36,12 @@ struct HttpConfig {
   int header_timeout_ms = 10000;             // HTTP_HEADER_TIMEOUT_MS: whole request head must arrive (408)
   int body_timeout_ms = 60000;               // HTTP_BODY_TIMEOUT_MS: whole body must arrive (408)
   int write_timeout_ms = 30000;              // HTTP_WRITE_TIMEOUT_MS: whole response must be taken (closed)
+  // HTTP_MAX_BODY_BYTES_IN_FLIGHT: request-body bytes held by all requests together (503 beyond);
+  // default max(256 MiB, MAX_BODY_BYTES), never below MAX_BODY_BYTES.
+  std::int64_t max_body_bytes_in_flight = 256LL << 20;
+  // HTTP_CORS_ORIGINS: origins a browser page may call from (exact "scheme://host[:port]"), or the single
+  // entry "*" for any; empty (the default) = no Access-Control-* header on any answer.
+  std::vector<std::string> cors_origins;
 };
 
 struct DbConfig {
@@ -108,6 +114,7 @@ struct MeshConfig {
   std::string sync_secret;          // QUEEN_SYNC_SECRET (masked in logs; required with peers)
   int heartbeat_ms = 1000;          // QUEEN_SYNC_HEARTBEAT_MS: mesh heartbeat period
   int dead_threshold_ms = 5000;     // QUEEN_SYNC_DEAD_THRESHOLD_MS: a silent peer is reported dead after
+  std::string host;                 // QUEEN_MESH_HOST: the listener's address ("" = HOST)
 };
 
 // Single-runner jobs (docs/operations-ha.md, "Single-runner jobs"), each elected per cycle by advisory lock.

@@ -38,14 +38,8 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
   }
 }
 
-void add_cors_headers(Response& response) {
-  response.headers.emplace_back("Access-Control-Allow-Origin", "*");
-  response.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS");
-  response.headers.emplace_back("Access-Control-Allow-Headers", "Content-Type, Authorization");
-}
-
 std::optional<Response> Dispatcher::admit(Request& request, const Router::Match& match) const {
-  if (!gate_) return std::nullopt;
+  if (!gate_ || request.principal_resolved) return std::nullopt;
   auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
   if (admission.admitted) {
     request.principal = std::move(admission.principal);
@@ -61,12 +55,22 @@ std::optional<Response> Dispatcher::admit(Request& request, const Router::Match&
   return refused;
 }
 
+std::optional<Response> Dispatcher::admit_head(Request& request) const {
+  if (request.method == "OPTIONS") return std::nullopt;  // no route runs, no token is needed (preflights carry none)
+  std::optional<Response> refused = admit(request, router_.match(request.method, request.path));
+  if (refused) {
+    metrics_.record_request();  // answered here: dispatch() never sees it
+  } else {
+    request.principal_resolved = true;
+  }
+  return refused;
+}
+
 Response Dispatcher::dispatch(Request& request) const {
   metrics_.record_request();
   Response response;
   if (request.method == "OPTIONS") {
     response = Response::no_content();
-    response.headers.emplace_back("Access-Control-Max-Age", "86400");
   } else if (Router::Match match = router_.match(request.method, request.path);
              std::optional<Response> refused = admit(request, match)) {
     response = std::move(*refused);
@@ -82,21 +86,13 @@ Response Dispatcher::dispatch(Request& request) const {
       }
     } else {
       request.params = std::move(match.params);
-      if (request.reply) {
-        request.reply = [reply = std::move(request.reply)](Response later) {
-          add_cors_headers(later);
-          reply(std::move(later));
-        };
-      }
       try {
         response = (*match.handler)(request);
       } catch (...) {
         response = error_response(std::current_exception(), request.method, request.path);
       }
-      if (response.deferred) return response;
     }
   }
-  add_cors_headers(response);
   return response;
 }
 

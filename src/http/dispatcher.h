@@ -1,7 +1,8 @@
 #pragma once
-// Turns a Request into a Response: CORS preflight, route lookup (404/405),
-// the access gate (401/403, when authentication is on), the handler, and the
-// error envelope for every failure. Never throws.
+// Turns a Request into a Response: OPTIONS, route lookup (404/405), the
+// access gate (401/403, when authentication is on), the handler, and the
+// error envelope for every failure. Never throws. CORS headers are the
+// server's (http/cors.h): they depend on the request's Origin alone.
 #include "auth/gate.h"
 #include "http/http_types.h"
 #include "http/router.h"
@@ -19,6 +20,14 @@ class Dispatcher {
   // Whether requests must carry their Authorization header to dispatch().
   bool wants_authorization() const { return gate_ != nullptr; }
 
+  // The gate's verdict on a request whose head alone is known (method, path, query and
+  // Authorization; no body yet), so the server refuses a 401/403 without reading the body:
+  // the refusal, or nullopt with request.principal set and principal_resolved (dispatch()
+  // then verifies nothing again). Only when wants_authorization().
+  std::optional<Response> admit_head(Request& request) const;
+
+  metrics::Metrics& metrics() const { return metrics_; }
+
  private:
   // nullopt when the request may go on (request.principal is then set), else the refusal.
   std::optional<Response> admit(Request& request, const Router::Match& match) const;
@@ -27,9 +36,6 @@ class Dispatcher {
   metrics::Metrics& metrics_;
   const auth::Gate* gate_;
 };
-
-// The CORS headers every response carries, errors and 204s included.
-void add_cors_headers(Response& response);
 
 // The error envelope for a failed handler (HttpError, BrokerError, anything
 // else as 500), for handlers that fail after they returned (long polls).

@@ -1,9 +1,10 @@
 #pragma once
 // Transport-neutral request/response used by the route handlers, so the
-// handlers and the dispatcher are testable without sockets; the Poco adapter
+// handlers and the dispatcher are testable without sockets; the Beast adapter
 // (server.cpp) converts to and from the wire.
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "auth/principal.h"
+#include "http/body_budget.h"
 
 namespace queen::http {
 
@@ -19,7 +21,7 @@ using QueryParams = std::map<std::string, std::string>;  // decoded, first occur
 
 struct Request {
   std::string method;
-  std::string path;  // as received, without the query string
+  std::string path;  // as received, without the query string (valid UTF-8 once percent-decoded)
   QueryParams query;
   std::string body;
   PathParams params;
@@ -28,6 +30,11 @@ struct Request {
   // Resolved by the dispatcher before the handler runs (anonymous when
   // authentication is off); handlers scope their work to its tenant.
   auth::Principal principal;
+  // Set by Dispatcher::admit_head when the gate already ran on the request head: dispatch() then takes
+  // `principal` as it is instead of verifying the token a second time.
+  bool principal_resolved = false;
+  // The body's share of HTTP_MAX_BODY_BYTES_IN_FLIGHT, returned when the last holder of the request lets go.
+  std::shared_ptr<BodyBudget::Reservation> body_reservation;
   // True once the client closed its connection (checked before a long poll
   // claims anything). Absent in tests.
   std::function<bool()> client_gone;

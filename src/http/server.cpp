@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <atomic>
 #include <future>
 #include <mutex>
@@ -22,6 +23,8 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "http/body_budget.h"
+#include "http/cors.h"
 #include "http/handler_pool.h"
 #include "http/wire_request.h"
 
@@ -37,10 +40,19 @@ class Session;
 // What every connection shares; outlives the sessions (they hold it).
 struct ServerState {
   ServerState(const config::HttpConfig& c, const Dispatcher& d)
-      : config(c), dispatcher(d), pool(c.min_threads, c.max_threads, c.max_queued) {}
+      : config(c),
+        dispatcher(d),
+        cors(c.cors_origins),
+        body_budget(c.max_body_bytes_in_flight, &d.metrics()),
+        pool(c.min_threads, c.max_threads, c.max_queued) {}
 
   const config::HttpConfig config;
   const Dispatcher& dispatcher;
+  const CorsPolicy cors;
+  BodyBudget body_budget;
+  // Where refused requests' unread bodies are dropped while their answer is delivered
+  // (event loop only; the bytes are never looked at).
+  std::array<char, 64 * 1024> discard{};
   asio::io_context io{1};
   // Keeps the loop running until drain() has closed every connection.
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
@@ -82,6 +94,13 @@ bool peer_closed(int fd) {
   if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) return true;
   char byte;
   return ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+Response body_budget_exhausted() {
+  Response busy = Response::error(503, "Too many request-body bytes in flight, retry shortly "
+                                       "(HTTP_MAX_BODY_BYTES_IN_FLIGHT)");
+  busy.headers.emplace_back("Retry-After", "1");
+  return busy;
 }
 
 bool expects_continue(const RequestParser& parser) {
@@ -127,6 +146,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_head() {
     parser_.emplace();
     apply_limits(*parser_, config());
+    request_.reset();
+    reservation_ = state_->body_budget.open();
+    origin_.clear();
+    preflight_ = false;
     // A new connection has the header deadline; a kept-alive one may idle
     // up to the keep-alive timeout before its next request is whole.
     stream_.expires_after(std::chrono::milliseconds(requests_ == 0 ? config().header_timeout_ms
@@ -137,9 +160,30 @@ class Session : public std::enable_shared_from_this<Session> {
                                   });
   }
 
+  // Everything that can refuse a request is decided here, before a byte of its body is read
+  // (or buffered): the head's limits, the target, the access gate and the body budget.
   void on_head(beast::error_code ec) {
     if (ec) return on_read_error(ec);
+    const auto& head = parser_->get();
+    version_ = head.version();
+    origin_ = std::string(head[beast_http::field::origin]);
+    preflight_ = head.method() == beast_http::verb::options &&
+                 head.find(beast_http::field::access_control_request_method) != head.end();
     if (auto refused = check_request_head(*parser_, config())) return answer_and_close(std::move(*refused));
+    try {
+      request_ = make_request_head(head.method_string(), head.target(), config());
+    } catch (const HttpError& e) {
+      return answer_and_close(Response::error(e.status(), e.what()));
+    }
+    if (state_->dispatcher.wants_authorization()) {
+      request_->authorization = std::string(head[beast_http::field::authorization]);
+      if (auto refused = state_->dispatcher.admit_head(*request_)) return answer_and_close(std::move(*refused));
+    }
+    // A declared length is reserved whole (the body is allocated at that size as it starts); a
+    // chunked body reserves as it grows (read_chunked_body).
+    if (const auto length = parser_->content_length(); length && !parser_->is_done()) {
+      if (!reservation_.grow_to(static_cast<std::int64_t>(*length))) return answer_and_close(body_budget_exhausted());
+    }
     if (!parser_->is_done() && expects_continue(*parser_)) {
       stream_.expires_after(std::chrono::milliseconds(config().write_timeout_ms));
       return asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
@@ -154,10 +198,25 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_body() {
     if (parser_->is_done()) return on_request();
     stream_.expires_after(std::chrono::milliseconds(config().body_timeout_ms));
+    if (parser_->chunked()) return read_chunked_body();
     beast_http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) return self->on_read_error(ec);
       self->on_request();
     });
+  }
+
+  // A piece at a time, so the reservation follows the body (under the one body deadline).
+  void read_chunked_body() {
+    beast_http::async_read_some(stream_, buffer_, *parser_,
+                                [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                  if (ec) return self->on_read_error(ec);
+                                  const auto held = static_cast<std::int64_t>(self->parser_->get().body().size());
+                                  if (!self->reservation_.grow_to(held)) {
+                                    return self->answer_and_close(body_budget_exhausted());
+                                  }
+                                  if (self->parser_->is_done()) return self->on_request();
+                                  self->read_chunked_body();
+                                });
   }
 
   void on_read_error(const beast::error_code& ec) {
@@ -165,9 +224,10 @@ class Session : public std::enable_shared_from_this<Session> {
     close();
   }
 
+  // The answer to a request refused before it was read whole: the connection ends after it.
   void answer_and_close(Response response) {
     keep_alive_ = false;
-    add_cors_headers(response);
+    lingering_ = true;
     write(std::move(response));
   }
 
@@ -175,18 +235,14 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();  // no read or write is pending until the answer
     ++requests_;
     auto& message = parser_->get();
-    version_ = message.version();
     keep_alive_ = message.keep_alive();
-    Request request;
-    try {
-      request = make_request(message.method_string(), message.target(), std::move(message.body()), config());
-    } catch (const HttpError& e) {
-      return answer_and_close(Response::error(e.status(), e.what()));
-    }
-    if (state_->dispatcher.wants_authorization()) {
-      request.authorization = std::string(message[beast_http::field::authorization]);
-    }
+    Request request = std::move(*request_);
+    request_.reset();
+    request.body = std::move(message.body());
     parser_.reset();
+    if (reservation_.bytes() > 0) {
+      request.body_reservation = std::make_shared<BodyBudget::Reservation>(std::move(reservation_));
+    }
 
     state_->in_flight.fetch_add(1);
     auto self = shared_from_this();
@@ -212,14 +268,31 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!admitted) {
       state_->in_flight.fetch_sub(1);
       answered->store(true);
-      Response busy = Response::error(503, "Server busy: too many requests waiting (HTTP_MAX_QUEUED)");
-      add_cors_headers(busy);
-      write(std::move(busy));
+      write(Response::error(503, "Server busy: too many requests waiting (HTTP_MAX_QUEUED)"));
     }
+  }
+
+  // After the answer to a refused request: stop sending, and drop what the client still sends
+  // (its body) until it closes or the body deadline passes. Closing with unread bytes would make
+  // the kernel reset the connection, and a client still sending would lose the answer.
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::milliseconds(config().body_timeout_ms));
+    discard_until_closed();
+  }
+
+  void discard_until_closed() {
+    stream_.async_read_some(asio::buffer(state_->discard),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->close();
+                              self->discard_until_closed();
+                            });
   }
 
   void write(Response response) {
     if (closed_) return;
+    state_->cors.apply(origin_, preflight_, response);
     auto out = std::make_shared<beast_http::response<beast_http::string_body>>();
     out->version(version_);
     out->result(static_cast<unsigned>(response.status));
@@ -234,7 +307,8 @@ class Session : public std::enable_shared_from_this<Session> {
     out->keep_alive(keep_alive_ && !state_->draining.load());
     stream_.expires_after(std::chrono::milliseconds(config().write_timeout_ms));
     beast_http::async_write(stream_, *out, [self = shared_from_this(), out](beast::error_code ec, std::size_t) {
-      if (ec || !out->keep_alive()) return self->close();
+      if (ec) return self->close();
+      if (!out->keep_alive()) return self->lingering_ ? self->linger() : self->close();
       self->read_head();
     });
   }
@@ -243,6 +317,12 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
+  // What the head of the request being read decided, until its body is whole.
+  std::optional<Request> request_;
+  BodyBudget::Reservation reservation_;
+  std::string origin_;  // its Origin header ("" = none), for the CORS headers of its answer
+  bool preflight_ = false;
+  bool lingering_ = false;  // its answer refuses it before it was read whole
   std::atomic<bool> closed_{false};
   unsigned version_ = 11;
   bool keep_alive_ = true;

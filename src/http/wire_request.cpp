@@ -5,7 +5,9 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/error.hpp>
 
+#include "http/input_limits.h"
 #include "http/query.h"
+#include "util/percent_decode.h"
 
 namespace queen::http {
 
@@ -45,12 +47,15 @@ std::optional<Response> answer_for_read_error(const boost::system::error_code& e
   return std::nullopt;
 }
 
-Request make_request(std::string_view method, std::string_view target, std::string body,
-                     const config::HttpConfig& limits) {
+Request make_request_head(std::string_view method, std::string_view target, const config::HttpConfig& limits) {
   Request request;
   request.method = std::string(method);
   const std::size_t question = target.find('?');
   request.path = std::string(target.substr(0, question));
+  // Decoding the whole path judges the same bytes the router's segments hold ('/' is ASCII).
+  if (!is_valid_utf8(util::percent_decode(request.path, util::PlusMeans::Plus))) {
+    throw HttpError(400, "Request path must be valid UTF-8 once percent-decoded");
+  }
   if (question != std::string_view::npos) {
     const std::string_view query = target.substr(question + 1);
     const auto params = 1 + static_cast<std::size_t>(std::count(query.begin(), query.end(), '&'));
@@ -59,7 +64,18 @@ Request make_request(std::string_view method, std::string_view target, std::stri
                                " query parameters (HTTP_MAX_QUERY_PARAMS)");
     }
     request.query = parse_query_string(query);
+    for (const auto& [name, value] : request.query) {
+      if (!is_valid_utf8(name) || !is_valid_utf8(value)) {
+        throw HttpError(400, "Query string must be valid UTF-8 once percent-decoded");
+      }
+    }
   }
+  return request;
+}
+
+Request make_request(std::string_view method, std::string_view target, std::string body,
+                     const config::HttpConfig& limits) {
+  Request request = make_request_head(method, target, limits);
   request.body = std::move(body);
   return request;
 }
@@ -71,6 +87,7 @@ WireParse parse_wire_request(std::string_view bytes, const config::HttpConfig& l
   boost::system::error_code error;
   std::size_t used = 0;
   bool head_checked = false;
+  Request head;  // decided as the server decides it: before any byte of the body
   while (!parser.is_done()) {
     const std::size_t n = parser.put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), error);
     used += n;
@@ -90,15 +107,17 @@ WireParse parse_wire_request(std::string_view bytes, const config::HttpConfig& l
         out.error = std::move(refused);
         return out;
       }
+      try {
+        head = make_request_head(parser.get().method_string(), parser.get().target(), limits);
+      } catch (const HttpError& e) {
+        out.error = Response::error(e.status(), e.what());
+        return out;
+      }
     }
     if (n == 0 && !parser.is_done()) return out;
   }
-  auto& message = parser.get();
-  try {
-    out.request = make_request(message.method_string(), message.target(), std::move(message.body()), limits);
-  } catch (const HttpError& e) {
-    out.error = Response::error(e.status(), e.what());
-  }
+  head.body = std::move(parser.get().body());
+  out.request = std::move(head);
   return out;
 }
 

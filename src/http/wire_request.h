@@ -30,8 +30,13 @@ std::optional<Response> check_request_head(const RequestParser& parser, const co
 // away, or was idle past its keep-alive), or answered and then closed.
 std::optional<Response> answer_for_read_error(const boost::system::error_code& error);
 
-// Splits the target into path and query (400 past HTTP_MAX_QUERY_PARAMS).
-// Throws HttpError.
+// The request as its head defines it (no body yet): the target split into
+// path and query. Throws HttpError 400 past HTTP_MAX_QUERY_PARAMS, and for a
+// path or query that is not valid UTF-8 once percent-decoded (%C0%AF): every
+// route sees only text it can echo in a JSON answer.
+Request make_request_head(std::string_view method, std::string_view target, const config::HttpConfig& limits);
+
+// make_request_head with the body. Throws HttpError.
 Request make_request(std::string_view method, std::string_view target, std::string body,
                      const config::HttpConfig& limits);
 

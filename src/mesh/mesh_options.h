@@ -1,6 +1,6 @@
 #pragma once
 // Configuration of one broker's mesh node. The config module maps the environment onto it:
-//   QUEEN_SERVER_ID -> server_id, QUEEN_MESH_PORT -> listen_port, QUEEN_MESH_PEERS -> peers (parse_peers),
+//   QUEEN_SERVER_ID -> server_id, QUEEN_MESH_HOST (else HOST) -> listen_host, QUEEN_MESH_PORT -> listen_port, QUEEN_MESH_PEERS -> peers (parse_peers),
 //   QUEEN_SYNC_SECRET -> secret, QUEEN_SYNC_HEARTBEAT_MS -> heartbeat_interval,
 //   QUEEN_SYNC_DEAD_THRESHOLD_MS -> dead_threshold.
 #include <chrono>
@@ -15,7 +15,7 @@ namespace queen::mesh {
 
 struct MeshOptions {
   std::string server_id;             // distinct per broker, 1..255 bytes; travels in every frame
-  std::string listen_host = "0.0.0.0";
+  std::string listen_host = "0.0.0.0";  // the config module sets QUEEN_MESH_HOST, or HOST when that is unset
   std::uint16_t listen_port = 0;     // 0 = an ephemeral port (tests); the config module requires a real one
   std::vector<PeerAddress> peers;    // empty = the mesh is off: nothing is bound, broadcast is a no-op
   std::string secret;                // HMAC-SHA256 key, byte-identical on every broker

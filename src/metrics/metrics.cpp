@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <utility>
@@ -37,6 +38,10 @@ Metrics::Metrics() : started_(std::chrono::steady_clock::now()) {}
 std::int64_t Metrics::now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+void Metrics::add_request_body_bytes_in_flight(std::int64_t delta) {
+  request_body_bytes_in_flight_.fetch_add(delta, std::memory_order_relaxed);
 }
 
 void Metrics::record_request() {
@@ -82,6 +87,8 @@ Counters Metrics::counters() const {
   c.ack_failed = ack_failed_.load(std::memory_order_relaxed);
   c.db_errors = db_errors_.load(std::memory_order_relaxed);
   c.undecryptable_messages = undecryptable_messages_.load(std::memory_order_relaxed);
+  c.request_body_bytes_in_flight =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, request_body_bytes_in_flight_.load(std::memory_order_relaxed)));
   return c;
 }
 
@@ -246,6 +253,9 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
   series(out, "queen_undecryptable_messages_total", "counter",
          "Popped messages that failed decryption (tampered, unknown key) and went to the DLQ.",
          num(c.undecryptable_messages));
+  series(out, "queen_http_request_body_bytes_in_flight", "gauge",
+         "Request-body bytes held by requests in flight (HTTP_MAX_BODY_BYTES_IN_FLIGHT).",
+         num(c.request_body_bytes_in_flight));
   render_admission(out, g.admission);
   return out;
 }

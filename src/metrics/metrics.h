@@ -43,6 +43,7 @@ struct Counters {
   std::uint64_t ack_failed = 0;
   std::uint64_t db_errors = 0;
   std::uint64_t undecryptable_messages = 0;  // popped messages that failed decryption (sent to the DLQ)
+  std::uint64_t request_body_bytes_in_flight = 0;  // a gauge: HTTP_MAX_BODY_BYTES_IN_FLIGHT reservations held
 };
 
 class Metrics {
@@ -55,6 +56,8 @@ class Metrics {
   void record_ack(std::uint64_t succeeded, std::uint64_t failed);
   void record_db_error();
   void record_undecryptable(std::uint64_t messages);
+  // The HTTP body budget's reservations taken (+) and returned (-).
+  void add_request_body_bytes_in_flight(std::int64_t delta);
 
   Counters counters() const;
   double uptime_seconds() const;
@@ -68,6 +71,7 @@ class Metrics {
   std::atomic<std::uint64_t> requests_{0}, push_requests_{0}, push_messages_{0}, pop_requests_{0},
       pop_messages_{0}, ack_requests_{0}, ack_messages_{0}, ack_success_{0}, ack_failed_{0}, db_errors_{0},
       undecryptable_messages_{0};
+  std::atomic<std::int64_t> request_body_bytes_in_flight_{0};
   RateMeter request_rate_;
   RateMeter message_rate_;
 };

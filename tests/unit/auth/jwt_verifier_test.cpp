@@ -328,3 +328,24 @@ TEST(Keys, PemAndJwksRefusals) {
   enc["use"] = "enc";
   EXPECT_EQ(parse_jwks(json{{"keys", {enc}}}.dump()).by_kid.size(), 0u);
 }
+
+// {"role":"read-only","role":"admin"} must not mean whichever one a parser keeps: refused, as bodies refuse it.
+TEST(JwtVerifier, RepeatedMembersInTheHeaderOrThePayloadAreRefused) {
+  const JwtVerifier v = hs_verifier();
+  const auto signed_token = [](const std::string& header, const std::string& payload) {
+    const std::string input = base64url_encode(header) + "." + base64url_encode(payload);
+    return input + "." + base64url_encode(test::hs256(kSecret, input));
+  };
+  const std::string exp = std::to_string(kNow + 600);
+  EXPECT_EQ(refusal(v, signed_token(R"({"alg":"HS256"})", R"({"role":"read-only","role":"admin","exp":)" + exp + "}")),
+            "Invalid token: the payload repeats the member \"role\"");
+  EXPECT_EQ(refusal(v, signed_token(R"({"alg":"HS256","alg":"HS256"})", R"({"role":"admin"})")),
+            "Invalid token: the header repeats the member \"alg\"");
+  EXPECT_EQ(refusal(v, signed_token(R"({"alg":"HS256"})", R"({"x":{"t":1,"t":2},"exp":)" + exp + "}")),
+            "Invalid token: the payload repeats the member \"t\"");
+  // The same name in two different objects is no repetition.
+  const Verification ok =
+      v.verify(signed_token(R"({"alg":"HS256"})", R"({"a":{"role":1},"role":"admin","exp":)" + exp + "}"), kNow);
+  ASSERT_TRUE(ok.token.has_value()) << ok.error;
+  EXPECT_EQ(ok.token->level, AccessLevel::Admin);
+}

@@ -109,3 +109,14 @@ TEST(JobRunnerOptionsFrom, RunsUnderThisBrokersId) {
   c.process.server_id = "queen-c";
   EXPECT_EQ(broker::job_runner_options_from(c).server_id, "queen-c");
 }
+
+TEST(MeshOptionsFrom, TheMeshListensOnHostUnlessItHasAHostOfItsOwn) {
+  config::Config c = with_mesh({"queen-b:6633"}, 6633, "change-me");
+  EXPECT_EQ(broker::mesh_options_from(c).options.listen_host, "0.0.0.0");  // HOST's default
+  c.http.host = "10.1.2.3";
+  EXPECT_EQ(broker::mesh_options_from(c).options.listen_host, "10.1.2.3");
+  c.http.host = "localhost";
+  EXPECT_EQ(broker::mesh_options_from(c).options.listen_host, "127.0.0.1");
+  c.mesh.host = "192.168.7.7";
+  EXPECT_EQ(broker::mesh_options_from(c).options.listen_host, "192.168.7.7");
+}

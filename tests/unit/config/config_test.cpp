@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "config_error.h"
+
 using namespace queen::config;
 
 namespace {
@@ -218,4 +220,30 @@ TEST(Config, AckAndPopCombiningLimits) {
   // queen.pop_many takes at most 1000 requests per call
   EXPECT_THROW(load_config({{"POP_COMBINE_MAX_MESSAGES", "1001"}}, "h"), ConfigError);
   EXPECT_THROW(load_config({{"ACK_MAX_CONCURRENT_CALLS", "0"}}, "h"), ConfigError);
+}
+
+TEST(Config, BodyBytesInFlightAtLeastOneLargestBody) {
+  EXPECT_EQ(load_config({}, "h").config.http.max_body_bytes_in_flight, 256LL << 20);
+  // Raising MAX_BODY_BYTES alone raises the default budget with it.
+  EXPECT_EQ(load_config({{"MAX_BODY_BYTES", std::to_string(512LL << 20)}}, "h").config.http.max_body_bytes_in_flight,
+            512LL << 20);
+  EXPECT_EQ(load_config({{"HTTP_MAX_BODY_BYTES_IN_FLIGHT", "1073741824"}}, "h").config.http.max_body_bytes_in_flight,
+            1LL << 30);
+  EXPECT_NE(queen::config::testing::config_error_of({{"HTTP_MAX_BODY_BYTES_IN_FLIGHT", "1048576"}})
+                .find("HTTP_MAX_BODY_BYTES_IN_FLIGHT (1048576) must be >= MAX_BODY_BYTES (67108864): one largest body "
+                      "must fit"),
+            std::string::npos);
+}
+
+TEST(Config, CorsOriginsAreExactOriginsOrAStarAlone) {
+  EXPECT_TRUE(load_config({}, "h").config.http.cors_origins.empty());
+  const auto origins =
+      load_config({{"HTTP_CORS_ORIGINS", "https://ops.example.com, http://127.0.0.1:5173"}}, "h").config.http.cors_origins;
+  EXPECT_EQ(origins, (std::vector<std::string>{"https://ops.example.com", "http://127.0.0.1:5173"}));
+  EXPECT_EQ(load_config({{"HTTP_CORS_ORIGINS", "*"}}, "h").config.http.cors_origins, (std::vector<std::string>{"*"}));
+  for (const char* bad : {"https://ops.example.com/", "ops.example.com", "ftp://x", "https://", "*,https://a.b",
+                          "https://a.b?x"}) {
+    const std::string error = queen::config::testing::config_error_of({{"HTTP_CORS_ORIGINS", bad}});
+    EXPECT_NE(error.find("HTTP_CORS_ORIGINS entry"), std::string::npos) << bad << ": " << error;
+  }
 }

@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <chrono>
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "../auth/token_support.h"
 
 using namespace queen;
 using namespace queen::http;
@@ -99,7 +102,7 @@ TEST_F(ServerFixture, NoContentHasNoBodyNoLengthAndKeepsTheConnection) {
   EXPECT_EQ(exchange(s, request, "", response), "");
   EXPECT_EQ(response.getStatus(), 204);
   EXPECT_FALSE(response.has("Content-Length"));
-  EXPECT_EQ(response.get("Access-Control-Allow-Origin"), "*");
+  EXPECT_FALSE(response.has("Access-Control-Allow-Origin"));  // CORS is off by default
   EXPECT_TRUE(response.getKeepAlive());
 
   // The same connection serves the next request.
@@ -202,7 +205,7 @@ TEST_F(ServerFixture, DeferredAnswersNeedNoHandlerThread) {
     const std::string answer = client->read_for(std::chrono::milliseconds(300));
     EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
     EXPECT_NE(answer.find("{\"late\":true}"), std::string::npos);
-    EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos);
+    EXPECT_EQ(answer.find("Access-Control-"), std::string::npos);
   }
 }
 
@@ -305,4 +308,184 @@ TEST_F(ServerFixture, ExpectContinueGetsAnInterimAnswer) {
   EXPECT_EQ(status_line(client.read_for(std::chrono::milliseconds(300))), "HTTP/1.1 100 Continue");
   client.send("hi");
   EXPECT_NE(client.read_for(std::chrono::milliseconds(300)).find("{\"size\":2}"), std::string::npos);
+}
+
+TEST_F(ServerFixture, InvalidUtf8InThePathIs400BeforeTheBody) {
+  RawClient client(server->port());
+  client.send("DELETE /api/v1/messages/%C0%AF/x HTTP/1.1\r\nContent-Length: 500\r\n\r\n");  // body never sent
+  bool closed = false;
+  const std::string answer = client.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 400 Bad Request");
+  EXPECT_NE(answer.find("{\"error\":\"Request path must be valid UTF-8 once percent-decoded\"}"), std::string::npos);
+  EXPECT_TRUE(closed);
+}
+
+TEST_F(ServerFixture, CorsHeadersOnlyForListedOrigins) {
+  config.cors_origins = {"http://127.0.0.1:9999"};
+  restart();
+  {
+    RawClient client(server->port());
+    client.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://127.0.0.1:9999\r\nAccess-Control-Request-Method: DELETE\r\n"
+                "Connection: close\r\n\r\n");
+    const std::string answer = client.read_for(std::chrono::seconds(2));
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 204 No Content");
+    EXPECT_NE(answer.find("Access-Control-Allow-Origin: http://127.0.0.1:9999\r\n"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("Access-Control-Allow-Methods: GET, POST, PUT, DELETE, OPTIONS\r\n"), std::string::npos);
+    EXPECT_NE(answer.find("Vary: Origin\r\n"), std::string::npos);
+  }
+  {
+    RawClient client(server->port());
+    client.send("POST /echo HTTP/1.1\r\nOrigin: http://127.0.0.1:9998\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi");
+    const std::string answer = client.read_for(std::chrono::seconds(2));
+    EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
+    EXPECT_EQ(answer.find("Access-Control-"), std::string::npos) << answer;
+  }
+}
+
+TEST_F(ServerFixture, BodiesPastTheBytesInFlightAre503BeforeTheirBody) {
+  config.max_body_bytes_in_flight = 2048;  // two 1 KiB bodies at once
+  config.body_timeout_ms = 5000;           // the second holds its share through the whole test
+  restart();
+  RawClient first(server->port());
+  first.send("POST /echo HTTP/1.1\r\nContent-Length: 1024\r\n\r\npart");
+  RawClient second(server->port());
+  second.send("POST /echo HTTP/1.1\r\nContent-Length: 1024\r\n\r\npart");
+  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight < 2048; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(metrics.counters().request_body_bytes_in_flight, 2048u);
+  RawClient third(server->port());
+  third.send("POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n");
+  bool closed = false;
+  const std::string refused = third.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(refused), "HTTP/1.1 503 Service Unavailable");
+  EXPECT_NE(refused.find("HTTP_MAX_BODY_BYTES_IN_FLIGHT"), std::string::npos);
+  EXPECT_NE(refused.find("Retry-After: 1\r\n"), std::string::npos);
+  EXPECT_TRUE(closed);
+  // A request without a body needs no budget.
+  RawClient bodiless(server->port());
+  bodiless.send("GET /empty HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(status_line(bodiless.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
+  // The first finishes; its bytes come back once answered, and the next body fits.
+  first.send(std::string(1020, 'x'));
+  EXPECT_NE(first.read_for(std::chrono::milliseconds(300)).find("{\"size\":1024}"), std::string::npos);
+  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight > 1024; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(metrics.counters().request_body_bytes_in_flight, 1024u);
+  RawClient fourth(server->port());
+  fourth.send("POST /echo HTTP/1.1\r\nContent-Length: 10\r\nConnection: close\r\n\r\n0123456789");
+  EXPECT_NE(fourth.read_for(std::chrono::seconds(2)).find("{\"size\":10}"), std::string::npos);
+}
+
+TEST_F(ServerFixture, ChunkedBodiesReserveAsTheyGrow) {
+  config.max_body_bytes = 4096;
+  config.max_body_bytes_in_flight = 4096;
+  restart();
+  RawClient holder(server->port());
+  holder.send("POST /echo HTTP/1.1\r\nContent-Length: 3000\r\n\r\n");
+  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight < 3000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  RawClient chunked(server->port());
+  chunked.send("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n" + std::string(1024, 'c') +
+               "\r\n400\r\n" + std::string(1024, 'c') + "\r\n0\r\n\r\n");
+  bool closed = false;
+  const std::string answer = chunked.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 503 Service Unavailable") << answer;
+  EXPECT_TRUE(closed);
+  // A small chunked body fits beside it.
+  RawClient small(server->port());
+  small.send("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+  EXPECT_NE(small.read_for(std::chrono::seconds(2)).find("{\"size\":5}"), std::string::npos);
+}
+
+namespace {
+
+// The same server with authentication on: the gate runs on the head.
+struct GatedServerFixture : ::testing::Test {
+  static constexpr const char* kSecret = "server-test-secret-0123456789abcdef";
+  metrics::Metrics metrics;
+  auth::Gate gate{jwt_config()};
+  std::atomic<int> bodies_seen{0};
+  Dispatcher dispatcher{make_router(), metrics, &gate};
+  std::unique_ptr<HttpServer> server;
+
+  static config::JwtConfig jwt_config() {
+    config::JwtConfig c;
+    c.enabled = true;
+    c.secret = kSecret;
+    return c;
+  }
+
+  Router make_router() {
+    Router router;
+    router.add("POST", "/write", auth::AccessLevel::ReadWrite, [this](const Request& r) {
+      bodies_seen.fetch_add(1);
+      return Response::json(200, "{\"tenant\":\"" + r.principal.tenant + "\",\"size\":" +
+                                     std::to_string(r.body.size()) + "}");
+    });
+    return router;
+  }
+
+  void SetUp() override {
+    config::HttpConfig c;
+    c.host = "127.0.0.1";
+    c.port = 0;
+    c.max_body_bytes = 1 << 20;
+    c.min_threads = 2;
+    c.max_threads = 4;
+    c.body_timeout_ms = 2000;
+    server = std::make_unique<HttpServer>(c, dispatcher);
+    server->start();
+  }
+  void TearDown() override { server->drain(std::chrono::milliseconds(1000)); }
+};
+
+}  // namespace
+
+TEST_F(GatedServerFixture, RefusalsAreAnsweredFromTheHeadWithoutReadingTheBody) {
+  RawClient anonymous(server->port());
+  anonymous.send("POST /write HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n");  // the body never comes
+  bool closed = false;
+  const auto started = std::chrono::steady_clock::now();
+  const std::string answer = anonymous.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 401 Unauthorized");
+  EXPECT_NE(answer.find("Authentication required"), std::string::npos);
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos);
+  EXPECT_TRUE(closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  EXPECT_EQ(metrics.counters().request_body_bytes_in_flight, 0u);  // nothing was reserved
+
+  // A reader is under-privileged for the route: 403, also before the body.
+  RawClient reader(server->port());
+  reader.send("POST /write HTTP/1.1\r\nAuthorization: Bearer " +
+              test::mint_hs256(kSecret, {{"role", "read-only"}}) + "\r\nContent-Length: 1000000\r\n\r\n");
+  EXPECT_EQ(status_line(reader.read_for(std::chrono::seconds(2))), "HTTP/1.1 403 Forbidden");
+
+  // Expect: 100-continue gets the refusal instead of the interim answer.
+  RawClient polite(server->port());
+  polite.send("POST /write HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n");
+  EXPECT_EQ(status_line(polite.read_for(std::chrono::seconds(2))), "HTTP/1.1 401 Unauthorized");
+  EXPECT_EQ(bodies_seen.load(), 0);
+
+  // The principal found at the head is the handler's.
+  RawClient writer(server->port());
+  writer.send("POST /write HTTP/1.1\r\nAuthorization: Bearer " +
+              test::mint_hs256(kSecret, {{"role", "read-write"}, {"tenant", "acme"}}) +
+              "\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbody");
+  EXPECT_NE(writer.read_for(std::chrono::seconds(2)).find("{\"tenant\":\"acme\",\"size\":4}"), std::string::npos);
+}
+
+TEST_F(GatedServerFixture, AClientStillSendingItsBodyReadsTheRefusal) {
+  // The client writes the whole body without reading first, as most clients do: the broker drops
+  // those bytes after answering instead of resetting the connection under the answer.
+  RawClient anonymous(server->port());
+  anonymous.send("POST /write HTTP/1.1\r\nContent-Length: 524288\r\n\r\n");
+  anonymous.send(std::string(524288, 'z'));
+  bool closed = false;
+  const std::string answer = anonymous.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 401 Unauthorized");
+  EXPECT_TRUE(closed);
+  EXPECT_EQ(bodies_seen.load(), 0);
 }
