@@ -165,4 +165,4 @@ def test_unknown_paths_and_methods_answer_the_error_envelope(client):
     assert wrong_method.status == 405 and "error" in wrong_method.body
     preflight = client.options("/api/v1/push")
     assert preflight.status == 204 and preflight.raw == b""
-    assert preflight.header("access-control-allow-origin") == "*"
+    assert preflight.header("access-control-allow-origin") is None  # CORS is off unless HTTP_CORS_ORIGINS lists origins
