@@ -21,7 +21,7 @@ import time
 import jwt
 
 from harness import Deadline, Ledger, poll_until, unique_name
-from harness.httpclient import Response
+from harness.process import reset_peak_rss, status_bytes
 
 from fault_support import buffer_status, maintenance_status, wait_spool_empty
 
@@ -51,20 +51,6 @@ def client_of(broker, bearer):
     client = broker.client(timeout=PUSH_TIMEOUT_S)
     client.default_headers["Authorization"] = f"Bearer {bearer}"
     return client
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise AssertionError(f"{field} missing from /proc/{pid}/status")
-
-
-def reset_peak_rss(pid):
-    # Linux: writing 5 to clear_refs resets VmHWM to the current RSS.
-    with open(f"/proc/{pid}/clear_refs", "w") as fh:
-        fh.write("5")
 
 
 def big_body(queue, partition, transaction_id, payload_text):
@@ -109,13 +95,13 @@ def test_27_items_of_40_mb_spooled_under_maintenance_drain_once_each_within_boun
         push_big_items(acme, ledger, queue)
         assert maintenance_status(operator)["bufferedMessages"] == ITEMS
 
-        rss_before_kib = status_kib(broker.pid, "VmRSS")
+        rss_before_kib = status_bytes(broker.pid, "VmRSS") // 1024
         reset_peak_rss(broker.pid)
         set_maintenance(operator, False)
         # Kill the broker in the middle of the replay: some items stored, not all.
         poll_until(lambda: stored_count(database, queue) >= 3, timeout=DRAIN_TIMEOUT_S,
                    what="the drain stored its first items")
-        peak_kib = status_kib(broker.pid, "VmHWM")
+        peak_kib = status_bytes(broker.pid, "VmHWM") // 1024
         stored_at_kill = stored_count(database, queue)
 
     broker.kill()
@@ -124,7 +110,7 @@ def test_27_items_of_40_mb_spooled_under_maintenance_drain_once_each_within_boun
     boot_s = started.elapsed()
     with client_of(broker, token(role="admin")) as operator, client_of(broker, token("globex")) as globex:
         wait_spool_empty(operator, broker.spool_dir, timeout=DRAIN_TIMEOUT_S)
-        recovery_peak_kib = status_kib(broker.pid, "VmHWM")
+        recovery_peak_kib = status_bytes(broker.pid, "VmHWM") // 1024
         assert buffer_status(operator)["failed"] == 0
         ledger.assert_consistent(database, timeout=30, order_statuses=("buffered",))
 

