@@ -106,9 +106,10 @@ class Bystander:
 
 
 def latency_bound(baseline):
-    # 2x the baseline p99, with a 25 ms floor under the baseline: on a loopback broker the
-    # baseline is a millisecond or two, where scheduler noise alone is a few milliseconds.
-    return 2 * max(p99(baseline), 0.025)
+    # 2x the baseline p99, with a 50 ms floor under the baseline (so never tighter than the 100 ms p99
+    # the other bystander tests hold): on a loopback broker the baseline is a millisecond or two, and
+    # on 2 cores each 8 MiB value PostgreSQL compresses and logs takes a core for tens of milliseconds.
+    return 2 * max(p99(baseline), 0.050)
 
 
 def flood_beside_bystander(bystander, flood):
