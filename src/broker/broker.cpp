@@ -237,22 +237,14 @@ std::optional<std::vector<db::PushRow>> Broker::store_push(const std::vector<Pus
   try {
     return combiner_.submit(encoded, origin);
   } catch (const db::DbError& e) {
-    rethrow_if_storage_quota(e);  // a push that would create a queue or partition past a quota
+    // Only a lost connection sends pushes to the spool. Anything else is this
+    // request's own failure (a quota, a statement or lock timeout on a contended
+    // partition, bad input), answered as every use case answers it.
+    if (!e.connection_lost()) rethrow_db_failure(e, metrics_, /*transient_is_unavailable=*/true);
     metrics_.record_db_error();
-    if (e.connection_lost()) {
-      spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
-      if (spool_ != nullptr) spool_->note_database_unavailable(e.what());
-      return std::nullopt;
-    }
-    // This request's own failure (a statement or lock timeout on a contended
-    // partition): answered alone, nothing spooled, no other push changes path.
-    if (e.transient()) throw_request_transient(e, /*transient_is_unavailable=*/true);
-    if (is_bad_input(e)) {
-      spdlog::info("push: rejected by the database ({}): {}", e.sqlstate(), e.what());
-      throw BrokerError(ErrorKind::BadRequest, e.client_message());
-    }
-    spdlog::error("push: permanent database failure ({}): {}", e.sqlstate(), e.what());
-    throw BrokerError(ErrorKind::Internal, e.client_message());
+    spdlog::warn("push: database unavailable ({}), {} item(s) not stored", e.what(), items.size());
+    if (spool_ != nullptr) spool_->note_database_unavailable(e.what());
+    return std::nullopt;
   }
 }
 
