@@ -66,10 +66,17 @@ class Page:
         return self.browser.find_elements(By.CSS_SELECTOR, css)
 
     def click(self, css, within=None):
+        """Clicks the first displayed element matching css. Finding and clicking are one attempt: a list the page
+        re-renders in between (its polling, an answer arriving) is searched again instead of failing as stale."""
         root = within or self.browser
-        el = self.until(lambda d: next((e for e in root.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), False), css)
-        el.click()
-        return el
+
+        def clicked(driver):
+            for el in root.find_elements(By.CSS_SELECTOR, css):
+                if el.is_displayed():
+                    el.click()
+                    return el
+            return False
+        return self.until(clicked, css)
 
     def confirm(self):
         """Confirms the open confirmation dialog and waits for it to close."""

@@ -58,7 +58,7 @@ def test_a_seek_to_the_end_through_the_page_moves_the_group_past_every_message(p
     row = page.wait_for(f"[data-test=group-row][data-group='{group}'][data-queue='{orders}']")
     page.shot("groups-data")
     page.click("[data-test=group-seek]", within=row)
-    page.wait_for("dialog[open] [data-test=seek-end]").click()
+    page.click("dialog[open] [data-test=seek-end]")
     page.confirm()
     assert "partitions moved" in page.banner("ok")
     with broker.client() as client:
@@ -82,8 +82,7 @@ def test_a_dead_letter_requeued_through_the_page_leaves_the_dlq_and_is_delivered
     assert api(broker, "GET", f"/api/v1/dlq?queue={quote(dead)}").body["total"] == 2
     page.open(f"dlq?queue={quote(dead)}")
     page.click("[data-test=dlq-apply]")
-    row = page.wait_for("[data-test=dlq-row][data-transaction='inv-1']")
-    row.click()
+    page.click("[data-test=dlq-row][data-transaction='inv-1']")
     page.wait_text("[data-test=dlq-payload]", lambda t: '"invoice": 1' in t, "the dead letter's payload")
     page.wait_text("[data-test=dlq-fields]", lambda t: "card declined (1)" in t, "the error")
     page.shot("dlq-data")
