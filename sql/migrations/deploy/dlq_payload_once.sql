@@ -56,10 +56,16 @@ CREATE TRIGGER dlq_forget_payloads AFTER DELETE ON queen.dlq
 -- Writes (or refreshes) the dead letter of message (p_partition_id, p_seq) for
 -- group p_group; the payload is copied once per message. The upsert's no-op
 -- update locks the payload row (see dlq_forget_payloads).
+-- Writers of one message's dead letters queue on a transaction lock first: an
+-- ON CONFLICT insert writes (and TOASTs) its row before it finds a concurrent
+-- one, so eight groups dead-lettering one 1 MiB message at once left up to eight
+-- dead 1 MiB copies behind until vacuum. After the lock, a later writer finds the
+-- committed row and only takes the update branch.
 CREATE OR REPLACE FUNCTION queen.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text,
                                              p_retry_count int)
 RETURNS void
 LANGUAGE sql AS $$
+  SELECT pg_advisory_xact_lock(hashtextextended('queen.dead_letter:' || p_partition_id || ':' || p_seq, 0));
   INSERT INTO queen.dlq_payloads AS x (message_id, partition_id, payload, payload_bytes)
   SELECT m.id, m.partition_id, m.payload, coalesce(octet_length(m.payload::text), 4)
     FROM queen.messages m
