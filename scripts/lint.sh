@@ -8,7 +8,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 JOBS=${JOBS:-$(nproc)}
 CLANG_TIDY=${CLANG_TIDY:-clang-tidy-14}
-[ -f "$BUILD/compile_commands.json" ] || { echo "lint: $BUILD/compile_commands.json is missing; run 'make build'" >&2; exit 1; }
+for f in compile_commands.json unity_batches.json; do
+  [ -f "$BUILD/$f" ] || { echo "lint: $BUILD/$f is missing; run 'make build'" >&2; exit 1; }
+done
 cd "$ROOT"
 mapfile -t files < <(find src bench -name '*.cpp' | sort)
 log=$(mktemp)
@@ -17,16 +19,19 @@ trap 'rm -rf "$log" "$db"' EXIT
 # The build's precompiled headers are GCC's: clang-tidy gets the commands without them. And most of clang-tidy's time
 # went into parsing and matching the same standard, JSON and logging headers for every file, so each module's files
 # are checked in batches of eight, the same batches the sanitizer builds compile (QUEEN_UNITY_BUILD, in the order
-# CMake globs them); a finding still names its own file. Files the unity build keeps apart are checked alone. The
-# batch files live outside the tree, so the check list is named explicitly.
-python3 - "$BUILD/compile_commands.json" "$db" "${files[@]}" >"$db/units" <<'PY'
+# CMake globs them; batch size and the files kept apart come from CMake's $BUILD/unity_batches.json); a finding
+# still names its own file. Files outside a module and files kept apart are checked alone. The batch files live
+# outside the tree, so the check list is named explicitly.
+python3 - "$BUILD" "$db" "${files[@]}" >"$db/units" <<'PY'
 import json, os, re, sys
-build_db, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+build, out, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+unity = json.load(open(os.path.join(build, "unity_batches.json")))
 by_file = {}
-for entry in json.load(open(build_db)):
+for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
     entry["command"] = re.sub(r" -Winvalid-pch| -include \S+/cmake_pch\.hxx", "", entry["command"])
     by_file[os.path.realpath(entry["file"])] = entry
-alone = {"src/main.cpp", "src/mesh/mesh_node.cpp"}
+alone = set(unity["apart"])
+size = unity["batch_size"]
 modules, entries, units = {}, [], []
 for f in files:
     entry = by_file[os.path.realpath(f)]
@@ -37,9 +42,9 @@ for f in files:
         units.append(f)
 for module, members in sorted(modules.items()):
     members.sort(key=lambda m: m["file"])
-    for n in range(0, len(members), 8):
-        batch = members[n:n + 8]
-        path = os.path.join(out, f"lint_{module}_{n // 8}.cpp")
+    for n in range(0, len(members), size):
+        batch = members[n:n + size]
+        path = os.path.join(out, f"lint_{module}_{n // size}.cpp")
         with open(path, "w") as unit:
             unit.writelines(f'#include "{m["file"]}"\n' for m in batch)
         first = batch[0]
