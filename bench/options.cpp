@@ -142,6 +142,9 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
         } else if (flag == "--broker-pid") {
             if (!bounded(1, INT32_MAX)) return invalid();
             options.brokerPid = static_cast<int>(number);
+        } else if (flag == "--pg-url") {
+            if (value.empty()) return invalid();
+            options.postgresUrl = value;
         } else if (flag == "--queue-prefix") {
             if (value.empty()) return invalid();
             options.queuePrefix = value;
@@ -182,6 +185,7 @@ std::string usageText() {
   --max-latency-samples N   latency samples kept per scenario (default 2000000)
   --broker-pid PID          report the broker's RSS: peak per scenario (VmHWM, reset through
                             /proc/PID/clear_refs when allowed) and over the run
+  --pg-url URL              libpq URL of the broker's database: PostgreSQL CPU and WAL bytes per message
   --queue-prefix NAME       prefix of the queues the bench creates (default bench)
   --keep-queues             do not delete the bench queues afterwards
   --popack-queue NAME       pop+ack consumes this existing queue (pre-filled into p0..pP-1), kept afterwards

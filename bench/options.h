@@ -41,6 +41,9 @@ struct BenchOptions {
     int httpTimeoutSeconds = 30;             // socket timeout of every non-long-poll request
     std::size_t maxLatencySamples = 2'000'000; // per scenario, across all connections
     int brokerPid = 0;                       // 0: peak RSS not reported
+    // --pg-url: libpq URL of the broker's database; every scenario then prints PostgreSQL CPU and
+    // WAL bytes per message (cost_meter.h). Empty: not measured.
+    std::string postgresUrl;
     std::string queuePrefix = "bench";
     // --popack-queue: pop+ack consumes this existing queue (pre-filled into its partitions p0..pP-1)
     // instead of a fresh one, and neither configures nor deletes it: the history scenario's queue

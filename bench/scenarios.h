@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "broker_client.h"
+#include "cost_meter.h"
 #include "latency.h"
 #include "options.h"
 #include "proc_memory.h"
@@ -32,6 +33,7 @@ struct ScenarioResult {
     std::optional<ProcessMemory> brokerMemory; // sampled when the scenario ended; peakRssKb is this
                                                // scenario's peak when peakIsPerScenario
     bool peakIsPerScenario = false;            // VmHWM was reset when the scenario began
+    MessageCost cost;                          // CPU and WAL per message over the measured window
 };
 
 // Identifies one bench run; part of every queue name so runs never share queues.
