@@ -44,6 +44,11 @@ double ticksToSeconds(std::uint64_t ticks) { return static_cast<double>(ticks) /
 
 } // namespace
 
+struct CostMeter::Connection {
+    explicit Connection(const std::string& url) : db(url) {}
+    pqxx::connection db;
+};
+
 std::optional<std::uint64_t> statCpuTicks(std::string_view statText, bool withChildren) {
     const auto fields = fieldsAfterCommand(statText);
     if (!fields) return std::nullopt;
@@ -87,8 +92,8 @@ MessageCost costPerMessage(const CostSample& before, const CostSample& after, st
 
 CostMeter::CostMeter(std::vector<int> brokerPids, const std::string& postgresUrl) : brokerPids_(std::move(brokerPids)) {
     if (postgresUrl.empty()) return;
-    connection_ = std::make_unique<pqxx::connection>(postgresUrl);
-    pqxx::nontransaction tx(*connection_);
+    connection_ = std::make_unique<Connection>(postgresUrl);
+    pqxx::nontransaction tx(connection_->db);
     const int backend = tx.exec1("SELECT pg_backend_pid()")[0].as<int>();
     const auto stat = readStat(backend);
     const auto parent = stat ? statParentPid(*stat) : std::nullopt;
@@ -110,7 +115,7 @@ CostSample CostMeter::sample() {
     }
     s.brokerCpuSeconds = ticksToSeconds(brokerTicks);
     if (!connection_) return s;
-    pqxx::nontransaction tx(*connection_);
+    pqxx::nontransaction tx(connection_->db);
     s.walBytes = tx.exec1("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")[0].as<std::uint64_t>();
     if (postmasterPid_ == 0) return s;
     // Reaped children's CPU is in the postmaster's cutime/cstime, so a backend that exited

@@ -11,8 +11,6 @@
 #include <string_view>
 #include <vector>
 
-namespace pqxx { class connection; }
-
 namespace bench {
 
 // utime + stime (and, with `withChildren`, cutime + cstime) of one /proc/<pid>/stat text, in clock
@@ -54,7 +52,8 @@ public:
 
 private:
     std::vector<int> brokerPids_;
-    std::unique_ptr<pqxx::connection> connection_;
+    struct Connection;  // the libpqxx connection (kept out of this header)
+    std::unique_ptr<Connection> connection_;
     int postmasterPid_ = 0;
 };
 
