@@ -19,14 +19,52 @@ $$;
 COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
   'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
 
+-- The partitions a batch of push items writes, locked: one row per distinct
+-- (queue, partition) the items name, in ascending partition id (two batches cannot
+-- deadlock), with what storing needs from the queue. Every lookup is a LATERAL key probe
+-- naming all key columns, so the plan is the same whatever the table sizes were when
+-- a connection cached it. A pair whose queue or partition does not exist yet comes back
+-- with a null partition_id (and no lock). Internal to store_messages.
+CREATE TYPE queen.push_target AS (
+  queue_name         text,
+  partition_name     text,
+  queue_id           uuid,
+  partition_id       uuid,
+  last_seq           bigint,
+  max_size           int,
+  encryption_enabled bool
+);
+
+CREATE FUNCTION queen.lock_push_targets(p_items jsonb, p_tenant text) RETURNS queen.push_target[]
+-- PL/pgSQL, not SQL: the plan is cached per connection instead of planned on every push.
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
+                       k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
+    FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
+            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen.push_item_partition(x.e) AS partition_name
+                    FROM jsonb_array_elements(p_items) AS x(e)) n
+            LEFT JOIN LATERAL (SELECT q.id, q.max_size, q.encryption_enabled FROM queen.queues q
+                                WHERE q.tenant = p_tenant AND q.name = n.queue_name) q ON true
+            LEFT JOIN LATERAL (SELECT p.id FROM queen.partitions p
+                                WHERE p.queue_id = q.id AND p.name = n.partition_name) pr ON true
+           ORDER BY pr.id) k
+    -- the lock, taken in the order above; last_seq is read from the locked row version
+    LEFT JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = k.partition_id FOR UPDATE) l ON true);
+END;
+$$;
+COMMENT ON FUNCTION queen.lock_push_targets(jsonb, text) IS
+  'Internal to store_messages: the distinct (queue, partition) pairs of push items in tenant p_tenant, their partition rows locked FOR UPDATE in ascending id, with last_seq read under the lock; partition_id null for a pair not created yet.';
+
 -- The one implementation of storing push items: creates missing queues and
 -- partitions, serializes on the partition rows, deduplicates, enforces maxSize,
--- allocates sequence numbers and inserts the message rows, all set-based (one
--- statement per step for the whole batch). Internal: it trusts its items (the
--- callers validate them, or read them from rows that were validated) and knows
--- nothing of deliverAt. Its callers: push_messages (a push, and the stored half
--- of a push with timers) and fire_locked_timers (timers coming due). Every queue
--- it names is p_tenant's: another tenant's queue of the same name is never touched.
+-- allocates sequence numbers and inserts the message rows, all set-based. A batch
+-- whose queues and partitions exist costs two statements: lock_push_targets, then one
+-- statement for everything else. Internal: it trusts its items (the callers validate
+-- them, or read them from rows that were validated) and knows nothing of deliverAt. Its
+-- callers: push_messages (a push, and the stored half of a push with timers) and
+-- fire_locked_timers (timers coming due). Every queue it names is p_tenant's: another
+-- tenant's queue of the same name is never touched.
 CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
                                      p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
@@ -36,6 +74,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text := queen.tenant_arg(p_tenant);
   v_created_at timestamptz;
+  v_targets queen.push_target[];
   v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
   v_created_partitions uuid[];
 BEGIN
@@ -47,64 +86,63 @@ BEGIN
       USING ERRCODE = '22023';
   END IF;
 
-  -- 1. Missing queues: namespace/task from the first item naming the queue, else
-  --    derived from the name. Name order, so concurrent creators cannot deadlock.
-  INSERT INTO queen.queues (tenant, name, namespace, task)
-  SELECT v_tenant, n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
-    FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
-                 nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
-            FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-           ORDER BY x.e ->> 'queue', x.ord) n
-   WHERE NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = n.name)
-   ORDER BY n.name
-  ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
-
-  -- 2. Missing partitions, in key order for the same reason, then (a statement later,
-  --    see add_partition_cursors) the cursor rows of the groups registered on their queue.
-  WITH created AS (
-    INSERT INTO queen.partitions (queue_id, name)
-    SELECT DISTINCT q.id, queen.push_item_partition(x.e)
-      FROM jsonb_array_elements(p_items) AS x(e)
-      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
-     WHERE NOT EXISTS (SELECT 1 FROM queen.partitions p
-                        WHERE p.queue_id = q.id AND p.name = queen.push_item_partition(x.e))
-     ORDER BY 1, 2
-    ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
-    RETURNING id
-  )
-  SELECT array_agg(created.id) INTO v_created_partitions FROM created;
-  IF v_created_partitions IS NOT NULL THEN
-    PERFORM queen.add_partition_cursors(v_created_partitions);
+  -- 1. Lock the partitions (ascending id), reading last_seq under the lock.
+  v_targets := queen.lock_push_targets(p_items, v_tenant);
+  IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
+    -- Missing queues: namespace/task from the first item naming the queue, else
+    -- derived from the name. Name order, so concurrent creators cannot deadlock.
+    INSERT INTO queen.queues (tenant, name, namespace, task)
+    SELECT v_tenant, n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
+      FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
+                   nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
+              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
+             WHERE x.e ->> 'queue' IN (SELECT t.queue_name FROM unnest(v_targets) t WHERE t.queue_id IS NULL)
+             ORDER BY x.e ->> 'queue', x.ord) n
+     ORDER BY n.name
+    ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
+    -- Missing partitions, in key order for the same reason, then (a statement later,
+    -- see add_partition_cursors) the cursor rows of the groups registered on their queue.
+    WITH created AS (
+      INSERT INTO queen.partitions (queue_id, name)
+      SELECT q.id, t.partition_name
+        FROM unnest(v_targets) t
+        CROSS JOIN LATERAL (SELECT q.id FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = t.queue_name) q
+       WHERE t.partition_id IS NULL
+       ORDER BY 1, 2
+      ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
+      RETURNING id
+    )
+    SELECT array_agg(created.id) INTO v_created_partitions FROM created;
+    IF v_created_partitions IS NOT NULL THEN
+      PERFORM queen.add_partition_cursors(v_created_partitions);
+    END IF;
+    v_targets := queen.lock_push_targets(p_items, v_tenant);
+    IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
+      -- its queue was deleted between the two statements: the caller may retry
+      RAISE EXCEPTION 'store_messages: a queue of this push was deleted while the push created it'
+        USING ERRCODE = '40001';
+    END IF;
   END IF;
+  -- Per partition, seq order, created_at order and commit order agree: the timestamp is
+  -- taken once the locks are held.
+  v_created_at := clock_timestamp();
 
   -- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
   -- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every
   -- item of such a partition is refused, so the broker re-sends them encrypted, in order.
   -- A push without keyHeld items (a broker without a key) pays one scan of the items.
   IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
-    SELECT array_agg(DISTINCT p.id) INTO v_refused_partitions
+    SELECT array_agg(DISTINCT t.partition_id) INTO v_refused_partitions
       FROM jsonb_array_elements(p_items) AS x(e)
-      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue' AND q.encryption_enabled
-      JOIN queen.partitions p ON p.queue_id = q.id AND p.name = queen.push_item_partition(x.e)
-     WHERE coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false);
+      JOIN unnest(v_targets) t ON t.queue_name = x.e ->> 'queue' AND t.partition_name = queen.push_item_partition(x.e)
+     WHERE t.encryption_enabled
+       AND coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false);
   END IF;
 
-  -- 3. Serialize with every other writer of these partitions (ascending id order, so
-  --    two batches cannot deadlock), then take the timestamp: per partition, seq order,
-  --    created_at order and commit order agree.
-  PERFORM 1
-     FROM queen.partitions p
-    WHERE p.id IN (SELECT p2.id
-                     FROM jsonb_array_elements(p_items) AS x(e)
-                     JOIN queen.queues q ON q.tenant = v_tenant AND q.name = x.e ->> 'queue'
-                     JOIN queen.partitions p2 ON p2.queue_id = q.id AND p2.name = queen.push_item_partition(x.e))
-    ORDER BY p.id
-      FOR UPDATE;
-  v_created_at := clock_timestamp();
-
-  -- 4. One statement: dedup (within the batch, against stored rows and live
+  -- 2. One statement: dedup (within the batch, against stored rows and live
   --    tombstones), maxSize, seq allocation, insert, counter update, pop's pending
-  --    flags, per-item outcome.
+  --    flags, per-item outcome. The partitions come from the locked targets, not from
+  --    the tables.
   --    Its snapshot is taken after the locks above, so the dedup check is exact and
   --    the insert needs no ON CONFLICT (a unique violation here would be a bug in a
   --    writer that skipped the partition lock, and is raised as such). Outcomes are
@@ -122,23 +160,22 @@ BEGIN
            coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(v_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
-    SELECT i.*, p.id AS partition_id, p.last_seq, q.id AS queue_id, q.max_size,
+    SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
            -- Scalar subqueries, not joins: each is one unique-key probe on both columns
            -- whatever the statistics. As joins, a plan cached while queen.messages was
            -- small probed by partition_id alone and filtered every message of the
            -- partition per item, so pushes slowed down as history grew.
            coalesce((SELECT m.id FROM queen.messages m
-                      WHERE m.partition_id = p.id AND m.transaction_id = i.transaction_id),
-                    (SELECT t.message_id FROM queen.dedup_tombstones t
-                      WHERE t.partition_id = p.id AND t.transaction_id = i.transaction_id
-                        AND t.expires_at > v_created_at)) AS stored_id,
-           coalesce(p.id = ANY (v_refused_partitions), false) AS refused,
+                      WHERE m.partition_id = t.partition_id AND m.transaction_id = i.transaction_id),
+                    (SELECT d.message_id FROM queen.dedup_tombstones d
+                      WHERE d.partition_id = t.partition_id AND d.transaction_id = i.transaction_id
+                        AND d.expires_at > v_created_at)) AS stored_id,
+           coalesce(t.partition_id = ANY (v_refused_partitions), false) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
-      JOIN queen.queues q ON q.tenant = v_tenant AND q.name = i.queue_name
-      JOIN queen.partitions p ON p.queue_id = q.id AND p.name = i.partition_name
-    WINDOW same_key AS (PARTITION BY p.id, i.transaction_id ORDER BY i.idx)
+      JOIN unnest(v_targets) t ON t.queue_name = i.queue_name AND t.partition_name = i.partition_name
+    WINDOW same_key AS (PARTITION BY t.partition_id, i.transaction_id ORDER BY i.idx)
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
     SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
@@ -169,10 +206,12 @@ BEGIN
      WHERE n.accepted
      ORDER BY n.partition_id, n.seq
   ), advanced AS (
+    -- the ANY is an index condition on the primary key: never a scan of queen.partitions
     UPDATE queen.partitions p
        SET last_seq = s.max_seq, last_message_at = v_created_at
       FROM (SELECT n.partition_id, max(n.seq) AS max_seq FROM numbered n WHERE n.accepted GROUP BY n.partition_id) s
      WHERE p.id = s.partition_id
+       AND p.id = ANY (ARRAY(SELECT t.partition_id FROM unnest(v_targets) t))
   ), woken AS (
     -- The cursor rows of a partition that receives messages become pending (pop's work
     -- list). One primary-key range probe per partition; rows already pending are not
