@@ -65,6 +65,8 @@ export RABBITMQ_ENABLED_PLUGINS_FILE="$NODE_DIR/enabled_plugins"
 export RABBITMQ_MNESIA_BASE="$NODE_DIR/mnesia"
 export RABBITMQ_LOG_BASE="$NODE_DIR/log"
 export RABBITMQ_PID_FILE="$NODE_DIR/node.pid"
+# A VM that crashes (the node, or rabbitmqctl) writes its dump here rather than into the current directory.
+export ERL_CRASH_DUMP="$NODE_DIR/erl_crash.dump"
 mkdir -p "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
 : >"$RABBITMQ_CONF_ENV_FILE"
 echo "[]." >"$RABBITMQ_ENABLED_PLUGINS_FILE"
