@@ -77,7 +77,7 @@ TEST(AnchorOptions, RejectsBadInputWithTheFlagNamed) {
     EXPECT_TRUE(parseAnchorOptions({"--help"}).helpRequested);
 }
 
-TEST(Prefill, DerivedLikeQueenBenchAndSplitRoundedUp) {
+TEST(AnchorPrefill, DerivedLikeQueenBenchAndSplitRoundedUp) {
     AnchorOptions options;
     EXPECT_EQ(prefillCountFor(options, 1), 20'000);
     EXPECT_EQ(prefillCountFor(options, 10), 50'000);
@@ -94,7 +94,7 @@ TEST(Prefill, DerivedLikeQueenBenchAndSplitRoundedUp) {
     EXPECT_EQ(prefillPerQueue(5, 0), 0);
 }
 
-TEST(QueueRotation, KthBatchOfProducerIGoesToQueueIPlusKModQ) {
+TEST(AnchorQueueRotation, KthBatchOfProducerIGoesToQueueIPlusKModQ) {
     EXPECT_EQ(queueForBatch(0, 0, 10), 0);
     EXPECT_EQ(queueForBatch(3, 0, 10), 3);
     EXPECT_EQ(queueForBatch(3, 9, 10), 2);
@@ -102,7 +102,7 @@ TEST(QueueRotation, KthBatchOfProducerIGoesToQueueIPlusKModQ) {
     EXPECT_EQ(queueName("anchor", "push", 10, "42", 3), "anchor-push-b10-42-q3");
 }
 
-TEST(ConfirmTracker, SingleAndMultipleAcksInAnyOrder) {
+TEST(AnchorConfirmTracker, SingleAndMultipleAcksInAnyOrder) {
     ConfirmTracker tracker;
     for (int i = 0; i < 5; ++i) tracker.published();
     EXPECT_EQ(tracker.outstanding(), 5u);
@@ -117,7 +117,7 @@ TEST(ConfirmTracker, SingleAndMultipleAcksInAnyOrder) {
     EXPECT_EQ(tracker.confirmedCount(), 4u);
 }
 
-TEST(ConfirmTracker, RepeatedOrUnknownTagsCountNothing) {
+TEST(AnchorConfirmTracker, RepeatedOrUnknownTagsCountNothing) {
     ConfirmTracker tracker;
     EXPECT_EQ(tracker.published(), 1u);
     EXPECT_EQ(tracker.published(), 2u);
@@ -130,7 +130,7 @@ TEST(ConfirmTracker, RepeatedOrUnknownTagsCountNothing) {
     EXPECT_EQ(tracker.outstanding(), 1u);
 }
 
-TEST(ProcessTree, SumsTheRootAndEveryDescendantOnly) {
+TEST(AnchorProcessTree, SumsTheRootAndEveryDescendantOnly) {
     const std::vector<ProcessCpu> processes = {
         {1, 0, 1000},   // init: not part of the tree
         {100, 1, 50},   // beam.smp
@@ -144,7 +144,7 @@ TEST(ProcessTree, SumsTheRootAndEveryDescendantOnly) {
     EXPECT_FALSE(treeCpuTicks(processes, 555).has_value());
 }
 
-TEST(ProcessTree, StatLineWithSpacesAndParensInTheName) {
+TEST(AnchorProcessTree, StatLineWithSpacesAndParensInTheName) {
     // comm "(beam) x)" holds a space and a parenthesis; utime 11, stime 22, cutime 33, cstime 44.
     const std::string stat =
         "4242 ((beam) x)) S 4000 4242 4242 0 -1 4194560 100 0 0 0 11 22 33 44 20 0 30 0 123 456 789";
@@ -158,7 +158,7 @@ TEST(ProcessTree, StatLineWithSpacesAndParensInTheName) {
     EXPECT_FALSE(parseProcStat(1, "4242 (b) S x 1 1 0 -1 0 0 0 0 0 1 2 3 4").has_value());
 }
 
-TEST(ServerCpu, MicrosPerMessageOverTheWindow) {
+TEST(AnchorServerCpu, MicrosPerMessageOverTheWindow) {
     // 250 ticks at 100 Hz = 2.5 s of CPU over 10,000 messages = 250 us each.
     const auto cost = cpuMicrosPerMessage(1000, 1250, 100, 10'000);
     ASSERT_TRUE(cost.has_value());
@@ -169,7 +169,7 @@ TEST(ServerCpu, MicrosPerMessageOverTheWindow) {
     EXPECT_FALSE(cpuMicrosPerMessage(1250, 1000, 100, 10).has_value()); // the pid was reused
 }
 
-TEST(Percentile, NearestRankOfBatchRoundTrips) {
+TEST(AnchorPercentile, NearestRankOfBatchRoundTrips) {
     const bench::LatencySummary summary = bench::summarize({4000, 1000, 3000, 2000, 100'000});
     EXPECT_DOUBLE_EQ(summary.p50Ms, 3.0);
     EXPECT_DOUBLE_EQ(summary.p99Ms, 100.0);
@@ -192,7 +192,7 @@ ScenarioResult sampleResult() {
     return result;
 }
 
-TEST(Output, LineCarriesRateLatencyAndServerCpu) {
+TEST(AnchorOutput, LineCarriesRateLatencyAndServerCpu) {
     const std::string line = formatScenarioLine(sampleResult());
     EXPECT_NE(line.find("popack"), std::string::npos);
     EXPECT_NE(line.find("25000.0"), std::string::npos);
@@ -210,7 +210,7 @@ TEST(Output, LineCarriesRateLatencyAndServerCpu) {
     EXPECT_NE(other.find("first error: boom"), std::string::npos);
 }
 
-TEST(Output, JsonHasTheSameFigures) {
+TEST(AnchorOutput, JsonHasTheSameFigures) {
     AnchorOptions options;
     options.serverPid = 77;
     const auto document =
