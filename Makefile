@@ -24,7 +24,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench stop clean web \
+.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 deps:
@@ -138,7 +138,12 @@ build-tsan: deps
 test-tsan: build-tsan
 	cd $(TSAN_BUILD) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS)
 
-bench: db build
+# RabbitMQ anchor (bench/README.md, "RabbitMQ anchor"): its server and client library are installed only here,
+# before `build` configures CMake, which builds the anchor only when it finds librabbitmq.
+deps-bench:
+	@scripts/deps.sh bench
+
+bench: deps-bench db build
 	scripts/bench.sh
 
 stop:

@@ -1,17 +1,51 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, only when one is missing.
+#   scripts/deps.sh         what `make run` and `make test` need (PKGS)
+#   scripts/deps.sh bench   what only `make bench` needs on top (BENCH_PKGS)
 set -euo pipefail
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback).
 PKGS=(postgresql-15 postgresql-15-pgtap sqitch libdbd-pg-perl libtap-parser-sourcehandler-pgtap-perl
       libpqxx-dev libpoco-dev libboost1.81-dev libspdlog-dev libgtest-dev libgmock-dev googletest nlohmann-json3-dev
       libssl-dev libcurl4-openssl-dev cmake build-essential pkg-config ccache clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs
       patroni etcd-server)
+# The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
+# node of the bench's own, and the anchor client is built against librabbitmq-c.
+BENCH_PKGS=(rabbitmq-server librabbitmq-dev)
+
+case "${1:-}" in
+  "") wanted=("${PKGS[@]}") ;;
+  bench) wanted=("${BENCH_PKGS[@]}") ;;
+  *) echo "deps: unknown argument '$1' (expected nothing or 'bench')" >&2; exit 2 ;;
+esac
+
 missing=()
-for p in "${PKGS[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 echo "deps: installing ${missing[*]}"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# Debian's rabbitmq-server package starts a system-wide node (and epmd) on install. The bench runs a node of
+# its own on ports it picks, so during the install a policy-rc.d refuses every service start (exit 101, the
+# Debian convention); one the machine already has (containers often do) is left as it is.
+POLICY_RC=/usr/sbin/policy-rc.d
+added_policy=0
+restore_policy() {
+  if [ "$added_policy" = 1 ]; then $SUDO rm -f "$POLICY_RC"; fi
+}
+if [ "${1:-}" = bench ] && [ ! -e "$POLICY_RC" ]; then
+  printf '#!/bin/sh\n# scripts/deps.sh bench: no service starts while packages install\nexit 101\n' |
+    $SUDO tee "$POLICY_RC" >/dev/null
+  $SUDO chmod 755 "$POLICY_RC"
+  added_policy=1
+fi
+trap restore_policy EXIT
+
 $SUDO apt-get update -q
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+if [ "${1:-}" = bench ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+  # With systemd, policy-rc.d does not stop the unit from being enabled for the next boot.
+  $SUDO systemctl disable --now rabbitmq-server >/dev/null 2>&1 || true
+fi
