@@ -82,7 +82,9 @@ struct PopConfig {
 struct PushConfig {
   int combine_max_items = 1000;       // PUSH_COMBINE_MAX_ITEMS: items per combined push_messages call
   std::int64_t combine_max_bytes = 16LL << 20;  // PUSH_COMBINE_MAX_BYTES: item bytes per combined call (a larger request alone)
-  int max_concurrent_calls = 4;       // PUSH_MAX_CONCURRENT_CALLS: push_messages calls in flight
+  // PUSH_MAX_CONCURRENT_CALLS: push_messages calls in flight per producer. Two, not more: fewer calls
+  // carry more requests each (docs/combining.md, "How many calls at once").
+  int max_concurrent_calls = 2;
   std::int64_t dedup_window_ms = 86400000;  // QUEEN_DEDUP_WINDOW_MS
 };
 

@@ -80,7 +80,7 @@ TEST(Config, ReadsEveryGroup) {
                    {"POP_WAIT_BACKOFF_MULTIPLIER", "1.5"},
                    {"DEFAULT_SUBSCRIPTION_MODE", "new"},
                    {"PUSH_COMBINE_MAX_ITEMS", "500"},
-                   {"PUSH_MAX_CONCURRENT_CALLS", "2"},
+                   {"PUSH_MAX_CONCURRENT_CALLS", "3"},
                    {"FILE_BUFFER_FSYNC", "batch"},
                    {"FILE_BUFFER_DIR", "/tmp/spool"},
                    {"QUEEN_MESH_PORT", "6700"},
@@ -99,7 +99,7 @@ TEST(Config, ReadsEveryGroup) {
   EXPECT_DOUBLE_EQ(c.pop.wait_backoff_multiplier, 1.5);
   EXPECT_EQ(c.pop.default_subscription_mode, "new");
   EXPECT_EQ(c.push.combine_max_items, 500);
-  EXPECT_EQ(c.push.max_concurrent_calls, 2);
+  EXPECT_EQ(c.push.max_concurrent_calls, 3);
   EXPECT_EQ(c.spool.fsync, FsyncMode::Batch);
   EXPECT_EQ(c.spool.dir, "/tmp/spool");
   EXPECT_EQ(c.mesh.port, 6700);
@@ -206,6 +206,7 @@ TEST(Config, AckAndPopCombiningLimits) {
   EXPECT_EQ(defaults.combine.ack_max_items, 100);
   EXPECT_EQ(defaults.combine.ack_max_concurrent_calls, 4);
   EXPECT_EQ(defaults.combine.pop_max_messages, 100);
+  EXPECT_EQ(defaults.push.max_concurrent_calls, 2);
   EXPECT_EQ(defaults.combine.pop_max_concurrent_calls, 4);
   const Config c = load_config({{"ACK_COMBINE_MAX_ITEMS", "50"},
                                 {"ACK_MAX_CONCURRENT_CALLS", "2"},
