@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-namespace pqxx { class connection; }
+// libpqxx 6.4's pqxx::connection is an alias of a template, so it cannot be forward-declared.
+#include <pqxx/connection>
 
 namespace bench {
 
