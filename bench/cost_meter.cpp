@@ -78,10 +78,10 @@ MessageCost costPerMessage(const CostSample& before, const CostSample& after, st
     const double n = static_cast<double>(messages);
     if (before.hasBroker && after.hasBroker)
         cost.brokerUsPerMessage = (after.brokerCpuSeconds - before.brokerCpuSeconds) * 1e6 / n;
-    if (before.hasPostgres && after.hasPostgres) {
+    if (before.hasPostgres && after.hasPostgres)
         cost.postgresUsPerMessage = (after.postgresCpuSeconds - before.postgresCpuSeconds) * 1e6 / n;
+    if (before.hasWal && after.hasWal && after.walBytes >= before.walBytes)
         cost.walBytesPerMessage = static_cast<double>(after.walBytes - before.walBytes) / n;
-    }
     return cost;
 }
 
@@ -112,6 +112,7 @@ CostSample CostMeter::sample() {
     if (!connection_) return s;
     pqxx::nontransaction tx(*connection_);
     s.walBytes = tx.exec1("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")[0].as<std::uint64_t>();
+    s.hasWal = true;
     if (postmasterPid_ == 0) return s;
     // Reaped children's CPU is in the postmaster's cutime/cstime, so a backend that exited
     // between two samples is still counted.

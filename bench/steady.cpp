@@ -1,0 +1,83 @@
+#include "steady.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "loads.h"
+
+namespace bench {
+namespace {
+
+// Latency samples kept per half round: enough for p99 of a 5-second half at any rate seen here.
+constexpr std::size_t kHalfLatencySamples = 200'000;
+
+SteadyHalf halfOf(double elapsedSeconds, std::int64_t messages, std::int64_t errors, const LatencySamples& samples,
+                  const MessageCost& cost) {
+    SteadyHalf half;
+    half.elapsedSeconds = elapsedSeconds;
+    half.messages = messages;
+    half.errors = errors;
+    half.messagesPerSecond = elapsedSeconds > 0 ? static_cast<double>(messages) / elapsedSeconds : 0;
+    const LatencySummary summary = summarize(samples.kept());
+    half.p50Ms = summary.p50Ms;
+    half.p99Ms = summary.p99Ms;
+    half.cost = cost;
+    return half;
+}
+
+} // namespace
+
+Spread spreadOf(const std::vector<double>& rates, double target) {
+    Spread spread;
+    if (rates.empty()) return spread;
+    spread.fastest = *std::max_element(rates.begin(), rates.end());
+    spread.slowest = *std::min_element(rates.begin(), rates.end());
+    spread.ratio = spread.slowest > 0 ? spread.fastest / spread.slowest : std::numeric_limits<double>::infinity();
+    spread.pass = spread.ratio <= target;
+    return spread;
+}
+
+SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
+                       CostMeter* meter, const std::function<void(const SteadyRound&)>& onRound) {
+    SteadyResult result;
+    result.queue = queue;
+    result.connections = options.connections;
+    result.partitions = options.partitions;
+    result.roundSeconds = options.steadyRoundSeconds;
+    auto noteError = [&result](std::int64_t errors, const std::string& first) {
+        result.errors += errors;
+        if (result.firstError.empty() && !first.empty()) result.firstError = first;
+    };
+    std::string configureError;
+    if (!configureQueue(address, options, queue, configureError)) noteError(1, configureError);
+
+    const double halfSeconds = options.steadyRoundSeconds / 2;
+    std::int64_t backlog = 0;
+    std::vector<double> pushRates, popAckRates;
+    for (int round = 1; round <= options.steadyRounds; ++round) {
+        SteadyRound figures;
+        figures.round = round;
+        const PushLoadResult pushed = pushLoad(address, options, queue, kSteadyBatch, options.maxMessagesPerScenario,
+                                               deadlineAfter(halfSeconds), kHalfLatencySamples, meter);
+        noteError(pushed.errors, pushed.firstError);
+        figures.push = halfOf(pushed.elapsedSeconds, pushed.queued, pushed.errors, pushed.latencies, pushed.cost);
+        backlog += pushed.queued;
+        // What is there: this round's pushes and whatever earlier rounds left.
+        const PopAckLoadResult acked = backlog > 0 ? popAckLoad(address, options, queue, kSteadyBatch, backlog,
+                                                                deadlineAfter(halfSeconds), kHalfLatencySamples, meter)
+                                                   : PopAckLoadResult{};
+        noteError(acked.errors, acked.firstError);
+        figures.popAck = halfOf(acked.elapsedSeconds, acked.acked, acked.errors, acked.cycles, acked.cost);
+        backlog -= acked.acked;
+        figures.backlog = backlog;
+        pushRates.push_back(figures.push.messagesPerSecond);
+        popAckRates.push_back(figures.popAck.messagesPerSecond);
+        if (onRound) onRound(figures);
+        result.rounds.push_back(std::move(figures));
+    }
+    result.push = spreadOf(pushRates, kSteadyTarget);
+    result.popAck = spreadOf(popAckRates, kSteadyTarget);
+    return result;
+}
+
+} // namespace bench

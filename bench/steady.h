@@ -1,0 +1,67 @@
+// The steadiness scenario: consecutive rounds on one broker and one queue, each pushing for half
+// a round and then pop+acking what is there for the other half. A broker whose cost grows with
+// the messages it has stored, the partitions it has touched or the time it has run shows it as
+// rounds that get slower; the verdict is the fastest round over the slowest, for push and for
+// pop+ack, against kSteadyTarget.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "broker_client.h"
+#include "cost_meter.h"
+#include "options.h"
+
+namespace bench {
+
+inline constexpr int kSteadyBatch = 10;
+inline constexpr double kSteadyTarget = 1.5; // fastest / slowest round at most this
+
+struct SteadyHalf {
+    double elapsedSeconds = 0;
+    std::int64_t messages = 0; // push: queued; pop+ack: acked
+    std::int64_t errors = 0;
+    double messagesPerSecond = 0;
+    double p50Ms = 0;          // one push request / one pop+ack cycle
+    double p99Ms = 0;
+    MessageCost cost;
+};
+
+struct SteadyRound {
+    int round = 0;             // 1-based
+    SteadyHalf push;
+    SteadyHalf popAck;
+    std::int64_t backlog = 0;  // pushed and not yet acked after this round
+};
+
+// Fastest over slowest of a list of rates (>= 1.0); slowest <= 0 gives an infinite ratio.
+struct Spread {
+    double fastest = 0;
+    double slowest = 0;
+    double ratio = 0;
+    bool pass = false;         // ratio <= target
+};
+// Pure. An empty list is not a pass.
+Spread spreadOf(const std::vector<double>& rates, double target);
+
+struct SteadyResult {
+    std::string queue;
+    int batch = kSteadyBatch;
+    int connections = 0;
+    int partitions = 0;
+    double roundSeconds = 0;
+    std::vector<SteadyRound> rounds;
+    Spread push;
+    Spread popAck;
+    std::int64_t errors = 0;
+    std::string firstError;
+};
+
+// Runs --steady-rounds rounds on `queue` (configured here, 10 partitions by default), measured
+// by `meter` (may be null); `onRound` sees each round as it ends.
+SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
+                       CostMeter* meter, const std::function<void(const SteadyRound&)>& onRound);
+
+} // namespace bench
