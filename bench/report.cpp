@@ -56,10 +56,19 @@ std::string costWords(const MessageCost& cost) {
            figureOrDash(cost.walBytesPerMessage, "%.0f") + " B/msg";
 }
 
-std::string spreadLine(const char* what, const Spread& spread) {
-    const std::string ratio = std::isinf(spread.ratio) ? "inf" : format("%.2f", spread.ratio);
-    return format("steady    %-8s fastest/slowest %s (%.1f / %.1f msg/s) %s (target <= %.1f)", what, ratio.c_str(),
-                  spread.fastest, spread.slowest, spread.pass ? "PASS" : "OVER", kSteadyTarget);
+std::string ratioText(const Spread& spread) {
+    return std::isinf(spread.ratio) ? "inf" : format("%.2f", spread.ratio);
+}
+
+// "push     fastest/slowest 1.12 (8123.0 / 7250.1 msg/s) PASS (target <= 1.5); cpu/msg dearest/cheapest 1.05 (...)"
+std::string spreadLine(const char* what, const Spread& rate, const std::optional<Spread>& cpu) {
+    std::string line = format("steady    %-8s fastest/slowest %s (%.1f / %.1f msg/s) %s (target <= %.1f)", what,
+                              ratioText(rate).c_str(), rate.highest, rate.lowest, rate.pass ? "PASS" : "OVER",
+                              kSteadyTarget);
+    if (cpu)
+        line += format("; cpu/msg dearest/cheapest %s (%.1f / %.1f us/msg) %s", ratioText(*cpu).c_str(), cpu->highest,
+                       cpu->lowest, cpu->pass ? "PASS" : "OVER");
+    return line;
 }
 
 json halfJson(const SteadyHalf& half) {
@@ -69,9 +78,16 @@ json halfJson(const SteadyHalf& half) {
 }
 
 json spreadJson(const Spread& spread) {
-    return {{"fastestMessagesPerSecond", spread.fastest}, {"slowestMessagesPerSecond", spread.slowest},
+    return {{"fastestMessagesPerSecond", spread.highest}, {"slowestMessagesPerSecond", spread.lowest},
             {"fastestOverSlowest", std::isinf(spread.ratio) ? json(nullptr) : json(spread.ratio)},
             {"target", kSteadyTarget}, {"pass", spread.pass}};
+}
+
+json cpuSpreadJson(const std::optional<Spread>& spread) {
+    if (!spread) return nullptr;
+    return {{"dearestUsPerMessage", spread->highest}, {"cheapestUsPerMessage", spread->lowest},
+            {"dearestOverCheapest", std::isinf(spread->ratio) ? json(nullptr) : json(spread->ratio)},
+            {"target", kSteadyTarget}, {"pass", spread->pass}};
 }
 
 json steadyJson(const SteadyResult& steady) {
@@ -82,6 +98,7 @@ json steadyJson(const SteadyResult& steady) {
     return {{"queue", steady.queue}, {"batch", steady.batch}, {"connections", steady.connections},
             {"partitions", steady.partitions}, {"roundSeconds", steady.roundSeconds},
             {"rounds", std::move(rounds)}, {"push", spreadJson(steady.push)}, {"popAck", spreadJson(steady.popAck)},
+            {"pushCpu", cpuSpreadJson(steady.pushCpu)}, {"popAckCpu", cpuSpreadJson(steady.popAckCpu)},
             {"errors", steady.errors},
             {"firstError", steady.firstError.empty() ? json(nullptr) : json(steady.firstError)}};
 }
@@ -154,7 +171,8 @@ std::string formatSteadyRound(const SteadyRound& round) {
 }
 
 std::string formatSteadySummary(const SteadyResult& result) {
-    std::string text = spreadLine("push", result.push) + "\n" + spreadLine("pop+ack", result.popAck);
+    std::string text = spreadLine("push", result.push, result.pushCpu) + "\n" +
+                       spreadLine("pop+ack", result.popAck, result.popAckCpu);
     if (result.errors > 0)
         text += format("\nsteady    %lld errors; first: ", static_cast<long long>(result.errors)) + result.firstError;
     return text;

@@ -25,16 +25,32 @@ SteadyHalf halfOf(double elapsedSeconds, std::int64_t messages, std::int64_t err
     return half;
 }
 
+// The spread of per-round CPU per message, or nothing when a round lacks the figure.
+std::optional<Spread> cpuSpreadOf(const std::vector<std::optional<double>>& costs) {
+    std::vector<double> values;
+    for (const auto& cost : costs) {
+        if (!cost) return std::nullopt;
+        values.push_back(*cost);
+    }
+    if (values.empty()) return std::nullopt;
+    return spreadOf(values, kSteadyTarget);
+}
+
 } // namespace
 
-Spread spreadOf(const std::vector<double>& rates, double target) {
+Spread spreadOf(const std::vector<double>& values, double target) {
     Spread spread;
-    if (rates.empty()) return spread;
-    spread.fastest = *std::max_element(rates.begin(), rates.end());
-    spread.slowest = *std::min_element(rates.begin(), rates.end());
-    spread.ratio = spread.slowest > 0 ? spread.fastest / spread.slowest : std::numeric_limits<double>::infinity();
+    if (values.empty()) return spread;
+    spread.highest = *std::max_element(values.begin(), values.end());
+    spread.lowest = *std::min_element(values.begin(), values.end());
+    spread.ratio = spread.lowest > 0 ? spread.highest / spread.lowest : std::numeric_limits<double>::infinity();
     spread.pass = spread.ratio <= target;
     return spread;
+}
+
+std::optional<double> cpuPerMessage(const MessageCost& cost) {
+    if (!cost.brokerUsPerMessage || !cost.postgresUsPerMessage) return std::nullopt;
+    return *cost.brokerUsPerMessage + *cost.postgresUsPerMessage;
 }
 
 SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
@@ -54,6 +70,7 @@ SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address
     const double halfSeconds = options.steadyRoundSeconds / 2;
     std::int64_t backlog = 0;
     std::vector<double> pushRates, popAckRates;
+    std::vector<std::optional<double>> pushCosts, popAckCosts;
     for (int round = 1; round <= options.steadyRounds; ++round) {
         SteadyRound figures;
         figures.round = round;
@@ -72,11 +89,15 @@ SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address
         figures.backlog = backlog;
         pushRates.push_back(figures.push.messagesPerSecond);
         popAckRates.push_back(figures.popAck.messagesPerSecond);
+        pushCosts.push_back(cpuPerMessage(figures.push.cost));
+        popAckCosts.push_back(cpuPerMessage(figures.popAck.cost));
         if (onRound) onRound(figures);
-        result.rounds.push_back(std::move(figures));
+        result.rounds.push_back(figures);
     }
     result.push = spreadOf(pushRates, kSteadyTarget);
     result.popAck = spreadOf(popAckRates, kSteadyTarget);
+    result.pushCpu = cpuSpreadOf(pushCosts);
+    result.popAckCpu = cpuSpreadOf(popAckCosts);
     return result;
 }
 

@@ -2,11 +2,13 @@
 // a round and then pop+acking what is there for the other half. A broker whose cost grows with
 // the messages it has stored, the partitions it has touched or the time it has run shows it as
 // rounds that get slower; the verdict is the fastest round over the slowest, for push and for
-// pop+ack, against kSteadyTarget.
+// pop+ack, against kSteadyTarget. On a shared box msg/s also moves with everything else that runs,
+// so the same spread of CPU per message (broker + PostgreSQL), which moves far less, is given beside it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,15 +38,18 @@ struct SteadyRound {
     std::int64_t backlog = 0;  // pushed and not yet acked after this round
 };
 
-// Fastest over slowest of a list of rates (>= 1.0); slowest <= 0 gives an infinite ratio.
+// Highest over lowest of a list of figures (>= 1.0): the fastest round over the slowest for
+// rates, the dearest over the cheapest for CPU per message. lowest <= 0 gives an infinite ratio.
 struct Spread {
-    double fastest = 0;
-    double slowest = 0;
+    double highest = 0;
+    double lowest = 0;
     double ratio = 0;
     bool pass = false;         // ratio <= target
 };
 // Pure. An empty list is not a pass.
-Spread spreadOf(const std::vector<double>& rates, double target);
+Spread spreadOf(const std::vector<double>& values, double target);
+// Broker + PostgreSQL CPU per message of a half round; nullopt unless both were measured.
+std::optional<double> cpuPerMessage(const MessageCost& cost);
 
 struct SteadyResult {
     std::string queue;
@@ -55,6 +60,8 @@ struct SteadyResult {
     std::vector<SteadyRound> rounds;
     Spread push;
     Spread popAck;
+    std::optional<Spread> pushCpu;   // over broker + PostgreSQL us/msg, when every round measured both
+    std::optional<Spread> popAckCpu;
     std::int64_t errors = 0;
     std::string firstError;
 };

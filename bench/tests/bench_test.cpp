@@ -379,14 +379,22 @@ TEST(Anchors, ComparisonIsOursOverTheAnchors) {
 
 TEST(Steady, SpreadIsFastestOverSlowest) {
     const Spread spread = spreadOf({900, 1200, 1000}, kSteadyTarget);
-    EXPECT_DOUBLE_EQ(spread.fastest, 1200);
-    EXPECT_DOUBLE_EQ(spread.slowest, 900);
+    EXPECT_DOUBLE_EQ(spread.highest, 1200);
+    EXPECT_DOUBLE_EQ(spread.lowest, 900);
     EXPECT_NEAR(spread.ratio, 1.3333, 1e-3);
     EXPECT_TRUE(spread.pass);
     EXPECT_FALSE(spreadOf({400, 1000}, kSteadyTarget).pass); // 2.5
     EXPECT_TRUE(std::isinf(spreadOf({0, 1000}, kSteadyTarget).ratio));
     EXPECT_FALSE(spreadOf({}, kSteadyTarget).pass);
     EXPECT_DOUBLE_EQ(spreadOf({500}, kSteadyTarget).ratio, 1.0);
+}
+
+TEST(Steady, CpuPerMessageNeedsBothSides) {
+    MessageCost cost;
+    cost.brokerUsPerMessage = 50.0;
+    EXPECT_FALSE(cpuPerMessage(cost));
+    cost.postgresUsPerMessage = 150.0;
+    EXPECT_DOUBLE_EQ(*cpuPerMessage(cost), 200.0);
 }
 
 std::vector<std::string> columnsOf(const std::string& line) {
@@ -456,6 +464,7 @@ TEST(Report, JsonCarriesCostAnchorAndSteady) {
     EXPECT_TRUE(document["steady"]["push"]["pass"].get<bool>());
     EXPECT_TRUE(document["steady"]["popAck"]["fastestOverSlowest"].is_null()); // infinite
     EXPECT_FALSE(document["steady"]["popAck"]["pass"].get<bool>());
+    EXPECT_TRUE(document["steady"]["pushCpu"].is_null());
     EXPECT_EQ(document["steady"]["rounds"][0]["round"], 1);
     EXPECT_FALSE(json::parse(resultsToJson(options, conditions, {push}, std::nullopt)).contains("steady"));
 }
@@ -464,9 +473,13 @@ TEST(Report, SteadySummarySaysPassOrOver) {
     SteadyResult steady;
     steady.push = spreadOf({1000, 900}, kSteadyTarget);
     steady.popAck = spreadOf({1000, 500}, kSteadyTarget);
-    const std::string summary = formatSteadySummary(steady);
+    std::string summary = formatSteadySummary(steady);
     EXPECT_NE(summary.find("1.11 (1000.0 / 900.0 msg/s) PASS"), std::string::npos) << summary;
     EXPECT_NE(summary.find("2.00 (1000.0 / 500.0 msg/s) OVER"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("cpu/msg"), std::string::npos); // not measured: not printed
+    steady.pushCpu = spreadOf({210, 200}, kSteadyTarget);
+    summary = formatSteadySummary(steady);
+    EXPECT_NE(summary.find("cpu/msg dearest/cheapest 1.05 (210.0 / 200.0 us/msg) PASS"), std::string::npos) << summary;
 }
 
 } // namespace
