@@ -127,7 +127,11 @@ int run(const bench::BenchOptions& options) {
     if (wants(options, bench::kScenarioWake)) runIfAlive([&] { return runner.runWake(); });
 
     std::optional<bench::SteadyResult> steady;
-    if (wants(options, bench::kScenarioSteady) && !brokerLost && brokerAlive(options, address)) {
+    if (wants(options, bench::kScenarioSteady) && !brokerLost && !brokerAlive(options, address)) {
+        emit("broker is gone (crashed or unreachable): steady skipped");
+        brokerLost = true;
+    }
+    if (wants(options, bench::kScenarioSteady) && !brokerLost) {
         const std::string queue = runner.newQueue(bench::kScenarioSteady, bench::kSteadyBatch);
         emit(bench::formatSteadyHeader(options, queue));
         steady = bench::runSteady(options, address, queue, brokerMeter.get(),

@@ -93,6 +93,11 @@ SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address
         popAckCosts.push_back(cpuPerMessage(figures.popAck.cost));
         if (onRound) onRound(figures);
         result.rounds.push_back(figures);
+        // A round that moved nothing has lost the broker or the queue: the rest would only time errors.
+        if (figures.push.messages == 0 && figures.popAck.messages == 0) {
+            noteError(1, "round " + std::to_string(round) + " moved no message; later rounds skipped");
+            break;
+        }
     }
     result.push = spreadOf(pushRates, kSteadyTarget);
     result.popAck = spreadOf(popAckRates, kSteadyTarget);

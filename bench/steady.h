@@ -67,7 +67,8 @@ struct SteadyResult {
 };
 
 // Runs --steady-rounds rounds on `queue` (configured here, 10 partitions by default), measured
-// by `meter` (may be null); `onRound` sees each round as it ends.
+// by `meter` (may be null); `onRound` sees each round as it ends. Stops after a round that moved
+// no message at all.
 SteadyResult runSteady(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
                        CostMeter* meter, const std::function<void(const SteadyRound&)>& onRound);
 
