@@ -44,11 +44,6 @@ double ticksToSeconds(std::uint64_t ticks) { return static_cast<double>(ticks) /
 
 } // namespace
 
-struct CostMeter::Connection {
-    explicit Connection(const std::string& url) : db(url) {}
-    pqxx::connection db;
-};
-
 std::optional<std::uint64_t> statCpuTicks(std::string_view statText, bool withChildren) {
     const auto fields = fieldsAfterCommand(statText);
     if (!fields) return std::nullopt;
@@ -83,17 +78,17 @@ MessageCost costPerMessage(const CostSample& before, const CostSample& after, st
     const double n = static_cast<double>(messages);
     if (before.hasBroker && after.hasBroker)
         cost.brokerUsPerMessage = (after.brokerCpuSeconds - before.brokerCpuSeconds) * 1e6 / n;
-    if (before.hasPostgres && after.hasPostgres) {
+    if (before.hasPostgres && after.hasPostgres)
         cost.postgresUsPerMessage = (after.postgresCpuSeconds - before.postgresCpuSeconds) * 1e6 / n;
+    if (before.hasWal && after.hasWal && after.walBytes >= before.walBytes)
         cost.walBytesPerMessage = static_cast<double>(after.walBytes - before.walBytes) / n;
-    }
     return cost;
 }
 
 CostMeter::CostMeter(std::vector<int> brokerPids, const std::string& postgresUrl) : brokerPids_(std::move(brokerPids)) {
     if (postgresUrl.empty()) return;
-    connection_ = std::make_unique<Connection>(postgresUrl);
-    pqxx::nontransaction tx(connection_->db);
+    connection_ = std::make_unique<pqxx::connection>(postgresUrl);
+    pqxx::nontransaction tx(*connection_);
     const int backend = tx.exec1("SELECT pg_backend_pid()")[0].as<int>();
     const auto stat = readStat(backend);
     const auto parent = stat ? statParentPid(*stat) : std::nullopt;
@@ -115,8 +110,9 @@ CostSample CostMeter::sample() {
     }
     s.brokerCpuSeconds = ticksToSeconds(brokerTicks);
     if (!connection_) return s;
-    pqxx::nontransaction tx(connection_->db);
+    pqxx::nontransaction tx(*connection_);
     s.walBytes = tx.exec1("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint")[0].as<std::uint64_t>();
+    s.hasWal = true;
     if (postmasterPid_ == 0) return s;
     // Reaped children's CPU is in the postmaster's cutime/cstime, so a backend that exited
     // between two samples is still counted.

@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+// libpqxx 6.4's pqxx::connection is an alias of a template, so it cannot be forward-declared.
+#include <pqxx/connection>
+
 namespace bench {
 
 // utime + stime (and, with `withChildren`, cutime + cstime) of one /proc/<pid>/stat text, in clock
@@ -24,7 +27,8 @@ struct CostSample {
     double postgresCpuSeconds = 0; // postmaster + every child alive now + children already reaped
     std::uint64_t walBytes = 0;    // absolute WAL insert position
     bool hasBroker = false;
-    bool hasPostgres = false;
+    bool hasPostgres = false;      // postgresCpuSeconds is set (the cluster's processes are visible here)
+    bool hasWal = false;           // walBytes is set (a PostgreSQL URL was given), even without its CPU
 };
 
 struct MessageCost {
@@ -33,7 +37,8 @@ struct MessageCost {
     std::optional<double> walBytesPerMessage;
 };
 
-// Pure: (after - before) / messages; nothing when messages <= 0 or a side was not measured.
+// Pure: (after - before) / messages; nothing when messages <= 0 or a side was not measured
+// in both samples. WAL that went backwards (samples of two different clusters) is not a figure.
 MessageCost costPerMessage(const CostSample& before, const CostSample& after, std::int64_t messages);
 
 class CostMeter {
@@ -52,8 +57,7 @@ public:
 
 private:
     std::vector<int> brokerPids_;
-    struct Connection;  // the libpqxx connection (kept out of this header)
-    std::unique_ptr<Connection> connection_;
+    std::unique_ptr<pqxx::connection> connection_;
     int postmasterPid_ = 0;
 };
 

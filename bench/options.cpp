@@ -37,7 +37,14 @@ std::vector<std::string> splitComma(const std::string& text) {
 }
 
 bool isKnownScenario(const std::string& name) {
-    return name == kScenarioPush || name == kScenarioPopAck || name == kScenarioWake;
+    for (const char* known : {kScenarioPush, kScenarioPopAck, kScenarioWake, kScenarioRawPush, kScenarioRawLease,
+                              kScenarioSteady})
+        if (name == known) return true;
+    return false;
+}
+
+bool lists(const std::vector<std::string>& names, const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 ParseResult failure(std::string message) {
@@ -67,6 +74,7 @@ std::int64_t prefillCountFor(const BenchOptions& options, int batch) {
 
 ParseResult parseBenchOptions(const std::vector<std::string>& args) {
     BenchOptions options;
+    bool scenariosGiven = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (flag == "--help" || flag == "-h") {
@@ -108,8 +116,10 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
             std::vector<std::string> names = splitComma(value);
             if (names.empty()) return invalid();
             for (const auto& name : names)
-                if (!isKnownScenario(name)) return failure("unknown scenario '" + name + "' (push, popack, wake)");
+                if (!isKnownScenario(name))
+                    return failure("unknown scenario '" + name + "' (push, popack, wake, raw-push, raw-lease, steady)");
             options.scenarios = names;
+            scenariosGiven = true;
         } else if (flag == "--json") {
             options.jsonPath = value;
         } else if (flag == "--max-messages") {
@@ -145,6 +155,15 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
         } else if (flag == "--pg-url") {
             if (value.empty()) return invalid();
             options.postgresUrl = value;
+        } else if (flag == "--raw-pg-url") {
+            if (value.empty()) return invalid();
+            options.rawPostgresUrl = value;
+        } else if (flag == "--steady-round-seconds") {
+            if (!parsePositiveDouble(value, options.steadyRoundSeconds) || options.steadyRoundSeconds > 3600)
+                return invalid();
+        } else if (flag == "--steady-rounds") {
+            if (!bounded(2, 1000)) return invalid();
+            options.steadyRounds = static_cast<int>(number);
         } else if (flag == "--queue-prefix") {
             if (value.empty()) return invalid();
             options.queuePrefix = value;
@@ -159,6 +178,13 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
             return failure("unknown option " + flag);
         }
     }
+    if (!scenariosGiven && !options.rawPostgresUrl.empty()) {
+        options.scenarios.emplace_back(kScenarioRawPush);
+        options.scenarios.emplace_back(kScenarioRawLease);
+    }
+    if ((lists(options.scenarios, kScenarioRawPush) || lists(options.scenarios, kScenarioRawLease)) &&
+        options.rawPostgresUrl.empty())
+        return failure("the raw-push and raw-lease scenarios need --raw-pg-url");
     ParseResult result;
     result.options = std::move(options);
     return result;
@@ -172,7 +198,8 @@ std::string usageText() {
   --partitions P            partitions of each fresh queue (default 10)
   --duration S              seconds per push / pop+ack scenario (default 10)
   --batches LIST            batch sizes, e.g. 1,10,100 (default)
-  --scenario LIST           push,popack,wake (default all)
+  --scenario LIST           push,popack,wake,raw-push,raw-lease,steady (default push,popack,wake, and
+                            raw-push,raw-lease when --raw-pg-url is given)
   --json FILE               also write the results as JSON
   --max-messages N          count bound per scenario (default 5000000)
   --prefill N               messages pre-filled per pop+ack scenario (default batch*5000 in [20000, prefill-max])
@@ -186,6 +213,10 @@ std::string usageText() {
   --broker-pid PID          report the broker's RSS: peak per scenario (VmHWM, reset through
                             /proc/PID/clear_refs when allowed) and over the run
   --pg-url URL              libpq URL of the broker's database: PostgreSQL CPU and WAL bytes per message
+  --raw-pg-url URL          libpq URL of a scratch database in the same cluster for the raw-push and
+                            raw-lease anchors (their tables are dropped and recreated each run)
+  --steady-round-seconds S  one steady round: S/2 pushing, then S/2 pop+acking (default 10)
+  --steady-rounds N         rounds of the steady scenario (default 10)
   --queue-prefix NAME       prefix of the queues the bench creates (default bench)
   --keep-queues             do not delete the bench queues afterwards
   --popack-queue NAME       pop+ack consumes this existing queue (pre-filled into p0..pP-1), kept afterwards

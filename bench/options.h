@@ -13,6 +13,11 @@ namespace bench {
 inline constexpr const char* kScenarioPush = "push";
 inline constexpr const char* kScenarioPopAck = "popack";
 inline constexpr const char* kScenarioWake = "wake";
+// Raw-PostgreSQL anchors of push and pop+ack (anchors.h); in the default list when --raw-pg-url is given.
+inline constexpr const char* kScenarioRawPush = "raw-push";
+inline constexpr const char* kScenarioRawLease = "raw-lease";
+// Ten push-then-pop+ack rounds on one queue (steady.h); only when asked for.
+inline constexpr const char* kScenarioSteady = "steady";
 
 struct BenchOptions {
     std::string url = "http://127.0.0.1:6632";
@@ -44,6 +49,11 @@ struct BenchOptions {
     // --pg-url: libpq URL of the broker's database; every scenario then prints PostgreSQL CPU and
     // WAL bytes per message (cost_meter.h). Empty: not measured.
     std::string postgresUrl;
+    // --raw-pg-url: libpq URL of a scratch database in the same cluster, where the raw-push and
+    // raw-lease anchors create, fill and drop their own tables. Empty: no anchors.
+    std::string rawPostgresUrl;
+    double steadyRoundSeconds = 10.0;        // one steady round: half pushing, half pop+acking
+    int steadyRounds = 10;
     std::string queuePrefix = "bench";
     // --popack-queue: pop+ack consumes this existing queue (pre-filled into its partitions p0..pP-1)
     // instead of a fresh one, and neither configures nor deletes it: the history scenario's queue

@@ -1,15 +1,21 @@
 // queen-bench: HTTP load generator for the Queen broker (`make bench`).
-// Scenarios: push and pop+ack at each batch size over N keep-alive connections, then long-poll
-// wake latency. Prints one line per scenario and optionally writes a JSON file.
+// Scenarios, per batch size: the raw-push anchor then push, the raw-lease anchor then pop+ack
+// (each broker line carries its ratio to the anchor just before it); then long-poll wake
+// latency; then the steadiness rounds. Prints one line per scenario and optionally writes a JSON file.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <thread>
 
+#include "anchors.h"
 #include "broker_client.h"
+#include "cost_meter.h"
 #include "options.h"
 #include "report.h"
 #include "scenarios.h"
+#include "steady.h"
 
 namespace {
 
@@ -28,6 +34,17 @@ bool brokerAlive(const bench::BenchOptions& options, const bench::BrokerAddress&
 
 void emit(const std::string& line) { std::cout << line << std::endl; }
 
+// A CostMeter, or a clear error when its PostgreSQL is unreachable (nullptr, `error` set).
+std::unique_ptr<bench::CostMeter> makeMeter(std::vector<int> brokerPids, const std::string& url, const char* flag,
+                                            std::string& error) {
+    try {
+        return std::make_unique<bench::CostMeter>(std::move(brokerPids), url);
+    } catch (const std::exception& e) {
+        error = std::string("cannot connect to ") + flag + ": " + e.what();
+        return nullptr;
+    }
+}
+
 int run(const bench::BenchOptions& options) {
     const bench::BrokerAddress address = bench::parseBrokerUrl(options.url);
     if (address.host.empty()) {
@@ -39,6 +56,17 @@ int run(const bench::BenchOptions& options) {
         std::cerr << "queen-bench: broker at " << options.url << " is unreachable\n";
         return 1;
     }
+    std::string meterError;
+    // The broker's CPU and its cluster's; the anchors' meter sees the same cluster and no broker.
+    const auto brokerMeter = makeMeter(options.brokerPid > 0 ? std::vector<int>{options.brokerPid} : std::vector<int>{},
+                                       options.postgresUrl, "--pg-url", meterError);
+    const auto rawMeter = options.rawPostgresUrl.empty()
+                              ? nullptr
+                              : makeMeter({}, options.rawPostgresUrl, "--raw-pg-url", meterError);
+    if (!brokerMeter || (!options.rawPostgresUrl.empty() && !rawMeter)) {
+        std::cerr << "queen-bench: " << meterError << "\n";
+        return 2;
+    }
     bench::RunConditions conditions;
     conditions.runId = bench::makeRunId();
     conditions.startedAtUtc = bench::utcNowIso8601();
@@ -47,12 +75,14 @@ int run(const bench::BenchOptions& options) {
     std::cout << bench::formatHeader(options, conditions);
     emit(bench::formatColumnTitles());
 
-    bench::ScenarioRunner runner(options, address, conditions.runId);
+    bench::ScenarioRunner runner(options, address, conditions.runId, brokerMeter.get());
+    bench::RawPostgresAnchors anchors(options, rawMeter.get());
     std::vector<bench::ScenarioResult> results;
+    std::map<std::pair<std::string, int>, bench::ScenarioResult> anchorOf; // (anchor, batch) -> its result
     bool brokerLost = false;
     // Runs a scenario unless the broker was lost: timing the rest against a dead broker only
-    // produces rows of errors.
-    auto runIfAlive = [&](auto&& scenario) {
+    // produces rows of errors. `anchorName` names the anchor the result is compared with.
+    auto runIfAlive = [&](auto&& scenario, const char* anchorName = nullptr) {
         if (brokerLost) return;
         if (!brokerAlive(options, address)) {
             emit("broker is gone (crashed or unreachable): remaining scenarios skipped");
@@ -60,14 +90,54 @@ int run(const bench::BenchOptions& options) {
             return;
         }
         bench::ScenarioResult result = scenario();
+        if (anchorName != nullptr) {
+            const auto anchor = anchorOf.find({anchorName, result.batch});
+            if (anchor != anchorOf.end()) result.anchor = bench::compareWithAnchor(result, anchor->second);
+        }
         emit(bench::formatScenarioLine(result));
         results.push_back(std::move(result));
     };
-    if (wants(options, bench::kScenarioPush))
-        for (int batch : options.batches) runIfAlive([&] { return runner.runPush(batch); });
-    if (wants(options, bench::kScenarioPopAck))
-        for (int batch : options.batches) runIfAlive([&] { return runner.runPopAck(batch); });
+    // An anchor needs no broker; a failure to set up its tables is its row's first error.
+    auto runAnchor = [&](const char* name, int batch, auto&& scenario) {
+        if (brokerLost) return;
+        bench::ScenarioResult result;
+        try {
+            result = scenario();
+        } catch (const std::exception& e) {
+            result.scenario = name;
+            result.batch = batch;
+            result.firstError = e.what();
+        }
+        emit(bench::formatScenarioLine(result));
+        anchorOf[{name, batch}] = result;
+        results.push_back(std::move(result));
+    };
+    // Each broker scenario right after its anchor, so drift between the two stays small.
+    for (int batch : options.batches) {
+        if (wants(options, bench::kScenarioRawPush))
+            runAnchor(bench::kScenarioRawPush, batch, [&] { return anchors.runRawPush(batch); });
+        if (wants(options, bench::kScenarioPush))
+            runIfAlive([&] { return runner.runPush(batch); }, bench::kScenarioRawPush);
+        if (wants(options, bench::kScenarioRawLease))
+            runAnchor(bench::kScenarioRawLease, batch, [&] { return anchors.runRawLease(batch); });
+        if (wants(options, bench::kScenarioPopAck))
+            runIfAlive([&] { return runner.runPopAck(batch); }, bench::kScenarioRawLease);
+    }
+    if (!options.rawPostgresUrl.empty()) anchors.dropTables();
     if (wants(options, bench::kScenarioWake)) runIfAlive([&] { return runner.runWake(); });
+
+    std::optional<bench::SteadyResult> steady;
+    if (wants(options, bench::kScenarioSteady) && !brokerLost && !brokerAlive(options, address)) {
+        emit("broker is gone (crashed or unreachable): steady skipped");
+        brokerLost = true;
+    }
+    if (wants(options, bench::kScenarioSteady) && !brokerLost) {
+        const std::string queue = runner.newQueue(bench::kScenarioSteady, bench::kSteadyBatch);
+        emit(bench::formatSteadyHeader(options, queue));
+        steady = bench::runSteady(options, address, queue, brokerMeter.get(),
+                                  [](const bench::SteadyRound& round) { emit(bench::formatSteadyRound(round)); });
+        emit(bench::formatSteadySummary(*steady));
+    }
 
     std::optional<bench::ProcessMemory> finalMemory;
     if (options.brokerPid > 0) finalMemory = bench::readProcessMemory(options.brokerPid);
@@ -86,7 +156,7 @@ int run(const bench::BenchOptions& options) {
     }
     if (!options.jsonPath.empty()) {
         std::ofstream json(options.jsonPath);
-        json << bench::resultsToJson(options, conditions, results, finalMemory);
+        json << bench::resultsToJson(options, conditions, results, finalMemory, steady);
         if (!json) {
             std::cerr << "queen-bench: cannot write " << options.jsonPath << "\n";
             return 1;
@@ -97,6 +167,9 @@ int run(const bench::BenchOptions& options) {
     if (brokerLost) return 1;
     for (const auto& result : results)
         if (result.messages == 0) return 1;
+    if (steady)
+        for (const auto& round : steady->rounds)
+            if (round.push.messages == 0 || round.popAck.messages == 0) return 1;
     return 0;
 }
 

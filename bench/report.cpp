@@ -4,9 +4,9 @@
 #include <ctime>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
+#include <cmath>
 
-#include "reference.h"
+#include <nlohmann/json.hpp>
 
 namespace bench {
 namespace {
@@ -27,18 +27,80 @@ json memoryJson(const std::optional<ProcessMemory>& memory) {
     return {{"peakRssKb", memory->peakRssKb}, {"rssKb", memory->currentRssKb}};
 }
 
-// 0.90k, 6.3k, 15.0k: the precision the reference figures were measured with.
-std::string kilo(double messagesPerSecond) {
-    const double k = messagesPerSecond / 1000.0;
-    return format(k < 1 ? "%.2fk" : "%.1fk", k);
+json optionalJson(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+// "12.3", or "-" when not measured.
+std::string figureOrDash(const std::optional<double>& value, const char* pattern) {
+    return value ? format(pattern, *value) : "-";
 }
 
-json referenceJson(const ScenarioResult& result) {
-    const auto reference = referenceFor(result.scenario, result.batch);
-    if (!reference) return nullptr;
-    return {{"queenMessagesPerSecond", reference->queenMessagesPerSecond},
-            {"targetMessagesPerSecond", reference->targetMessagesPerSecond},
-            {"targetMet", result.messagesPerSecond >= reference->targetMessagesPerSecond}};
+json costJson(const MessageCost& cost) {
+    return {{"brokerUsPerMessage", optionalJson(cost.brokerUsPerMessage)},
+            {"postgresUsPerMessage", optionalJson(cost.postgresUsPerMessage)},
+            {"walBytesPerMessage", optionalJson(cost.walBytesPerMessage)}};
+}
+
+json anchorJson(const std::optional<AnchorComparison>& anchor) {
+    if (!anchor) return nullptr;
+    return {{"scenario", anchor->scenario},
+            {"messagesPerSecond", anchor->messagesPerSecond},
+            {"ratio", anchor->ratio},
+            {"postgresCpuRatio", optionalJson(anchor->postgresCpuRatio)},
+            {"walRatio", optionalJson(anchor->walRatio)}};
+}
+
+// broker 95.1, pg 120.3 us/msg, wal 450 B/msg
+std::string costWords(const MessageCost& cost) {
+    return "broker " + figureOrDash(cost.brokerUsPerMessage, "%.1f") + " pg " +
+           figureOrDash(cost.postgresUsPerMessage, "%.1f") + " us/msg, wal " +
+           figureOrDash(cost.walBytesPerMessage, "%.0f") + " B/msg";
+}
+
+std::string ratioText(const Spread& spread) {
+    return std::isinf(spread.ratio) ? "inf" : format("%.2f", spread.ratio);
+}
+
+// "push     fastest/slowest 1.12 (8123.0 / 7250.1 msg/s) PASS (target <= 1.5); cpu/msg dearest/cheapest 1.05 (...)"
+std::string spreadLine(const char* what, const Spread& rate, const std::optional<Spread>& cpu) {
+    std::string line = format("steady    %-8s fastest/slowest %s (%.1f / %.1f msg/s) %s (target <= %.1f)", what,
+                              ratioText(rate).c_str(), rate.highest, rate.lowest, rate.pass ? "PASS" : "OVER",
+                              kSteadyTarget);
+    if (cpu)
+        line += format("; cpu/msg dearest/cheapest %s (%.1f / %.1f us/msg) %s", ratioText(*cpu).c_str(), cpu->highest,
+                       cpu->lowest, cpu->pass ? "PASS" : "OVER");
+    return line;
+}
+
+json halfJson(const SteadyHalf& half) {
+    return {{"elapsedSeconds", half.elapsedSeconds}, {"messages", half.messages}, {"errors", half.errors},
+            {"messagesPerSecond", half.messagesPerSecond}, {"p50Ms", half.p50Ms}, {"p99Ms", half.p99Ms},
+            {"cost", costJson(half.cost)}};
+}
+
+json spreadJson(const Spread& spread) {
+    return {{"fastestMessagesPerSecond", spread.highest}, {"slowestMessagesPerSecond", spread.lowest},
+            {"fastestOverSlowest", std::isinf(spread.ratio) ? json(nullptr) : json(spread.ratio)},
+            {"target", kSteadyTarget}, {"pass", spread.pass}};
+}
+
+json cpuSpreadJson(const std::optional<Spread>& spread) {
+    if (!spread) return nullptr;
+    return {{"dearestUsPerMessage", spread->highest}, {"cheapestUsPerMessage", spread->lowest},
+            {"dearestOverCheapest", std::isinf(spread->ratio) ? json(nullptr) : json(spread->ratio)},
+            {"target", kSteadyTarget}, {"pass", spread->pass}};
+}
+
+json steadyJson(const SteadyResult& steady) {
+    json rounds = json::array();
+    for (const SteadyRound& round : steady.rounds)
+        rounds.push_back({{"round", round.round}, {"push", halfJson(round.push)},
+                          {"popAck", halfJson(round.popAck)}, {"backlog", round.backlog}});
+    return {{"queue", steady.queue}, {"batch", steady.batch}, {"connections", steady.connections},
+            {"partitions", steady.partitions}, {"roundSeconds", steady.roundSeconds},
+            {"rounds", std::move(rounds)}, {"push", spreadJson(steady.push)}, {"popAck", spreadJson(steady.popAck)},
+            {"pushCpu", cpuSpreadJson(steady.pushCpu)}, {"popAckCpu", cpuSpreadJson(steady.popAckCpu)},
+            {"errors", steady.errors},
+            {"firstError", steady.firstError.empty() ? json(nullptr) : json(steady.firstError)}};
 }
 
 } // namespace
@@ -63,28 +125,57 @@ std::string formatHeader(const BenchOptions& options, const RunConditions& condi
         for (const auto& [key, value] : options.labels) out << " " << key << "=" << value;
         out << "\n";
     }
-    out << "reference: " << referenceNote() << "\n";
+    out << "cost: CPU microseconds per message of the broker (its pid) and of the whole PostgreSQL cluster, and "
+           "WAL bytes per message, over each measured window"
+        << (options.postgresUrl.empty() ? " (PostgreSQL not measured: no --pg-url)" : "") << "\n";
+    if (!options.rawPostgresUrl.empty())
+        out << "anchors: raw-push and raw-lease do the same work straight on PostgreSQL (scratch database, same "
+               "cluster), each run just before the broker scenario of its batch; anchor = ours / theirs msg/s\n";
     return out.str();
 }
 
 std::string formatColumnTitles() {
-    return format("%-8s %6s %6s %6s %12s %9s %9s %9s %7s %10s %7s %7s", "scenario", "batch", "conns", "parts",
-                  "msg/s", "p50_ms", "p99_ms", "messages", "errors", "rss_mb", "queen", "target");
+    return format("%-9s %6s %6s %6s %12s %9s %9s %9s %7s %8s %9s %9s %7s %s", "scenario", "batch", "conns", "parts",
+                  "msg/s", "p50_ms", "p99_ms", "messages", "errors", "rss_mb", "broker_us", "pg_us", "wal_B",
+                  "anchor");
 }
 
 std::string formatScenarioLine(const ScenarioResult& result) {
     const bool latencyOnly = result.scenario.rfind(kScenarioWake, 0) == 0;  // wake, wake-mesh
     const std::string rate = latencyOnly ? "-" : format("%.1f", result.messagesPerSecond);
     const std::string rss = result.brokerMemory ? format("%.1f", kbToMb(result.brokerMemory->peakRssKb)) : "-";
-    const auto reference = referenceFor(result.scenario, result.batch);
-    const std::string queen = reference ? kilo(reference->queenMessagesPerSecond) : "-";
-    const std::string target = reference ? kilo(reference->targetMessagesPerSecond) : "-";
-    std::string line = format("%-8s %6d %6d %6d %12s %9.2f %9.2f %9lld %7lld %10s %7s %7s", result.scenario.c_str(),
-                              result.batch, result.connections, result.partitions, rate.c_str(), result.latency.p50Ms,
-                              result.latency.p99Ms, static_cast<long long>(result.messages),
-                              static_cast<long long>(result.errors), rss.c_str(), queen.c_str(), target.c_str());
+    const std::string broker = figureOrDash(result.cost.brokerUsPerMessage, "%.1f");
+    const std::string postgres = figureOrDash(result.cost.postgresUsPerMessage, "%.1f");
+    const std::string wal = figureOrDash(result.cost.walBytesPerMessage, "%.0f");
+    const std::string anchor = result.anchor ? format("%.2fx raw", result.anchor->ratio) : "-";
+    std::string line = format("%-9s %6d %6d %6d %12s %9.2f %9.2f %9lld %7lld %8s %9s %9s %7s %s",
+                              result.scenario.c_str(), result.batch, result.connections, result.partitions,
+                              rate.c_str(), result.latency.p50Ms, result.latency.p99Ms,
+                              static_cast<long long>(result.messages), static_cast<long long>(result.errors),
+                              rss.c_str(), broker.c_str(), postgres.c_str(), wal.c_str(), anchor.c_str());
     if (!result.firstError.empty()) line += "\n  first error: " + result.firstError;
     return line;
+}
+
+std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue) {
+    return format("steady: %d rounds of %.1f s on queue %s (batch %d, %d connections, %d partitions): each pushes for "
+                  "half the round, then pop+acks what is there for the other half",
+                  options.steadyRounds, options.steadyRoundSeconds, queue.c_str(), kSteadyBatch, options.connections,
+                  options.partitions);
+}
+
+std::string formatSteadyRound(const SteadyRound& round) {
+    return format("steady    round %2d: push %9.1f msg/s (", round.round, round.push.messagesPerSecond) +
+           costWords(round.push.cost) + format(") | pop+ack %9.1f msg/s (", round.popAck.messagesPerSecond) +
+           costWords(round.popAck.cost) + format(") | backlog %lld", static_cast<long long>(round.backlog));
+}
+
+std::string formatSteadySummary(const SteadyResult& result) {
+    std::string text = spreadLine("push", result.push, result.pushCpu) + "\n" +
+                       spreadLine("pop+ack", result.popAck, result.popAckCpu);
+    if (result.errors > 0)
+        text += format("\nsteady    %lld errors; first: ", static_cast<long long>(result.errors)) + result.firstError;
+    return text;
 }
 
 std::string formatPeakRss(const std::optional<ProcessMemory>& memory) {
@@ -94,7 +185,8 @@ std::string formatPeakRss(const std::optional<ProcessMemory>& memory) {
 }
 
 std::string resultsToJson(const BenchOptions& options, const RunConditions& conditions,
-                          const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory) {
+                          const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory,
+                          const std::optional<SteadyResult>& steady) {
     json scenarios = json::array();
     for (const ScenarioResult& result : results) {
         json details = json::object();
@@ -118,12 +210,13 @@ std::string resultsToJson(const BenchOptions& options, const RunConditions& cond
             {"firstError", result.firstError.empty() ? json(nullptr) : json(result.firstError)},
             {"brokerMemory", memoryJson(result.brokerMemory)},
             {"brokerPeakIsPerScenario", result.peakIsPerScenario},
-            {"reference", referenceJson(result)},
+            {"cost", costJson(result.cost)},
+            {"anchor", anchorJson(result.anchor)},
         });
     }
     json labels = json::object();
     for (const auto& [key, value] : options.labels) labels[key] = value;
-    const json document = {
+    json document = {
         {"runId", conditions.runId},
         {"startedAt", conditions.startedAtUtc},
         {"conditions", {{"url", options.url}, {"cores", conditions.cores},
@@ -133,6 +226,7 @@ std::string resultsToJson(const BenchOptions& options, const RunConditions& cond
         {"scenarios", std::move(scenarios)},
         {"broker", memoryJson(finalMemory)},
     };
+    if (steady) document["steady"] = steadyJson(*steady);
     return document.dump(2) + "\n";
 }
 

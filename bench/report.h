@@ -8,6 +8,7 @@
 #include "options.h"
 #include "proc_memory.h"
 #include "scenarios.h"
+#include "steady.h"
 
 namespace bench {
 
@@ -18,16 +19,23 @@ struct RunConditions {
 };
 
 // Header lines stating the conditions: URL, cores, durations, connections, labels
-// (PostgreSQL durability settings arrive as labels from scripts/bench.sh).
+// (PostgreSQL durability settings arrive as labels from scripts/bench.sh), what the cost columns
+// measure and where the anchors run.
 std::string formatHeader(const BenchOptions& options, const RunConditions& conditions);
 std::string formatColumnTitles();
-// One line per scenario; the wake scenario prints "-" for msg/s.
+// One line per scenario; the wake scenario prints "-" for msg/s; "-" for a cost not measured;
+// push and popack end with their ratio to the anchor of the same batch ("0.84x raw").
 std::string formatScenarioLine(const ScenarioResult& result);
+// The steady scenario: what it runs, one line per round, the two verdicts.
+std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue);
+std::string formatSteadyRound(const SteadyRound& round);
+std::string formatSteadySummary(const SteadyResult& result);
 // The broker's peak RSS over the whole run, or a note that it was not measured.
 std::string formatPeakRss(const std::optional<ProcessMemory>& memory);
 
 std::string resultsToJson(const BenchOptions& options, const RunConditions& conditions,
-                          const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory);
+                          const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory,
+                          const std::optional<SteadyResult>& steady = std::nullopt);
 
 std::string utcNowIso8601();
 

@@ -7,12 +7,13 @@
 #include <mutex>
 #include <thread>
 
+#include "loads.h"
 #include "wire.h"
 
 namespace bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = BenchClock;
 
 // After a failed request a worker pauses this long, so a dead broker is not hammered in a hot loop.
 constexpr auto kErrorPause = std::chrono::milliseconds(20);
@@ -65,21 +66,6 @@ int claimBudget(SharedProgress& progress, std::int64_t limit, int want) {
     return static_cast<int>(std::min<std::int64_t>(want, limit - before));
 }
 
-struct PushLoadResult {
-    double elapsedSeconds = 0;
-    std::int64_t requests = 0;
-    std::int64_t queued = 0;
-    std::int64_t duplicates = 0;
-    std::int64_t buffered = 0;
-    std::int64_t failedItems = 0;
-    std::int64_t errors = 0;
-    std::string firstError;
-    LatencySamples latencies{0};
-};
-
-// Pushes `batch`-item requests to `queue` on `connections` keep-alive connections until
-// `messageLimit` items were sent or `deadline` passed. Connection i sends its k-th request to
-// partition (i + k) mod partitions, so the load is spread over all partitions.
 // Transaction ids are unique per load, not just per queue: a kept queue (--popack-queue) is
 // filled by every run and batch, and a repeated id would be stored once and count as a duplicate.
 std::string loadTag() {
@@ -89,8 +75,32 @@ std::string loadTag() {
     return std::to_string(startedMs) + "-" + std::to_string(++loads) + "-";
 }
 
+void finishRates(ScenarioResult& result) {
+    result.messagesPerSecond = result.elapsedSeconds > 0 ? static_cast<double>(result.messages) / result.elapsedSeconds : 0;
+}
+
+std::string popPath(const std::string& queue, const std::string& query) {
+    return "/api/v1/pop/queue/" + encodePathSegment(queue) + "?" + query;
+}
+
+} // namespace
+
+CostSample sampleCost(CostMeter* meter) {
+    if (meter == nullptr) return {};
+    try {
+        return meter->sample();
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+BenchClock::time_point deadlineAfter(double seconds) {
+    return BenchClock::now() + std::chrono::duration_cast<BenchClock::duration>(std::chrono::duration<double>(seconds));
+}
+
 PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue, int batch,
-                        std::int64_t messageLimit, Clock::time_point deadline, std::size_t latencyCapacity) {
+                        std::int64_t messageLimit, Clock::time_point deadline, std::size_t latencyCapacity,
+                        CostMeter* meter) {
     const std::string tag = loadTag();
     SharedProgress progress;
     std::atomic<std::int64_t> duplicates{0}, buffered{0}, failedItems{0};
@@ -135,10 +145,12 @@ PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& option
 
     std::vector<std::thread> threads;
     for (int i = 0; i < connections; ++i) threads.emplace_back(worker, i);
+    const CostSample costBefore = sampleCost(meter);
     const auto begin = Clock::now();
     startSignal.set_value();
     for (auto& thread : threads) thread.join();
     const auto end = Clock::now();
+    const CostSample costAfter = sampleCost(meter);
 
     PushLoadResult result;
     result.elapsedSeconds = secondsBetween(begin, end);
@@ -151,11 +163,8 @@ PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& option
     result.firstError = progress.firstError;
     result.latencies = LatencySamples(latencyCapacity);
     for (auto& samples : perThread) result.latencies.absorb(std::move(samples));
+    result.cost = costPerMessage(costBefore, costAfter, result.queued);
     return result;
-}
-
-void finishRates(ScenarioResult& result) {
-    result.messagesPerSecond = result.elapsedSeconds > 0 ? static_cast<double>(result.messages) / result.elapsedSeconds : 0;
 }
 
 bool configureQueue(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
@@ -167,117 +176,22 @@ bool configureQueue(const BrokerAddress& address, const BenchOptions& options, c
     return false;
 }
 
-std::string popPath(const std::string& queue, const std::string& query) {
-    return "/api/v1/pop/queue/" + encodePathSegment(queue) + "?" + query;
-}
-
-} // namespace
-
-std::string makeRunId() {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
-}
-
-ScenarioRunner::ScenarioRunner(BenchOptions options, BrokerAddress address, std::string runId)
-    : options_(std::move(options)), address_(std::move(address)), runId_(std::move(runId)) {}
-
-std::string ScenarioRunner::newQueue(const std::string& kind, int batch) {
-    std::string name = options_.queuePrefix + "-" + kind + "-b" + std::to_string(batch) + "-" + runId_;
-    createdQueues_.push_back(name);
-    return name;
-}
-
-// The queue a pop+ack scenario consumes: the given existing one (--popack-queue), or a fresh one.
-std::string ScenarioRunner::popAckQueue(int batch, std::string& configureError) {
-    if (!options_.popackQueue.empty()) return options_.popackQueue;
-    std::string queue = newQueue("popack", batch);
-    configureQueue(address_, options_, queue, configureError);
-    return queue;
-}
-
-void ScenarioRunner::resetBrokerPeak(ScenarioResult& result) const {
-    if (options_.brokerPid > 0) result.peakIsPerScenario = resetPeakRss(options_.brokerPid);
-}
-
-void ScenarioRunner::sampleBrokerMemory(ScenarioResult& result) const {
-    if (options_.brokerPid > 0) result.brokerMemory = readProcessMemory(options_.brokerPid);
-}
-
-ScenarioResult ScenarioRunner::runPush(int batch) {
-    ScenarioResult result;
-    result.scenario = kScenarioPush;
-    result.batch = batch;
-    result.connections = options_.connections;
-    result.partitions = options_.partitions;
-    result.queue = newQueue("push", batch);
-    resetBrokerPeak(result);
-    // Creating the queue up front keeps its one-time creation out of the measured window.
-    std::string configureError;
-    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
-
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(options_.durationSeconds));
-    PushLoadResult load = pushLoad(address_, options_, result.queue, batch, options_.maxMessagesPerScenario, deadline,
-                                   options_.maxLatencySamples);
-    result.elapsedSeconds = load.elapsedSeconds;
-    result.messages = load.queued;
-    result.requests = load.requests;
-    result.errors = load.errors;
-    if (result.firstError.empty()) result.firstError = load.firstError;
-    result.droppedSamples = load.latencies.dropped();
-    result.latency = summarize(load.latencies.kept());
-    result.details["duplicateItems"] = static_cast<double>(load.duplicates);
-    result.details["bufferedItems"] = static_cast<double>(load.buffered);
-    result.details["failedItems"] = static_cast<double>(load.failedItems);
-    finishRates(result);
-    sampleBrokerMemory(result);
-    return result;
-}
-
-ScenarioResult ScenarioRunner::runPopAck(int batch) {
-    ScenarioResult result;
-    result.scenario = kScenarioPopAck;
-    result.batch = batch;
-    result.connections = options_.connections;
-    result.partitions = options_.partitions;
-    resetBrokerPeak(result);
-    std::string configureError;
-    result.queue = popAckQueue(batch, configureError);
-    result.firstError = configureError;
-
-    // Pre-fill (not measured): the consumers then only pop and ack.
-    const std::int64_t prefillTarget = std::min(prefillCountFor(options_, batch), options_.maxMessagesPerScenario);
-    PushLoadResult prefill = pushLoad(address_, options_, result.queue, kPrefillBatch, prefillTarget,
-                                      Clock::now() + kPrefillTimeLimit, /*latencyCapacity=*/1);
-    const std::int64_t available = prefill.queued;
-    result.details["prefilled"] = static_cast<double>(available);
-    result.details["prefillSeconds"] = prefill.elapsedSeconds;
-    result.details["prefillTarget"] = static_cast<double>(prefillTarget);
-    result.details["prefillErrors"] = static_cast<double>(prefill.errors);
-    if (prefill.errors > 0 && result.firstError.empty()) result.firstError = "pre-fill: " + prefill.firstError;
-
-    if (available == 0) {
-        // Nothing to consume: the pre-fill failed, and firstError says why.
-        result.errors = prefill.errors;
-        sampleBrokerMemory(result);
-        return result;
-    }
-
+PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
+                            int batch, std::int64_t available, Clock::time_point deadline,
+                            std::size_t latencyCapacity, CostMeter* meter) {
     SharedProgress progress;
     std::atomic<std::int64_t> emptyPops{0}, ackFailures{0};
-    const int connections = options_.connections;
-    const std::size_t perThreadCapacity = options_.maxLatencySamples / connections + 1;
+    const int connections = options.connections;
+    const std::size_t perThreadCapacity = latencyCapacity / connections + 1;
     std::vector<LatencySamples> cycleSamples(connections, LatencySamples(perThreadCapacity));
     std::vector<LatencySamples> popSamples(connections, LatencySamples(perThreadCapacity));
     std::vector<LatencySamples> ackSamples(connections, LatencySamples(perThreadCapacity));
-    const std::string path = popPath(result.queue, "batch=" + std::to_string(batch) + "&wait=false&timeout=1000");
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(options_.durationSeconds));
+    const std::string path = popPath(queue, "batch=" + std::to_string(batch) + "&wait=false&timeout=1000");
     std::promise<void> startSignal;
     std::shared_future<void> started = startSignal.get_future().share();
 
     auto consumer = [&](int index) {
-        BrokerClient client(address_, options_.httpTimeoutSeconds);
+        BrokerClient client(address, options.httpTimeoutSeconds);
         started.wait();
         while (!progress.stop.load(std::memory_order_relaxed) && Clock::now() < deadline) {
             const auto popSent = Clock::now();
@@ -330,34 +244,140 @@ ScenarioResult ScenarioRunner::runPopAck(int batch) {
 
     std::vector<std::thread> threads;
     for (int i = 0; i < connections; ++i) threads.emplace_back(consumer, i);
+    const CostSample costBefore = sampleCost(meter);
     const auto begin = Clock::now();
     startSignal.set_value();
     for (auto& thread : threads) thread.join();
     const auto end = Clock::now();
+    const CostSample costAfter = sampleCost(meter);
 
     auto merge = [&](std::vector<LatencySamples>& parts) {
-        LatencySamples merged(options_.maxLatencySamples);
+        LatencySamples merged(latencyCapacity);
         for (auto& samples : parts) merged.absorb(std::move(samples));
         return merged;
     };
-    LatencySamples cycles = merge(cycleSamples);
-    const LatencySummary pops = summarize(merge(popSamples).kept());
-    const LatencySummary acks = summarize(merge(ackSamples).kept());
-
+    PopAckLoadResult result;
+    result.cycles = merge(cycleSamples);
+    result.pops = summarize(merge(popSamples).kept());
+    result.acks = summarize(merge(ackSamples).kept());
     result.elapsedSeconds = secondsBetween(begin, end);
-    result.messages = progress.messages.load();
+    result.acked = progress.messages.load();
     result.requests = progress.requests.load();
     result.errors = progress.errors.load();
-    if (result.firstError.empty()) result.firstError = progress.firstError;
-    result.droppedSamples = cycles.dropped();
-    result.latency = summarize(cycles.kept());
-    result.details["popP50Ms"] = pops.p50Ms;
-    result.details["popP99Ms"] = pops.p99Ms;
-    result.details["ackP50Ms"] = acks.p50Ms;
-    result.details["ackP99Ms"] = acks.p99Ms;
-    result.details["emptyPops"] = static_cast<double>(emptyPops.load());
-    result.details["ackItemFailures"] = static_cast<double>(ackFailures.load());
-    result.details["drained"] = result.messages >= available ? 1.0 : 0.0;
+    result.firstError = progress.firstError;
+    result.emptyPops = emptyPops.load();
+    result.ackItemFailures = ackFailures.load();
+    result.drained = result.acked >= available;
+    result.cost = costPerMessage(costBefore, costAfter, result.acked);
+    return result;
+}
+
+std::string makeRunId() {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+}
+
+ScenarioRunner::ScenarioRunner(BenchOptions options, BrokerAddress address, std::string runId, CostMeter* meter)
+    : options_(std::move(options)), address_(std::move(address)), runId_(std::move(runId)), meter_(meter) {}
+
+std::string ScenarioRunner::newQueue(const std::string& kind, int batch) {
+    std::string name = options_.queuePrefix + "-" + kind + "-b" + std::to_string(batch) + "-" + runId_;
+    createdQueues_.push_back(name);
+    return name;
+}
+
+// The queue a pop+ack scenario consumes: the given existing one (--popack-queue), or a fresh one.
+std::string ScenarioRunner::popAckQueue(int batch, std::string& configureError) {
+    if (!options_.popackQueue.empty()) return options_.popackQueue;
+    std::string queue = newQueue("popack", batch);
+    configureQueue(address_, options_, queue, configureError);
+    return queue;
+}
+
+void ScenarioRunner::resetBrokerPeak(ScenarioResult& result) const {
+    if (options_.brokerPid > 0) result.peakIsPerScenario = resetPeakRss(options_.brokerPid);
+}
+
+void ScenarioRunner::sampleBrokerMemory(ScenarioResult& result) const {
+    if (options_.brokerPid > 0) result.brokerMemory = readProcessMemory(options_.brokerPid);
+}
+
+ScenarioResult ScenarioRunner::runPush(int batch) {
+    ScenarioResult result;
+    result.scenario = kScenarioPush;
+    result.batch = batch;
+    result.connections = options_.connections;
+    result.partitions = options_.partitions;
+    result.queue = newQueue("push", batch);
+    resetBrokerPeak(result);
+    // Creating the queue up front keeps its one-time creation out of the measured window.
+    std::string configureError;
+    if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
+
+    PushLoadResult load = pushLoad(address_, options_, result.queue, batch, options_.maxMessagesPerScenario,
+                                   deadlineAfter(options_.durationSeconds), options_.maxLatencySamples, meter_);
+    result.elapsedSeconds = load.elapsedSeconds;
+    result.messages = load.queued;
+    result.requests = load.requests;
+    result.errors = load.errors;
+    if (result.firstError.empty()) result.firstError = load.firstError;
+    result.droppedSamples = load.latencies.dropped();
+    result.latency = summarize(load.latencies.kept());
+    result.cost = load.cost;
+    result.details["duplicateItems"] = static_cast<double>(load.duplicates);
+    result.details["bufferedItems"] = static_cast<double>(load.buffered);
+    result.details["failedItems"] = static_cast<double>(load.failedItems);
+    finishRates(result);
+    sampleBrokerMemory(result);
+    return result;
+}
+
+ScenarioResult ScenarioRunner::runPopAck(int batch) {
+    ScenarioResult result;
+    result.scenario = kScenarioPopAck;
+    result.batch = batch;
+    result.connections = options_.connections;
+    result.partitions = options_.partitions;
+    resetBrokerPeak(result);
+    std::string configureError;
+    result.queue = popAckQueue(batch, configureError);
+    result.firstError = configureError;
+
+    // Pre-fill (not measured): the consumers then only pop and ack.
+    const std::int64_t prefillTarget = std::min(prefillCountFor(options_, batch), options_.maxMessagesPerScenario);
+    PushLoadResult prefill = pushLoad(address_, options_, result.queue, kPrefillBatch, prefillTarget,
+                                      Clock::now() + kPrefillTimeLimit, /*latencyCapacity=*/1);
+    const std::int64_t available = prefill.queued;
+    result.details["prefilled"] = static_cast<double>(available);
+    result.details["prefillSeconds"] = prefill.elapsedSeconds;
+    result.details["prefillTarget"] = static_cast<double>(prefillTarget);
+    result.details["prefillErrors"] = static_cast<double>(prefill.errors);
+    if (prefill.errors > 0 && result.firstError.empty()) result.firstError = "pre-fill: " + prefill.firstError;
+
+    if (available == 0) {
+        // Nothing to consume: the pre-fill failed, and firstError says why.
+        result.errors = prefill.errors;
+        sampleBrokerMemory(result);
+        return result;
+    }
+
+    PopAckLoadResult load = popAckLoad(address_, options_, result.queue, batch, available,
+                                       deadlineAfter(options_.durationSeconds), options_.maxLatencySamples, meter_);
+    result.elapsedSeconds = load.elapsedSeconds;
+    result.messages = load.acked;
+    result.requests = load.requests;
+    result.errors = load.errors;
+    if (result.firstError.empty()) result.firstError = load.firstError;
+    result.droppedSamples = load.cycles.dropped();
+    result.latency = summarize(load.cycles.kept());
+    result.cost = load.cost;
+    result.details["popP50Ms"] = load.pops.p50Ms;
+    result.details["popP99Ms"] = load.pops.p99Ms;
+    result.details["ackP50Ms"] = load.acks.p50Ms;
+    result.details["ackP99Ms"] = load.acks.p99Ms;
+    result.details["emptyPops"] = static_cast<double>(load.emptyPops);
+    result.details["ackItemFailures"] = static_cast<double>(load.ackItemFailures);
+    result.details["drained"] = load.drained ? 1.0 : 0.0;
     finishRates(result);
     sampleBrokerMemory(result);
     return result;

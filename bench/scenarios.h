@@ -1,4 +1,4 @@
-// The three bench scenarios: push, pop+ack and long-poll wake latency.
+// The broker scenarios: push, pop+ack and long-poll wake latency.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,16 @@
 #include "proc_memory.h"
 
 namespace bench {
+
+// A broker scenario beside the raw-PostgreSQL anchor run just before it at the same batch size
+// (anchors.h): raw-push for push, raw-lease for popack.
+struct AnchorComparison {
+    std::string scenario;            // raw-push, raw-lease
+    double messagesPerSecond = 0;    // the anchor's
+    double ratio = 0;                // ours / the anchor's msg/s
+    std::optional<double> postgresCpuRatio; // ours / the anchor's PostgreSQL CPU per message
+    std::optional<double> walRatio;         // ours / the anchor's WAL bytes per message
+};
 
 struct ScenarioResult {
     std::string scenario;
@@ -34,6 +44,7 @@ struct ScenarioResult {
                                                // scenario's peak when peakIsPerScenario
     bool peakIsPerScenario = false;            // VmHWM was reset when the scenario began
     MessageCost cost;                          // CPU and WAL per message over the measured window
+    std::optional<AnchorComparison> anchor;    // push / popack: the raw-PostgreSQL anchor of the same batch
 };
 
 // Identifies one bench run; part of every queue name so runs never share queues.
@@ -41,19 +52,21 @@ std::string makeRunId();
 
 class ScenarioRunner {
 public:
-    ScenarioRunner(BenchOptions options, BrokerAddress address, std::string runId);
+    // `meter` (may be null) measures each scenario's window; it outlives the runner.
+    ScenarioRunner(BenchOptions options, BrokerAddress address, std::string runId, CostMeter* meter = nullptr);
 
     ScenarioResult runPush(int batch);
     ScenarioResult runPopAck(int batch);
     ScenarioResult runWake();
 
+    // A fresh queue name, remembered for cleanup; not created on the broker.
+    std::string newQueue(const std::string& kind, int batch);
     // Queues created so far (for cleanup).
     const std::vector<std::string>& createdQueues() const { return createdQueues_; }
     // Deletes the created queues; returns how many deletions failed and sets `firstError`.
     int deleteCreatedQueues(std::string& firstError);
 
 private:
-    std::string newQueue(const std::string& kind, int batch);
     std::string popAckQueue(int batch, std::string& configureError);
     void resetBrokerPeak(ScenarioResult& result) const;
     void sampleBrokerMemory(ScenarioResult& result) const;
@@ -62,6 +75,7 @@ private:
     BrokerAddress address_;
     std::string runId_;
     std::vector<std::string> createdQueues_;
+    CostMeter* meter_ = nullptr;
 };
 
 } // namespace bench

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: starts a broker on a free loopback port against the project PostgreSQL, runs
-# queen-bench against it (push, pop+ack, long-poll wake latency), then stops the broker; then the
+# queen-bench against it (per batch size the raw-push anchor then push, the raw-lease anchor then
+# pop+ack; long-poll wake latency; the steadiness rounds), then stops the broker; then the
 # parked long polls and the spool drain, each on a fresh broker; then two brokers joined by the mesh for the cross-broker wake latency (push on one, long poll on the other).
 #
 # Environment (all optional):
@@ -8,12 +9,15 @@
 #   PGPORT, PG_DB         project PostgreSQL port and database (default 55432, queen)
 #   BENCH_JSON            JSON results file (default bench/results.json)
 #   BENCH_DB_POOL_SIZE    DB_POOL_SIZE of the bench broker (default 20; the cluster is shared)
-#   BENCH_TIMEOUT_S       hard limit on the whole bench run (default 170)
+#   BENCH_TIMEOUT_S       hard limit on each of the history and status runs (default 170)
+#   BENCH_MAIN_TIMEOUT_S  hard limit on the main run (default: computed from its scenarios, main_timeout below)
 #   BENCH_ALLOW_NON_DURABLE=1  run even when fsync or synchronous_commit is off (figures then say so)
 #   BENCH_ARGS            extra queen-bench flags, e.g. "--duration 5 --batches 100"
 #   BENCH_SPOOL_EVENTS    events of the spool drain scenario (default 50000)
 #   BENCH_REPLAY_LANES    FILE_BUFFER_REPLAY_LANES of its second run (default 4; the first runs with 1)
-#   BENCH_RAW_SECONDS     seconds of the raw PostgreSQL insert baseline (default 10; 0 skips it)
+#   BENCH_RAW_DB          scratch database of the raw-push and raw-lease anchors, same cluster (default
+#                         queen_bench_raw; created when missing, its tables recreated by every run)
+#   BENCH_STEADY=0        skip the steady scenario (ten push-then-pop+ack rounds on one queue)
 #   BENCH_HISTORY=0       skip the history scenario (push and pop+ack on a database with 10M messages)
 #   BENCH_HISTORY_DB      its database (default queen_bench_history; kept between runs, made once)
 #   BENCH_HISTORY_REBUILD=1  drop and regenerate that database even when its shape is right
@@ -39,6 +43,8 @@ for binary in "$BROKER_BIN" "$BENCH_BIN"; do
   [ -x "$binary" ] || { echo "bench: $binary is missing; run 'make build' (or set BUILD)" >&2; exit 1; }
 done
 
+# pg_url DB: the libpq URL queen-bench measures PostgreSQL through (--pg-url, --raw-pg-url).
+pg_url() { echo "postgresql://postgres:postgres@127.0.0.1:$PGPORT/$1"; }
 pg_setting() { psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$PG_DB" -tAc "SHOW $1"; }
 FSYNC=$(pg_setting fsync)
 SYNC_COMMIT=$(pg_setting synchronous_commit)
@@ -108,12 +114,46 @@ start_broker main "$PORT"
 BROKER_PID=$STARTED_PID
 echo "bench: broker pid $BROKER_PID on http://127.0.0.1:$PORT (DB_POOL_SIZE=$BENCH_DB_POOL_SIZE)"
 
+# The raw-PostgreSQL anchors' scratch database, in the same cluster as the broker's.
+RAW_DB=${BENCH_RAW_DB:-queen_bench_raw}
+psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_database where datname = '$RAW_DB'" |
+  grep -q 1 || psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database \"$RAW_DB\""
+MAIN_SCENARIOS=raw-push,push,raw-lease,popack,wake
+[ "${BENCH_STEADY:-1}" = 0 ] || MAIN_SCENARIOS=$MAIN_SCENARIOS,steady
+
+# bench_arg FLAG DEFAULT: the last value BENCH_ARGS gives FLAG (queen-bench takes the last one too).
+bench_arg() {
+  local flag=$1 value=$2 previous="" word
+  # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+  for word in ${BENCH_ARGS:-}; do
+    [ "$previous" = "$flag" ] && value=$word
+    previous=$word
+  done
+  echo "$value"
+}
+# The main run's bound, from what it runs: per batch size the two anchors and the two broker
+# scenarios (4 durations), the raw-lease pre-fill (at most ~15 s) and the pop+ack pre-fill (at most
+# 30 s, queen-bench's own limit) and 10 s of set-up; the wake scenario (at most one duration); the
+# steady rounds; 40 s of start-up, cleanup and slack.
+main_timeout() {
+  local duration batches rounds round_seconds steady_seconds=0
+  duration=$(bench_arg --duration 10)
+  batches=$(bench_arg --batches 1,10,100 | tr ',' '\n' | grep -c .)
+  rounds=$(bench_arg --steady-rounds 10)
+  round_seconds=$(bench_arg --steady-round-seconds 10)
+  case ",$(bench_arg --scenario "$MAIN_SCENARIOS")," in *,steady,*) steady_seconds=$((rounds * ${round_seconds%.*} + 10)) ;; esac
+  awk -v d="$duration" -v b="$batches" -v s="$steady_seconds" 'BEGIN { printf "%d", b * (4 * d + 55) + d + s + 40 }'
+}
+MAIN_TIMEOUT_S=${BENCH_MAIN_TIMEOUT_S:-$(main_timeout)}
+echo "bench: main run: $MAIN_SCENARIOS, bounded by ${MAIN_TIMEOUT_S}s; anchors in database $RAW_DB"
+
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
-timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" \
+timeout --signal=TERM "$MAIN_TIMEOUT_S" "$BENCH_BIN" \
   --url "http://127.0.0.1:$PORT" --broker-pid "$BROKER_PID" --json "$BENCH_JSON" \
+  --pg-url "$(pg_url "$PG_DB")" --raw-pg-url "$(pg_url "$RAW_DB")" --scenario "$MAIN_SCENARIOS" \
   --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
   --label "db_pool_size=$BENCH_DB_POOL_SIZE" ${BENCH_ARGS:-} || status=$?
-if [ "$status" = 124 ]; then echo "bench: stopped after the ${BENCH_TIMEOUT_S}s limit" >&2; fi
+if [ "$status" = 124 ]; then echo "bench: stopped after the ${MAIN_TIMEOUT_S}s limit" >&2; fi
 if ! kill -0 "$BROKER_PID" 2>/dev/null; then
   echo "bench: the broker exited during the run; its log:" >&2
   tail -n 40 "$WORK_DIR/main.log" >&2 || true
@@ -125,48 +165,6 @@ fi
 stop_brokers
 [ "$status" = 0 ] || exit "$status"
 
-# Raw PostgreSQL baseline: 10 connections inserting the rows a batch-100 push stores (100 rows of
-# queen.messages' shape per transaction, sent by the client as literals with their JSON payloads and
-# transaction ids shaped like the bench's, the same two indexes, the same durability), with pgbench. The batch-100 push target is 85% of this.
-raw_insert_baseline() {
-  local seconds=${BENCH_RAW_SECONDS:-10} db=queen_bench_raw script tps
-  [ "$seconds" -gt 0 ] || return 0
-  command -v pgbench >/dev/null || { echo "bench: raw-pg: pgbench is missing; skipped" >&2; return 0; }
-  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_database where datname = '$db'" | grep -q 1 ||
-    psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database $db"
-  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
-SET client_min_messages TO warning;
-DROP TABLE IF EXISTS raw_messages;
-DROP SEQUENCE IF EXISTS raw_seq;
-DROP SEQUENCE IF EXISTS raw_tx;
-CREATE SEQUENCE raw_seq;
-CREATE SEQUENCE raw_tx;
-CREATE TABLE raw_messages (
-  partition_id uuid NOT NULL, seq bigint NOT NULL, id uuid NOT NULL, transaction_id text NOT NULL, payload jsonb,
-  trace_id uuid, producer_sub text, is_encrypted boolean NOT NULL DEFAULT false, created_at timestamptz NOT NULL,
-  PRIMARY KEY (partition_id, seq), UNIQUE (partition_id, transaction_id));
-SQL
-  # One INSERT of 100 VALUES rows per transaction, into partition :p (one of 10).
-  script="$WORK_DIR/raw-insert.sql"
-  {
-    echo '\set p random(0, 9)'
-    echo 'INSERT INTO raw_messages (partition_id, seq, id, transaction_id, payload, created_at) VALUES'
-    for k in $(seq 0 99); do
-      printf "(('00000000-0000-7000-8000-00000000000' || :p)::uuid, nextval('raw_seq'), gen_random_uuid(), "
-      printf "'c' || :client_id || '-' || nextval('raw_tx'), '{\"seq\": %d, \"fill\": \"%s\"}', clock_timestamp())%s\n" \
-        "$k" "$(printf 'x%.0s' $(seq 64))" "$([ "$k" = 99 ] && echo ';' || echo ',')"
-    done
-  } >"$script"
-  tps=$(pgbench -h 127.0.0.1 -p "$PGPORT" -U postgres -n -c 10 -j 2 -T "$seconds" -f "$script" "$db" 2>&1 |
-        awk '/^tps = / {print $3; exit}')
-  if [ -z "$tps" ]; then echo "bench: raw-pg: pgbench reported no rate" >&2; return 0; fi
-  awk -v tps="$tps" 'BEGIN { printf "raw-pg   batch 100, 10 connections: %.0f rows/s durable (%.0f tx/s); 85%% = %.0f msg/s\n", tps * 100, tps, tps * 85 }'
-  printf '{"scenario": "raw-pg", "batch": 100, "connections": 10, "seconds": %s, "rowsPerSecond": %s}\n' \
-    "$seconds" "$(awk -v tps="$tps" 'BEGIN { printf "%.0f", tps * 100 }')" >"${BENCH_JSON%.json}-raw.json"
-  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -qc "DROP TABLE raw_messages; DROP SEQUENCE raw_seq, raw_tx" >/dev/null
-}
-echo "bench: raw PostgreSQL insert baseline (pgbench, ${BENCH_RAW_SECONDS:-10} s)"
-raw_insert_baseline
 fi  # BENCH_ONLY
 
 # History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
@@ -217,7 +215,7 @@ if [ "${BENCH_HISTORY:-1}" != 0 ] && [ "${BENCH_ONLY:-}" != status ]; then
   # shellcheck disable=SC2086 # flags
   timeout --signal=TERM "$BENCH_TIMEOUT_S" "$BENCH_BIN" --scenario push,popack \
     --url "http://127.0.0.1:$PORT" --broker-pid "$STARTED_PID" --json "${BENCH_JSON%.json}-history.json" \
-    --popack-queue "$HISTORY_QUEUE" --prefill-max 50000 --queue-prefix bench-history --label "history=$HISTORY_DB" \
+    --pg-url "$(pg_url "$HISTORY_DB")" --popack-queue "$HISTORY_QUEUE" --prefill-max 50000 --queue-prefix bench-history --label "history=$HISTORY_DB" \
     --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
     --label "db_pool_size=$BENCH_DB_POOL_SIZE" ${BENCH_HISTORY_ARGS:-${BENCH_ARGS:-}} || status=$?
   stop_brokers

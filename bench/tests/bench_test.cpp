@@ -2,17 +2,21 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <fstream>
 #include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "../anchors.h"
+#include "../cost_meter.h"
 #include "../latency.h"
 #include "../options.h"
 #include "../proc_memory.h"
-#include "../reference.h"
 #include "../report.h"
 #include "../scenarios.h"
+#include "../steady.h"
 #include "../wire.h"
 
 namespace bench {
@@ -67,7 +71,7 @@ TEST(Options, DefaultsMatchTheIssue) {
     EXPECT_EQ(parsed.options->connections, 10);
     EXPECT_EQ(parsed.options->partitions, 10);
     EXPECT_EQ(parsed.options->batches, (std::vector<int>{1, 10, 100}));
-    EXPECT_EQ(parsed.options->scenarios.size(), 3u);
+    EXPECT_EQ(parsed.options->scenarios, (std::vector<std::string>{"push", "popack", "wake"})); // no anchors, no steady
 }
 
 TEST(Options, ParsesEveryKindOfFlag) {
@@ -221,28 +225,261 @@ TEST(ProcMemory, PeakResetLeavesAPeakNotBelowTheCurrentRss) {
     EXPECT_GE(memory->peakRssKb, memory->currentRssKb);
 }
 
-TEST(Reference, FiguresOfPushAndPopAckAtTheThreeBatchSizes) {
-    EXPECT_DOUBLE_EQ(referenceFor("push", 1)->queenMessagesPerSecond, 900);
-    EXPECT_DOUBLE_EQ(referenceFor("push", 100)->targetMessagesPerSecond, 26'000);  // 85% of raw PostgreSQL
-    EXPECT_DOUBLE_EQ(referenceFor("popack", 10)->targetMessagesPerSecond, 5'000);   // twice the reference
-    EXPECT_FALSE(referenceFor("push", 5));
-    EXPECT_FALSE(referenceFor("wake", 1));
+// A /proc/<pid>/stat line: after the command, state ppid pgrp session tty tpgid flags minflt cminflt
+// majflt cmajflt utime stime cutime cstime ...
+constexpr const char* kStat =
+    "4321 (queen broker) S 77 4321 4321 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 4 0 123 456 789";
+
+TEST(CostMeter, StatCpuTicksSumsUserAndSystemTime) {
+    EXPECT_EQ(statCpuTicks(kStat, false), 300u);
+    EXPECT_EQ(statCpuTicks(kStat, true), 310u); // with the reaped children's 7 + 3
 }
 
-TEST(Report, ScenarioLineCarriesTheReferenceBesideOurs) {
+TEST(CostMeter, StatParsingSurvivesParenthesesAndSpacesInTheCommand) {
+    const std::string odd = "99 (a) (b c)) R 1 99 99 0 -1 0 0 0 0 0 11 22 33 44 20 0";
+    EXPECT_EQ(statParentPid(odd), 1);
+    EXPECT_EQ(statCpuTicks(odd, false), 33u);
+    EXPECT_EQ(statCpuTicks(odd, true), 110u);
+    EXPECT_EQ(statParentPid(kStat), 77);
+}
+
+TEST(CostMeter, StatParsingRejectsTruncatedText) {
+    EXPECT_FALSE(statCpuTicks("", false));
+    EXPECT_FALSE(statCpuTicks("12 (x", false));
+    EXPECT_FALSE(statCpuTicks("12 (x) S 1 12 12 0 -1 0 0 0 0 0 5", false)); // no stime
+    EXPECT_FALSE(statCpuTicks("12 (x) S 1 12 12 0 -1 0 0 0 0 0 5 6", true)); // no cutime
+    EXPECT_FALSE(statParentPid("12 (x)"));
+    EXPECT_FALSE(statParentPid("12 (x) S"));
+}
+
+TEST(CostMeter, ReadsThisProcessFromProc) {
+    std::ifstream file("/proc/self/stat");
+    std::stringstream text;
+    text << file.rdbuf();
+    EXPECT_EQ(statParentPid(text.str()), static_cast<int>(getppid()));
+    EXPECT_TRUE(statCpuTicks(text.str(), true));
+}
+
+TEST(CostMeter, CostPerMessageDividesTheDifferences) {
+    CostSample before;
+    before.brokerCpuSeconds = 1.0;
+    before.postgresCpuSeconds = 10.0;
+    before.walBytes = 1'000;
+    before.hasBroker = before.hasPostgres = before.hasWal = true;
+    CostSample after = before;
+    after.brokerCpuSeconds = 1.5;   // 0.5 s over 1000 messages: 500 us each
+    after.postgresCpuSeconds = 12.0; // 2 s: 2000 us each
+    after.walBytes = 401'000;        // 400 B each
+    const MessageCost cost = costPerMessage(before, after, 1'000);
+    EXPECT_DOUBLE_EQ(*cost.brokerUsPerMessage, 500.0);
+    EXPECT_DOUBLE_EQ(*cost.postgresUsPerMessage, 2'000.0);
+    EXPECT_DOUBLE_EQ(*cost.walBytesPerMessage, 400.0);
+}
+
+TEST(CostMeter, CostPerMessageLeavesOutWhatWasNotMeasured) {
+    CostSample before;
+    CostSample after;
+    after.hasBroker = true;
+    EXPECT_FALSE(costPerMessage(before, after, 10).brokerUsPerMessage); // one side only
+    before.hasBroker = true;
+    EXPECT_TRUE(costPerMessage(before, after, 10).brokerUsPerMessage);
+    EXPECT_FALSE(costPerMessage(before, after, 10).postgresUsPerMessage);
+    EXPECT_FALSE(costPerMessage(before, after, 0).brokerUsPerMessage); // no messages: no figure
+    // WAL without the cluster's CPU (PostgreSQL on another machine) is still a figure.
+    before.hasWal = after.hasWal = true;
+    before.walBytes = 100;
+    after.walBytes = 300;
+    EXPECT_DOUBLE_EQ(*costPerMessage(before, after, 2).walBytesPerMessage, 100.0);
+    EXPECT_FALSE(costPerMessage(before, after, 2).postgresUsPerMessage);
+    after.walBytes = 50; // went backwards: not one cluster
+    EXPECT_FALSE(costPerMessage(before, after, 2).walBytesPerMessage);
+}
+
+TEST(Options, AnchorsJoinTheDefaultListWithARawDatabase) {
+    const ParseResult parsed = parseBenchOptions({"--raw-pg-url", "postgresql://u@h/raw", "--pg-url", "postgresql://u@h/q"});
+    ASSERT_TRUE(parsed.options) << parsed.error;
+    EXPECT_EQ(parsed.options->scenarios,
+              (std::vector<std::string>{"push", "popack", "wake", "raw-push", "raw-lease"}));
+    EXPECT_EQ(parsed.options->rawPostgresUrl, "postgresql://u@h/raw");
+    EXPECT_EQ(parsed.options->postgresUrl, "postgresql://u@h/q");
+    // An explicit list is kept as given.
+    const ParseResult pushOnly = parseBenchOptions({"--raw-pg-url", "postgresql://u@h/raw", "--scenario", "push"});
+    ASSERT_TRUE(pushOnly.options);
+    EXPECT_EQ(pushOnly.options->scenarios, (std::vector<std::string>{"push"}));
+}
+
+TEST(Options, AnchorsNeedARawDatabase) {
+    const ParseResult parsed = parseBenchOptions({"--scenario", "raw-push"});
+    EXPECT_FALSE(parsed.options);
+    EXPECT_NE(parsed.error.find("--raw-pg-url"), std::string::npos);
+    EXPECT_FALSE(parseBenchOptions({"--raw-pg-url", ""}).options);
+}
+
+TEST(Options, SteadyRounds) {
+    const ParseResult defaults = parseBenchOptions({});
+    EXPECT_DOUBLE_EQ(defaults.options->steadyRoundSeconds, 10.0);
+    EXPECT_EQ(defaults.options->steadyRounds, 10);
+    const ParseResult parsed =
+        parseBenchOptions({"--scenario", "steady", "--steady-round-seconds", "4", "--steady-rounds", "3"});
+    ASSERT_TRUE(parsed.options) << parsed.error;
+    EXPECT_EQ(parsed.options->scenarios, (std::vector<std::string>{"steady"}));
+    EXPECT_DOUBLE_EQ(parsed.options->steadyRoundSeconds, 4.0);
+    EXPECT_EQ(parsed.options->steadyRounds, 3);
+    EXPECT_FALSE(parseBenchOptions({"--steady-round-seconds", "0"}).options);
+    EXPECT_FALSE(parseBenchOptions({"--steady-rounds", "1"}).options); // a spread needs two rounds
+}
+
+TEST(Anchors, PushItemsCarryThePushScenariosPayloadAndTransactionIds) {
+    const json items = json::parse(rawPushItemsJson("run-raw-c3", 20, 2, 4));
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_EQ(items[0]["transactionId"], "run-raw-c3-20");
+    EXPECT_EQ(items[1]["transactionId"], "run-raw-c3-21");
+    // The same payload as the push scenario's items (wire.h).
+    PushBatchSpec spec;
+    spec.firstSequence = 21;
+    spec.count = 1;
+    spec.payloadBytes = 4;
+    EXPECT_EQ(items[1]["payload"], json::parse(buildPushBody(spec))["items"][0]["payload"]);
+}
+
+TEST(Anchors, PartitionIdsAndArrayLiterals) {
+    EXPECT_EQ(rawPartitionId(0), "00000000-0000-7000-8000-000000000000");
+    EXPECT_EQ(rawPartitionId(12), "00000000-0000-7000-8000-000000000012");
+    EXPECT_EQ(bigintArrayLiteral({}), "{}");
+    EXPECT_EQ(bigintArrayLiteral({7, -1, 30}), "{7,-1,30}");
+}
+
+TEST(Anchors, LeasePrefillOutlastsTheDurationWithinTheCountBound) {
+    BenchOptions options;
+    options.durationSeconds = 10;
+    EXPECT_EQ(rawLeasePrefillFor(options, 1), 50'000);    // the floor
+    EXPECT_EQ(rawLeasePrefillFor(options, 10), 500'000);  // 5,000 msg/s per batch item
+    EXPECT_EQ(rawLeasePrefillFor(options, 100), 600'000); // capped at 60,000 msg/s
+    options.maxMessagesPerScenario = 30'000;
+    EXPECT_EQ(rawLeasePrefillFor(options, 100), 30'000);
+}
+
+TEST(Anchors, ComparisonIsOursOverTheAnchors) {
+    ScenarioResult anchor;
+    anchor.scenario = "raw-push";
+    anchor.messagesPerSecond = 20'000;
+    anchor.cost.postgresUsPerMessage = 50.0;
+    ScenarioResult ours;
+    ours.messagesPerSecond = 16'800;
+    ours.cost.postgresUsPerMessage = 75.0;
+    ours.cost.walBytesPerMessage = 300.0; // the anchor has no WAL figure: no ratio
+    const AnchorComparison comparison = compareWithAnchor(ours, anchor);
+    EXPECT_EQ(comparison.scenario, "raw-push");
+    EXPECT_DOUBLE_EQ(comparison.ratio, 0.84);
+    EXPECT_DOUBLE_EQ(*comparison.postgresCpuRatio, 1.5);
+    EXPECT_FALSE(comparison.walRatio);
+    anchor.messagesPerSecond = 0; // a failed anchor
+    EXPECT_DOUBLE_EQ(compareWithAnchor(ours, anchor).ratio, 0.0);
+}
+
+TEST(Steady, SpreadIsFastestOverSlowest) {
+    const Spread spread = spreadOf({900, 1200, 1000}, kSteadyTarget);
+    EXPECT_DOUBLE_EQ(spread.highest, 1200);
+    EXPECT_DOUBLE_EQ(spread.lowest, 900);
+    EXPECT_NEAR(spread.ratio, 1.3333, 1e-3);
+    EXPECT_TRUE(spread.pass);
+    EXPECT_FALSE(spreadOf({400, 1000}, kSteadyTarget).pass); // 2.5
+    EXPECT_TRUE(std::isinf(spreadOf({0, 1000}, kSteadyTarget).ratio));
+    EXPECT_FALSE(spreadOf({}, kSteadyTarget).pass);
+    EXPECT_DOUBLE_EQ(spreadOf({500}, kSteadyTarget).ratio, 1.0);
+}
+
+TEST(Steady, CpuPerMessageNeedsBothSides) {
+    MessageCost cost;
+    cost.brokerUsPerMessage = 50.0;
+    EXPECT_FALSE(cpuPerMessage(cost));
+    cost.postgresUsPerMessage = 150.0;
+    EXPECT_DOUBLE_EQ(*cpuPerMessage(cost), 200.0);
+}
+
+std::vector<std::string> columnsOf(const std::string& line) {
+    std::istringstream words(line);
+    return {std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+}
+
+TEST(Report, ScenarioLineCarriesCostAndTheAnchorRatio) {
     ScenarioResult result;
     result.scenario = "push";
     result.batch = 10;
     result.messagesPerSecond = 7000;
-    const std::string line = formatScenarioLine(result);
-    EXPECT_NE(line.find("6.3k"), std::string::npos) << line;
-    EXPECT_NE(line.find("12.6k"), std::string::npos) << line;
-    result.scenario = "wake";  // no reference: the last two columns are "-"
-    std::istringstream words(formatScenarioLine(result));
-    std::vector<std::string> columns{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
-    ASSERT_GE(columns.size(), 2u);
-    EXPECT_EQ(columns[columns.size() - 2], "-");
-    EXPECT_EQ(columns.back(), "-");
+    result.cost.brokerUsPerMessage = 95.14;
+    result.cost.postgresUsPerMessage = 120.26;
+    result.cost.walBytesPerMessage = 450.4;
+    result.anchor = AnchorComparison{"raw-push", 8333, 0.84, std::nullopt, std::nullopt};
+    const std::vector<std::string> columns = columnsOf(formatScenarioLine(result));
+    const std::vector<std::string> titles = columnsOf(formatColumnTitles());
+    ASSERT_EQ(columns.size(), titles.size() + 1) << formatScenarioLine(result); // "0.84x raw" is two words
+    EXPECT_EQ(titles[10], "broker_us");
+    EXPECT_EQ(columns[10], "95.1");
+    EXPECT_EQ(columns[11], "120.3");
+    EXPECT_EQ(columns[12], "450");
+    EXPECT_EQ(columns[13], "0.84x");
+    EXPECT_EQ(columns[14], "raw");
+}
+
+TEST(Report, UnmeasuredCostsAndAnAnchorsOwnLineShowDashes) {
+    ScenarioResult result;
+    result.scenario = "raw-lease";
+    result.batch = 100;
+    result.messagesPerSecond = 20000;
+    result.cost.postgresUsPerMessage = 40.0;
+    const std::vector<std::string> columns = columnsOf(formatScenarioLine(result));
+    ASSERT_EQ(columns.size(), columnsOf(formatColumnTitles()).size());
+    EXPECT_EQ(columns[0], "raw-lease");
+    EXPECT_EQ(columns[10], "-");     // no broker in an anchor
+    EXPECT_EQ(columns[11], "40.0");
+    EXPECT_EQ(columns[12], "-");
+    EXPECT_EQ(columns.back(), "-");  // an anchor has no anchor
+}
+
+TEST(Report, JsonCarriesCostAnchorAndSteady) {
+    BenchOptions options;
+    RunConditions conditions;
+    ScenarioResult push;
+    push.scenario = "push";
+    push.batch = 100;
+    push.cost.walBytesPerMessage = 321.0;
+    push.anchor = AnchorComparison{"raw-push", 30000, 0.5, 2.0, std::nullopt};
+    SteadyResult steady;
+    SteadyRound round;
+    round.round = 1;
+    round.push.messagesPerSecond = 5000;
+    steady.rounds.push_back(round);
+    steady.push = spreadOf({5000, 4000}, kSteadyTarget);
+    steady.popAck = spreadOf({0, 4000}, kSteadyTarget);
+    const json document = json::parse(resultsToJson(options, conditions, {push}, std::nullopt, steady));
+    const json& scenario = document["scenarios"][0];
+    EXPECT_DOUBLE_EQ(scenario["cost"]["walBytesPerMessage"].get<double>(), 321.0);
+    EXPECT_TRUE(scenario["cost"]["brokerUsPerMessage"].is_null());
+    EXPECT_EQ(scenario["anchor"]["scenario"], "raw-push");
+    EXPECT_DOUBLE_EQ(scenario["anchor"]["ratio"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(scenario["anchor"]["postgresCpuRatio"].get<double>(), 2.0);
+    EXPECT_FALSE(scenario.contains("reference"));
+    EXPECT_DOUBLE_EQ(document["steady"]["push"]["fastestOverSlowest"].get<double>(), 1.25);
+    EXPECT_TRUE(document["steady"]["push"]["pass"].get<bool>());
+    EXPECT_TRUE(document["steady"]["popAck"]["fastestOverSlowest"].is_null()); // infinite
+    EXPECT_FALSE(document["steady"]["popAck"]["pass"].get<bool>());
+    EXPECT_TRUE(document["steady"]["pushCpu"].is_null());
+    EXPECT_EQ(document["steady"]["rounds"][0]["round"], 1);
+    EXPECT_FALSE(json::parse(resultsToJson(options, conditions, {push}, std::nullopt)).contains("steady"));
+}
+
+TEST(Report, SteadySummarySaysPassOrOver) {
+    SteadyResult steady;
+    steady.push = spreadOf({1000, 900}, kSteadyTarget);
+    steady.popAck = spreadOf({1000, 500}, kSteadyTarget);
+    std::string summary = formatSteadySummary(steady);
+    EXPECT_NE(summary.find("1.11 (1000.0 / 900.0 msg/s) PASS"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("2.00 (1000.0 / 500.0 msg/s) OVER"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("cpu/msg"), std::string::npos); // not measured: not printed
+    steady.pushCpu = spreadOf({210, 200}, kSteadyTarget);
+    summary = formatSteadySummary(steady);
+    EXPECT_NE(summary.find("cpu/msg dearest/cheapest 1.05 (210.0 / 200.0 us/msg) PASS"), std::string::npos) << summary;
 }
 
 } // namespace
