@@ -165,6 +165,14 @@ fi
 stop_brokers
 [ "$status" = 0 ] || exit "$status"
 
+# The same load against RabbitMQ quorum queues on this box, in this run (skipped, saying so, when
+# rabbitmq-server or the anchor is not installed; BENCH_RABBITMQ=0 skips it).
+if [ "${BENCH_RABBITMQ:-1}" != 0 ]; then
+  echo "bench: RabbitMQ anchor (quorum queues, publisher confirms, manual acks)"
+  BUILD="$BUILD" "$ROOT/scripts/bench-rabbitmq.sh" --json "${BENCH_JSON%.json}-rabbitmq.json" ${BENCH_RABBITMQ_ARGS:---duration 8} ||
+    echo "bench: RabbitMQ anchor failed (exit $?)" >&2
+fi
+
 fi  # BENCH_ONLY
 
 # History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
