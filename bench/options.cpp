@@ -14,6 +14,25 @@ bool parseInt64(const std::string& text, std::int64_t& out) {
     return ec == std::errc() && ptr == end;
 }
 
+bool isKnownScenario(const std::string& name) {
+    for (const char* known : {kScenarioPush, kScenarioPopAck, kScenarioWake, kScenarioRawPush, kScenarioRawLease,
+                              kScenarioSteady})
+        if (name == known) return true;
+    return false;
+}
+
+bool lists(const std::vector<std::string>& names, const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+ParseResult failure(std::string message) {
+    ParseResult result;
+    result.error = std::move(message);
+    return result;
+}
+
+} // namespace
+
 bool parseBoundedInt(const std::string& text, std::int64_t low, std::int64_t high, std::int64_t& out) {
     return parseInt64(text, out) && out >= low && out <= high;
 }
@@ -36,25 +55,6 @@ std::vector<std::string> splitComma(const std::string& text) {
     return parts;
 }
 
-bool isKnownScenario(const std::string& name) {
-    for (const char* known : {kScenarioPush, kScenarioPopAck, kScenarioWake, kScenarioRawPush, kScenarioRawLease,
-                              kScenarioSteady})
-        if (name == known) return true;
-    return false;
-}
-
-bool lists(const std::vector<std::string>& names, const char* name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-ParseResult failure(std::string message) {
-    ParseResult result;
-    result.error = std::move(message);
-    return result;
-}
-
-} // namespace
-
 std::optional<std::vector<int>> parsePositiveIntList(const std::string& text) {
     std::vector<int> values;
     for (const auto& part : splitComma(text)) {
@@ -66,10 +66,14 @@ std::optional<std::vector<int>> parsePositiveIntList(const std::string& text) {
     return values;
 }
 
+std::int64_t prefillCount(std::int64_t prefill, std::int64_t prefillMax, int batch) {
+    if (prefill > 0) return prefill;
+    const std::int64_t floor = std::min<std::int64_t>(20'000, prefillMax);
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(batch) * 5'000, floor, prefillMax);
+}
+
 std::int64_t prefillCountFor(const BenchOptions& options, int batch) {
-    if (options.prefill > 0) return options.prefill;
-    const std::int64_t floor = std::min<std::int64_t>(20'000, options.prefillMax);
-    return std::clamp<std::int64_t>(static_cast<std::int64_t>(batch) * 5'000, floor, options.prefillMax);
+    return prefillCount(options.prefill, options.prefillMax, batch);
 }
 
 ParseResult parseBenchOptions(const std::vector<std::string>& args) {

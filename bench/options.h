@@ -79,6 +79,16 @@ std::optional<std::vector<int>> parsePositiveIntList(const std::string& text);
 // batch * 5000 clamped to [20000, prefillMax] so that small batches do not wait for a huge
 // pre-fill they cannot consume within the duration.
 std::int64_t prefillCountFor(const BenchOptions& options, int batch);
+// The same rule on its two inputs: also the RabbitMQ anchor's pre-fill, so both load the same way.
+std::int64_t prefillCount(std::int64_t prefill, std::int64_t prefillMax, int batch);
+
+// Flag-value parsing shared by queen-bench and the RabbitMQ anchor.
+// A whole decimal integer within [low, high].
+bool parseBoundedInt(const std::string& text, std::int64_t low, std::int64_t high, std::int64_t& out);
+// A whole decimal number > 0.
+bool parsePositiveDouble(const std::string& text, double& out);
+// "a,b,c" -> {"a","b","c"}.
+std::vector<std::string> splitComma(const std::string& text);
 
 std::string usageText();
 

@@ -1,40 +1,20 @@
 #include "anchor_core.h"
 
+#include "../cost_meter.h"
+#include "../options.h"
+
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 namespace anchor {
 namespace {
 
-bool parseBoundedInt(const std::string& text, std::int64_t low, std::int64_t high, std::int64_t& out) {
-    if (text.empty()) return false;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-    return ec == std::errc() && ptr == end && out >= low && out <= high;
-}
-
-bool parsePositiveDouble(const std::string& text, double& out) {
-    try {
-        std::size_t used = 0;
-        out = std::stod(text, &used);
-        return used == text.size() && out > 0.0;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-std::vector<std::string> splitComma(const std::string& text) {
-    std::vector<std::string> parts;
-    std::stringstream stream(text);
-    std::string part;
-    while (std::getline(stream, part, ',')) parts.push_back(part);
-    return parts;
-}
+using bench::parseBoundedInt;
+using bench::parsePositiveDouble;
+using bench::splitComma;
 
 std::optional<std::vector<int>> parseBatchList(const std::string& text) {
     std::vector<int> values;
@@ -177,9 +157,7 @@ std::string usageText() {
 }
 
 std::int64_t prefillCountFor(const AnchorOptions& options, int batch) {
-    if (options.prefill > 0) return options.prefill;
-    const std::int64_t floor = std::min<std::int64_t>(20'000, options.prefillMax);
-    return std::clamp<std::int64_t>(static_cast<std::int64_t>(batch) * 5'000, floor, options.prefillMax);
+    return bench::prefillCount(options.prefill, options.prefillMax, batch);
 }
 
 std::int64_t prefillPerQueue(std::int64_t total, int queues) {
@@ -216,25 +194,10 @@ void ConfirmTracker::settle(std::uint64_t tag, bool multiple, bool negative) {
 }
 
 std::optional<ProcessCpu> parseProcStat(int pid, std::string_view statText) {
-    const std::size_t close = statText.rfind(')');
-    if (close == std::string_view::npos || close + 2 > statText.size()) return std::nullopt;
-    // After the command: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
-    std::istringstream fields{std::string(statText.substr(close + 2))};
-    std::string field;
-    ProcessCpu process;
-    process.pid = pid;
-    for (int index = 0; index <= 14 && fields >> field; ++index) {
-        if (index != 1 && index < 11) continue;
-        std::int64_t value = 0;
-        if (!parseBoundedInt(field, 0, INT64_MAX, value)) return std::nullopt;
-        if (index == 1) {
-            process.parentPid = static_cast<int>(value);
-        } else {
-            process.ticks += static_cast<std::uint64_t>(value);
-            if (index == 14) return process;
-        }
-    }
-    return std::nullopt;
+    const auto parent = bench::statParentPid(statText);
+    const auto ticks = bench::statCpuTicks(statText, /*withChildren=*/true);
+    if (!parent || !ticks) return std::nullopt;
+    return ProcessCpu{pid, *parent, *ticks};
 }
 
 std::optional<std::uint64_t> treeCpuTicks(const std::vector<ProcessCpu>& processes, int root) {

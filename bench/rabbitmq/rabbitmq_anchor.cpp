@@ -16,7 +16,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -29,6 +28,8 @@
 #include <vector>
 
 #include "../latency.h"
+#include "../report.h"
+#include "../scenarios.h"
 #include "anchor_core.h"
 
 namespace anchor {
@@ -549,20 +550,6 @@ ScenarioResult runPopAck(const AnchorOptions& options, const std::vector<std::st
     return result;
 }
 
-std::string utcNowIso8601() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return buffer;
-}
-
-std::string newRunId() {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
-}
-
 std::vector<std::string> scenarioQueues(const AnchorOptions& options, const std::string& scenario, int batch,
                                         const std::string& runId) {
     std::vector<std::string> names;
@@ -593,8 +580,8 @@ ScenarioResult runScenario(const AnchorOptions& options, AmqpConnection& admin, 
 }
 
 int run(const AnchorOptions& options) {
-    const std::string runId = newRunId();
-    const std::string startedAt = utcNowIso8601();
+    const std::string runId = bench::makeRunId();
+    const std::string startedAt = bench::utcNowIso8601();
     // One connection up front: a broker that is not there fails here with one clear line.
     AmqpConnection admin(options, "anchor");
     const std::string version = admin.serverVersion();
