@@ -149,17 +149,24 @@ AnchorLoad runAnchorLoad(const BenchOptions& options, CostMeter* meter,
     std::shared_future<void> started = startSignal.get_future().share();
     Clock::time_point deadline{}; // set before the start signal, read after it
 
-    auto worker = [&](int index) {
-        std::unique_ptr<pqxx::connection> connection;
+    // Connections are made before the window opens, as the broker's pool is, and outlive the second
+    // cost sample: a backend whose client has just disconnected is still exiting, and its CPU would
+    // be in neither the live children nor the postmaster's reaped total yet.
+    std::vector<std::unique_ptr<pqxx::connection>> links(static_cast<std::size_t>(connections));
+    for (std::size_t i = 0; i < links.size(); ++i) {
         try {
-            connection = std::make_unique<pqxx::connection>(options.rawPostgresUrl);
-            for (const auto& [name, sql] : statements) connection->prepare(name, sql);
+            links[i] = std::make_unique<pqxx::connection>(options.rawPostgresUrl);
+            for (const auto& [name, sql] : statements) links[i]->prepare(name, sql);
         } catch (const std::exception& e) {
+            links[i].reset();
             fail(std::string("connect: ") + e.what());
-            started.wait();
-            return;
         }
+    }
+
+    auto worker = [&](int index) {
         started.wait();
+        pqxx::connection* connection = links[static_cast<std::size_t>(index)].get();
+        if (connection == nullptr) return;
         for (std::int64_t k = 0; !stop.load(std::memory_order_relaxed) && Clock::now() < deadline; ++k) {
             const auto sent = Clock::now();
             try {
@@ -184,7 +191,6 @@ AnchorLoad runAnchorLoad(const BenchOptions& options, CostMeter* meter,
 
     std::vector<std::thread> threads;
     for (int i = 0; i < connections; ++i) threads.emplace_back(worker, i);
-    // Connections are made before the window opens, as the broker's pool is.
     const CostSample costBefore = sampleCost(meter);
     const auto begin = Clock::now();
     deadline = deadlineAfter(options.durationSeconds);
