@@ -68,8 +68,10 @@ COMMENT ON FUNCTION queen.lock_push_targets(jsonb, text) IS
 CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
                                      p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
+-- table that was tiny when the plan was made (docs/procedures.md, plans)
 SET plan_cache_mode = force_generic_plan
+SET enable_seqscan = off
 LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text := queen.tenant_arg(p_tenant);

@@ -1,0 +1,44 @@
+-- pgTAP: the hot-path procedures never read a growing table by sequential scan, even when their plans are
+-- made while the tables are tiny and freshly analyzed (a new deployment: autovacuum analyzes the first few
+-- rows, and the broker's pooled connections keep the generic plans they make then). A sequential scan
+-- planned at that moment is kept as the tables grow and makes every call cost as much as the table is big.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+SELECT plan(4);
+
+CREATE TEMP TABLE growing (rel regclass PRIMARY KEY);
+INSERT INTO growing VALUES ('queen.queues'), ('queen.partitions'), ('queen.messages'), ('queen.consumers'),
+                           ('queen.dedup_tombstones'), ('queen.dlq');
+
+-- Sequential scans of the growing tables so far in this transaction, as "table=count" for readable failures.
+CREATE FUNCTION pg_temp.seq_scans() RETURNS text[] LANGUAGE sql AS $$
+  SELECT array_agg(g.rel::text || '=' || pg_stat_get_xact_numscans(g.rel) ORDER BY g.rel::text) FROM growing g
+$$;
+
+-- A queue with a few messages and a consumer cursor, then statistics of that tiny state.
+SELECT * FROM queen.push_messages($$[{"queue": "t_plan", "partition": "p1", "payload": {"n": 1}},
+                                     {"queue": "t_plan", "partition": "p2", "payload": {"n": 2}}]$$, NULL, '');
+SELECT * FROM queen.pop_messages('t_plan', NULL, 'g_plan', 1, 1, true, NULL, NULL, NULL, NULL, '');
+ANALYZE queen.queues, queen.partitions, queen.messages, queen.consumers, queen.dedup_tombstones, queen.dlq;
+
+CREATE TEMP TABLE before_push AS SELECT pg_temp.seq_scans() AS scans;
+SELECT * FROM queen.push_messages($$[{"queue": "t_plan", "partition": "p1", "payload": {"n": 3}, "transactionId": "t-3"},
+                                     {"queue": "t_plan", "partition": "p1", "payload": {"n": 4}, "transactionId": "t-3"},
+                                     {"queue": "t_plan", "partition": "p2", "payload": {"n": 5}}]$$, NULL, '');
+SELECT is(pg_temp.seq_scans(), (SELECT scans FROM before_push), 'push: no sequential scan of a growing table');
+
+CREATE TEMP TABLE before_pop AS SELECT pg_temp.seq_scans() AS scans;
+CREATE TEMP TABLE popped AS
+  SELECT * FROM queen.pop_messages('t_plan', NULL, 'g_plan', 2, 2, false, NULL, NULL, NULL, NULL, '');
+SELECT is(pg_temp.seq_scans(), (SELECT scans FROM before_pop), 'pop: no sequential scan of a growing table');
+SELECT ok((SELECT count(*) FROM popped) > 0, 'the pop delivered messages, so it read them');
+
+CREATE TEMP TABLE before_ack AS SELECT pg_temp.seq_scans() AS scans;
+SELECT * FROM queen.ack_messages(
+  (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id,
+                                       'leaseId', lease_id, 'status', 'completed'))
+     FROM popped), 'g_plan', '', NULL);
+SELECT is(pg_temp.seq_scans(), (SELECT scans FROM before_ack), 'ack: no sequential scan of a growing table');
+
+SELECT * FROM finish();
+ROLLBACK;
