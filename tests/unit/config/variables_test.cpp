@@ -56,7 +56,9 @@ TEST(Variables, NamesAreUniqueAndNoneIsAReferenceServerSetting) {
     EXPECT_FALSE(is_reference_only_variable(std::string(v.name))) << v.name;
     EXPECT_FALSE(v.doc.empty()) << v.name;
     EXPECT_FALSE(v.group.empty()) << v.name;
-    if (v.kind == VariableKind::Integer || v.kind == VariableKind::Number) EXPECT_LE(v.min, v.max) << v.name;
+    if (v.kind == VariableKind::Integer || v.kind == VariableKind::Number) {
+      EXPECT_LE(v.min, v.max) << v.name;
+    }
   }
 }
 
@@ -69,7 +71,9 @@ TEST(Variables, TableDefaultsAreTheDefaultsLoadConfigUses) {
   ASSERT_EQ(loaded.settings.size(), variables().size());
   for (const Setting& s : loaded.settings) {
     EXPECT_FALSE(s.from_environment) << s.variable->name;
-    if (!s.variable->derived) EXPECT_EQ(s.value, s.variable->default_text) << s.variable->name;
+    if (!s.variable->derived) {
+      EXPECT_EQ(s.value, s.variable->default_text) << s.variable->name;
+    }
   }
 }
 
@@ -97,7 +101,9 @@ TEST(Variables, HelpListsEveryVariableWithDefaultRangeAndUnit) {
     ASSERT_NE(at, std::string::npos) << v.name;
     const std::string rest = help.substr(at, help.find('\n', at) - at);
     EXPECT_NE(rest.find("  range " + range_text(v)), std::string::npos) << rest;
-    if (!v.unit.empty()) EXPECT_NE(rest.find("  unit " + std::string(v.unit)), std::string::npos) << rest;
+    if (!v.unit.empty()) {
+      EXPECT_NE(rest.find("  unit " + std::string(v.unit)), std::string::npos) << rest;
+    }
   }
   for (const char* flag : {"--help", "--version", "--check-config", "--healthcheck"}) {
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
