@@ -43,6 +43,8 @@ HealthProbe probe_readiness(const config::HttpConfig& config, std::chrono::milli
     probe.ready = response.result_int() == 200;
     probe.detail = std::to_string(response.result_int()) + " " + response.body();
     return probe;
+  } catch (const boost::system::system_error& e) {
+    return HealthProbe{false, "no answer from " + target + ": " + e.code().message()};
   } catch (const std::exception& e) {
     return HealthProbe{false, "no answer from " + target + ": " + e.what()};
   }
