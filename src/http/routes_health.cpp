@@ -39,13 +39,11 @@ void register_health_routes(Router& router, const RouteContext& context) {
   // grace (SHUTDOWN_GRACE_MS) in which the rest is still served.
   const std::atomic<bool>* stopping = context.stopping;
   router.add("GET", "/health/ready", auth::kPublic, [&broker, stopping](const Request&) {
-    if (stopping != nullptr && stopping->load()) {
-      return Response::json(503, nlohmann::json{{"status", "not_ready"}, {"reason", "shutting down"}}.dump());
-    }
     const broker::DatabaseHealth db = broker.database_health();
     const bool spool_writable = broker.spool_status().healthy;
     const bool misconfigured = !db.configuration_fault.empty();
-    const bool ready = (db.connected || spool_writable) && !misconfigured;
+    const bool shutting_down = stopping != nullptr && stopping->load();
+    const bool ready = (db.connected || spool_writable) && !misconfigured && !shutting_down;
     nlohmann::json body = {
         {"status", ready ? "ready" : "not_ready"},
         {"database", db.connected ? "connected" : "disconnected"},
@@ -57,6 +55,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
       body["error"] = db.error;
     }
     if (misconfigured) body["reason"] = "database unusable as configured: " + db.configuration_fault;
+    if (shutting_down) body["reason"] = "shutting down";
     return Response::json(ready ? 200 : 503, body.dump());
   });
 }
