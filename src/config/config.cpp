@@ -239,10 +239,9 @@ void read_http(EnvReader& r, Config& c) {
 // The PostgreSQL connection pool.
 void read_db(EnvReader& r, Config& c) {
   std::string error;
-  const std::string hosts = r.text("PG_HOST", "");
-  if (!hosts.empty()) c.db.hosts = parse_db_hosts(hosts, error);
-  const std::string ports = r.text("PG_PORT", "");
-  if (error.empty() && !ports.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
+  c.db.hosts = parse_db_hosts(r.text("PG_HOST", join_list(c.db.hosts)), error);
+  const std::string ports = r.text("PG_PORT", join_list(c.db.ports));
+  if (error.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
   if (!error.empty()) r.error(error);
   c.db.name = r.text("PG_DB", c.db.name);
   c.db.user = r.text("PG_USER", c.db.user);
@@ -462,7 +461,7 @@ void read_jwt(EnvReader& r, Config& c) {
   j.issuer = r.text("JWT_ISSUER", "");
   j.audience = r.text("JWT_AUDIENCE", "");
   j.clock_skew_s = r.int32("JWT_CLOCK_SKEW", j.clock_skew_s);
-  if (const std::string skip = r.text("JWT_SKIP_PATHS", ""); !skip.empty()) j.skip_paths = split_list(skip);
+  j.skip_paths = split_list(r.text("JWT_SKIP_PATHS", join_list(j.skip_paths)));
   j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL", j.jwks_refresh_interval_s);
   j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS", j.jwks_timeout_ms);
   j.roles_claim = r.text("JWT_ROLES_CLAIM", j.roles_claim);

@@ -125,9 +125,9 @@ std::vector<Variable> build_table() {
                    "origins a browser page may call from (empty: no Access-Control-* headers)"));
 
   constexpr std::string_view kDb = "Database";
-  t.push_back(derived(text(kDb, "PG_HOST", "localhost", "comma-separated hosts",
-                           "PostgreSQL host, or a primary and its standbys tried in order (the one taking writes wins)")));
-  t.push_back(derived(text(kDb, "PG_PORT", "5432", "one port, or one per PG_HOST entry", "PostgreSQL port(s)")));
+  t.push_back(text(kDb, "PG_HOST", "localhost", "comma-separated hosts",
+                   "PostgreSQL host, or a primary and its standbys tried in order (the one taking writes wins)"));
+  t.push_back(text(kDb, "PG_PORT", "5432", "one port, or one per PG_HOST entry", "PostgreSQL port(s)"));
   t.push_back(text(kDb, "PG_DB", "postgres", "", "database holding the queen schema"));
   t.push_back(text(kDb, "PG_USER", "postgres", "", "role the broker connects as"));
   Variable password = secret(kDb, "PG_PASSWORD", "", "password of PG_USER (may be set to empty)");
@@ -284,8 +284,8 @@ std::vector<Variable> build_table() {
   t.push_back(text(kJwt, "JWT_ISSUER", "", "", "expected iss (empty: not checked)"));
   t.push_back(text(kJwt, "JWT_AUDIENCE", "", "", "expected in aud (empty: not checked)"));
   t.push_back(integer(kJwt, "JWT_CLOCK_SKEW", "30", 0, 86400, "s", "tolerance on exp and nbf"));
-  t.push_back(derived(text(kJwt, "JWT_SKIP_PATHS", "/health,/metrics/prometheus,/metrics,/", "comma-separated paths",
-                           "routes open without a token")));
+  t.push_back(text(kJwt, "JWT_SKIP_PATHS", "/health,/metrics/prometheus,/metrics,/", "comma-separated paths",
+                   "routes open without a token"));
   t.push_back(integer(kJwt, "JWT_JWKS_REFRESH_INTERVAL", "3600", 1, 86400 * 7, "s", "JWKS re-fetch period"));
   t.push_back(integer(kJwt, "JWT_JWKS_TIMEOUT_MS", "5000", 100, 600000, "ms", "JWKS fetch timeout"));
   t.push_back(text(kJwt, "JWT_ROLES_CLAIM", "role", "", "claim holding one role (a string)"));
