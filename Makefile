@@ -24,11 +24,15 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
-.PHONY: run test deps pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
+.PHONY: run test deps deps-test pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
+# `make run` installs only what running needs; `make test` (deps-test) adds the test toolchain (scripts/deps.sh).
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh run
+
+deps-test:
+	@scripts/deps.sh test
 
 pg: deps
 	@scripts/pg.sh start
@@ -45,7 +49,7 @@ run: db build
 	@echo "queen: broker on http://127.0.0.1:$${PORT:-6632}"
 	exec $(BUILD)/queen-broker
 
-test: db build
+test: deps-test db build
 	$(MAKE) -k --no-print-directory test-sql test-unit lint test-integration test-contract test-dashboard test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script).
@@ -57,7 +61,7 @@ test-unit:
 
 # clang-tidy with the agreed check list of .clang-tidy over src/ and bench/ (the build is -Werror already).
 .PHONY: lint
-lint: build
+lint: deps-test build
 	BUILD=$(BUILD) JOBS=$(JOBS) scripts/lint.sh
 
 test-integration:
@@ -108,16 +112,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_TARGETS ?=
 .PHONY: fuzz fuzz-smoke
-fuzz: deps
+fuzz: deps-test
 	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh fuzz $(FUZZ_TARGETS)
 	$(MAKE) --no-print-directory fuzz-e2e
 
-fuzz-smoke: deps
+fuzz-smoke: deps-test
 	JOBS=$(JOBS) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh smoke $(FUZZ_TARGETS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, then tests/integration against an
 # instrumented broker (a report aborts it; the harness fails the test during which that happened).
-build-asan: deps
+build-asan: deps-test
 	@cmake -S . -B $(ASAN_BUILD) $(SANITIZER_CMAKE) -DQUEEN_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target unit-tests queen-broker
 
@@ -131,7 +135,7 @@ test-asan-integration:
 	$(ASAN_ENV) QUEEN_BROKER_BIN=$(ASAN_BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/integration
 
 # ThreadSanitizer: the unit tests only.
-build-tsan: deps
+build-tsan: deps-test
 	@cmake -S . -B $(TSAN_BUILD) $(SANITIZER_CMAKE) -DQUEEN_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target unit-tests
 

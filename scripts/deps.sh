@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, only when one is missing.
-#   scripts/deps.sh         what `make run` and `make test` need (PKGS)
+#   scripts/deps.sh         what `make run` needs: PostgreSQL, sqitch and the broker's build (RUN_PKGS)
+#   scripts/deps.sh test    what `make test` needs on top: pgTAP, GoogleTest, clang, the Python suites (TEST_PKGS)
 #   scripts/deps.sh bench   what only `make bench` needs on top (BENCH_PKGS)
 set -euo pipefail
+# Boost 1.81 is Debian 12's; CMake takes any newer one (README, "Platforms").
+RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
+          libpqxx-dev libpoco-dev libboost1.81-dev libspdlog-dev nlohmann-json3-dev libssl-dev libcurl4-openssl-dev
+          cmake build-essential pkg-config)
+# pgTAP for sql/tests; GoogleTest for the unit tests (CMake builds none without it); clang for lint and the fuzz
+# harnesses; Chromium and selenium for tests/dashboard; iproute2, util-linux and e2fsprogs for tests/fault;
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback).
-PKGS=(postgresql-15 postgresql-15-pgtap sqitch libdbd-pg-perl libtap-parser-sourcehandler-pgtap-perl
-      libpqxx-dev libpoco-dev libboost1.81-dev libspdlog-dev libgtest-dev libgmock-dev googletest nlohmann-json3-dev
-      libssl-dev libcurl4-openssl-dev cmake build-essential pkg-config ccache clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs
-      patroni etcd-server)
+TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache
+           clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
+           chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
 # node of the bench's own, and the anchor client is built against librabbitmq-c.
 BENCH_PKGS=(rabbitmq-server librabbitmq-dev)
 
 case "${1:-}" in
-  "") wanted=("${PKGS[@]}") ;;
+  "" | run) wanted=("${RUN_PKGS[@]}") ;;
+  test) wanted=("${RUN_PKGS[@]}" "${TEST_PKGS[@]}") ;;
   bench) wanted=("${BENCH_PKGS[@]}") ;;
-  *) echo "deps: unknown argument '$1' (expected nothing or 'bench')" >&2; exit 2 ;;
+  *) echo "deps: unknown argument '$1' (expected nothing, 'run', 'test' or 'bench')" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,12 +1,17 @@
 // queen-broker: wires config -> db -> broker -> http and runs until SIGTERM
-// or SIGINT, then stops accepting, drains in-flight requests and exits 0.
+// or SIGINT, then fails readiness for SHUTDOWN_GRACE_MS while still serving,
+// stops accepting, drains in-flight requests and exits 0. The flags of
+// --help (config/command_line.h) start nothing.
+#include <atomic>
 #include <chrono>
+#include <ctime>
 #include <csignal>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -19,11 +24,15 @@
 #include "broker/pop_wakes.h"
 #include "broker/spool_bridge.h"
 #include "broker/statistics.h"
+#include "config/command_line.h"
 #include "config/config.h"
+#include "config/variables.h"
+#include "config/version.h"
 #include "db/boot_check.h"
 #include "db/consumer_groups_db.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
+#include "http/health_probe.h"
 #include "http/routes.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
@@ -37,6 +46,9 @@ using namespace queen;
 constexpr int kExitStopped = 0;
 constexpr int kExitStartFailed = 1;
 constexpr int kExitBadConfig = 2;
+constexpr int kExitNotReady = 1;
+// Under the container's HEALTHCHECK --timeout (docker/Dockerfile).
+constexpr std::chrono::milliseconds kHealthcheckTimeout{2000};
 
 spdlog::level::level_enum to_spdlog_level(const std::string& level) {
   if (level == "trace") return spdlog::level::trace;
@@ -70,6 +82,7 @@ void set_up_logging(const config::LoadedConfig& loaded) {
   const config::Config& config = loaded.config;
   spdlog::set_level(to_spdlog_level(config.process.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.process.server_id + "] %v");
+  spdlog::info("queen-broker {} starting", config::broker_version());
   for (const auto& warning : loaded.warnings) spdlog::warn("config: {}", warning);
   for (const auto& line : config::describe_config(config)) spdlog::info("{}", line);
   for (const auto& name : loaded.ignored) spdlog::debug("config: {} is a reference-server setting, ignored", name);
@@ -137,12 +150,23 @@ bool database_usable_or_reported(const config::DbConfig& config) {
   return false;
 }
 
-int wait_for_termination(const sigset_t& termination) {
+const char* signal_name(int signal_number) { return signal_number == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+// Waits for SIGTERM/SIGINT, then fails readiness (`stopping`) and keeps serving
+// for the grace, so a load balancer takes this endpoint out before connections
+// are refused. A second signal ends the grace early.
+void wait_for_termination(const sigset_t& termination, std::atomic<bool>& stopping, std::chrono::milliseconds grace) {
   int signal_number = 0;
   sigwait(&termination, &signal_number);
-  spdlog::info("received {}, stopping: no new connections, draining in-flight requests",
-               signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
-  return signal_number;
+  stopping.store(true);
+  if (grace.count() > 0) {
+    spdlog::info("received {}, readiness now answers 503; serving {} ms more (SHUTDOWN_GRACE_MS) before the drain",
+                 signal_name(signal_number), grace.count());
+    timespec wait{static_cast<std::time_t>(grace.count() / 1000), static_cast<long>(grace.count() % 1000) * 1000000};
+    const int second = sigtimedwait(&termination, nullptr, &wait);
+    if (second > 0) spdlog::info("received {} during the grace, stopping now", signal_name(second));
+  }
+  spdlog::info("received {}, stopping: no new connections, draining in-flight requests", signal_name(signal_number));
 }
 
 // Everything the broker runs, built in dependency order (each part gets what
@@ -150,6 +174,7 @@ int wait_for_termination(const sigset_t& termination) {
 // explicitly, in the order below, before any of it is destroyed.
 int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate* gate,
         const sigset_t& termination) {
+  std::atomic<bool> stopping{false};
   db::Database database(config.db);
   wake::PopWaiters waiters;
   metrics::Metrics metrics;
@@ -194,6 +219,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   http::RouteContext routes{broker, metrics, config, &cluster};
   routes.consumer_groups = &consumer_groups;
   routes.statistics = &statistics;
+  routes.stopping = &stopping;
   if (gate) gate->start();  // the first JWKS fetch, before the first request
   const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
   http::HttpServer server(config.http, dispatcher);
@@ -206,9 +232,9 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
     cluster.stop();
     return kExitStartFailed;
   }
-  spdlog::info("queen-broker listening on {}:{}", config.http.host, server.port());
+  spdlog::info("queen-broker {} listening on {}:{}", config::broker_version(), config.http.host, server.port());
 
-  wait_for_termination(termination);
+  wait_for_termination(termination, stopping, std::chrono::milliseconds(config.http.shutdown_grace_ms));
   begin_shutdown();
   server.stop_accepting();  // Poco's stopAll(false) waits for running requests
   server.drain(std::chrono::milliseconds(config.http.drain_timeout_ms));
@@ -222,9 +248,52 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   return kExitStopped;
 }
 
+// --check-config: everything the boot checks without a database or a socket
+// (values and ranges, the mesh options, the JWT key material).
+int check_config() {
+  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
+  if (!loaded) return kExitBadConfig;
+  for (const auto& warning : loaded->warnings) std::cerr << "queen-broker: warning: " << warning << "\n";
+  for (const auto& line : config::describe_settings(loaded->settings)) std::cout << line << "\n";
+  bool valid = true;
+  const broker::MeshOptionsResult mesh_options = broker::mesh_options_from(loaded->config);
+  for (const auto& error : mesh_options.errors) {
+    std::cerr << "queen-broker: mesh: " << error << "\n";
+    valid = false;
+  }
+  if (loaded->config.jwt.enabled) {
+    try {
+      auth::Gate gate(loaded->config.jwt);
+    } catch (const std::exception& e) {
+      std::cerr << "queen-broker: auth: " << e.what() << "\n";
+      valid = false;
+    }
+  }
+  std::cout << (valid ? "configuration is valid" : "configuration is invalid") << std::endl;
+  return valid ? kExitStopped : kExitBadConfig;
+}
+
+// --healthcheck: the container's probe (docker/Dockerfile): readiness of the broker on PORT.
+int healthcheck() {
+  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
+  if (!loaded) return kExitNotReady;
+  const http::HealthProbe probe = http::probe_readiness(loaded->config.http, kHealthcheckTimeout);
+  (probe.ready ? std::cout : std::cerr) << "queen-broker: " << probe.detail << std::endl;
+  return probe.ready ? kExitStopped : kExitNotReady;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const config::CommandLine command = config::parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+  switch (command.mode) {
+    case config::CommandLine::Mode::Help: std::cout << config::render_help(); return kExitStopped;
+    case config::CommandLine::Mode::Version: std::cout << "queen-broker " << config::broker_version() << "\n"; return kExitStopped;
+    case config::CommandLine::Mode::CheckConfig: return check_config();
+    case config::CommandLine::Mode::Healthcheck: return healthcheck();
+    case config::CommandLine::Mode::Invalid: std::cerr << "queen-broker: " << command.error << std::endl; return kExitBadConfig;
+    case config::CommandLine::Mode::Run: break;
+  }
   const sigset_t termination = block_termination_signals();
   std::signal(SIGPIPE, SIG_IGN);
 

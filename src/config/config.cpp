@@ -1,6 +1,7 @@
 #include "config/config.h"
 
 #include "config/db_hosts.h"
+#include "config/variables.h"
 
 #include <unistd.h>
 
@@ -16,70 +17,72 @@ extern char** environ;
 namespace queen::config {
 namespace {
 
-// Reads typed values out of an EnvMap, collecting fallback warnings and range
-// errors so that one boot reports every bad variable at once.
+// Reads typed values out of an EnvMap through the variable table (ranges come
+// from there), collecting fallback warnings and range errors so that one boot
+// reports every bad variable at once, and the effective value of each.
 class EnvReader {
  public:
   explicit EnvReader(const EnvMap& env) : env_(env) {}
 
-  std::int64_t integer(const char* name, std::int64_t fallback, std::int64_t min, std::int64_t max) {
+  std::int64_t integer(const std::string& name, std::int64_t fallback) {
+    const Variable& spec = variable(name, VariableKind::Integer);
     const std::string* raw = find(name);
-    if (!raw) return fallback;
+    if (!raw) return record(spec, fallback, false);
     errno = 0;
     char* end = nullptr;
     const long long value = std::strtoll(raw->c_str(), &end, 10);
     if (errno == ERANGE || end == raw->c_str() || !only_spaces(end)) {
-      warnings_.push_back(std::string(name) + "='" + *raw + "' is not an integer, using default " +
-                          std::to_string(fallback));
-      return fallback;
+      warnings_.push_back(name + "='" + *raw + "' is not an integer, using default " + std::to_string(fallback));
+      return record(spec, fallback, false);
     }
-    if (value < min || value > max) {
-      errors_.push_back(std::string(name) + "=" + std::to_string(value) + " is out of range [" +
-                        std::to_string(min) + ", " + std::to_string(max) + "]");
-      return fallback;
+    if (value < spec.min || value > spec.max) {
+      errors_.push_back(name + "=" + std::to_string(value) + " is out of range " + range_text(spec));
+      return record(spec, fallback, false);
     }
-    return value;
+    return record(spec, static_cast<std::int64_t>(value), true);
   }
 
-  int int32(const char* name, int fallback, int min, int max) {
-    return static_cast<int>(integer(name, fallback, min, max));
-  }
+  int int32(const std::string& name, int fallback) { return static_cast<int>(integer(name, fallback)); }
 
-  double number(const char* name, double fallback, double min, double max) {
+  double number(const std::string& name, double fallback) {
+    const Variable& spec = variable(name, VariableKind::Number);
     const std::string* raw = find(name);
-    if (!raw) return fallback;
+    if (!raw) return record(spec, fallback, false);
     char* end = nullptr;
     const double value = std::strtod(raw->c_str(), &end);
     if (end == raw->c_str() || !only_spaces(end) || !std::isfinite(value)) {
-      warnings_.push_back(std::string(name) + "='" + *raw + "' is not a number, using default");
-      return fallback;
+      warnings_.push_back(name + "='" + *raw + "' is not a number, using default");
+      return record(spec, fallback, false);
     }
-    if (value < min || value > max) {
-      errors_.push_back(std::string(name) + "=" + *raw + " is out of range");
-      return fallback;
+    if (value < static_cast<double>(spec.min) || value > static_cast<double>(spec.max)) {
+      errors_.push_back(name + "=" + *raw + " is out of range " + range_text(spec));
+      return record(spec, fallback, false);
     }
-    return value;
+    return record(spec, value, true);
   }
 
-  bool boolean(const char* name, bool fallback) {
+  bool boolean(const std::string& name, bool fallback) {
+    const Variable& spec = variable(name, VariableKind::Boolean);
     const std::string* raw = find(name);
-    if (!raw) return fallback;
-    if (*raw == "true" || *raw == "1" || *raw == "TRUE" || *raw == "True") return true;
-    if (*raw == "false" || *raw == "0" || *raw == "FALSE" || *raw == "False") return false;
-    warnings_.push_back(std::string(name) + "='" + *raw + "' is not a boolean, using default " +
-                        (fallback ? "true" : "false"));
-    return fallback;
+    if (!raw) return record(spec, fallback, false);
+    if (*raw == "true" || *raw == "1" || *raw == "TRUE" || *raw == "True") return record(spec, true, true);
+    if (*raw == "false" || *raw == "0" || *raw == "FALSE" || *raw == "False") return record(spec, false, true);
+    warnings_.push_back(name + "='" + *raw + "' is not a boolean, using default " + (fallback ? "true" : "false"));
+    return record(spec, fallback, false);
   }
 
-  std::string text(const char* name, const std::string& fallback) {
+  std::string text(const std::string& name, const std::string& fallback) {
+    const Variable& spec = variable(name, VariableKind::Text);
     const std::string* raw = find(name);
-    return raw ? *raw : fallback;
+    return record(spec, raw ? *raw : fallback, raw != nullptr);
   }
 
   // Present even when empty: DEFAULT_SUBSCRIPTION_MODE="" is meaningful.
-  std::string text_allow_empty(const char* name, const std::string& fallback) {
+  std::string text_allow_empty(const std::string& name, const std::string& fallback) {
+    const Variable& spec = variable(name, VariableKind::Text);
     auto it = env_.find(name);
-    return it == env_.end() ? fallback : it->second;
+    const bool present = it != env_.end();
+    return record(spec, present ? it->second : fallback, present);
   }
 
   void error(std::string message) { errors_.push_back(std::move(message)); }
@@ -87,9 +90,44 @@ class EnvReader {
   std::vector<std::string>& warnings() { return warnings_; }
   const std::vector<std::string>& errors() const { return errors_; }
 
+  // What was read, in the table's order.
+  std::vector<Setting> settings() const {
+    std::vector<Setting> out;
+    for (const Variable& v : variables()) {
+      const auto it = settings_.find(v.name);
+      if (it != settings_.end()) out.push_back(it->second);
+    }
+    return out;
+  }
+
  private:
+  // A name missing from the table (or read as another kind) is a programming
+  // error; the unit tests read every variable, so it never reaches a user.
+  static const Variable& variable(const std::string& name, VariableKind kind) {
+    const Variable* spec = find_variable(name);
+    if (spec == nullptr || spec->kind != kind) {
+      throw std::logic_error("config: " + name + " is read but not in the variable table as that kind");
+    }
+    return *spec;
+  }
+
+  template <typename T>
+  T record(const Variable& spec, T value, bool from_environment) {
+    settings_[spec.name] = Setting{&spec, shown(value), from_environment};
+    return value;
+  }
+
+  static std::string shown(const std::string& value) { return value; }
+  static std::string shown(bool value) { return value ? "true" : "false"; }
+  static std::string shown(std::int64_t value) { return std::to_string(value); }
+  static std::string shown(double value) {
+    std::ostringstream s;
+    s << value;
+    return s.str();
+  }
+
   // An empty value is treated as unset (deployment templates often render "").
-  const std::string* find(const char* name) const {
+  const std::string* find(const std::string& name) const {
     auto it = env_.find(name);
     if (it == env_.end() || it->second.empty()) return nullptr;
     return &it->second;
@@ -103,9 +141,8 @@ class EnvReader {
   const EnvMap& env_;
   std::vector<std::string> warnings_;
   std::vector<std::string> errors_;
+  std::map<std::string_view, Setting> settings_;
 };
-
-constexpr int kMaxInt = 2147483647;
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> parts;
@@ -139,36 +176,6 @@ bool is_cors_origin(const std::string& origin) {
   return origin.find_first_of("/?#@ \t", host) == std::string::npos;
 }
 
-// Variables of the reference Queen server that have no meaning here (its UDP
-// sync and cache tuning, which the mesh replaces, and its engine tuning).
-// Deployment manifests may set them: accepted silently.
-bool is_reference_only_variable(const std::string& name) {
-  static const char* const kExact[] = {
-      "QUEEN_UDP_PEERS", "QUEEN_UDP_NOTIFY_PORT", "QUEEN_SYNC_ENABLED", "QUEEN_SYNC_RECV_BUFFER_MB",
-      "QUEEN_CACHE_PARTITION_MAX", "QUEEN_CACHE_PARTITION_TTL_MS", "QUEEN_CACHE_REFRESH_INTERVAL_MS",
-      "RESPONSE_TIMER_INTERVAL_MS", "RESPONSE_BATCH_SIZE", "RESPONSE_BATCH_MAX", "QUEEN_CONCURRENCY_MODE",
-      "DB_THREAD_POOL_SERVICE_THREADS", "QUEUE_BACKOFF_CLEANUP_THRESHOLD", "LIBQUEEN_INFLIGHT_DEADLINE_MS"};
-  static const char* const kPrefixes[] = {"SIDECAR_", "QUEEN_VEGAS_", "PARTITION_LOOKUP_RECONCILE_"};
-  // QUEEN_<TYPE>_{PREFERRED_BATCH_SIZE,MAX_HOLD_MS,MAX_BATCH_SIZE,MAX_CONCURRENT}
-  static const char* const kTypeTuningSuffixes[] = {"_PREFERRED_BATCH_SIZE", "_MAX_HOLD_MS", "_MAX_BATCH_SIZE",
-                                                    "_MAX_CONCURRENT"};
-  for (const char* exact : kExact) {
-    if (name == exact) return true;
-  }
-  for (const char* prefix : kPrefixes) {
-    if (name.rfind(prefix, 0) == 0) return true;
-  }
-  if (name.rfind("QUEEN_", 0) == 0) {
-    for (const char* suffix : kTypeTuningSuffixes) {
-      const std::string tail(suffix);
-      if (name.size() > 6 + tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 std::vector<std::string> reference_only_variables(const EnvMap& env) {
   std::vector<std::string> names;
   for (const auto& entry : env) {
@@ -194,29 +201,28 @@ void read_process(EnvReader& r, Config& c, const std::string& hostname) {
 // The HTTP listener and its per-connection limits and deadlines (docs/limits.md).
 void read_http(EnvReader& r, Config& c) {
   c.http.host = r.text("HOST", c.http.host);
-  c.http.port = r.int32("PORT", c.http.port, 1, 65535);
-  c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads, 2, 16384);
-  c.http.min_threads = r.int32("NUM_WORKERS", c.http.min_threads, 1, 16384);
+  c.http.port = r.int32("PORT", c.http.port);
+  c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads);
+  c.http.min_threads = r.int32("NUM_WORKERS", c.http.min_threads);
   if (c.http.min_threads > c.http.max_threads) {
     r.error("NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
             std::to_string(c.http.max_threads) + ")");
   }
-  c.http.max_queued = r.int32("HTTP_MAX_QUEUED", c.http.max_queued, 1, 1000000);
-  c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms, 100, 3600000);
-  c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes, 1024, 4LL << 30);
-  c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS", c.http.drain_timeout_ms, 0, 3600000);
-  c.http.max_connections = r.int32("HTTP_MAX_CONNECTIONS", c.http.max_connections, 1, 1000000);
-  c.http.max_header_bytes = r.int32("HTTP_MAX_HEADER_BYTES", c.http.max_header_bytes, 1024, 1 << 20);
-  c.http.max_header_count = r.int32("HTTP_MAX_HEADERS", c.http.max_header_count, 8, 10000);
-  c.http.max_url_bytes = r.int32("HTTP_MAX_URL_BYTES", c.http.max_url_bytes, 256, 1 << 20);
-  c.http.max_query_params = r.int32("HTTP_MAX_QUERY_PARAMS", c.http.max_query_params, 1, 10000);
-  c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms, 100, 3600000);
-  c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms, 100, 3600000);
-  c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms, 100, 3600000);
+  c.http.max_queued = r.int32("HTTP_MAX_QUEUED", c.http.max_queued);
+  c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms);
+  c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes);
+  c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS", c.http.drain_timeout_ms);
+  c.http.shutdown_grace_ms = r.int32("SHUTDOWN_GRACE_MS", c.http.shutdown_grace_ms);
+  c.http.max_connections = r.int32("HTTP_MAX_CONNECTIONS", c.http.max_connections);
+  c.http.max_header_bytes = r.int32("HTTP_MAX_HEADER_BYTES", c.http.max_header_bytes);
+  c.http.max_header_count = r.int32("HTTP_MAX_HEADERS", c.http.max_header_count);
+  c.http.max_url_bytes = r.int32("HTTP_MAX_URL_BYTES", c.http.max_url_bytes);
+  c.http.max_query_params = r.int32("HTTP_MAX_QUERY_PARAMS", c.http.max_query_params);
+  c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms);
+  c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms);
+  c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms);
   // One largest body must always fit; raising MAX_BODY_BYTES alone raises the default budget with it.
-  c.http.max_body_bytes_in_flight = r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT",
-                                              std::max(c.http.max_body_bytes_in_flight, c.http.max_body_bytes),
-                                              1024, 1LL << 40);
+  c.http.max_body_bytes_in_flight = r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT", std::max(c.http.max_body_bytes_in_flight, c.http.max_body_bytes));
   if (c.http.max_body_bytes_in_flight < c.http.max_body_bytes) {
     r.error("HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
             ") must be >= MAX_BODY_BYTES (" + std::to_string(c.http.max_body_bytes) + "): one largest body must fit");
@@ -233,42 +239,41 @@ void read_http(EnvReader& r, Config& c) {
 // The PostgreSQL connection pool.
 void read_db(EnvReader& r, Config& c) {
   std::string error;
-  const std::string hosts = r.text("PG_HOST", "");
-  if (!hosts.empty()) c.db.hosts = parse_db_hosts(hosts, error);
-  const std::string ports = r.text("PG_PORT", "");
-  if (error.empty() && !ports.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
+  c.db.hosts = parse_db_hosts(r.text("PG_HOST", join_list(c.db.hosts)), error);
+  const std::string ports = r.text("PG_PORT", join_list(c.db.ports));
+  if (error.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
   if (!error.empty()) r.error(error);
   c.db.name = r.text("PG_DB", c.db.name);
   c.db.user = r.text("PG_USER", c.db.user);
   c.db.password = r.text_allow_empty("PG_PASSWORD", c.db.password);
   c.db.use_ssl = r.boolean("PG_USE_SSL", c.db.use_ssl);
   c.db.ssl_reject_unauthorized = r.boolean("PG_SSL_REJECT_UNAUTHORIZED", c.db.ssl_reject_unauthorized);
-  c.db.pool_size = r.int32("DB_POOL_SIZE", c.db.pool_size, 1, 10000);
-  c.db.connection_timeout_ms = r.int32("DB_CONNECTION_TIMEOUT", c.db.connection_timeout_ms, 100, 600000);
-  c.db.statement_timeout_ms = r.int32("DB_STATEMENT_TIMEOUT", c.db.statement_timeout_ms, 0, kMaxInt);
-  c.db.lock_timeout_ms = r.int32("DB_LOCK_TIMEOUT", c.db.lock_timeout_ms, 0, kMaxInt);
-  c.db.tcp_user_timeout_ms = r.int32("DB_TCP_USER_TIMEOUT_MS", c.db.tcp_user_timeout_ms, 0, kMaxInt);
-  c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE", c.db.keepalives_idle_s, 1, 86400);
-  c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL", c.db.keepalives_interval_s, 1, 86400);
-  c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT", c.db.keepalives_count, 1, 1000);
+  c.db.pool_size = r.int32("DB_POOL_SIZE", c.db.pool_size);
+  c.db.connection_timeout_ms = r.int32("DB_CONNECTION_TIMEOUT", c.db.connection_timeout_ms);
+  c.db.statement_timeout_ms = r.int32("DB_STATEMENT_TIMEOUT", c.db.statement_timeout_ms);
+  c.db.lock_timeout_ms = r.int32("DB_LOCK_TIMEOUT", c.db.lock_timeout_ms);
+  c.db.tcp_user_timeout_ms = r.int32("DB_TCP_USER_TIMEOUT_MS", c.db.tcp_user_timeout_ms);
+  c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE", c.db.keepalives_idle_s);
+  c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL", c.db.keepalives_interval_s);
+  c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT", c.db.keepalives_count);
 }
 
 // Pop defaults, bounds and the long-poll re-check floor.
 void read_pop(EnvReader& r, Config& c) {
-  c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT", c.pop.default_timeout_ms, 0, kMaxInt);
-  c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE", c.pop.default_batch_size, 1, 1000000);
+  c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT", c.pop.default_timeout_ms);
+  c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE", c.pop.default_batch_size);
   c.pop.default_subscription_mode = r.text_allow_empty("DEFAULT_SUBSCRIPTION_MODE", "");
   c.pop.wait_initial_interval_ms =
-      r.int32("POP_WAIT_INITIAL_INTERVAL_MS", c.pop.wait_initial_interval_ms, 1, 3600000);
-  c.pop.wait_backoff_threshold = r.int32("POP_WAIT_BACKOFF_THRESHOLD", c.pop.wait_backoff_threshold, 0, 1000000);
+      r.int32("POP_WAIT_INITIAL_INTERVAL_MS", c.pop.wait_initial_interval_ms);
+  c.pop.wait_backoff_threshold = r.int32("POP_WAIT_BACKOFF_THRESHOLD", c.pop.wait_backoff_threshold);
   c.pop.wait_backoff_multiplier =
-      r.number("POP_WAIT_BACKOFF_MULTIPLIER", c.pop.wait_backoff_multiplier, 1.0, 1000.0);
-  c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms, 1, 3600000);
+      r.number("POP_WAIT_BACKOFF_MULTIPLIER", c.pop.wait_backoff_multiplier);
+  c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms);
   c.pop.wait_recheck_budget_per_s =
-      r.int32("POP_WAIT_RECHECK_BUDGET_PER_S", c.pop.wait_recheck_budget_per_s, 0, 1000000);
-  c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE", c.pop.max_batch_size, 1, 1000000);
-  c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS", c.pop.max_partitions, 1, 100000);
-  c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS", c.pop.max_timeout_ms, 0, kMaxInt);
+      r.int32("POP_WAIT_RECHECK_BUDGET_PER_S", c.pop.wait_recheck_budget_per_s);
+  c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE", c.pop.max_batch_size);
+  c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS", c.pop.max_partitions);
+  c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS", c.pop.max_timeout_ms);
   if (c.pop.wait_max_interval_ms < c.pop.wait_initial_interval_ms) {
     r.error("POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
             ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
@@ -277,33 +282,29 @@ void read_pop(EnvReader& r, Config& c) {
 
 // The push combiner, dedup window and the spool (FILE_BUFFER_*).
 void read_push_and_spool(EnvReader& r, Config& c) {
-  c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items, 1, 1000000);
-  // Byte bounds of combined and replayed calls: at most 128 MiB keeps a call far below what PostgreSQL takes in
-  // one message (1 GB) and in one jsonb value (256 MiB).
-  constexpr std::int64_t kMinCallBytes = 64LL << 10;
-  constexpr std::int64_t kMaxCallBytes = 128LL << 20;
+  c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items);
   c.push.combine_max_bytes =
-      r.integer("PUSH_COMBINE_MAX_BYTES", c.push.combine_max_bytes, kMinCallBytes, kMaxCallBytes);
-  c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls, 1, 10000);
-  c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms, 0, 365LL * 86400000);
-  c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS", c.combine.ack_max_items, 1, 1000000);
-  c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES", c.combine.ack_max_bytes, kMinCallBytes, kMaxCallBytes);
+      r.integer("PUSH_COMBINE_MAX_BYTES", c.push.combine_max_bytes);
+  c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls);
+  c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms);
+  c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS", c.combine.ack_max_items);
+  c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES", c.combine.ack_max_bytes);
   c.combine.ack_max_concurrent_calls =
-      r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls, 1, 10000);
+      r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls);
   // queen.pop_many accepts at most 1000 requests per call.
-  c.combine.pop_max_messages = r.int32("POP_COMBINE_MAX_MESSAGES", c.combine.pop_max_messages, 1, 1000);
+  c.combine.pop_max_messages = r.int32("POP_COMBINE_MAX_MESSAGES", c.combine.pop_max_messages);
   c.combine.pop_max_concurrent_calls =
-      r.int32("POP_MAX_CONCURRENT_CALLS", c.combine.pop_max_concurrent_calls, 1, 10000);
+      r.int32("POP_MAX_CONCURRENT_CALLS", c.combine.pop_max_concurrent_calls);
 
 
   c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
-  c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms, 1, 3600000);
-  c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch, 1, 1000000);
+  c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms);
+  c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch);
   c.spool.max_batch_bytes =
-      r.integer("FILE_BUFFER_MAX_BATCH_BYTES", c.spool.max_batch_bytes, kMinCallBytes, kMaxCallBytes);
-  c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS", c.spool.poison_attempts, 1, 1000);
-  c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file, 1, 100000000);
-  c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES", c.spool.replay_lanes, 1, 64);
+      r.integer("FILE_BUFFER_MAX_BATCH_BYTES", c.spool.max_batch_bytes);
+  c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS", c.spool.poison_attempts);
+  c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file);
+  c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES", c.spool.replay_lanes);
   const std::string fsync = r.text("FILE_BUFFER_FSYNC", "off");
   if (fsync == "off") {
     c.spool.fsync = FsyncMode::Off;
@@ -316,15 +317,15 @@ void read_push_and_spool(EnvReader& r, Config& c) {
 
 // The broker mesh: a peer list needs a port and a shared secret.
 void read_mesh(EnvReader& r, Config& c) {
-  c.mesh.port = r.int32("QUEEN_MESH_PORT", 0, 0, 65535);
+  c.mesh.port = r.int32("QUEEN_MESH_PORT", 0);
   c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS", ""));
   for (const auto& peer : c.mesh.peers) {
     if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
   }
   c.mesh.host = r.text("QUEEN_MESH_HOST", "");
   c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET", "");
-  c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS", c.mesh.heartbeat_ms, 10, 3600000);
-  c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms, 20, 86400000);
+  c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS", c.mesh.heartbeat_ms);
+  c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms);
   if (!c.mesh.peers.empty()) {
     // The mesh port is a control surface: it never runs unauthenticated, and
     // peers dial a port this broker must actually bind.
@@ -342,22 +343,21 @@ void read_mesh(EnvReader& r, Config& c) {
 
 // The sweeper, the jobs and the maintenance-flag refresh.
 void read_background(EnvReader& r, Config& c) {
-  c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms, 1, kMaxInt);
-  c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms, 1, kMaxInt);
+  c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms);
+  c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms);
 
-  constexpr std::int64_t kYearMs = 365LL * 86400000;
-  c.jobs.retention_interval_ms = r.integer("RETENTION_INTERVAL", c.jobs.retention_interval_ms, 100, kYearMs);
-  c.jobs.retention_batch_size = r.int32("RETENTION_BATCH_SIZE", c.jobs.retention_batch_size, 1, 1000000);
-  c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL", c.jobs.eviction_interval_ms, 100, kYearMs);
-  c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE", c.jobs.eviction_batch_size, 1, 1000000);
+  c.jobs.retention_interval_ms = r.integer("RETENTION_INTERVAL", c.jobs.retention_interval_ms);
+  c.jobs.retention_batch_size = r.int32("RETENTION_BATCH_SIZE", c.jobs.retention_batch_size);
+  c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL", c.jobs.eviction_interval_ms);
+  c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE", c.jobs.eviction_batch_size);
   c.jobs.stats_reconcile_interval_ms =
-      r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms, 100, kYearMs);
+      r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms);
   c.jobs.stats_history_retention_hours =
-      r.int32("STATS_HISTORY_RETENTION_HOURS", c.jobs.stats_history_retention_hours, 1, 24 * 3660);
+      r.int32("STATS_HISTORY_RETENTION_HOURS", c.jobs.stats_history_retention_hours);
   c.jobs.broker_stats_flush_interval_ms =
-      r.integer("BROKER_STATS_FLUSH_INTERVAL_MS", c.jobs.broker_stats_flush_interval_ms, 100, 3600000);
+      r.integer("BROKER_STATS_FLUSH_INTERVAL_MS", c.jobs.broker_stats_flush_interval_ms);
 
-  c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms, 100, 3600000);
+  c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms);
 }
 
 // Request limits (docs/limits.md).
@@ -366,37 +366,36 @@ void read_limits(EnvReader& r, Config& c) {
   // handler threads' stack (rendering recurses per level), and no string can
   // exceed what one jsonb string holds (2^28 - 1 bytes); names stay within
   // the database's name domain (kNameMaxChars).
-  c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH", c.limits.json_max_depth, 8, 1000);
+  c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH", c.limits.json_max_depth);
   c.limits.json_max_string_bytes =
-      r.integer("JSON_MAX_STRING_BYTES", c.limits.json_max_string_bytes, 4096, (1LL << 28) - 1);
-  c.limits.json_max_array_items = r.int32("JSON_MAX_ARRAY_ITEMS", c.limits.json_max_array_items, 16, 100000000);
-  c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS", c.limits.json_max_object_keys, 16, 100000000);
-  c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values, 1000, kMaxInt);
-  c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items, 1, 10000000);
-  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars, 1, kNameMaxChars);
+      r.integer("JSON_MAX_STRING_BYTES", c.limits.json_max_string_bytes);
+  c.limits.json_max_array_items = r.int32("JSON_MAX_ARRAY_ITEMS", c.limits.json_max_array_items);
+  c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS", c.limits.json_max_object_keys);
+  c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values);
+  c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items);
+  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars);
   c.limits.list_max_payload_bytes =
-      r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES", c.limits.list_max_payload_bytes, 0, 1LL << 30);
-  c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET", c.limits.list_max_offset, 0, 100000000);
+      r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES", c.limits.list_max_payload_bytes);
+  c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET", c.limits.list_max_offset);
 }
 
 // Per-tenant push quotas (docs/tenants.md).
 void read_tenant_quotas(EnvReader& r, Config& c) {
   TenantQuotaConfig& q = c.tenant_quotas;
-  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING", q.max_pending, 0, 1LL << 50);
-  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE", q.push_rate, 0.0, 1e9);
-  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst, 0, kMaxInt);
+  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING", q.max_pending);
+  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE", q.push_rate);
+  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst);
   q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES", q.overrides);
-  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms, 10, 3600000);
+  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms);
   TenantStorageQuotas& s = q.storage;
-  constexpr std::int64_t kMaxQuota = 1LL << 50;
-  s.kv_keys = r.integer("QUEEN_TENANT_MAX_KV_KEYS", s.kv_keys, 0, kMaxQuota);
-  s.kv_bytes = r.integer("QUEEN_TENANT_MAX_KV_BYTES", s.kv_bytes, 0, kMaxQuota);
-  s.traces = r.integer("QUEEN_TENANT_MAX_TRACES", s.traces, 0, kMaxQuota);
-  s.trace_bytes = r.integer("QUEEN_TENANT_MAX_TRACE_BYTES", s.trace_bytes, 0, kMaxQuota);
-  s.dead_letters = r.integer("QUEEN_TENANT_MAX_DEAD_LETTERS", s.dead_letters, 0, kMaxQuota);
-  s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES", s.queues, 0, kMaxQuota);
-  s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS", s.partitions, 0, kMaxQuota);
-  s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS", s.consumer_groups, 0, kMaxQuota);
+  s.kv_keys = r.integer("QUEEN_TENANT_MAX_KV_KEYS", s.kv_keys);
+  s.kv_bytes = r.integer("QUEEN_TENANT_MAX_KV_BYTES", s.kv_bytes);
+  s.traces = r.integer("QUEEN_TENANT_MAX_TRACES", s.traces);
+  s.trace_bytes = r.integer("QUEEN_TENANT_MAX_TRACE_BYTES", s.trace_bytes);
+  s.dead_letters = r.integer("QUEEN_TENANT_MAX_DEAD_LETTERS", s.dead_letters);
+  s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES", s.queues);
+  s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS", s.partitions);
+  s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS", s.consumer_groups);
   c.db.session_settings = storage_quota_settings(q);
 }
 
@@ -404,9 +403,9 @@ void read_tenant_quotas(EnvReader& r, Config& c) {
 FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, FlowLaneConfig fallback, int total_slots) {
   const std::string prefix = "QUEEN_FLOW_" + lane;
   FlowLaneConfig l;
-  l.slots = r.int32((prefix + "_SLOTS").c_str(), fallback.slots, 1, 10000);
-  l.queue = r.int32((prefix + "_QUEUE").c_str(), fallback.queue, 0, 1000000);
-  l.wait_ms = r.int32((prefix + "_WAIT_MS").c_str(), fallback.wait_ms, 0, 3600000);
+  l.slots = r.int32(prefix + "_SLOTS", fallback.slots);
+  l.queue = r.int32(prefix + "_QUEUE", fallback.queue);
+  l.wait_ms = r.int32(prefix + "_WAIT_MS", fallback.wait_ms);
   if (l.slots > total_slots) {
     r.error(prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
             std::to_string(total_slots) + "): a lane cannot hold more slots than there are");
@@ -421,7 +420,7 @@ FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, FlowLaneCon
 // lane leaves a quarter of C to the others.
 void read_flow(EnvReader& r, Config& c) {
   const int capacity = std::min(c.db.pool_size, c.http.max_threads);
-  c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity, 1, 10000);
+  c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity);
   if (c.flow.slots > c.db.pool_size) {
     r.error("QUEEN_FLOW_SLOTS (" + std::to_string(c.flow.slots) + ") must be <= DB_POOL_SIZE (" +
             std::to_string(c.db.pool_size) + "): a slot is a database connection");
@@ -443,7 +442,7 @@ void read_flow(EnvReader& r, Config& c) {
             std::to_string(read_threads) + "): reads may hold at most half the handler threads");
   }
   c.flow.read_statement_timeout_ms =
-      r.int32("QUEEN_READ_STATEMENT_TIMEOUT_MS", c.flow.read_statement_timeout_ms, 0, 3600000);
+      r.int32("QUEEN_READ_STATEMENT_TIMEOUT_MS", c.flow.read_statement_timeout_ms);
 }
 
 // JWT bearer authentication (docs/auth.md). Enabled without key material for
@@ -461,10 +460,10 @@ void read_jwt(EnvReader& r, Config& c) {
   j.jwks_url = r.text("JWT_JWKS_URL", "");
   j.issuer = r.text("JWT_ISSUER", "");
   j.audience = r.text("JWT_AUDIENCE", "");
-  j.clock_skew_s = r.int32("JWT_CLOCK_SKEW", j.clock_skew_s, 0, 86400);
-  if (const std::string skip = r.text("JWT_SKIP_PATHS", ""); !skip.empty()) j.skip_paths = split_list(skip);
-  j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL", j.jwks_refresh_interval_s, 1, 86400 * 7);
-  j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS", j.jwks_timeout_ms, 100, 600000);
+  j.clock_skew_s = r.int32("JWT_CLOCK_SKEW", j.clock_skew_s);
+  j.skip_paths = split_list(r.text("JWT_SKIP_PATHS", join_list(j.skip_paths)));
+  j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL", j.jwks_refresh_interval_s);
+  j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS", j.jwks_timeout_ms);
   j.roles_claim = r.text("JWT_ROLES_CLAIM", j.roles_claim);
   j.roles_array_claim = r.text("JWT_ROLES_ARRAY_CLAIM", j.roles_array_claim);
   j.role_admin = r.text("JWT_ROLE_ADMIN", j.role_admin);
@@ -501,7 +500,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_flow(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
   c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS", "");
-  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms, 100, 3600000);
+  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms);
 
   if (!r.errors().empty()) {
     std::string message = "invalid configuration:";
@@ -510,6 +509,7 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   }
   loaded.warnings = std::move(r.warnings());
   loaded.ignored = reference_only_variables(env);
+  loaded.settings = r.settings();
   return loaded;
 }
 
@@ -560,6 +560,15 @@ std::vector<std::pair<std::string, std::string>> storage_quota_settings(const Te
           {"queen.tenant_quota_overrides", q.overrides ? "on" : "off"}};
 }
 
+std::vector<std::string> describe_settings(const std::vector<Setting>& settings) {
+  std::vector<std::string> lines;
+  for (const Setting& s : settings) {
+    const std::string value = s.variable->secret ? mask(s.value) : s.value;
+    lines.push_back(std::string(s.variable->name) + "=" + value + (s.from_environment ? "" : "  (default)"));
+  }
+  return lines;
+}
+
 std::vector<std::string> describe_config(const Config& c) {
   std::vector<std::string> lines;
   std::ostringstream s;
@@ -574,6 +583,7 @@ std::vector<std::string> describe_config(const Config& c) {
   s << "config: http host=" << c.http.host << " port=" << c.http.port << " min_threads=" << c.http.min_threads
     << " max_threads=" << c.http.max_threads << " max_queued=" << c.http.max_queued << " keep_alive_timeout_ms=" << c.http.keep_alive_timeout_ms
     << " max_body_bytes=" << c.http.max_body_bytes << " drain_timeout_ms=" << c.http.drain_timeout_ms
+    << " shutdown_grace_ms=" << c.http.shutdown_grace_ms
     << " max_connections=" << c.http.max_connections << " max_header_bytes=" << c.http.max_header_bytes
     << " max_headers=" << c.http.max_header_count << " max_url_bytes=" << c.http.max_url_bytes
     << " max_query_params=" << c.http.max_query_params << " header_timeout_ms=" << c.http.header_timeout_ms

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "config/variables.h"
+
 namespace queen::config {
 
 using EnvMap = std::map<std::string, std::string>;
@@ -28,6 +30,9 @@ struct HttpConfig {
   int keep_alive_timeout_ms = 10000;         // HTTP_KEEPALIVE_TIMEOUT_MS: idle keep-alive connection hold
   std::int64_t max_body_bytes = 64LL << 20;  // MAX_BODY_BYTES: 413 beyond
   int drain_timeout_ms = 30000;              // HTTP_DRAIN_TIMEOUT_MS: shutdown wait for in-flight requests
+  // SHUTDOWN_GRACE_MS: after SIGTERM, readiness answers 503 while everything else is still served for this
+  // long (a load balancer takes the endpoint out), then the drain starts.
+  int shutdown_grace_ms = 0;
   int max_connections = 20000;               // HTTP_MAX_CONNECTIONS: open client connections (closed beyond)
   int max_header_bytes = 16384;              // HTTP_MAX_HEADER_BYTES: request line + headers (431 beyond)
   int max_header_count = 100;                // HTTP_MAX_HEADERS: header fields (431 beyond)
@@ -52,7 +57,7 @@ struct DbConfig {
   std::string password = "postgres";  // PG_PASSWORD (masked in logs)
   bool use_ssl = false;               // PG_USE_SSL
   bool ssl_reject_unauthorized = true;  // PG_SSL_REJECT_UNAUTHORIZED
-  int pool_size = 150;                  // DB_POOL_SIZE
+  int pool_size = 25;                   // DB_POOL_SIZE (docs/configuration.md, "DB_POOL_SIZE")
   int connection_timeout_ms = 2000;     // DB_CONNECTION_TIMEOUT: connect and pool-acquire bound
   int statement_timeout_ms = 30000;     // DB_STATEMENT_TIMEOUT
   int lock_timeout_ms = 10000;          // DB_LOCK_TIMEOUT
@@ -175,15 +180,15 @@ struct FlowLaneConfig {
   int wait_ms = 0;   // QUEEN_FLOW_<LANE>_WAIT_MS: longest wait for a slot (429 after)
 };
 struct FlowConfig {
-  int slots = 64;        // QUEEN_FLOW_SLOTS: slots of all lanes together (default C)
-  // The values below are the defaults for C = 64 (the default pool and thread counts).
-  FlowLaneConfig push{48, 64, 10000};  // slots 3C/4, queue HTTP_MAX_THREADS, wait 10000 ms
-  FlowLaneConfig pop{48, 64, 2000};    // slots 3C/4, queue HTTP_MAX_THREADS, wait 2000 ms
-  FlowLaneConfig ack{32, 64, 10000};   // slots C/2, queue HTTP_MAX_THREADS, wait 10000 ms
-  FlowLaneConfig maint{4, 4, 1000};    // slots C/16, queue 4, wait 1000 ms (spool replay, one slot per file)
+  int slots = 25;        // QUEEN_FLOW_SLOTS: slots of all lanes together (default C)
+  // The values below are the defaults for C = 25 (the default pool size, under the default thread count).
+  FlowLaneConfig push{18, 64, 10000};  // slots 3C/4, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig pop{18, 64, 2000};    // slots 3C/4, queue HTTP_MAX_THREADS, wait 2000 ms
+  FlowLaneConfig ack{12, 64, 10000};   // slots C/2, queue HTTP_MAX_THREADS, wait 10000 ms
+  FlowLaneConfig maint{1, 4, 1000};    // slots C/16 (at least 1), queue 4, wait 1000 ms (spool replay, one slot per file)
   // Database-backed reads; slots + queue at most HTTP_MAX_THREADS / 2, so
   // reads never hold more than half the handler threads.
-  FlowLaneConfig read{8, 16, 2000};    // slots C/8, queue HTTP_MAX_THREADS/4, wait 2000 ms
+  FlowLaneConfig read{3, 16, 2000};    // slots C/8, queue HTTP_MAX_THREADS/4, wait 2000 ms
   // QUEEN_READ_STATEMENT_TIMEOUT_MS: the statement timeout of every read call
   // (instead of DB_STATEMENT_TIMEOUT); 0: reads run under DB_STATEMENT_TIMEOUT.
   int read_statement_timeout_ms = 5000;
@@ -268,8 +273,16 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One variable as read: its effective value (unmasked) and whether the environment set it.
+struct Setting {
+  const Variable* variable = nullptr;
+  std::string value;
+  bool from_environment = false;
+};
+
 struct LoadedConfig {
   Config config;
+  std::vector<Setting> settings;  // every variable of the table, in its order
   std::vector<std::string> warnings;  // unparsable values that fell back to their default
   // Reference-server variables that are set but mean nothing here (UDP sync,
   // cache and engine tuning): accepted without a warning, listed for a debug line.
@@ -287,6 +300,10 @@ std::string read_hostname();
 // One `config: <group> k=v ...` line per group (http, db, pop, push, spool,
 // mesh, process, limits, jwt, flow), secrets masked.
 std::vector<std::string> describe_config(const Config& config);
+
+// One `NAME=value` line per variable (secrets masked: "***" when set), marked
+// "(default)" where the environment did not set it: the output of --check-config.
+std::vector<std::string> describe_settings(const std::vector<Setting>& settings);
 
 // The session settings that hand the storage quotas to the database:
 // queen.tenant_max_<quota> for each quota it enforces and

@@ -5,8 +5,10 @@
 
 #include <pqxx/connection>
 #include <pqxx/except>
+#include <pqxx/nontransaction>
 
 #include "config/db_hosts.h"
+#include "config/version.h"
 #include "db/connect_probe.h"
 #include "db/connection_pool.h"
 #include "db/sqlstate.h"
@@ -21,6 +23,9 @@ constexpr const char* kRequestPath[] = {
     statement::kAckMany,      statement::kGetSystemFlag, statement::kSetSystemFlag, statement::kConfigureQueue,
     statement::kExtendLease,  statement::kRunTransaction,
 };
+
+// The release of the deployed schema (sql/migrations/deploy/schema_version.sql).
+constexpr const char* kSchemaVersionQuery = "SELECT queen.schema_version()";
 
 std::string target(const config::DbConfig& c) {
   return "PG_DB=" + c.name + " as PG_USER=" + c.user + " on " + config::join_list(c.hosts) + ":" +
@@ -43,6 +48,27 @@ BootCheck misconfigured(const config::DbConfig& c, const ConfigurationFault& fau
   return check;
 }
 
+BootCheck schema_too_old(const config::DbConfig& c, const std::string& deployed) {
+  BootCheck check;
+  check.outcome = BootCheck::Outcome::Misconfigured;
+  check.detail = "the queen schema in " + target(c) + " is release " + deployed + ", older than the " +
+                 std::string(config::kMinimumSchemaVersion) + " this broker (" +
+                 std::string(config::broker_version()) +
+                 ") needs: deploy the migrations first (sqitch deploy), then start the brokers";
+  return check;
+}
+
+// The deployed release, or "before 1.0.0" when queen.schema_version() does not exist yet.
+std::string deployed_schema_version(pqxx::connection& connection) {
+  try {
+    pqxx::nontransaction tx(connection);
+    return tx.exec1(kSchemaVersionQuery)[0].as<std::string>();
+  } catch (const pqxx::sql_error& e) {
+    if (e.sqlstate() == "42883") return "before 1.0.0 (no queen.schema_version())";
+    throw;
+  }
+}
+
 }  // namespace
 
 BootCheck check_database_at_boot(const config::DbConfig& c) {
@@ -62,6 +88,8 @@ BootCheck check_database_at_boot(const config::DbConfig& c) {
     pqxx::connection connection(conninfo);
     register_statements(connection);
     for (const char* name : kRequestPath) connection.prepare_now(name);
+    const std::string deployed = deployed_schema_version(connection);
+    if (!config::version_at_least(deployed, config::kMinimumSchemaVersion)) return schema_too_old(c, deployed);
   } catch (const pqxx::sql_error& e) {
     if (const std::optional<ConfigurationFault> fault = configuration_fault(e.sqlstate())) {
       return misconfigured(c, *fault, e.sqlstate(), e.what());

@@ -1,6 +1,8 @@
 #pragma once
 // Route groups, one file each (routes_*.cpp). Each registers its handlers
 // on the router; handlers parse, call one broker use case, and render.
+#include <atomic>
+
 #include "broker/broker.h"
 #include "config/config.h"
 #include "http/router.h"
@@ -25,6 +27,9 @@ struct RouteContext {
   broker::ConsumerGroups* consumer_groups = nullptr;
   // The status, resources and analytics views (null: those routes answer 503).
   broker::Statistics* statistics = nullptr;
+  // Set on SIGTERM: readiness answers 503 from then on, while every other route is still served for
+  // SHUTDOWN_GRACE_MS (null: never).
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready

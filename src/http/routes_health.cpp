@@ -1,6 +1,7 @@
 // GET /health (liveness) and GET /health/ready (readiness); README.md "Probes".
 #include <nlohmann/json.hpp>
 
+#include "config/version.h"
 #include "http/cluster_render.h"
 #include "http/routes.h"
 
@@ -20,7 +21,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
         {"status", db.connected ? "healthy" : "degraded"},
         {"database", db.connected ? "connected" : "disconnected"},
         {"server", "queen-compatible broker"},
-        {"version", "1.0.0"},
+        {"version", std::string(config::broker_version())},
         {"worker_id", 0},
         {"server_id", server_id},
         {"shared_state", nlohmann::json::parse(shared_state)},
@@ -34,12 +35,15 @@ void register_health_routes(Router& router, const RouteContext& context) {
   // outage), and while the database refuses it for good (wrong password, no
   // such database, no schema: spooling would not end without an operator).
   // Startup recovery runs before the listener binds, so no answer at all
-  // comes before it ends.
-  router.add("GET", "/health/ready", auth::kPublic, [&broker](const Request&) {
+  // comes before it ends. From SIGTERM on it answers 503 at once, for the
+  // grace (SHUTDOWN_GRACE_MS) in which the rest is still served.
+  const std::atomic<bool>* stopping = context.stopping;
+  router.add("GET", "/health/ready", auth::kPublic, [&broker, stopping](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
     const bool spool_writable = broker.spool_status().healthy;
     const bool misconfigured = !db.configuration_fault.empty();
-    const bool ready = (db.connected || spool_writable) && !misconfigured;
+    const bool shutting_down = stopping != nullptr && stopping->load();
+    const bool ready = (db.connected || spool_writable) && !misconfigured && !shutting_down;
     nlohmann::json body = {
         {"status", ready ? "ready" : "not_ready"},
         {"database", db.connected ? "connected" : "disconnected"},
@@ -51,6 +55,7 @@ void register_health_routes(Router& router, const RouteContext& context) {
       body["error"] = db.error;
     }
     if (misconfigured) body["reason"] = "database unusable as configured: " + db.configuration_fault;
+    if (shutting_down) body["reason"] = "shutting down";
     return Response::json(ready ? 200 : 503, body.dump());
   });
 }

@@ -2,6 +2,7 @@
 // Both are served from process memory: they answer while the database is down.
 #include <nlohmann/json.hpp>
 
+#include "config/version.h"
 #include "http/cluster_render.h"
 #include "http/routes.h"
 
@@ -34,6 +35,7 @@ void register_metrics_routes(Router& router, const RouteContext& context) {
     Response r = Response::json(200, metrics::render_prometheus(metrics.counters(), broker.gauges(),
                                                                 metrics::read_process_stats(),
                                                                 metrics.uptime_seconds()));
+    r.body += metrics::render_build_info(config::broker_version());
     if (cluster != nullptr) r.body += render_cluster_prometheus(cluster->snapshot());
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     r.headers.emplace_back("Cache-Control", "no-cache");

@@ -211,6 +211,13 @@ void render_admission(std::string& out, const std::vector<AdmissionLane>& lanes)
 
 }  // namespace
 
+std::string render_build_info(std::string_view version) {
+  std::string out;
+  family(out, "queen_build_info", "gauge", "Always 1; the version label is the broker's release.");
+  sample(out, "queen_build_info", "version=\"" + std::string(version) + "\"", "1");
+  return out;
+}
+
 std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessStats& p, double uptime_seconds) {
   std::string out;
   out.reserve(4096);

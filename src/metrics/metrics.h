@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -124,6 +125,9 @@ struct Gauges {
   CombinedCalls ack_combining;
   CombinedCalls pop_combining;
 };
+
+// queen_build_info{version="<version>"} 1 (the version is a release number: nothing to escape).
+std::string render_build_info(std::string_view version);
 
 // Prometheus text exposition format 0.0.4.
 std::string render_prometheus(const Counters& counters, const Gauges& gauges, const ProcessStats& process,

@@ -7,7 +7,7 @@ from harness.assertions import assert_no_cors, assert_json_error, assert_no_cont
 REQUIRED_GAUGES = [
     "queen_file_buffer_pending", "queen_file_buffer_failed", "queen_file_buffer_db_healthy",
     "queen_maintenance_mode_enabled", "queen_uptime_seconds",
-    "queen_db_pool_size", "queen_db_pool_idle", "queen_db_pool_active",
+    "queen_db_pool_size", "queen_db_pool_idle", "queen_db_pool_active", "queen_build_info",
 ]
 # name{labels} value [timestamp]
 SAMPLE_RE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.eE+-]+|NaN|[+-]Inf)( -?\d+)?$")
@@ -70,6 +70,7 @@ def test_prometheus_exposes_the_required_gauges(client):
     assert samples["queen_maintenance_mode_enabled"][0] in (0.0, 1.0)
     assert samples["queen_uptime_seconds"][0] >= 0
     assert samples["queen_db_pool_size"][0] > 0
+    assert samples["queen_build_info"] == [1.0]  # its version label: tests/integration/test_front_door.py
 
 
 def test_prometheus_uptime_advances(client):

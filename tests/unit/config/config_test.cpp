@@ -39,7 +39,7 @@ TEST(Config, DefaultsMatchTheSpec) {
   EXPECT_EQ(c.process.log_level, "info");
   EXPECT_EQ(c.db.hosts, (std::vector<std::string>{"localhost"}));
   EXPECT_EQ(c.db.ports, (std::vector<int>{5432}));
-  EXPECT_EQ(c.db.pool_size, 150);
+  EXPECT_EQ(c.db.pool_size, 25);  // three brokers fit max_connections=100
   EXPECT_EQ(c.db.connection_timeout_ms, 2000);
   EXPECT_EQ(c.db.statement_timeout_ms, 30000);
   EXPECT_EQ(c.db.lock_timeout_ms, 10000);
@@ -110,7 +110,7 @@ TEST(Config, ReadsEveryGroup) {
 TEST(Config, UnparsableIntegerFallsBackWithAWarning) {
   const LoadedConfig loaded = load_config({{"PORT", "http"}, {"DB_POOL_SIZE", "12abc"}}, "h");
   EXPECT_EQ(loaded.config.http.port, 6632);
-  EXPECT_EQ(loaded.config.db.pool_size, 150);
+  EXPECT_EQ(loaded.config.db.pool_size, 25);
   ASSERT_EQ(loaded.warnings.size(), 2u);
   EXPECT_TRUE(contains(loaded.warnings, "PORT='http'"));
   EXPECT_TRUE(contains(loaded.warnings, "DB_POOL_SIZE='12abc'"));

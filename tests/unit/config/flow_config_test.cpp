@@ -27,19 +27,20 @@ std::string error_of(const EnvMap& env) {
 }  // namespace
 
 TEST(FlowConfig, DefaultsDeriveFromThePoolAndTheHandlerThreads) {
-  // C = min(DB_POOL_SIZE 150, HTTP_MAX_THREADS 64) = 64.
+  // C = min(DB_POOL_SIZE 25, HTTP_MAX_THREADS 64) = 25.
   const FlowConfig f = load_config({}, "h").config.flow;
-  EXPECT_EQ(f.slots, 64);
-  expect_lane(f.push, 48, 64, 10000);
-  expect_lane(f.pop, 48, 64, 2000);
-  expect_lane(f.ack, 32, 64, 10000);
-  expect_lane(f.maint, 4, 4, 1000);
-  expect_lane(f.read, 8, 16, 2000);
+  EXPECT_EQ(f.slots, 25);
+  expect_lane(f.push, 18, 64, 10000);
+  expect_lane(f.pop, 18, 64, 2000);
+  expect_lane(f.ack, 12, 64, 10000);
+  expect_lane(f.maint, 1, 4, 1000);
+  expect_lane(f.read, 3, 16, 2000);
   EXPECT_EQ(f.read_statement_timeout_ms, 5000);
   // The struct's own defaults are the same.
   const FlowConfig fresh;
   EXPECT_EQ(fresh.slots, f.slots);
   expect_lane(fresh.push, f.push.slots, f.push.queue, f.push.wait_ms);
+  expect_lane(fresh.pop, f.pop.slots, f.pop.queue, f.pop.wait_ms);
   expect_lane(fresh.ack, f.ack.slots, f.ack.queue, f.ack.wait_ms);
   expect_lane(fresh.maint, f.maint.slots, f.maint.queue, f.maint.wait_ms);
   expect_lane(fresh.read, f.read.slots, f.read.queue, f.read.wait_ms);
@@ -127,8 +128,8 @@ TEST(FlowConfig, BadValuesStopTheBootWithTheirNames) {
 TEST(FlowConfig, DescribedOnItsOwnLine) {
   const auto lines = describe_config(load_config({{"QUEEN_FLOW_ACK_WAIT_MS", "1234"}}, "h").config);
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
-    return line.rfind("config: flow slots=64 ", 0) == 0 && line.find("ack_wait_ms=1234") != std::string::npos &&
-           line.find(" read_slots=8 read_queue=16 read_wait_ms=2000 read_statement_timeout_ms=5000") !=
+    return line.rfind("config: flow slots=25 ", 0) == 0 && line.find("ack_wait_ms=1234") != std::string::npos &&
+           line.find(" read_slots=3 read_queue=16 read_wait_ms=2000 read_statement_timeout_ms=5000") !=
                std::string::npos;
   }));
 }

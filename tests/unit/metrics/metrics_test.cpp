@@ -103,3 +103,10 @@ TEST(Prometheus, ExposesEveryAdmissionLane) {
   // Without an arbiter there is no flow series at all.
   EXPECT_EQ(render_prometheus(Counters{}, Gauges{}, ProcessStats{}, 1.0).find("queen_flow_"), std::string::npos);
 }
+
+TEST(Prometheus, BuildInfoCarriesTheVersionAsALabel) {
+  EXPECT_EQ(render_build_info("1.0.0"),
+            "# HELP queen_build_info Always 1; the version label is the broker's release.\n"
+            "# TYPE queen_build_info gauge\n"
+            "queen_build_info{version=\"1.0.0\"} 1\n");
+}
