@@ -11,14 +11,6 @@
 
 BEGIN;
 
--- ISO-8601 UTC with milliseconds, as every admin route renders instants.
-CREATE FUNCTION queen.stats_iso(p_at timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-$$;
-COMMENT ON FUNCTION queen.stats_iso(timestamptz) IS
-  'p_at as ISO-8601 UTC with milliseconds and a Z suffix (null stays null).';
-
 -- The time window of a time-series request: [fromMs, toMs], defaulting to the
 -- p_default_span before now. 22023 when from is after to.
 CREATE FUNCTION queen.stats_window(p_params jsonb, p_default_span interval, OUT from_at timestamptz,
@@ -95,7 +87,7 @@ LANGUAGE sql STABLE AS $$
       FROM per_minute m GROUP BY 1
   )
   SELECT coalesce(jsonb_agg(jsonb_build_object(
-           'timestamp', queen.stats_iso(b.b),
+           'timestamp', queen.iso_millis(b.b),
            'pushed', coalesce(p.pushed, 0), 'popped', coalesce(p.popped, 0), 'acked', coalesce(p.acked, 0),
            'failed', coalesce(p.dead_lettered, 0),
            'pushedPerSecond', round(coalesce(p.pushed, 0) / (p_minutes * 60.0), 3),
@@ -186,7 +178,7 @@ LANGUAGE sql STABLE AS $$
                    'min', coalesce(min(pending), 0), 'max', coalesce(max(pending), 0)) FROM s)),
     'throughput', (SELECT jsonb_build_object('ingestedPerSecond', round(pushed / 300.0, 3),
                                              'processedPerSecond', round(acked / 300.0, 3)) FROM recent),
-    'timestamp', queen.stats_iso(clock_timestamp()),
+    'timestamp', queen.iso_millis(clock_timestamp()),
     'statsAge', (SELECT queen.stats_age_seconds(min(updated_at)) FROM s))
 $$;
 COMMENT ON FUNCTION queen.resources_overview(text, jsonb) IS
@@ -207,7 +199,7 @@ LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
     'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
         'id', p.id, 'name', p.name, 'namespace', nullif(p.namespace, ''), 'task', nullif(p.task, ''),
-        'createdAt', queen.stats_iso(p.created_at),
+        'createdAt', queen.iso_millis(p.created_at),
         'partitions', coalesce(p.n_partitions, (SELECT count(*) FROM queen.partitions x WHERE x.queue_id = p.id)),
         'messages', jsonb_build_object('total', coalesce(p.total, 0), 'pending', coalesce(p.pending, 0),
                                        'processing', coalesce(p.processing, 0)))
@@ -227,11 +219,11 @@ LANGUAGE sql STABLE AS $$
   t AS (SELECT s.* FROM q, queen.compute_queue_stats(q.id) s)
   SELECT jsonb_build_object(
     'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-    'createdAt', queen.stats_iso(q.created_at),
+    'createdAt', queen.iso_millis(q.created_at),
     'partitions', coalesce((SELECT jsonb_agg(jsonb_build_object(
-        'id', p.id, 'name', p.name, 'createdAt', queen.stats_iso(p.created_at),
+        'id', p.id, 'name', p.name, 'createdAt', queen.iso_millis(p.created_at),
         'stats', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
-        'oldestMessage', queen.stats_iso(p.oldest_message_at), 'newestMessage', queen.stats_iso(p.newest_message_at))
+        'oldestMessage', queen.iso_millis(p.oldest_message_at), 'newestMessage', queen.iso_millis(p.newest_message_at))
         ORDER BY p.name) FROM p), '[]'::jsonb),
     'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
                                      'total', (SELECT t.partitions FROM t)),
@@ -274,7 +266,7 @@ CREATE FUNCTION queen.stats_workers(p_from timestamptz, p_to timestamptz) RETURN
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'workerId', w.server_id, 'hostname', w.hostname, 'port', w.port,
-           'lastSeen', queen.stats_iso(w.last_minute + interval '1 minute'),
+           'lastSeen', queen.iso_millis(w.last_minute + interval '1 minute'),
            'requests', w.requests, 'pushMessages', w.push_messages, 'popMessages', w.pop_messages,
            'ackMessages', w.ack_messages, 'ackFailed', w.ack_failed, 'dbErrors', w.db_errors,
            'poolSize', w.pool_size, 'poolInUse', w.pool_in_use, 'parkedPops', w.parked_pops)
@@ -326,7 +318,7 @@ BEGIN
                  FROM queen.consumers c
                 WHERE c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() AND c.queue_id = ANY (v_ids))
     SELECT jsonb_build_object(
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'bucketMinutes', v_minutes,
       'pointCount', jsonb_array_length(v_series),
       'throughput', v_series,
@@ -381,7 +373,7 @@ BEGIN
     SELECT jsonb_build_object(
       'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
           'id', p.id, 'name', p.name, 'namespace', nullif(p.namespace, ''), 'task', nullif(p.task, ''),
-          'createdAt', queen.stats_iso(p.created_at),
+          'createdAt', queen.iso_millis(p.created_at),
           'partitions', coalesce(p.n_partitions, 0), 'consumerGroups', coalesce(p.consumer_groups, 0),
           'messages', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
           'throughput', jsonb_build_object('pushed', coalesce(m.pushed, 0), 'popped', coalesce(m.popped, 0),
@@ -391,7 +383,7 @@ BEGIN
               'timeSeconds', round(coalesce(greatest(extract(epoch FROM clock_timestamp() - p.oldest_pending_at), 0), 0)::numeric, 3)),
           'statsAge', queen.stats_age_seconds(p.stats_at)) ORDER BY p.name)
           FROM page p LEFT JOIN moved m ON m.queue_id = p.id), '[]'::jsonb),
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset, 'total', (SELECT count(*) FROM q)))
   );
 END;
@@ -411,7 +403,7 @@ LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
     'queue', jsonb_build_object(
       'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-      'createdAt', queen.stats_iso(q.created_at), 'updatedAt', queen.stats_iso(q.updated_at),
+      'createdAt', queen.iso_millis(q.created_at), 'updatedAt', queen.iso_millis(q.updated_at),
       'config', jsonb_build_object(
         'leaseTime', q.lease_time, 'retryLimit', q.retry_limit, 'retryDelay', q.retry_delay_ms,
         'priority', q.priority, 'delayedProcessing', q.delayed_processing, 'windowBuffer', q.window_buffer,
@@ -420,11 +412,11 @@ LANGUAGE sql STABLE AS $$
         'maxWaitTimeSeconds', q.max_wait_time_seconds, 'deadLetterQueue', q.dead_letter_queue,
         'dlqAfterMaxRetries', q.dlq_after_max_retries, 'encryptionEnabled', q.encryption_enabled)),
     'partitions', coalesce((SELECT jsonb_agg(jsonb_build_object(
-        'id', p.id, 'name', p.name, 'createdAt', queen.stats_iso(p.created_at),
+        'id', p.id, 'name', p.name, 'createdAt', queen.iso_millis(p.created_at),
         'messages', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
         'consumerGroups', coalesce(g.n, 0), 'activeLeases', coalesce(g.leased, 0),
         'lagSeconds', round(coalesce(greatest(extract(epoch FROM clock_timestamp() - p.oldest_pending_at), 0), 0)::numeric, 3),
-        'oldestMessage', queen.stats_iso(p.oldest_message_at), 'newestMessage', queen.stats_iso(p.newest_message_at))
+        'oldestMessage', queen.iso_millis(p.oldest_message_at), 'newestMessage', queen.iso_millis(p.newest_message_at))
         ORDER BY p.name) FROM p LEFT JOIN groups g ON g.partition_id = p.id), '[]'::jsonb),
     'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
                                      'total', (SELECT t.partitions FROM t)),
@@ -475,7 +467,7 @@ BEGIN
              WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() AND x.seq <= c.lease_max_seq
                THEN 'processing'
              ELSE 'pending' END,
-          'createdAt', queen.stats_iso(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
+          'createdAt', queen.iso_millis(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset))
       FROM page x
       LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = '__QUEUE_MODE__'
@@ -507,8 +499,8 @@ BEGIN
   SELECT coalesce(array_agg(q.id), '{}') INTO v_ids FROM queen.stats_queues(p_tenant, p_params) q;
   v_series := queen.stats_series(v_ids, w.from_at, w.to_at, v_minutes);
   RETURN jsonb_build_object(
-    'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
-    'from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at),
+    'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
+    'from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at),
     'interval', v_interval, 'bucketMinutes', v_minutes,
     'dataPoints', (SELECT coalesce(jsonb_agg(e || jsonb_build_object('messages', e->'pushed')), '[]'::jsonb)
                      FROM jsonb_array_elements(v_series) e),
@@ -550,7 +542,7 @@ BEGIN
     ), r AS (
       SELECT b.server_id, max(b.hostname) AS hostname, max(b.port) AS port,
              jsonb_agg(jsonb_build_object(
-               'timestamp', queen.stats_iso(b.bucket), 'sampleCount', b.samples,
+               'timestamp', queen.iso_millis(b.bucket), 'sampleCount', b.samples,
                'metrics', jsonb_build_object(
                  'requests', b.requests, 'requestsPerSecond', round(b.requests / (v_minutes * 60.0), 3),
                  'dbErrors', b.db_errors,
@@ -564,7 +556,7 @@ BEGIN
         FROM b GROUP BY b.server_id
     )
     SELECT jsonb_build_object(
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'bucketMinutes', v_minutes,
       'replicas', coalesce((SELECT jsonb_agg(jsonb_build_object('hostname', r.hostname, 'port', r.port,
                                                                 'workerId', r.server_id, 'timeSeries', r.series)
@@ -601,7 +593,7 @@ BEGIN
     ), r AS (
       SELECT b.server_id, max(b.hostname) AS hostname,
              jsonb_agg(jsonb_build_object(
-               'timestamp', queen.stats_iso(b.bucket),
+               'timestamp', queen.iso_millis(b.bucket),
                'pushRequests', b.push_requests, 'pushMessages', b.push_messages,
                'popRequests', b.pop_requests, 'popMessages', b.pop_messages,
                'ackMessages', b.ack_messages, 'ackFailed', b.ack_failed,
@@ -610,7 +602,7 @@ BEGIN
         FROM b GROUP BY b.server_id
     )
     SELECT jsonb_build_object(
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'bucketMinutes', v_minutes,
       'workers', coalesce((SELECT jsonb_agg(jsonb_build_object('workerId', r.server_id, 'hostname', r.hostname,
                                                                'timeSeries', r.series) ORDER BY r.server_id) FROM r),
@@ -641,10 +633,10 @@ LANGUAGE sql STABLE AS $$
     'tables', (SELECT coalesce(jsonb_agg(jsonb_build_object(
         'table', t.relname, 'liveRows', t.n_live_tup, 'deadRows', t.n_dead_tup,
         'sizeBytes', pg_total_relation_size(t.relid), 'sequentialScans', t.seq_scan, 'indexScans', t.idx_scan,
-        'lastAutovacuum', queen.stats_iso(t.last_autovacuum)) ORDER BY pg_total_relation_size(t.relid) DESC), '[]'::jsonb)
+        'lastAutovacuum', queen.iso_millis(t.last_autovacuum)) ORDER BY pg_total_relation_size(t.relid) DESC), '[]'::jsonb)
       FROM pg_stat_user_tables t WHERE t.schemaname = 'queen'),
     'serverVersion', current_setting('server_version'),
-    'timestamp', queen.stats_iso(clock_timestamp()))
+    'timestamp', queen.iso_millis(clock_timestamp()))
 $$;
 COMMENT ON FUNCTION queen.analytics_postgres_stats(text, jsonb) IS
   'GET /api/v1/analytics/postgres-stats: the database (size, connections, commits, cache hit ratio), connections by state, and the queen tables (estimated live/dead rows from the statistics collector, size). Database-wide figures.';
@@ -672,7 +664,7 @@ BEGIN
        GROUP BY 1, 2
     ), points AS (
       SELECT b.queue_id, b.bucket, jsonb_build_object(
-               'timestamp', queen.stats_iso(b.bucket), 'pushed', b.pushed, 'popped', b.popped, 'acked', b.acked,
+               'timestamp', queen.iso_millis(b.bucket), 'pushed', b.pushed, 'popped', b.popped, 'acked', b.acked,
                'failed', b.failed, 'pushedPerSecond', round(b.pushed / (v_minutes * 60.0), 3),
                'ackedPerSecond', round(b.acked / (v_minutes * 60.0), 3), 'pending', b.pending,
                'processing', b.processing, 'lagSeconds', round(b.lag_seconds::numeric, 3)) AS point
@@ -684,7 +676,7 @@ BEGIN
         FROM points p GROUP BY p.queue_id
     )
     SELECT jsonb_build_object(
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'bucketMinutes', v_minutes,
       'queues', coalesce((SELECT jsonb_agg(jsonb_build_object('queue', q.name, 'series', per.series) ORDER BY q.name)
                             FROM per JOIN q ON q.id = per.queue_id), '[]'::jsonb))
@@ -725,12 +717,12 @@ BEGIN
        GROUP BY 1, 2
     )
     SELECT jsonb_build_object(
-      'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+      'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
       'bucketMinutes', v_minutes,
       'replicas', coalesce((SELECT jsonb_agg(jsonb_build_object('workerId', r.server_id, 'series', r.series)
                                              ORDER BY r.server_id)
                               FROM (SELECT server_id, jsonb_agg(jsonb_build_object(
-                                      'timestamp', queen.stats_iso(bucket), 'parkedPops', parked) ORDER BY bucket) AS series
+                                      'timestamp', queen.iso_millis(bucket), 'parkedPops', parked) ORDER BY bucket) AS series
                                       FROM b GROUP BY server_id) r), '[]'::jsonb))
   );
 END;
@@ -745,10 +737,10 @@ DECLARE
 BEGIN
   SELECT * INTO w FROM queen.stats_window(p_params, interval '1 hour');
   RETURN jsonb_build_object(
-    'timeRange', jsonb_build_object('from', queen.stats_iso(w.from_at), 'to', queen.stats_iso(w.to_at)),
+    'timeRange', jsonb_build_object('from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at)),
     'jobs', coalesce((SELECT jsonb_agg(jsonb_build_object('job', j.job, 'runs', j.runs) ORDER BY j.job)
                         FROM (SELECT r.job, jsonb_agg(jsonb_build_object(
-                                       'timestamp', queen.stats_iso(r.started_at), 'serverId', r.server_id,
+                                       'timestamp', queen.iso_millis(r.started_at), 'serverId', r.server_id,
                                        'rows', coalesce((r.result->>'rows')::bigint, 0),
                                        'complete', (r.result->>'complete')::boolean,
                                        'durationMs', round(extract(epoch FROM r.finished_at - r.started_at)::numeric * 1000, 3))

@@ -30,6 +30,5 @@ DROP FUNCTION queen.stats_queues(text, jsonb);
 DROP FUNCTION queen.stats_bucket(timestamptz, int);
 DROP FUNCTION queen.stats_bucket_minutes(timestamptz, timestamptz);
 DROP FUNCTION queen.stats_window(jsonb, interval);
-DROP FUNCTION queen.stats_iso(timestamptz);
 
 COMMIT;

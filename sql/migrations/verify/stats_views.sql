@@ -2,7 +2,6 @@
 
 BEGIN;
 
-SELECT has_function_privilege('queen.stats_iso(timestamptz)', 'execute');
 SELECT has_function_privilege('queen.stats_window(jsonb, interval)', 'execute');
 SELECT has_function_privilege('queen.stats_bucket_minutes(timestamptz, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.stats_bucket(timestamptz, int)', 'execute');
