@@ -1,4 +1,4 @@
-"""Lease expiry and renewal (docs/procedures.md pop_messages, extend_lease, release_expired_leases)."""
+"""Lease expiry and renewal (docs/procedures.md pop_messages, extend_lease)."""
 import datetime
 import time
 import uuid

@@ -94,6 +94,80 @@ $$;
 COMMENT ON FUNCTION queen.ack_lease_group(jsonb, text) IS
   'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 
+-- ack_messages in named steps. The helpers below are internal to it: PL/pgSQL, so each
+-- statement's plan is cached per connection, called once per request or once per
+-- partition (never per item), and run inside ack_messages, whose SET plan_cache_mode
+-- applies to their statements too.
+
+-- The shape every ack item must have: 22023 otherwise.
+CREATE FUNCTION queen.check_ack_items(p_acks jsonb) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
+    RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
+  END IF;
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_acks) e
+              WHERE jsonb_typeof(e) <> 'object' OR jsonb_typeof(e -> 'transactionId') IS DISTINCT FROM 'string') THEN
+    RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.check_ack_items(jsonb) IS
+  'Internal to ack_messages: 22023 unless p_acks is an array of objects with a transactionId string.';
+
+-- The items of an ack request with their message, grouped by partition (ascending id:
+-- cursor rows are locked in a fixed order, so concurrent acks cannot deadlock) and in
+-- message order inside a partition; items whose message is not found come first, with
+-- a null seq. Only a partition of tenant p_tenant's queues counts: another tenant's
+-- message is "not found".
+CREATE FUNCTION queen.ack_item_rows(p_acks jsonb, p_tenant text)
+RETURNS TABLE (idx int, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint,
+               last_seq bigint, partition_name text, queue_name text, retry_limit int, retry_delay_ms int)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  SELECT (x.ord - 1)::int,
+         x.e ->> 'transactionId',
+         nullif(x.e ->> 'leaseId', ''),
+         lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')),
+         nullif(x.e ->> 'error', ''),
+         m.partition_id, m.seq, p.last_seq,
+         p.name::text, q.name::text, q.retry_limit, q.retry_delay_ms
+    FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
+    LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant)
+           ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
+    -- LATERAL with LIMIT: one probe on both columns of the unique key, whatever plan
+    -- a connection cached while the table was small (docs/procedures.md, plans)
+    LEFT JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m
+                        WHERE m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
+                        LIMIT 1) m ON true
+   ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord;
+END;
+$$;
+COMMENT ON FUNCTION queen.ack_item_rows(jsonb, text) IS
+  'Internal to ack_messages: the ack items with their message (partition, seq; null when not found in tenant p_tenant) and queue retry options, in partition id then seq order.';
+
+-- The cursor row of (partition, group), locked, created first when missing (an ack may
+-- arrive for a group that never popped this partition).
+CREATE FUNCTION queen.lock_ack_cursor(p_partition_id uuid, p_group text) RETURNS queen.consumers
+LANGUAGE plpgsql AS $$
+DECLARE
+  c queen.consumers;
+BEGIN
+  SELECT * INTO c FROM queen.consumers cc
+   WHERE cc.partition_id = p_partition_id AND cc.consumer_group = p_group FOR UPDATE;
+  IF NOT FOUND THEN
+    PERFORM queen.ensure_consumer(p_partition_id, p_group);
+    SELECT * INTO c FROM queen.consumers cc
+     WHERE cc.partition_id = p_partition_id AND cc.consumer_group = p_group FOR UPDATE;
+  END IF;
+  RETURN c;
+END;
+$$;
+COMMENT ON FUNCTION queen.lock_ack_cursor(uuid, text) IS
+  'Internal to ack_messages: the cursor row of (p_partition_id, p_group) locked FOR UPDATE, created at the group''s start point when missing.';
+
 CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
@@ -130,13 +204,7 @@ DECLARE
   v_last_seq bigint;              -- the partition's last seq as the item query read it
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
-  IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
-    RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
-  END IF;
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_acks) e
-              WHERE jsonb_typeof(e) <> 'object' OR jsonb_typeof(e -> 'transactionId') IS DISTINCT FROM 'string') THEN
-    RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
-  END IF;
+  PERFORM queen.check_ack_items(p_acks);
 
   -- No group named: a consumer that popped with a group and acks without
   -- naming it is recognised by its lease.
@@ -144,26 +212,8 @@ BEGIN
     v_group := coalesce(queen.ack_lease_group(p_acks, v_tenant), v_group);
   END IF;
 
-  -- Items grouped by partition (ascending id: cursor rows are locked in a fixed order,
-  -- so concurrent acks cannot deadlock) and in message order inside a partition.
-  FOR r IN
-    SELECT (x.ord - 1)::int AS idx,
-           x.e ->> 'transactionId' AS txid,
-           nullif(x.e ->> 'leaseId', '') AS lease_text,
-           lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')) AS status,
-           nullif(x.e ->> 'error', '') AS error_message,
-           m.partition_id, m.seq, p.last_seq,
-           p.name AS partition_name, q.name AS queue_name, q.retry_limit, q.retry_delay_ms
-      FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
-      -- only a partition of this tenant's queues: another tenant's message is "not found"
-      LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant)
-             ON p.id = queen.uuid_or_null(x.e ->> 'partitionId')
-      -- LATERAL with LIMIT: one probe on both columns of the unique key, whatever plan
-      -- a connection cached while the table was small (docs/procedures.md, plans)
-      LEFT JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m
-                          WHERE m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
-                          LIMIT 1) m ON true
-     ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord
+  -- One item at a time, partition by partition (queen.ack_item_rows: the lock order).
+  FOR r IN SELECT * FROM queen.ack_item_rows(p_acks, v_tenant)
   LOOP
     v_success := false; v_error := NULL; v_released := false; v_dlq := false;
 
@@ -174,13 +224,7 @@ BEGIN
       END IF;
       v_partition_id := r.partition_id;
       v_last_seq := r.last_seq;
-      SELECT * INTO c FROM queen.consumers cc
-       WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
-      IF NOT FOUND THEN
-        PERFORM queen.ensure_consumer(v_partition_id, v_group);
-        SELECT * INTO c FROM queen.consumers cc
-         WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
-      END IF;
+      c := queen.lock_ack_cursor(v_partition_id, v_group);
       v_start_cursor := c.cursor_seq;
       v_start_lease_id := CASE WHEN c.lease_expires_at > v_now THEN c.lease_id END;
       v_start_failed_lease_id := c.failed_lease_id;

@@ -6,14 +6,6 @@
 -- unconsumed message), never a count over the message log.
 BEGIN;
 
--- Millisecond ISO-8601 in UTC with a Z, the admin routes' timestamp format.
-CREATE FUNCTION queen.iso_millis(p_at timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-$$;
-COMMENT ON FUNCTION queen.iso_millis(timestamptz) IS
-  'p_at as an ISO-8601 UTC text with milliseconds and a Z suffix (null stays null).';
-
 -- Every cursor row of tenant p_tenant (optionally of one group) with its lag: offset
 -- lag = allocated sequence numbers after the cursor (messages removed by retention
 -- still count), next_at = creation time of the next unconsumed message (one

@@ -23,19 +23,15 @@ CREATE FUNCTION queen.select_dead_letters(p_queue text, p_group text, p_partitio
                                           p_to timestamptz, p_message_id uuid, p_limit int, p_tenant text)
 RETURNS TABLE (message_id uuid, consumer_group text)
 LANGUAGE sql AS $$
+  -- FOR UPDATE cannot name a function's rows: the matching keys are chosen first, then locked
   SELECT d.message_id, d.consumer_group::text
     FROM queen.dlq d
-    JOIN queen.partitions p ON p.id = d.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
-     AND (p_queue IS NULL OR q.name = p_queue)
-     AND (p_group IS NULL OR d.consumer_group = p_group)
-     AND (p_partition IS NULL OR p.name = p_partition)
-     AND (p_from IS NULL OR d.failed_at >= p_from)
-     AND (p_to IS NULL OR d.failed_at <= p_to)
-     AND (p_message_id IS NULL OR d.message_id = p_message_id)
+   WHERE (d.message_id, d.consumer_group::text) IN
+         (SELECT f.message_id, f.consumer_group
+            FROM queen.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, p_message_id) f
+           ORDER BY f.failed_at, f.message_id, f.consumer_group
+           LIMIT p_limit)
    ORDER BY d.failed_at, d.message_id, d.consumer_group
-   LIMIT p_limit
      FOR UPDATE OF d
 $$;
 COMMENT ON FUNCTION queen.select_dead_letters(text, text, text, timestamptz, timestamptz, uuid, int, text) IS

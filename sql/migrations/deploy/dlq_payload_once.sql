@@ -114,16 +114,8 @@ BEGIN
   PERFORM queen.check_at_least('maxPayloadBytes', v_budget, 0);
   RETURN QUERY
   WITH matching AS (
-    SELECT d.message_id, d.consumer_group, d.failed_at, q.name AS queue_name, p.name AS partition_name
-      FROM queen.dlq d
-      JOIN queen.partitions p ON p.id = d.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
-     WHERE q.tenant = queen.tenant_arg(p_tenant)
-       AND (p_queue IS NULL OR q.name = p_queue)
-       AND (p_group IS NULL OR d.consumer_group = p_group)
-       AND (p_partition IS NULL OR p.name = p_partition)
-       AND (p_from IS NULL OR d.failed_at >= p_from)
-       AND (p_to IS NULL OR d.failed_at <= p_to)
+    SELECT f.message_id, f.consumer_group, f.failed_at, f.queue_name, f.partition_name
+      FROM queen.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
   ), page AS (
     SELECT m.*, (SELECT count(*) FROM matching) AS n FROM matching m
      ORDER BY m.failed_at DESC, m.message_id, m.consumer_group

@@ -13,18 +13,11 @@ BEGIN
   PERFORM queen.check_at_least('limit', p_limit, 1);
   PERFORM queen.check_at_least('offset', p_offset, 0);
   RETURN QUERY
-  SELECT d.message_id, d.transaction_id, d.partition_id, q.name::text, p.name::text, d.consumer_group::text, d.error_message,
-         d.retry_count, d.payload, d.is_encrypted, d.producer_sub, d.trace_id, d.message_created_at, d.failed_at,
-         count(*) OVER ()
-    FROM queen.dlq d
-    JOIN queen.partitions p ON p.id = d.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
-     AND (p_queue IS NULL OR q.name = p_queue)
-     AND (p_group IS NULL OR d.consumer_group = p_group)
-     AND (p_partition IS NULL OR p.name = p_partition)
-     AND (p_from IS NULL OR d.failed_at >= p_from)
-     AND (p_to IS NULL OR d.failed_at <= p_to)
+  SELECT d.message_id, d.transaction_id, d.partition_id, f.queue_name, f.partition_name, f.consumer_group,
+         d.error_message, d.retry_count, d.payload, d.is_encrypted, d.producer_sub, d.trace_id, d.message_created_at,
+         d.failed_at, count(*) OVER ()
+    FROM queen.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
+    JOIN queen.dlq d ON d.message_id = f.message_id AND d.consumer_group = f.consumer_group
    ORDER BY d.failed_at DESC, d.message_id, d.consumer_group
    LIMIT p_limit OFFSET p_offset;
 END;

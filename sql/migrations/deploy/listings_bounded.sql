@@ -133,8 +133,8 @@ BEGIN
            'status', s.status, 'queueStatus', s.queue_status,
            'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
            'traceId', g.trace_id, 'producerSub', g.producer_sub, 'queuePriority', g.priority,
-           'createdAt', queen.json_time_ms(g.created_at),
-           'leaseExpiresAt', queen.json_time_ms(s.lease_expires_at)) ORDER BY g.created_at DESC, g.id DESC), '[]'::jsonb)
+           'createdAt', queen.iso_millis(g.created_at),
+           'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) ORDER BY g.created_at DESC, g.id DESC), '[]'::jsonb)
     INTO v_messages
     FROM page g
     CROSS JOIN LATERAL queen.message_delivery(g.partition_id, g.id, g.seq, v_now) s;
@@ -183,7 +183,7 @@ BEGIN
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'id', s.id, 'transaction_id', s.transaction_id, 'partition_id', s.partition_id,
            'event_type', s.event_type, 'data', s.data, 'consumer_group', s.consumer_group,
-           'worker_id', s.worker_id, 'created_at', queen.json_time_ms(s.created_at),
+           'worker_id', s.worker_id, 'created_at', queen.iso_millis(s.created_at),
            'queue_name', q.name, 'partition_name', p.name,
            'message_payload', CASE WHEN s.first_of_message AND s.bytes_so_far <= v_budget THEN s.payload END,
            'message_encrypted', s.is_encrypted AND s.first_of_message AND s.bytes_so_far <= v_budget,

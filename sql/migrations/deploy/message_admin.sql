@@ -97,8 +97,8 @@ BEGIN
                  'status', s.status, 'queueStatus', s.queue_status,
                  'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
                  'traceId', m.trace_id, 'producerSub', m.producer_sub, 'queuePriority', q.priority,
-                 'createdAt', queen.json_time_ms(m.created_at),
-                 'leaseExpiresAt', queen.json_time_ms(s.lease_expires_at)) AS item
+                 'createdAt', queen.iso_millis(m.created_at),
+                 'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) AS item
             FROM queen.messages m
             JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id
@@ -125,9 +125,9 @@ LANGUAGE sql STABLE AS $$
            'payload', m.payload, 'status', s.status, 'queueStatus', s.queue_status,
            'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
            'isEncrypted', m.is_encrypted, 'traceId', m.trace_id, 'producerSub', m.producer_sub,
-           'createdAt', queen.json_time_ms(m.created_at),
+           'createdAt', queen.iso_millis(m.created_at),
            'errorMessage', dl.error_message, 'retryCount', dl.retry_count,
-           'leaseExpiresAt', queen.json_time_ms(s.lease_expires_at),
+           'leaseExpiresAt', queen.iso_millis(s.lease_expires_at),
            'queueConfig', jsonb_build_object('leaseTime', q.lease_time, 'retryLimit', q.retry_limit,
                                              'retryDelay', q.retry_delay_ms, 'ttl', q.ttl, 'priority', q.priority),
            'mode', queen.partitions_mode(ARRAY[p.id]),
@@ -135,7 +135,7 @@ LANGUAGE sql STABLE AS $$
              SELECT jsonb_agg(jsonb_build_object(
                       'name', c.consumer_group, 'consumed', c.cursor_seq >= m.seq,
                       'leaseExpiresAt', CASE WHEN queen.message_group_state(c, m.seq, clock_timestamp()) = 'processing'
-                                             THEN queen.json_time_ms(c.lease_expires_at) END)
+                                             THEN queen.iso_millis(c.lease_expires_at) END)
                       ORDER BY c.consumer_group)
                FROM queen.consumers c WHERE c.partition_id = m.partition_id), '[]'::jsonb))
     FROM queen.messages m
@@ -231,7 +231,7 @@ BEGIN
   SELECT jsonb_build_object('partitions', coalesce(jsonb_agg(x.item ORDER BY x.queue_name, x.name), '[]'::jsonb))
     INTO v_result
     FROM (SELECT q.name AS queue_name, p.name, jsonb_build_object(
-                 'id', p.id, 'name', p.name, 'queue', q.name, 'createdAt', queen.json_time_ms(p.created_at),
+                 'id', p.id, 'name', p.name, 'queue', q.name, 'createdAt', queen.iso_millis(p.created_at),
                  'messages', jsonb_build_object('total', p.last_seq,
                                                 'pending', p.last_seq - coalesce(c.min_cursor, 0))) AS item
             FROM queen.queues q

@@ -122,6 +122,233 @@ $$;
 COMMENT ON FUNCTION queen.register_consumer_group(uuid, text, text, text, text) IS
   'Internal to pop_messages: a group''s first wildcard or filter pop on a queue registers it and creates its cursor rows on every partition at its start point.';
 
+-- pop_messages in named steps (docs/procedures.md, "pop_messages"). The helpers below are
+-- internal to it: PL/pgSQL, so each statement's plan is cached per connection, and called
+-- once per pop, never per row. They run inside pop_messages, whose SET plan_cache_mode
+-- applies to their statements too.
+
+-- Step 0: the queues a pop reads: the named queue of tenant p_tenant, else the queues
+-- matching the namespace/task filter (id order); null when none exists.
+CREATE FUNCTION queen.pop_queue_ids(p_tenant text, p_queue text, p_namespace text, p_task text) RETURNS uuid[]
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF p_queue IS NOT NULL THEN
+    RETURN (SELECT array_agg(q.id) FROM queen.queues q WHERE q.tenant = p_tenant AND q.name = p_queue);
+  END IF;
+  RETURN (SELECT array_agg(q.id ORDER BY q.id)
+            FROM queen.queues q
+           WHERE q.tenant = p_tenant
+             AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task));
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_queue_ids(text, text, text, text) IS
+  'Internal to pop_messages: ids of the queue p_queue of tenant p_tenant, else of the queues matching the namespace/task filter; null when none.';
+
+-- Step 1: a named group's first pop stores its start point (new/timestamp modes), even
+-- when nothing is claimable yet, so "join now" means the time of this pop. Later pops
+-- keep it whatever they ask for (sticky). "First" = the group has no cursor row on the
+-- queue(s) (on the partition p_specific, for the specific route).
+CREATE FUNCTION queen.pop_record_start_point(p_tenant text, p_group text, p_queue_ids uuid[], p_partition text,
+                                             p_specific uuid, p_namespace text, p_task text,
+                                             p_mode text, p_from text, p_now timestamptz)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_requested record := queen.requested_subscription(p_mode, p_from, p_now);
+  v_is_filter bool := p_namespace IS NOT NULL OR p_task IS NOT NULL;
+BEGIN
+  IF v_requested.mode IS NULL THEN
+    RETURN;
+  END IF;
+  IF p_partition IS NULL THEN
+    IF EXISTS (SELECT 1 FROM unnest(p_queue_ids) AS u(queue_id)
+                WHERE EXISTS (SELECT 1 FROM queen.consumers c
+                               WHERE c.queue_id = u.queue_id AND c.consumer_group = p_group)) THEN
+      RETURN;
+    END IF;
+  ELSIF EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = p_specific AND c.consumer_group = p_group) THEN
+    RETURN;
+  END IF;
+  IF v_is_filter THEN
+    INSERT INTO queen.subscriptions (tenant, consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at)
+    VALUES (p_tenant, p_group, NULL, '', p_namespace, p_task, v_requested.mode, v_requested.start_at)
+    ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
+  ELSE
+    INSERT INTO queen.subscriptions (consumer_group, queue_id, partition_name, mode, start_at)
+    SELECT p_group, p_queue_ids[1], coalesce(p_partition, ''), v_requested.mode, v_requested.start_at
+     WHERE NOT EXISTS (SELECT 1 FROM queen.subscriptions s
+                        WHERE s.consumer_group = p_group AND s.queue_id = p_queue_ids[1]
+                          AND s.partition_name IN ('', coalesce(p_partition, '')))
+    ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_record_start_point(text, text, uuid[], text, uuid, text, text, text, text, timestamptz) IS
+  'Internal to pop_messages: stores the start point a named group''s first pop asks for (subscriptionMode/subscriptionFrom) as a partition, queue or namespace/task record; a group with cursor rows keeps its start point.';
+
+-- Step 3: candidates, without locks, from the pending cursor rows of the group (pop's
+-- work list, index consumers_queue_group_pending_idx): no live lease, open retryDelay
+-- gate, quiet windowBuffer. Higher queue priority first; then the p_scan least recently
+-- claimed ones (never claimed first: round robin, no starvation) are probed for their
+-- oldest waiting message, which orders them and checks delayedProcessing. A pop reads
+-- at most p_scan rows per queue past the leased ones, however many partitions the queue
+-- has; a probed row with nothing after its cursor is settled here.
+CREATE FUNCTION queen.pop_candidates(p_queue_ids uuid[], p_specific uuid, p_group text, p_scan int,
+                                     p_now timestamptz)
+RETURNS uuid[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_candidates uuid[];
+  v_drained uuid[];                 -- pending rows found with nothing after their cursor
+BEGIN
+  SELECT coalesce(array_agg(x.partition_id ORDER BY x.claim_rank) FILTER (WHERE x.next_at IS NOT NULL), '{}'),
+         coalesce(array_agg(x.partition_id) FILTER (WHERE x.next_at IS NULL), '{}')
+    INTO v_candidates, v_drained
+    FROM (
+      SELECT w.partition_id, next_message.created_at AS next_at,
+             row_number() OVER (ORDER BY w.priority DESC, next_message.created_at, w.partition_id) AS claim_rank
+        FROM (
+          SELECT c.partition_id, c.cursor_seq, q.priority, q.delayed_processing
+            FROM unnest(p_queue_ids) AS u(queue_id)
+            JOIN queen.queues q ON q.id = u.queue_id
+            CROSS JOIN LATERAL (
+             (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
+                FROM queen.consumers c
+               WHERE p_specific IS NULL
+                 AND c.queue_id = q.id AND c.consumer_group = p_group AND c.pending
+                 AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, p_now)
+                 AND (q.window_buffer = 0
+                      OR (SELECT p.last_message_at FROM queen.partitions p WHERE p.id = c.partition_id)
+                         <= p_now - q.window_buffer * interval '1 second')
+               ORDER BY c.last_claimed_at NULLS FIRST, c.partition_id
+               LIMIT p_scan)
+              UNION ALL
+             (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
+                FROM queen.consumers c
+               WHERE c.partition_id = p_specific AND c.consumer_group = p_group AND c.pending
+                 AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, p_now)
+                 AND (q.window_buffer = 0
+                      OR (SELECT p.last_message_at FROM queen.partitions p WHERE p.id = c.partition_id)
+                         <= p_now - q.window_buffer * interval '1 second'))
+            ) c
+           ORDER BY q.priority DESC, c.last_claimed_at NULLS FIRST, c.partition_id
+           LIMIT p_scan
+        ) w
+        LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
+                            WHERE m.partition_id = w.partition_id AND m.seq > w.cursor_seq
+                            ORDER BY m.seq LIMIT 1) next_message ON true
+       WHERE next_message.created_at IS NULL OR w.delayed_processing = 0
+          OR next_message.created_at <= p_now - w.delayed_processing * interval '1 second'
+    ) x;
+  IF cardinality(v_drained) > 0 THEN
+    PERFORM queen.settle_drained(p_group, v_drained);
+  END IF;
+  RETURN v_candidates;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_candidates(uuid[], uuid, text, int, timestamptz) IS
+  'Internal to pop_messages: claimable pending partitions of group p_group on the queues p_queue_ids (or the partition p_specific) in claim order, from at most p_scan cursor rows per queue; settles the probed rows with nothing to deliver.';
+
+-- Step 4: claim up to p_max partitions in candidate order, one primary-key probe each, so
+-- a pop that wants one partition locks and reads one row. SKIP LOCKED plus the re-check
+-- on the locked row version means two concurrent pops can never lease one (partition, group).
+CREATE FUNCTION queen.pop_claim_partitions(p_candidates uuid[], p_group text, p_max int, p_now timestamptz)
+RETURNS uuid[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_claimed uuid[] := '{}';
+  v_partition_id uuid;
+BEGIN
+  FOREACH v_partition_id IN ARRAY p_candidates LOOP
+    EXIT WHEN cardinality(v_claimed) >= p_max;
+    PERFORM 1
+       FROM queen.consumers c
+       JOIN queen.partitions p ON p.id = c.partition_id
+       JOIN queen.queues q ON q.id = c.queue_id
+      WHERE c.partition_id = v_partition_id AND c.consumer_group = p_group
+        AND p.last_seq > c.cursor_seq
+        AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, p_now)
+        FOR UPDATE OF c SKIP LOCKED;
+    IF FOUND THEN
+      v_claimed := v_claimed || v_partition_id;
+    END IF;
+  END LOOP;
+  RETURN v_claimed;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_claim_partitions(uuid[], text, int, timestamptz) IS
+  'Internal to pop_messages: locks (SKIP LOCKED) up to p_max of the candidate cursor rows of group p_group that are still claimable at p_now, in candidate order; returns their partition ids.';
+
+-- Step 5: read up to p_batch messages of the claimed partitions in claim order, then
+-- lease them under p_lease_id (or, with autoAck, move the cursor past them and settle
+-- the partitions consumed to the end). A claimed partition that yields nothing keeps no lease.
+CREATE FUNCTION queen.pop_lease_messages(p_claimed uuid[], p_group text, p_batch int, p_auto_ack bool,
+                                         p_lease_id uuid, p_now timestamptz)
+RETURNS TABLE (lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid,
+               transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted bool,
+               created_at timestamptz, retry_count int)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH claimed AS (
+    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name::text AS partition_name,
+           q.name::text AS queue_name, q.delayed_processing,
+           CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
+      FROM unnest(p_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
+      JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = p_group
+      JOIN queen.partitions p ON p.id = u.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id
+     WHERE c.partition_id = ANY (p_claimed)
+  ), picked AS (
+    SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
+           m.seq, m.id, m.transaction_id, m.trace_id, m.payload, m.producer_sub, m.is_encrypted, m.created_at,
+           row_number() OVER (ORDER BY cl.claim_rank, m.seq) AS position
+      FROM claimed cl
+      CROSS JOIN LATERAL (
+        SELECT m.* FROM queen.messages m
+         WHERE m.partition_id = cl.partition_id AND m.seq > cl.cursor_seq
+           AND (cl.delayed_processing = 0 OR m.created_at <= p_now - cl.delayed_processing * interval '1 second')
+         ORDER BY m.seq
+         LIMIT p_batch) m
+  ), delivered AS (
+    SELECT * FROM picked WHERE picked.position <= p_batch
+  ), per_partition AS (
+    SELECT d.partition_id, count(*)::int AS n, max(d.seq) AS max_seq, max(d.lease_seconds) AS lease_seconds
+      FROM delivered d GROUP BY d.partition_id
+  ), updated AS (
+    UPDATE queen.consumers c
+       SET lease_id = p_lease_id,
+           lease_expires_at = CASE WHEN p_auto_ack THEN NULL ELSE p_now + pp.lease_seconds * interval '1 second' END,
+           lease_count = CASE WHEN p_auto_ack THEN 0 ELSE pp.n END,
+           lease_acked = 0,
+           lease_max_seq = CASE WHEN p_auto_ack THEN 0 ELSE pp.max_seq END,
+           cursor_seq = CASE WHEN p_auto_ack THEN pp.max_seq ELSE c.cursor_seq END,
+           total_consumed = c.total_consumed + CASE WHEN p_auto_ack THEN pp.n ELSE 0 END,
+           last_consumed_at = CASE WHEN p_auto_ack THEN p_now ELSE c.last_consumed_at END,
+           last_claimed_at = p_now,
+           available_at = NULL
+      FROM per_partition pp
+     WHERE c.partition_id = pp.partition_id AND c.consumer_group = p_group
+       AND c.partition_id = ANY (p_claimed)  -- lets the planner probe the primary key
+    RETURNING c.partition_id
+  )
+  SELECT p_lease_id, d.queue_name, d.partition_name, d.partition_id, d.id, d.transaction_id, d.trace_id,
+         d.payload, d.producer_sub, d.is_encrypted, d.created_at, d.retry_count
+    FROM delivered d
+   ORDER BY d.position;
+
+  -- autoAck consumed its partitions up to their last message: settle them.
+  IF p_auto_ack THEN
+    PERFORM queen.settle_drained(p_group, ARRAY(
+      SELECT c.partition_id FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
+       WHERE c.partition_id = ANY (p_claimed) AND c.consumer_group = p_group AND c.cursor_seq >= p.last_seq));
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_lease_messages(uuid[], text, int, bool, uuid, timestamptz) IS
+  'Internal to pop_messages: up to p_batch messages of the claimed partitions in claim order then seq, leased under p_lease_id (with p_auto_ack: the cursor moves past them instead and drained partitions are settled).';
+
 CREATE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch int,
                                    p_partitions int DEFAULT 1, p_auto_ack bool DEFAULT false,
                                    p_subscription_mode text DEFAULT NULL, p_subscription_from text DEFAULT NULL,
@@ -140,43 +367,28 @@ DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_tenant text := queen.tenant_arg(p_tenant);
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
-  v_named bool;
   v_queue text := nullif(p_queue, '');
-  v_partition text := nullif(p_partition, '');
-  v_namespace text := nullif(p_namespace, '');
+  v_partition text := nullif(p_partition, '');   -- the specific route (a queue, not a filter)
+  v_namespace text := nullif(p_namespace, '');   -- the filter (when no queue is named)
   v_task text := nullif(p_task, '');
-  v_is_filter bool;
   v_queue_ids uuid[];
-  v_specific uuid;                  -- the named partition (specific route)
-  v_has_cursor bool;
+  v_specific uuid;                                -- the named partition's id
   v_max_partitions int;
-  v_requested record;
-  v_scan int;                       -- pending cursor rows probed for their oldest message
   v_candidates uuid[];
-  v_drained uuid[];                 -- pending rows found with nothing after their cursor
-  v_claimed uuid[] := '{}';
-  v_partition_id uuid;
-  v_lease_id uuid;
+  v_claimed uuid[];
 BEGIN
   PERFORM queen.check_at_least('batch', p_batch, 1);
   PERFORM queen.check_at_least('partitions', p_partitions, 1);
-  v_named := v_group <> '__QUEUE_MODE__';
-
   IF v_queue IS NOT NULL THEN
-    v_is_filter := false;
-    v_namespace := NULL;
-    v_task := NULL;
-    SELECT array_agg(q.id) INTO v_queue_ids FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = v_queue;
+    v_namespace := NULL; v_task := NULL;
   ELSIF v_namespace IS NOT NULL OR v_task IS NOT NULL THEN
-    v_is_filter := true;
     v_partition := NULL;
-    SELECT array_agg(q.id ORDER BY q.id) INTO v_queue_ids
-      FROM queen.queues q
-     WHERE q.tenant = v_tenant
-       AND (v_namespace IS NULL OR q.namespace = v_namespace) AND (v_task IS NULL OR q.task = v_task);
   ELSE
     RAISE EXCEPTION 'queue or namespace/task is required' USING ERRCODE = '22023';
   END IF;
+
+  -- 0. The queues; nothing to hand out under pop maintenance.
+  v_queue_ids := queen.pop_queue_ids(v_tenant, v_queue, v_namespace, v_task);
   IF v_queue_ids IS NULL OR queen.get_system_flag('pop_maintenance') THEN
     RETURN;
   END IF;
@@ -184,36 +396,11 @@ BEGIN
     SELECT p.id INTO v_specific FROM queen.partitions p WHERE p.queue_id = v_queue_ids[1] AND p.name = v_partition;
   END IF;
   v_max_partitions := CASE WHEN v_partition IS NULL THEN p_partitions ELSE 1 END;
-  v_scan := greatest(64, 4 * v_max_partitions);
 
-  -- 1. A named group's first pop stores its start point (new/timestamp modes), even
-  --    when nothing is claimable yet, so "join now" means the time of this pop.
-  --    Later pops keep it whatever they ask for (sticky). "First" = the group has no
-  --    cursor row on the queue(s) (on the partition, for the specific route).
-  IF v_named THEN
-    v_requested := queen.requested_subscription(p_subscription_mode, p_subscription_from, v_now);
-    IF v_requested.mode IS NOT NULL THEN
-      IF v_partition IS NULL THEN
-        v_has_cursor := EXISTS (SELECT 1 FROM unnest(v_queue_ids) AS u(queue_id)
-                                 WHERE EXISTS (SELECT 1 FROM queen.consumers c
-                                                WHERE c.queue_id = u.queue_id AND c.consumer_group = v_group));
-      ELSE
-        v_has_cursor := EXISTS (SELECT 1 FROM queen.consumers c
-                                 WHERE c.partition_id = v_specific AND c.consumer_group = v_group);
-      END IF;
-      IF v_is_filter AND NOT v_has_cursor THEN
-        INSERT INTO queen.subscriptions (tenant, consumer_group, queue_id, partition_name, filter_namespace, filter_task, mode, start_at)
-        VALUES (v_tenant, v_group, NULL, '', v_namespace, v_task, v_requested.mode, v_requested.start_at)
-        ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
-      ELSIF NOT v_is_filter AND NOT v_has_cursor THEN
-        INSERT INTO queen.subscriptions (consumer_group, queue_id, partition_name, mode, start_at)
-        SELECT v_group, v_queue_ids[1], coalesce(v_partition, ''), v_requested.mode, v_requested.start_at
-         WHERE NOT EXISTS (SELECT 1 FROM queen.subscriptions s
-                            WHERE s.consumer_group = v_group AND s.queue_id = v_queue_ids[1]
-                              AND s.partition_name IN ('', coalesce(v_partition, '')))
-        ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
-      END IF;
-    END IF;
+  -- 1. A named group's first pop stores its start point.
+  IF v_group <> '__QUEUE_MODE__' THEN
+    PERFORM queen.pop_record_start_point(v_tenant, v_group, v_queue_ids, v_partition, v_specific, v_namespace,
+                                         v_task, p_subscription_mode, p_subscription_from, v_now);
   END IF;
 
   -- 2. Cursor rows. A group's first wildcard or filter pop on a queue registers it there
@@ -232,137 +419,18 @@ BEGIN
     PERFORM queen.create_cursors(ARRAY[v_specific], v_group);
   END IF;
 
-  -- 3. Candidates, without locks, from the pending cursor rows of the group (pop's work
-  --    list, index consumers_queue_group_pending_idx): no live lease, open retryDelay
-  --    gate, quiet windowBuffer. Higher queue priority first; then the v_scan least
-  --    recently claimed ones (never claimed first: round robin, no starvation) are probed
-  --    for their oldest waiting message, which orders them and checks delayedProcessing.
-  --    A pop reads at most v_scan rows per queue past the leased ones, however many
-  --    partitions the queue has; a probed row with nothing after its cursor is settled.
-  SELECT coalesce(array_agg(x.partition_id ORDER BY x.claim_rank) FILTER (WHERE x.next_at IS NOT NULL), '{}'),
-         coalesce(array_agg(x.partition_id) FILTER (WHERE x.next_at IS NULL), '{}')
-    INTO v_candidates, v_drained
-    FROM (
-      SELECT w.partition_id, next_message.created_at AS next_at,
-             row_number() OVER (ORDER BY w.priority DESC, next_message.created_at, w.partition_id) AS claim_rank
-        FROM (
-          SELECT c.partition_id, c.cursor_seq, q.priority, q.delayed_processing
-            FROM unnest(v_queue_ids) AS u(queue_id)
-            JOIN queen.queues q ON q.id = u.queue_id
-            CROSS JOIN LATERAL (
-             (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
-                FROM queen.consumers c
-               WHERE v_specific IS NULL
-                 AND c.queue_id = q.id AND c.consumer_group = v_group AND c.pending
-                 AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, v_now)
-                 AND (q.window_buffer = 0
-                      OR (SELECT p.last_message_at FROM queen.partitions p WHERE p.id = c.partition_id)
-                         <= v_now - q.window_buffer * interval '1 second')
-               ORDER BY c.last_claimed_at NULLS FIRST, c.partition_id
-               LIMIT v_scan)
-              UNION ALL
-             (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
-                FROM queen.consumers c
-               WHERE c.partition_id = v_specific AND c.consumer_group = v_group AND c.pending
-                 AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, v_now)
-                 AND (q.window_buffer = 0
-                      OR (SELECT p.last_message_at FROM queen.partitions p WHERE p.id = c.partition_id)
-                         <= v_now - q.window_buffer * interval '1 second'))
-            ) c
-           ORDER BY q.priority DESC, c.last_claimed_at NULLS FIRST, c.partition_id
-           LIMIT v_scan
-        ) w
-        LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                            WHERE m.partition_id = w.partition_id AND m.seq > w.cursor_seq
-                            ORDER BY m.seq LIMIT 1) next_message ON true
-       WHERE next_message.created_at IS NULL OR w.delayed_processing = 0
-          OR next_message.created_at <= v_now - w.delayed_processing * interval '1 second'
-    ) x;
-  IF cardinality(v_drained) > 0 THEN
-    PERFORM queen.settle_drained(v_group, v_drained);
-  END IF;
+  -- 3. Candidates from the group's pending cursor rows, 4. claim some, 5. lease their messages.
+  v_candidates := queen.pop_candidates(v_queue_ids, v_specific, v_group, greatest(64, 4 * v_max_partitions), v_now);
   IF cardinality(v_candidates) = 0 THEN
     RETURN;
   END IF;
-
-  -- 4. Claim up to v_max_partitions in candidate order, one primary-key probe each, so a
-  --    pop that wants one partition locks and reads one row. SKIP LOCKED plus the re-check
-  --    on the locked row version means two concurrent pops can never lease one (partition, group).
-  FOREACH v_partition_id IN ARRAY v_candidates LOOP
-    EXIT WHEN cardinality(v_claimed) >= v_max_partitions;
-    PERFORM 1
-       FROM queen.consumers c
-       JOIN queen.partitions p ON p.id = c.partition_id
-       JOIN queen.queues q ON q.id = c.queue_id
-      WHERE c.partition_id = v_partition_id AND c.consumer_group = v_group
-        AND p.last_seq > c.cursor_seq
-        AND queen.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, v_now)
-        FOR UPDATE OF c SKIP LOCKED;
-    IF FOUND THEN
-      v_claimed := v_claimed || v_partition_id;
-    END IF;
-  END LOOP;
+  v_claimed := queen.pop_claim_partitions(v_candidates, v_group, v_max_partitions, v_now);
   IF cardinality(v_claimed) = 0 THEN
     RETURN;
   END IF;
-
-  -- 5. Read up to p_batch messages in claim order, then lease them (or, with autoAck,
-  --    move the cursor past them). A claimed partition that yields nothing keeps no lease.
-  v_lease_id := CASE WHEN p_auto_ack THEN NULL ELSE queen.uuid_v7() END;
   RETURN QUERY
-  WITH claimed AS (
-    SELECT u.partition_id, u.claim_rank, c.cursor_seq, c.retry_count, p.name::text AS partition_name,
-           q.name::text AS queue_name, q.delayed_processing,
-           CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
-      FROM unnest(v_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
-      JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group
-      JOIN queen.partitions p ON p.id = u.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
-     WHERE c.partition_id = ANY (v_claimed)
-  ), picked AS (
-    SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
-           m.seq, m.id, m.transaction_id, m.trace_id, m.payload, m.producer_sub, m.is_encrypted, m.created_at,
-           row_number() OVER (ORDER BY cl.claim_rank, m.seq) AS position
-      FROM claimed cl
-      CROSS JOIN LATERAL (
-        SELECT m.* FROM queen.messages m
-         WHERE m.partition_id = cl.partition_id AND m.seq > cl.cursor_seq
-           AND (cl.delayed_processing = 0 OR m.created_at <= v_now - cl.delayed_processing * interval '1 second')
-         ORDER BY m.seq
-         LIMIT p_batch) m
-  ), delivered AS (
-    SELECT * FROM picked WHERE picked.position <= p_batch
-  ), per_partition AS (
-    SELECT d.partition_id, count(*)::int AS n, max(d.seq) AS max_seq, max(d.lease_seconds) AS lease_seconds
-      FROM delivered d GROUP BY d.partition_id
-  ), updated AS (
-    UPDATE queen.consumers c
-       SET lease_id = v_lease_id,
-           lease_expires_at = CASE WHEN p_auto_ack THEN NULL ELSE v_now + pp.lease_seconds * interval '1 second' END,
-           lease_count = CASE WHEN p_auto_ack THEN 0 ELSE pp.n END,
-           lease_acked = 0,
-           lease_max_seq = CASE WHEN p_auto_ack THEN 0 ELSE pp.max_seq END,
-           cursor_seq = CASE WHEN p_auto_ack THEN pp.max_seq ELSE c.cursor_seq END,
-           total_consumed = c.total_consumed + CASE WHEN p_auto_ack THEN pp.n ELSE 0 END,
-           last_consumed_at = CASE WHEN p_auto_ack THEN v_now ELSE c.last_consumed_at END,
-           last_claimed_at = v_now,
-           available_at = NULL
-      FROM per_partition pp
-     WHERE c.partition_id = pp.partition_id AND c.consumer_group = v_group
-       AND c.partition_id = ANY (v_claimed)  -- lets the planner probe the primary key
-    RETURNING c.partition_id
-  )
-  SELECT v_lease_id, d.queue_name, d.partition_name, d.partition_id, d.id, d.transaction_id, d.trace_id,
-         d.payload, d.producer_sub, d.is_encrypted, d.created_at, d.retry_count
-    FROM delivered d
-   ORDER BY d.position;
-
-  -- 6. autoAck consumed its partitions up to their last message: settle them.
-  IF p_auto_ack THEN
-    PERFORM queen.settle_drained(v_group, ARRAY(
-      SELECT c.partition_id FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
-       WHERE c.partition_id = ANY (v_claimed) AND c.consumer_group = v_group AND c.cursor_seq >= p.last_seq));
-  END IF;
+  SELECT * FROM queen.pop_lease_messages(v_claimed, v_group, p_batch, p_auto_ack,
+                                         CASE WHEN p_auto_ack THEN NULL ELSE queen.uuid_v7() END, v_now);
 END;
 $$;
 COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, text, timestamptz) IS

@@ -1,6 +1,7 @@
 -- Deploy queen:rules to pg
 -- The argument rules every procedure shares: what a name is, and the lower
--- bound of an integer argument. One definition each, so a limit changes in one place.
+-- bound of an integer argument; and the one text form of an instant in the
+-- answers. One definition each, so a limit or a format changes in one place.
 BEGIN;
 
 -- The longest name (queue, partition, consumer group, KV key) in characters, as
@@ -42,6 +43,15 @@ END;
 $$;
 COMMENT ON FUNCTION queen.check_at_least(text, bigint, bigint) IS
   'Raises 22023 "<p_what> must be >= <p_min>, got <p_value>" when p_value is null or below p_min.';
+
+-- An instant as the admin, listing and statistics answers render it: ISO-8601 in UTC
+-- with milliseconds and a Z ("2025-03-04T09:15:26.123Z").
+CREATE FUNCTION queen.iso_millis(p_at timestamptz) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+COMMENT ON FUNCTION queen.iso_millis(timestamptz) IS
+  'p_at as ISO-8601 UTC text with milliseconds and a Z suffix (null stays null): the one timestamp text of the answers.';
 
 -- A tenant (docs/tenants.md): a name, or '' for the default tenant (authentication
 -- off, or a token without the tenant claim). Every queue belongs to one tenant;

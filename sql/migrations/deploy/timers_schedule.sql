@@ -21,15 +21,15 @@ CREATE TYPE queen.schedule_item AS (
   refused        boolean  -- plaintext for an encryptionEnabled queue from a broker holding a key
 );
 
-CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
-RETURNS SETOF queen.push_result
-LANGUAGE plpgsql AS $$
+-- schedule_messages in named steps. The helpers below are internal to it: PL/pgSQL, so
+-- each statement's plan is cached per connection, called once per call, never per item.
+
+-- The same item rules as a push (one answer per malformed request), plus deliverAt.
+CREATE FUNCTION queen.check_schedule_items(p_items jsonb) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_tenant  text := queen.tenant_arg(p_tenant);
   v_missing int;
-  v_items   queen.schedule_item[];
 BEGIN
-  -- The same item rules as a push (one answer per malformed request), plus deliverAt.
   PERFORM queen.check_push_items(p_items);
   SELECT min(x.ord - 1) INTO v_missing
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
@@ -37,43 +37,60 @@ BEGIN
   IF v_missing IS NOT NULL THEN
     RAISE EXCEPTION 'push item %: deliverAt is required to schedule a message', v_missing USING ERRCODE = '22023';
   END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.check_schedule_items(jsonb) IS
+  'Internal to schedule_messages: check_push_items plus a deliverAt on every item; 22023 naming the first bad item.';
 
-  SELECT array_agg(ROW(n.idx, n.queue_name, n.partition_name, n.transaction_id, n.deliver_at, n.payload,
-                       n.trace_id, n.is_encrypted, n.namespace, n.task, n.occurrence,
-                       queen.uuid_v7(), n.refused)::queen.schedule_item ORDER BY n.idx)
-    INTO v_items
-    FROM (SELECT i.*,
-                 row_number() OVER (PARTITION BY i.queue_name, i.partition_name, i.transaction_id ORDER BY i.idx)
-                   AS occurrence,
-                 -- as in store_messages (docs/encryption.md): the whole partition is refused
-                 coalesce((SELECT q.encryption_enabled FROM queen.queues q WHERE q.tenant = v_tenant AND q.name = i.queue_name), false)
-                   AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY i.queue_name, i.partition_name)
-                   AS refused
-      FROM (SELECT (x.ord - 1)::int AS idx,
-                   x.e ->> 'queue' AS queue_name,
-                   queen.push_item_partition(x.e) AS partition_name,
-                   coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
-                   queen.push_item_deliver_at(x.e) AS deliver_at,
-                   coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
-                   nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
-                   coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-                   coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
-                   nullif(x.e ->> 'namespace', '') AS namespace,
-                   nullif(x.e ->> 'task', '') AS task
-              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) i) n;
-  IF v_items IS NULL THEN
-    RETURN;  -- an empty array
-  END IF;
+-- The items parsed once, in item order, each with its occurrence of its key in the
+-- call, the id its message gets if its timer is new, and whether encryption's safety
+-- net refuses it (as in store_messages, docs/encryption.md: the whole partition is
+-- refused). Null for an empty array.
+CREATE FUNCTION queen.parse_schedule_items(p_items jsonb, p_tenant text) RETURNS queen.schedule_item[]
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  RETURN (
+    SELECT array_agg(ROW(n.idx, n.queue_name, n.partition_name, n.transaction_id, n.deliver_at, n.payload,
+                         n.trace_id, n.is_encrypted, n.namespace, n.task, n.occurrence,
+                         queen.uuid_v7(), n.refused)::queen.schedule_item ORDER BY n.idx)
+      FROM (SELECT i.*,
+                   row_number() OVER (PARTITION BY i.queue_name, i.partition_name, i.transaction_id ORDER BY i.idx)
+                     AS occurrence,
+                   -- as in store_messages (docs/encryption.md): the whole partition is refused
+                   coalesce((SELECT q.encryption_enabled FROM queen.queues q WHERE q.tenant = p_tenant AND q.name = i.queue_name), false)
+                     AND bool_or(NOT i.is_encrypted AND i.key_held) OVER (PARTITION BY i.queue_name, i.partition_name)
+                     AS refused
+        FROM (SELECT (x.ord - 1)::int AS idx,
+                     x.e ->> 'queue' AS queue_name,
+                     queen.push_item_partition(x.e) AS partition_name,
+                     coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
+                     queen.push_item_deliver_at(x.e) AS deliver_at,
+                     coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
+                     nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
+                     coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+                     coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
+                     nullif(x.e ->> 'namespace', '') AS namespace,
+                     nullif(x.e ->> 'task', '') AS task
+                FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) i) n
+  );
+END;
+$$;
+COMMENT ON FUNCTION queen.parse_schedule_items(jsonb, text) IS
+  'Internal to schedule_messages: push items with deliverAt as queen.schedule_item rows (occurrence of the key in the call, new message id, refused) in item order.';
 
-  -- New timers: first occurrence of a key that is neither a pending timer nor a
-  -- stored message (nor a live dedup tombstone) of that partition. A concurrent
-  -- scheduler of the same key loses on the unique key and reads as duplicate below.
+-- New timers: first occurrence of a key that is neither a pending timer nor a
+-- stored message (nor a live dedup tombstone) of that partition. A concurrent
+-- scheduler of the same key loses on the unique key and reads as duplicate below.
+CREATE FUNCTION queen.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text)
+RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO queen.timers (tenant, queue_name, partition_name, namespace, task, message_id, transaction_id,
                             payload, trace_id, producer_sub, is_encrypted, deliver_at)
-  SELECT v_tenant, s.queue_name, s.partition_name, s.namespace, s.task, s.new_message_id, s.transaction_id,
+  SELECT p_tenant, s.queue_name, s.partition_name, s.namespace, s.task, s.new_message_id, s.transaction_id,
          s.payload, s.trace_id, p_producer_sub, s.is_encrypted, s.deliver_at
-    FROM unnest(v_items) s
-    LEFT JOIN queen.queues q ON q.tenant = v_tenant AND q.name = s.queue_name
+    FROM unnest(p_items) s
+    LEFT JOIN queen.queues q ON q.tenant = p_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
      AND NOT EXISTS (SELECT 1 FROM queen.messages m
@@ -83,6 +100,25 @@ BEGIN
                         AND t.expires_at > clock_timestamp())
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
+END;
+$$;
+COMMENT ON FUNCTION queen.insert_new_timers(queen.schedule_item[], text, text) IS
+  'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer, stored message or live tombstone of tenant p_tenant''s partition, nor an earlier item of the call).';
+
+CREATE FUNCTION queen.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
+RETURNS SETOF queen.push_result
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_tenant  text := queen.tenant_arg(p_tenant);
+  v_items   queen.schedule_item[];
+BEGIN
+  PERFORM queen.check_schedule_items(p_items);
+  v_items := queen.parse_schedule_items(p_items, v_tenant);
+  IF v_items IS NULL THEN
+    RETURN;  -- an empty array
+  END IF;
+
+  PERFORM queen.insert_new_timers(v_items, v_tenant, p_producer_sub);
 
   -- A new statement, so it sees timers committed by a concurrent winner too.
   -- queued: the timer row holds this item's own id. Everything else is a

@@ -1,15 +1,6 @@
 -- Deploy queen:traces to pg
 BEGIN;
 
--- Milliseconds ISO-8601 UTC text ("2025-03-04T09:15:26.123Z") for the admin
--- procedures that answer the wire shape as jsonb (docs/procedures.md, "Traces").
-CREATE FUNCTION queen.json_time_ms(p_at timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT to_char(p_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-$$;
-COMMENT ON FUNCTION queen.json_time_ms(timestamptz) IS
-  'p_at as ISO-8601 UTC text with millisecond precision and a Z suffix (null stays null).';
-
 -- Processing traces a consumer records against a message (POST /api/v1/traces).
 -- A trace belongs to its message: the foreign key on the message's dedup key
 -- removes the traces with the message (retention, DELETE /messages, queue
@@ -96,7 +87,7 @@ RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('traces', coalesce(jsonb_agg(jsonb_build_object(
            'id', t.id, 'event_type', t.event_type, 'data', t.data, 'consumer_group', t.consumer_group,
-           'worker_id', t.worker_id, 'created_at', queen.json_time_ms(t.created_at), 'trace_names', to_jsonb(t.trace_names))
+           'worker_id', t.worker_id, 'created_at', queen.iso_millis(t.created_at), 'trace_names', to_jsonb(t.trace_names))
            ORDER BY t.created_at, t.id), '[]'::jsonb))
     FROM queen.message_traces t
    WHERE t.partition_id = p_partition_id AND t.transaction_id = p_transaction_id
@@ -124,7 +115,7 @@ BEGIN
     FROM (SELECT t.id, t.created_at, jsonb_build_object(
                  'id', t.id, 'transaction_id', t.transaction_id, 'partition_id', t.partition_id,
                  'event_type', t.event_type, 'data', t.data, 'consumer_group', t.consumer_group,
-                 'worker_id', t.worker_id, 'created_at', queen.json_time_ms(t.created_at),
+                 'worker_id', t.worker_id, 'created_at', queen.iso_millis(t.created_at),
                  'queue_name', q.name, 'partition_name', p.name, 'message_payload', m.payload,
                  'message_encrypted', m.is_encrypted, 'trace_names', to_jsonb(t.trace_names)) AS trace
             FROM queen.message_traces t
@@ -163,7 +154,7 @@ BEGIN
   SELECT jsonb_build_object(
            'trace_names', coalesce((SELECT jsonb_agg(jsonb_build_object(
                'trace_name', pg.name, 'trace_count', pg.trace_count, 'message_count', pg.message_count,
-               'last_seen', queen.json_time_ms(pg.last_seen)) ORDER BY pg.last_seen DESC, pg.name) FROM page pg), '[]'::jsonb),
+               'last_seen', queen.iso_millis(pg.last_seen)) ORDER BY pg.last_seen DESC, pg.name) FROM page pg), '[]'::jsonb),
            'total', (SELECT count(*) FROM named),
            'pagination', jsonb_build_object('limit', p_limit, 'offset', p_offset))
     INTO v_result;

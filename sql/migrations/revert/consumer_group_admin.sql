@@ -11,5 +11,4 @@ DROP FUNCTION queen.lagging_consumer_groups(bigint, text, timestamptz);
 DROP FUNCTION queen.list_consumer_groups(text, timestamptz);
 DROP FUNCTION queen.lag_seconds(timestamptz, timestamptz);
 DROP FUNCTION queen.cursor_lags(text, text);
-DROP FUNCTION queen.iso_millis(timestamptz);
 COMMIT;

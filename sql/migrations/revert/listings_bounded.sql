@@ -36,8 +36,8 @@ BEGIN
                  'status', s.status, 'queueStatus', s.queue_status,
                  'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
                  'traceId', m.trace_id, 'producerSub', m.producer_sub, 'queuePriority', q.priority,
-                 'createdAt', queen.json_time_ms(m.created_at),
-                 'leaseExpiresAt', queen.json_time_ms(s.lease_expires_at)) AS item
+                 'createdAt', queen.iso_millis(m.created_at),
+                 'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) AS item
             FROM queen.messages m
             JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id
@@ -69,7 +69,7 @@ BEGIN
     FROM (SELECT t.id, t.created_at, jsonb_build_object(
                  'id', t.id, 'transaction_id', t.transaction_id, 'partition_id', t.partition_id,
                  'event_type', t.event_type, 'data', t.data, 'consumer_group', t.consumer_group,
-                 'worker_id', t.worker_id, 'created_at', queen.json_time_ms(t.created_at),
+                 'worker_id', t.worker_id, 'created_at', queen.iso_millis(t.created_at),
                  'queue_name', q.name, 'partition_name', p.name, 'message_payload', m.payload,
                  'message_encrypted', m.is_encrypted, 'trace_names', to_jsonb(t.trace_names)) AS trace
             FROM queen.message_traces t

@@ -7,5 +7,4 @@ DROP FUNCTION queen.record_trace(uuid, text, jsonb, text[], text, text, text, te
 DROP FUNCTION queen.trace_max_data_bytes();
 DROP FUNCTION queen.trace_max_names();
 DROP TABLE queen.message_traces;
-DROP FUNCTION queen.json_time_ms(timestamptz);
 COMMIT;
