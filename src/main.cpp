@@ -28,6 +28,7 @@
 #include "http/server.h"
 #include "metrics/metrics.h"
 #include "spool/spool_log.h"
+#include "util/clock.h"
 #include "wake/pop_waiters.h"
 
 namespace {
@@ -151,7 +152,7 @@ int wait_for_termination(const sigset_t& termination) {
 int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate* gate,
         const sigset_t& termination) {
   db::Database database(config.db);
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters(util::real_clock());
   metrics::Metrics metrics;
   // Mesh, sweeper, jobs and KV: told what committed by the spool and the broker.
   broker::Cluster cluster(config, std::move(mesh_options), database.runner(), waiters);
