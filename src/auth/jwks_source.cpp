@@ -10,7 +10,8 @@ JwksSource::JwksSource(std::string url, std::chrono::seconds refresh_interval, i
       timeout_ms_(timeout_ms),
       fetch_(std::move(fetch)),
       keys_(std::make_shared<const Jwks>()),
-      worker_("jwks-refresh", util::real_clock(), [this] { return round(); }, std::chrono::milliseconds(kFailedFetchRetry)) {}
+      worker_("jwks-refresh", util::real_clock(), [this] { return round(); },
+              std::chrono::milliseconds(kFailedFetchRetry)) {}
 
 JwksSource::~JwksSource() { stop(); }
 

@@ -67,7 +67,8 @@ void JobRunner::stop() {
 }
 
 std::int64_t JobRunner::next_attempt_delay(const Job& job) const {
-  return next_attempt_delay_ms(clock_.system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms, options_.boundary_grace_ms);
+  return next_attempt_delay_ms(clock_.system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms,
+                               options_.boundary_grace_ms);
 }
 
 bool JobRunner::attempt(const std::string& job) {
