@@ -223,7 +223,7 @@ TEST_F(ServerFixture, DeferredAnswersNeedNoHandlerThread) {
   std::vector<std::unique_ptr<RawClient>> parked;
   for (int i = 0; i < 60; ++i) {
     parked.push_back(std::make_unique<RawClient>(server->port()));
-    parked.back()->send("GET /later HTTP/1.1\r\nHost: x\r\n\r\n");
+    parked.back()->send("GET /later HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   }
   ASSERT_TRUE(eventually([&] { return later.held() == 60u; })) << "more parked requests than handler threads";
   RawClient plain(server->port());
@@ -231,7 +231,9 @@ TEST_F(ServerFixture, DeferredAnswersNeedNoHandlerThread) {
   EXPECT_EQ(status_line(plain.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
   later.answer_all();
   for (auto& client : parked) {
-    const std::string answer = client->read_for(std::chrono::milliseconds(300));
+    bool closed = false;  // each asked to close after its answer: the read ends with it
+    const std::string answer = client->read_for(std::chrono::seconds(2), &closed);
+    EXPECT_TRUE(closed);
     EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
     EXPECT_NE(answer.find("{\"late\":true}"), std::string::npos);
     EXPECT_EQ(answer.find("Access-Control-"), std::string::npos);
