@@ -37,6 +37,7 @@
 #include "http/server.h"
 #include "metrics/metrics.h"
 #include "spool/spool_log.h"
+#include "util/clock.h"
 #include "wake/pop_waiters.h"
 
 namespace {
@@ -176,7 +177,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
         const sigset_t& termination) {
   std::atomic<bool> stopping{false};
   db::Database database(config.db);
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters(util::real_clock());
   metrics::Metrics metrics;
   // Mesh, sweeper, jobs and KV: told what committed by the spool and the broker.
   broker::Cluster cluster(config, std::move(mesh_options), database.runner(), waiters);

@@ -10,13 +10,14 @@ JwksSource::JwksSource(std::string url, std::chrono::seconds refresh_interval, i
       timeout_ms_(timeout_ms),
       fetch_(std::move(fetch)),
       keys_(std::make_shared<const Jwks>()),
-      worker_("jwks-refresh", [this] { return round(); }, std::chrono::milliseconds(kFailedFetchRetry)) {}
+      worker_("jwks-refresh", util::real_clock(), [this] { return round(); },
+              std::chrono::milliseconds(kFailedFetchRetry)) {}
 
 JwksSource::~JwksSource() { stop(); }
 
 void JwksSource::start() {
   const bool ok = refresh();
-  next_refresh_ = Clock::now() + (ok ? refresh_interval_ : std::min<Clock::duration>(refresh_interval_, kFailedFetchRetry));
+  next_refresh_ = worker_.clock().now() + (ok ? refresh_interval_ : std::min<Clock::duration>(refresh_interval_, kFailedFetchRetry));
   worker_.start(next_refresh_);
 }
 
@@ -48,7 +49,7 @@ bool JwksSource::refresh() {
 // One round of the worker: the periodic refresh when due, or a refetch a
 // token with an unknown kid asked for, rate-limited.
 JwksSource::Clock::time_point JwksSource::round() {
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = worker_.clock().now();
   bool due = now >= next_refresh_;
   const bool asked = refetch_requested_.exchange(false);  // a periodic refresh answers it too
   if (!due && asked) {
@@ -61,7 +62,7 @@ JwksSource::Clock::time_point JwksSource::round() {
   }
   if (due) {
     const bool ok = refresh();
-    next_refresh_ = Clock::now() + (ok ? refresh_interval_ : std::min<Clock::duration>(refresh_interval_, kFailedFetchRetry));
+    next_refresh_ = worker_.clock().now() + (ok ? refresh_interval_ : std::min<Clock::duration>(refresh_interval_, kFailedFetchRetry));
   }
   return next_refresh_;
 }

@@ -20,7 +20,7 @@ namespace queen::auth {
 
 class JwksSource : public KeyLookup {
  public:
-  using Clock = util::BackgroundWorker::Clock;
+  using Clock = util::Clock;
   static constexpr std::chrono::seconds kMinRefetchInterval{10};
   // After a failed fetch the next try comes this soon (or at the refresh interval, if shorter).
   static constexpr std::chrono::seconds kFailedFetchRetry{10};

@@ -59,7 +59,7 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       flags_(flags),
       spool_(spool),
       cluster_(cluster),
-      arbiter_(flow::flow_limits_from(config.flow)),
+      arbiter_(flow::flow_limits_from(config.flow), waiters_.clock()),
       reads_(arbiter_, std::chrono::milliseconds(config.flow.read_statement_timeout_ms)),
       combiner_([&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
                 db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_,
@@ -350,7 +350,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
   outcome->consumer_group = command.query.consumer_group.value_or(kQueueModeGroup);
   const std::int64_t timeout_ms = std::clamp<std::int64_t>(command.timeout_ms, 0, config_.pop.max_timeout_ms);
   const bool long_poll = command.wait && timeout_ms > 0;
-  const auto deadline = wake::Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto deadline = waiters_.clock().now() + std::chrono::milliseconds(timeout_ms);
 
   auto attempt = [this, query = command.query, long_poll, deadline, outcome]() -> bool {
     // Pop maintenance: empty without touching the database.

@@ -7,6 +7,7 @@
 #include "broker/mesh_bridge.h"
 #include "broker/pop_wakes.h"
 #include "db/timer_wake_db.h"
+#include "util/clock.h"
 
 namespace queen::broker {
 
@@ -22,10 +23,10 @@ Cluster::Cluster(const config::Config& config, mesh::MeshOptions mesh_options, d
           db_sweeper_store_,
           [&runner](const std::vector<std::int64_t>& ids) { return db::timer_queue_names(runner, ids); },
           [&waiters](const std::set<std::string>& queues) { wake_local_pops(waiters, queues); }),
-      sweeper_(sweeper_options_from(config), sweeper_store_),
+      sweeper_(sweeper_options_from(config), sweeper_store_, util::real_clock()),
       job_election_(jobs_db_),
-      jobs_(job_runner_options_from(config), job_election_),
-      mesh_(std::move(mesh_options)),
+      jobs_(job_runner_options_from(config), job_election_, util::real_clock()),
+      mesh_(std::move(mesh_options), util::real_clock()),
       kv_(kv_db_) {
   jobs::add_builtin_jobs(jobs_, jobs_db_, builtin_job_options_from(config));
   mesh_.set_handler([this](const mesh::Frame& frame) { on_frame(frame); });

@@ -110,7 +110,8 @@ class Combiner {
         lead(lock, me, line_deadline);
       } else if (me.taken || admission_.arbiter == nullptr) {
         changed_.wait(lock);
-      } else if (changed_.wait_until(lock, line_deadline) == std::cv_status::timeout && !me.taken && !may_lead(me)) {
+      } else if (!admission_.arbiter->clock().wait_until(changed_, lock, line_deadline,
+                                                         [&] { return me.done || me.taken || may_lead(me); })) {
         refuse(me, flow::Refusal::Timeout, /*counted=*/false);
       }
     }
@@ -169,7 +170,7 @@ class Combiner {
     if (!may_lead(me) && ahead >= static_cast<std::size_t>(lane.max_waiters)) {
       refuse(me, flow::Refusal::QueueFull, /*counted=*/false);
     }
-    return std::min(deadline, Clock::now() + lane.max_wait);
+    return std::min(deadline, admission_.arbiter->clock().now() + lane.max_wait);
   }
 
   // Takes `me` out of line and throws LaneRefused (mutex held; released by the throw).

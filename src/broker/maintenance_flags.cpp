@@ -19,16 +19,16 @@ MaintenanceFlags::MaintenanceFlags(db::Procedures& db, wake::PopWaiters& waiters
       spool_(spool),
       refresh_period_(refresh_period),
       refresher_(
-          "maint-flags",
+          "maint-flags", util::real_clock(),
           [this] {
             refresh();
-            return util::BackgroundWorker::Clock::now() + refresh_period_;
+            return refresher_.clock().now() + refresh_period_;
           },
           refresh_period) {}
 
 void MaintenanceFlags::start() {
   refresh();
-  refresher_.start(util::BackgroundWorker::Clock::now() + refresh_period_);
+  refresher_.start(refresher_.clock().now() + refresh_period_);
 }
 
 void MaintenanceFlags::stop() { refresher_.stop(); }

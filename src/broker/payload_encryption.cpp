@@ -26,7 +26,7 @@ PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedure
     : cipher_(cipher_logging_warnings(config)),
       db_(db),
       refresher_(
-          "encryption-set",
+          "encryption-set", util::real_clock(),
           [this, interval = std::chrono::milliseconds(config.encryption_refresh_ms)] {
             try {
               refresh();
@@ -34,7 +34,7 @@ PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedure
               // The last list stays in use; the database's refusal covers what it misses.
               spdlog::debug("encryption: cannot re-read the encrypted queue list: {}", e.what());
             }
-            return util::BackgroundWorker::Clock::now() + interval;
+            return refresher_.clock().now() + interval;
           },
           kRefreshRetryAfter) {}
 

@@ -173,13 +173,13 @@ SpoolBridge::SpoolBridge(db::Procedures& db, spool::SpoolOptions spool_options, 
     : db_(db),
       options_(options),
       on_committed_(std::move(on_committed)),
-      probe_("spool-probe",
+      probe_("spool-probe", util::real_clock(),
              [this] {
                probe_database();
-               return util::BackgroundWorker::Clock::now() + options_.probe_interval;
+               return probe_.clock().now() + options_.probe_interval;
              },
              options.probe_interval) {
-  spool_ = std::make_unique<spool::Spool>(std::move(spool_options), *this);
+  spool_ = std::make_unique<spool::Spool>(std::move(spool_options), *this, util::real_clock());
 }
 
 SpoolBridge::~SpoolBridge() {
@@ -203,7 +203,7 @@ void SpoolBridge::start() {
   // Before the drain starts: every file it replays takes a Maint slot first.
   spool_->drain().set_replay_gate(this);
   spool_->start_drain();
-  probe_.start(util::BackgroundWorker::Clock::now() + options_.probe_interval);
+  probe_.start(probe_.clock().now() + options_.probe_interval);
 }
 
 void SpoolBridge::stop() {

@@ -39,10 +39,10 @@ BrokerMinuteFlusher::BrokerMinuteFlusher(db::ProcedureRunner& runner, metrics::M
       options_(std::move(options)),
       flushed_(sample()),
       worker_(
-          "stats-flush",
+          "stats-flush", util::real_clock(),
           [this] {
             flush();
-            return util::BackgroundWorker::Clock::now() + options_.interval;
+            return worker_.clock().now() + options_.interval;
           },
           options_.interval) {}
 
@@ -50,7 +50,7 @@ BrokerMinuteFlusher::~BrokerMinuteFlusher() { stop(); }
 
 void BrokerMinuteFlusher::start() {
   started_ = true;
-  worker_.start(util::BackgroundWorker::Clock::now() + options_.interval);
+  worker_.start(worker_.clock().now() + options_.interval);
 }
 
 void BrokerMinuteFlusher::stop() {

@@ -35,7 +35,7 @@ Permit Permit::refused(Lane lane, Refusal why) {
 
 // ------------------------------------------------------------------ arbiter
 
-Arbiter::Arbiter(const FlowLimits& limits) : limits_(limits), core_(limits) {}
+Arbiter::Arbiter(const FlowLimits& limits, const Clock& clock) : limits_(limits), clock_(clock), core_(limits) {}
 
 void Arbiter::count_grant(Lane lane, double waited_s) {
   LaneCounters& c = counters_[index_of(lane)];
@@ -62,11 +62,11 @@ Permit Arbiter::acquire(Lane lane, Clock::time_point deadline) {
 
 Permit Arbiter::wait_for_grant(std::unique_lock<std::mutex>& lock, Lane lane, GrantCore::Ticket ticket,
                                Clock::time_point deadline) {
-  const Clock::time_point started = Clock::now();
+  const Clock::time_point started = clock_.now();
   deadline = std::min(deadline, started + limits_[lane].max_wait);
   Waiter waiter;
   waiters_.emplace(ticket, &waiter);
-  const bool granted = waiter.granted_cv.wait_until(lock, deadline, [&waiter] { return waiter.granted; });
+  const bool granted = clock_.wait_until(waiter.granted_cv, lock, deadline, [&waiter] { return waiter.granted; });
   waiters_.erase(ticket);
   if (!granted) {
     // Not granted under this same lock, so the ticket is still queued.
@@ -75,7 +75,7 @@ Permit Arbiter::wait_for_grant(std::unique_lock<std::mutex>& lock, Lane lane, Gr
     ++counters_[index_of(lane)].rejected_timeout;
     return Permit::refused(lane, Refusal::Timeout);
   }
-  count_grant(lane, std::chrono::duration<double>(Clock::now() - started).count());
+  count_grant(lane, std::chrono::duration<double>(clock_.now() - started).count());
   return Permit(this, lane);
 }
 

@@ -14,6 +14,7 @@
 
 #include "flow/grant_core.h"
 #include "flow/lane.h"
+#include "util/clock.h"
 
 namespace queen::flow {
 
@@ -66,9 +67,10 @@ struct LaneSnapshot {
 
 class Arbiter {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = util::Clock;
 
-  explicit Arbiter(const FlowLimits& limits);
+  // Waits for slots on `clock`, which must outlive the arbiter.
+  Arbiter(const FlowLimits& limits, const Clock& clock);
   Arbiter(const Arbiter&) = delete;
   Arbiter& operator=(const Arbiter&) = delete;
 
@@ -84,6 +86,7 @@ class Arbiter {
   const FlowLimits& limits() const { return limits_; }
   // The Retry-After (whole seconds, 1..60) of a refusal in `lane`: its wait bound, rounded up.
   int retry_after_s(Lane lane) const;
+  const Clock& clock() const { return clock_; }
 
  private:
   friend class Permit;
@@ -105,6 +108,7 @@ class Arbiter {
                         Clock::time_point deadline);
 
   const FlowLimits limits_;
+  const Clock& clock_;
   mutable std::mutex mutex_;
   GrantCore core_;
   std::unordered_map<GrantCore::Ticket, Waiter*> waiters_;

@@ -9,19 +9,14 @@
 namespace queen::jobs {
 namespace {
 
-std::int64_t system_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void require_positive(std::int64_t value, const char* name) {
   if (value <= 0) throw std::invalid_argument(std::string("job runner option ") + name + " must be positive");
 }
 
 }  // namespace
 
-JobRunner::JobRunner(JobRunnerOptions options, JobElection& election)
-    : options_(std::move(options)), election_(election) {
+JobRunner::JobRunner(JobRunnerOptions options, JobElection& election, const util::Clock& clock)
+    : options_(std::move(options)), election_(election), clock_(clock) {
   if (options_.server_id.empty()) throw std::invalid_argument("job runner needs a server id");
   require_positive(options_.max_poll_ms, "max_poll_ms");
   require_positive(options_.min_run_budget_ms, "min_run_budget_ms");
@@ -52,13 +47,13 @@ void JobRunner::start() {
     spdlog::info("jobs: {} every {} ms (server {})", name, j->spec.cycle_ms, options_.server_id);
     // attempt() never throws, so the retry delay is only a formality.
     j->worker = std::make_unique<util::BackgroundWorker>(
-        "job-" + name,
+        "job-" + name, clock_,
         [this, j] {
           attempt(*j);
-          return util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(next_attempt_delay(*j));
+          return clock_.now() + std::chrono::milliseconds(next_attempt_delay(*j));
         },
         std::chrono::milliseconds(options_.max_poll_ms));
-    j->worker->start(util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(next_attempt_delay(*j)));
+    j->worker->start(clock_.now() + std::chrono::milliseconds(next_attempt_delay(*j)));
   }
 }
 
@@ -72,7 +67,8 @@ void JobRunner::stop() {
 }
 
 std::int64_t JobRunner::next_attempt_delay(const Job& job) const {
-  return next_attempt_delay_ms(system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms, options_.boundary_grace_ms);
+  return next_attempt_delay_ms(clock_.system_now_ms(), job.spec.cycle_ms, options_.max_poll_ms,
+                               options_.boundary_grace_ms);
 }
 
 bool JobRunner::attempt(const std::string& job) {
@@ -94,9 +90,9 @@ bool JobRunner::attempt(Job& job) {
   }
   if (!elected) return false;
 
-  const auto budget = run_budget_ms(system_now_ms(), spec.cycle_ms, options_.min_run_budget_ms);
-  const JobContext context(std::chrono::steady_clock::now() + std::chrono::milliseconds(budget), stopping_);
-  const auto started = std::chrono::steady_clock::now();
+  const auto budget = run_budget_ms(clock_.system_now_ms(), spec.cycle_ms, options_.min_run_budget_ms);
+  const auto started = clock_.now();
+  const JobContext context(clock_, started + std::chrono::milliseconds(budget), stopping_);
   std::string result;
   try {
     result = spec.run(context);
@@ -108,7 +104,7 @@ bool JobRunner::attempt(Job& job) {
     result = R"({"error": true})";
   }
   const auto took_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count();
   spdlog::debug("jobs: {}: ran in {} ms: {}", spec.name, took_ms, result);
   try {
     election_.finish_cycle(spec.name, options_.server_id, result);

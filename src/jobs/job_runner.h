@@ -29,20 +29,20 @@ class JobElection {
   virtual void finish_cycle(const std::string& job, const std::string& server_id, const std::string& result_json) = 0;
 };
 
-// What a running job can see: its deadline and whether the broker is stopping.
+// What a running job can see: its deadline (on the runner's clock) and
+// whether the broker is stopping.
 class JobContext {
  public:
-  JobContext(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopping)
-      : deadline_(deadline), stopping_(stopping) {}
+  JobContext(const util::Clock& clock, util::Clock::time_point deadline, const std::atomic<bool>& stopping)
+      : clock_(clock), deadline_(deadline), stopping_(stopping) {}
   // False once the run should end: deadline reached or broker stopping. A job
   // checks it between batches (a batch in flight always completes).
-  bool should_continue() const {
-    return !stopping_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < deadline_;
-  }
-  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
+  bool should_continue() const { return !stopping_.load(std::memory_order_relaxed) && clock_.now() < deadline_; }
+  util::Clock::time_point deadline() const { return deadline_; }
 
  private:
-  std::chrono::steady_clock::time_point deadline_;
+  const util::Clock& clock_;
+  util::Clock::time_point deadline_;
   const std::atomic<bool>& stopping_;
 };
 
@@ -71,8 +71,11 @@ struct JobCounters {
 
 class JobRunner {
  public:
-  // Throws std::invalid_argument on an empty server id or non-positive option.
-  JobRunner(JobRunnerOptions options, JobElection& election);
+  // Cycle boundaries are read from `clock`'s system time (they are shared by
+  // every broker), deadlines and sleeps from its steady time; `clock` must
+  // outlive the runner. Throws std::invalid_argument on an empty server id or
+  // non-positive option.
+  JobRunner(JobRunnerOptions options, JobElection& election, const util::Clock& clock);
   ~JobRunner();  // stop()s
   JobRunner(const JobRunner&) = delete;
   JobRunner& operator=(const JobRunner&) = delete;
@@ -106,6 +109,7 @@ class JobRunner {
 
   const JobRunnerOptions options_;
   JobElection& election_;
+  const util::Clock& clock_;
   std::map<std::string, std::unique_ptr<Job>> jobs_;
 
   std::atomic<bool> stopping_{false};  // what every JobContext reads

@@ -26,7 +26,6 @@
 namespace queen::mesh {
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
 using Bytes = std::vector<std::uint8_t>;
 using SharedBytes = std::shared_ptr<const Bytes>;
 
@@ -37,16 +36,11 @@ constexpr std::chrono::milliseconds kReceiveTick{250};
 constexpr int kMaxAcceptsPerTurn = 32;
 constexpr std::chrono::seconds kRejectLogInterval{1};
 
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Unix ms, but strictly larger than any boot id handed out before in this process: two nodes created within the
 // same millisecond (tests, a restart of the mesh inside one process) still look like distinct incarnations.
-std::uint64_t next_boot_id() {
+std::uint64_t next_boot_id(const util::Clock& clock) {
   static std::atomic<std::uint64_t> last{0};
-  const auto now = static_cast<std::uint64_t>(wall_clock_ms());
+  const auto now = static_cast<std::uint64_t>(clock.system_now_ms());
   std::uint64_t previous = last.load();
   std::uint64_t chosen = 0;
   do {
@@ -68,7 +62,6 @@ RejectReason reject_reason_for(DecodeStatus status) {
   return RejectReason::Malformed;
 }
 
-using WorkerClock = util::BackgroundWorker::Clock;
 
 // Outbound side of one configured peer. The queue, its byte count, `connected` and `last_error` are guarded by
 // `mu`; counters are atomics so stats() never waits on a sender. The connection and the backoff state belong to
@@ -97,7 +90,7 @@ struct PeerLink {
 
   // Sender state: touched by the sender's rounds only.
   detail::FileDescriptor connection;
-  SteadyClock::time_point connected_at{};
+  util::Clock::time_point connected_at{};
   std::mt19937_64 rng;
   unsigned attempt = 0;
   bool in_outage = false;  // log once per outage, not once per retry
@@ -108,11 +101,11 @@ struct PeerLink {
 struct InboundConnection {
   detail::FileDescriptor fd;
   Bytes buffer;  // never grows past kMaxFrameBytes: complete frames are consumed as soon as they arrive
-  SteadyClock::time_point last_bytes_at;
+  util::Clock::time_point last_bytes_at;
 };
 
 struct SenderRecord {
-  SteadyClock::time_point last_frame_at;
+  util::Clock::time_point last_frame_at;
   std::uint64_t frames = 0;
 };
 
@@ -161,13 +154,15 @@ std::vector<std::string> resolve_peer_host(const std::string& host) {
 }  // namespace
 
 struct MeshNode::Impl {
-  explicit Impl(MeshOptions o)
+  Impl(MeshOptions o, const util::Clock& c)
       : options(std::move(o)),
-        boot_id(next_boot_id()),
+        clock(c),
+        boot_id(next_boot_id(c)),
         replay_guard(ReplayGuardOptions{options.max_clock_skew.count(), options.max_tracked_senders}),
         peer_sources(peer_hosts(options.peers), resolve_peer_host) {}
 
   const MeshOptions options;
+  const util::Clock& clock;  // heartbeats, reconnects, idle reaping, frame stamps
   const std::uint64_t boot_id;
   FrameHandler handler;
 
@@ -199,7 +194,7 @@ struct MeshNode::Impl {
 
   ReplayGuard replay_guard;  // receive thread only
   PeerSources peer_sources;  // used by the receive thread only
-  SteadyClock::time_point last_reject_log_at{};  // receive thread only
+  util::Clock::time_point last_reject_log_at{};  // receive thread only
   std::uint64_t rejections_not_logged = 0;       // receive thread only
   mutable std::mutex senders_mu;
   std::unordered_map<std::string, SenderRecord> senders;
@@ -255,13 +250,13 @@ struct MeshNode::Impl {
 
   // One round of a peer's sender: connect when there is no connection, otherwise send what is queued. The next
   // round is due at the reconnect backoff, or after a heartbeat interval (a queued frame wakes it sooner).
-  WorkerClock::time_point sender_round(PeerLink& link) {
-    if (stopping) return WorkerClock::time_point::max();  // stop() is about to end the sender
+  util::Clock::time_point sender_round(PeerLink& link) {
+    if (stopping) return util::Clock::time_point::max();  // stop() is about to end the sender
     if (!link.connection.valid()) return connect(link);
     return send_queued(link);
   }
 
-  WorkerClock::time_point connect(PeerLink& link) {
+  util::Clock::time_point connect(PeerLink& link) {
     std::string error;
     link.connection = detail::connect_tcp(link.address.host, link.address.port, options.connect_timeout,
                                           options.write_timeout, error);
@@ -275,17 +270,17 @@ struct MeshNode::Impl {
         spdlog::warn("mesh: peer {} unreachable: {} (retrying with backoff)", link.address_text, error);
       }
       link.in_outage = true;
-      return WorkerClock::now() + next_reconnect_delay(link);
+      return clock.now() + next_reconnect_delay(link);
     }
     ++link.connects;
     link.in_outage = false;
     spdlog::info("mesh: connected to peer {}", link.address_text);
     set_connected(link, link.connection.get());
-    link.connected_at = SteadyClock::now();
-    return WorkerClock::now() + options.heartbeat_interval;
+    link.connected_at = clock.now();
+    return clock.now() + options.heartbeat_interval;
   }
 
-  WorkerClock::time_point send_queued(PeerLink& link) {
+  util::Clock::time_point send_queued(PeerLink& link) {
     Bytes batch;
     std::size_t frames_in_batch = 0;
     take_batch(link, batch, frames_in_batch);
@@ -300,19 +295,19 @@ struct MeshNode::Impl {
     }
     link.frames_sent += frames_in_batch;
     if (detail::peer_has_closed(fd)) return lose_connection(link, "connection closed by peer");
-    return WorkerClock::now() + options.heartbeat_interval;
+    return clock.now() + options.heartbeat_interval;
   }
 
-  WorkerClock::time_point lose_connection(PeerLink& link, const std::string& why) {
+  util::Clock::time_point lose_connection(PeerLink& link, const std::string& why) {
     set_disconnected(link, why);
     link.connection.reset();
-    if (stopping) return WorkerClock::time_point::max();  // stop() is about to end the sender
+    if (stopping) return util::Clock::time_point::max();  // stop() is about to end the sender
     spdlog::warn("mesh: lost peer {}: {}", link.address_text, why);
     link.in_outage = true;
     // A connection that held for a while resets the backoff; one that dies at once (a peer that accepts and
     // closes) keeps growing it, so we never spin on connect/close.
-    if (SteadyClock::now() - link.connected_at >= options.reconnect_backoff_max) link.attempt = 0;
-    return WorkerClock::now() + next_reconnect_delay(link);
+    if (clock.now() - link.connected_at >= options.reconnect_backoff_max) link.attempt = 0;
+    return clock.now() + next_reconnect_delay(link);
   }
 
   std::chrono::milliseconds next_reconnect_delay(PeerLink& link) {
@@ -342,7 +337,7 @@ struct MeshNode::Impl {
       }
       it = senders.emplace(sender_id, SenderRecord{}).first;
     }
-    it->second.last_frame_at = SteadyClock::now();
+    it->second.last_frame_at = clock.now();
     ++it->second.frames;
   }
 
@@ -352,7 +347,7 @@ struct MeshNode::Impl {
       return;
     }
     switch (replay_guard.check_and_record(frame.sender_id, frame.boot_id, frame.sequence, frame.timestamp_ms,
-                                          wall_clock_ms())) {
+                                          clock.system_now_ms())) {
       case ReplayVerdict::Accepted: break;
       case ReplayVerdict::Replayed: count(RejectReason::Replayed); return;
       case ReplayVerdict::Stale: count(RejectReason::Stale); return;
@@ -375,7 +370,7 @@ struct MeshNode::Impl {
   // At most one line per kRejectLogInterval: anyone who can reach the port could otherwise fill the log by
   // reconnecting with garbage. The counters keep the exact numbers.
   void log_rejection(RejectReason reason) {
-    const auto now = SteadyClock::now();
+    const auto now = clock.now();
     if (now - last_reject_log_at < kRejectLogInterval) {
       ++rejections_not_logged;
       return;
@@ -399,7 +394,7 @@ struct MeshNode::Impl {
       if (!conn.buffer.empty()) count(RejectReason::Truncated);
       return false;
     }
-    conn.last_bytes_at = SteadyClock::now();
+    conn.last_bytes_at = clock.now();
     conn.buffer.insert(conn.buffer.end(), chunk, chunk + n);
 
     std::size_t offset = 0;
@@ -428,7 +423,7 @@ struct MeshNode::Impl {
                                           SOCK_NONBLOCK | SOCK_CLOEXEC));
       if (!fd.valid()) return;  // EAGAIN: nothing more pending; other errors: retried next turn
       const std::string source_host = detail::numeric_host(reinterpret_cast<sockaddr*>(&source), source_length);
-      if (!peer_sources.allows(source_host, SteadyClock::now())) {
+      if (!peer_sources.allows(source_host, clock.now())) {
         count(RejectReason::UnknownPeer);
         log_rejection(RejectReason::UnknownPeer);
         continue;  // fd closes here, before a byte is read
@@ -440,7 +435,7 @@ struct MeshNode::Impl {
       auto conn = std::make_unique<InboundConnection>();
       conn->fd = std::move(fd);
       conn->buffer.reserve(kMaxFrameBytes);
-      conn->last_bytes_at = SteadyClock::now();
+      conn->last_bytes_at = clock.now();
       conns.push_back(std::move(conn));
     }
   }
@@ -448,14 +443,14 @@ struct MeshNode::Impl {
   void run_receiver() {
     std::vector<std::unique_ptr<InboundConnection>> conns;
     std::vector<pollfd> fds;
-    auto next_heartbeat = SteadyClock::now() + options.heartbeat_interval;
+    auto next_heartbeat = clock.now() + options.heartbeat_interval;
     while (!stopping) {
       fds.clear();
       fds.push_back({wake.get(), POLLIN, 0});
       fds.push_back({listener.get(), POLLIN, 0});
       for (const auto& conn : conns) fds.push_back({conn->fd.get(), POLLIN, 0});
       const auto until_heartbeat =
-          std::chrono::duration_cast<std::chrono::milliseconds>(next_heartbeat - SteadyClock::now());
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_heartbeat - clock.now());
       const auto timeout = std::clamp(until_heartbeat, std::chrono::milliseconds(0), kReceiveTick);
       const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count()));
       if (stopping) break;
@@ -473,7 +468,7 @@ struct MeshNode::Impl {
         if (fds[1].revents != 0) accept_connections(conns);
       }
 
-      const auto now = SteadyClock::now();
+      const auto now = clock.now();
       const auto is_idle = [&](const auto& c) { return now - c->last_bytes_at > options.dead_threshold; };
       // Counted before the sockets close, so whoever sees the close also sees the count.
       inbound_idle_closed += static_cast<std::uint64_t>(std::count_if(conns.begin(), conns.end(), is_idle));
@@ -496,7 +491,7 @@ struct MeshNode::Impl {
     frame.boot_id = boot_id;
     std::lock_guard<std::mutex> lock(broadcast_mu);
     frame.sequence = last_sequence + 1;
-    frame.timestamp_ms = wall_clock_ms();
+    frame.timestamp_ms = clock.system_now_ms();
     auto encoded = encode_frame(frame, options.secret);
     if (!encoded) {
       ++frames_unencodable;
@@ -509,7 +504,8 @@ struct MeshNode::Impl {
   }
 };
 
-MeshNode::MeshNode(MeshOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+MeshNode::MeshNode(MeshOptions options, const util::Clock& clock)
+    : impl_(std::make_unique<Impl>(std::move(options), clock)) {}
 
 MeshNode::~MeshNode() { stop(); }
 
@@ -553,7 +549,7 @@ std::string MeshNode::start() {
     PeerLink* raw = link.get();
     // A body never throws on its own; were it to, the link retries after the longest reconnect backoff.
     raw->sender = std::make_unique<util::BackgroundWorker>(
-        "mesh-peer-" + std::to_string(d.links.size()), [&d, raw] { return d.sender_round(*raw); },
+        "mesh-peer-" + std::to_string(d.links.size()), d.clock, [&d, raw] { return d.sender_round(*raw); },
         d.options.reconnect_backoff_max);
     d.links.push_back(std::move(link));
   }
@@ -618,7 +614,7 @@ MeshStats MeshNode::stats() const {
     s.peers.push_back(std::move(p));
   }
   {
-    const auto now = SteadyClock::now();
+    const auto now = d.clock.now();
     std::lock_guard<std::mutex> lock(d.senders_mu);
     for (const auto& [id, record] : d.senders) {
       RemoteSenderStats r;

@@ -25,6 +25,7 @@
 
 #include "mesh/frame.h"
 #include "mesh/mesh_options.h"
+#include "util/clock.h"
 
 namespace queen::mesh {
 
@@ -94,7 +95,9 @@ class MeshNode {
   // block: it delays every other peer's frames. Exceptions are caught and counted.
   using FrameHandler = std::function<void(const Frame&)>;
 
-  explicit MeshNode(MeshOptions options);
+  // Times heartbeats, reconnects and idle connections and stamps frames on
+  // `clock`, which must outlive the node.
+  MeshNode(MeshOptions options, const util::Clock& clock);
   ~MeshNode();  // stops
   MeshNode(const MeshNode&) = delete;
   MeshNode& operator=(const MeshNode&) = delete;

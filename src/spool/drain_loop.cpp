@@ -10,8 +10,8 @@
 
 namespace queen::spool {
 
-SpoolDrainLoop::SpoolDrainLoop(SpoolDrain& drain, std::chrono::milliseconds interval)
-    : drain_(drain), interval_(interval), worker_("spool-drain", [this] { return run_cycle(); }, interval) {
+SpoolDrainLoop::SpoolDrainLoop(SpoolDrain& drain, std::chrono::milliseconds interval, const util::Clock& clock)
+    : drain_(drain), interval_(interval), worker_("spool-drain", clock, [this] { return run_cycle(); }, interval) {
   if (interval_.count() <= 0) throw std::invalid_argument("drain interval must be positive");
 }
 
@@ -20,7 +20,7 @@ void SpoolDrainLoop::pause(bool paused) {
   if (!paused) wake();
 }
 
-util::BackgroundWorker::Clock::time_point SpoolDrainLoop::run_cycle() {
+util::Clock::time_point SpoolDrainLoop::run_cycle() {
   try {
     drain_.run_cycle();
   } catch (const std::exception& e) {
@@ -28,7 +28,7 @@ util::BackgroundWorker::Clock::time_point SpoolDrainLoop::run_cycle() {
     // loop outlives any single bad cycle (e.g. a directory listing error).
     spool_log()->error("spool drain cycle failed: {}", e.what());
   }
-  return util::BackgroundWorker::Clock::now() + interval_;
+  return worker_.clock().now() + interval_;
 }
 
 }  // namespace queen::spool

@@ -10,7 +10,8 @@ class SpoolDrain;
 
 class SpoolDrainLoop {
  public:
-  SpoolDrainLoop(SpoolDrain& drain, std::chrono::milliseconds interval);
+  // Sleeps on `clock`, which must outlive the loop.
+  SpoolDrainLoop(SpoolDrain& drain, std::chrono::milliseconds interval, const util::Clock& clock);
   ~SpoolDrainLoop() = default;  // the worker stops
   SpoolDrainLoop(const SpoolDrainLoop&) = delete;
   SpoolDrainLoop& operator=(const SpoolDrainLoop&) = delete;
@@ -25,7 +26,7 @@ class SpoolDrainLoop {
   void wake() { worker_.wake(); }
 
  private:
-  util::BackgroundWorker::Clock::time_point run_cycle();
+  util::Clock::time_point run_cycle();
 
   SpoolDrain& drain_;
   const std::chrono::milliseconds interval_;

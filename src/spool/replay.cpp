@@ -1,7 +1,5 @@
 #include "spool/replay.h"
 
-#include "spool/clock.h"
-
 namespace queen::spool {
 
 const char* to_string(ReplayOutcome::Kind kind) noexcept {
@@ -11,11 +9,6 @@ const char* to_string(ReplayOutcome::Kind kind) noexcept {
     case ReplayOutcome::Kind::Permanent: return "permanent";
   }
   return "unknown";
-}
-
-const Clock& steady_clock_instance() {
-  static const SteadyClock clock;
-  return clock;
 }
 
 }  // namespace queen::spool

@@ -18,7 +18,7 @@ Spool::Spool(SpoolOptions options, ReplayStore& store, const Clock& clock)
       directory_(prepare_and_count(options_.dir, ledger_)),
       writer_(SpoolWriterOptions{directory_.path, options_.events_per_file, options_.fsync, {}}, ledger_),
       drain_(directory_.path, options_.drain, store, ledger_, &writer_, clock),
-      loop_(drain_, options_.flush_interval) {}
+      loop_(drain_, options_.flush_interval, clock) {}
 
 Spool::~Spool() { loop_.stop(); }
 

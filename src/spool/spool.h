@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "spool/clock.h"
 #include "spool/drain_loop.h"
 #include "spool/replay.h"
 #include "spool/spool_directory.h"
@@ -40,7 +39,7 @@ class Spool {
   // Prepares the directory (falling back to a per-user temporary directory
   // with a warning) and counts the events already on disk into the stats.
   // Throws std::runtime_error when no directory is usable at all.
-  Spool(SpoolOptions options, ReplayStore& store, const Clock& clock = steady_clock_instance());
+  Spool(SpoolOptions options, ReplayStore& store, const Clock& clock);
   ~Spool();  // stops the drain loop, finalizes the active file
   Spool(const Spool&) = delete;
   Spool& operator=(const Spool&) = delete;

@@ -46,12 +46,14 @@
 #include <string>
 #include <vector>
 
-#include "spool/clock.h"
+#include "util/clock.h"
 #include "spool/replay.h"
 #include "spool/replay_plan.h"
 #include "spool/spool_file.h"
 
 namespace queen::spool {
+
+using util::Clock;  // the one injectable clock (util/clock.h)
 
 class SpoolLedger;
 class SpoolWriter;
@@ -107,7 +109,7 @@ class SpoolDrain {
   // `writer` may be null (no active file to finalize). `store`, `ledger`,
   // `writer` and `clock` must outlive the drain.
   SpoolDrain(std::filesystem::path dir, SpoolDrainOptions options, ReplayStore& store, SpoolLedger& ledger,
-             SpoolWriter* writer = nullptr, const Clock& clock = steady_clock_instance());
+             SpoolWriter* writer, const Clock& clock);
 
   // One drain cycle (see above). Serialised with recover_at_startup().
   CycleReport run_cycle();

@@ -8,9 +8,8 @@
 namespace queen::sweeper {
 namespace {
 
-std::int64_t steady_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+std::int64_t steady_now_ms(const util::Clock& clock) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock.now().time_since_epoch()).count();
 }
 
 void require_positive(int value, const char* name) {
@@ -19,11 +18,11 @@ void require_positive(int value, const char* name) {
 
 }  // namespace
 
-Sweeper::Sweeper(SweeperOptions options, SweeperStore& store)
+Sweeper::Sweeper(SweeperOptions options, SweeperStore& store, const util::Clock& clock)
     : options_(std::move(options)),
       store_(store),
       // run_pass() never throws, so the retry delay is only a formality.
-      worker_("sweeper", [this] { return pass_then_sleep(); },
+      worker_("sweeper", clock, [this] { return pass_then_sleep(); },
               std::chrono::milliseconds(std::max(0, options_.max_sleep_ms))) {
   if (options_.server_id.empty()) throw std::invalid_argument("sweeper needs a server id (the claim owner)");
   require_positive(options_.lease_ms, "lease_ms");
@@ -52,10 +51,10 @@ void Sweeper::stop() {
 
 void Sweeper::wake() { worker_.wake(); }
 
-util::BackgroundWorker::Clock::time_point Sweeper::pass_then_sleep() {
+util::Clock::time_point Sweeper::pass_then_sleep() {
   const PassOutcome outcome = run_pass();
   const auto sleep_ms = sleep_after_pass_ms(outcome, options_.min_sleep_ms, options_.max_sleep_ms);
-  return util::BackgroundWorker::Clock::now() + std::chrono::milliseconds(sleep_ms);
+  return worker_.clock().now() + std::chrono::milliseconds(sleep_ms);
 }
 
 PassOutcome Sweeper::run_pass() {
@@ -92,7 +91,7 @@ void Sweeper::fire_due_timers(PassOutcome& outcome) {
 }
 
 void Sweeper::prune_kv_if_due() {
-  const auto now = steady_now_ms();
+  const auto now = steady_now_ms(worker_.clock());
   if (!kv_prune_due(last_kv_prune_ms_, now, options_.kv_prune_interval_ms)) return;
   // One bounded statement per interval; a large backlog drains over several
   // intervals (expired keys already read as absent, so nothing waits on it).

@@ -62,8 +62,9 @@ struct SweeperCounters {
 
 class Sweeper {
  public:
-  // Throws std::invalid_argument on an empty server id or a non-positive option.
-  Sweeper(SweeperOptions options, SweeperStore& store);
+  // Sleeps on `clock`, which must outlive the sweeper. Throws
+  // std::invalid_argument on an empty server id or a non-positive option.
+  Sweeper(SweeperOptions options, SweeperStore& store, const util::Clock& clock);
   ~Sweeper();  // stop()s
   Sweeper(const Sweeper&) = delete;
   Sweeper& operator=(const Sweeper&) = delete;
@@ -86,7 +87,7 @@ class Sweeper {
   const SweeperOptions& options() const { return options_; }
 
  private:
-  util::BackgroundWorker::Clock::time_point pass_then_sleep();
+  util::Clock::time_point pass_then_sleep();
   void fire_due_timers(PassOutcome& outcome);
   void prune_kv_if_due();
 

@@ -21,14 +21,17 @@ void name_this_thread(const std::string& name) {
 
 }  // namespace
 
-BackgroundWorker::BackgroundWorker(std::string name, Body body, std::chrono::milliseconds retry_after)
-    : name_(std::move(name)), body_(std::move(body)), retry_after_(retry_after) {
+BackgroundWorker::BackgroundWorker(std::string name, const Clock& clock, Body body,
+                                   std::chrono::milliseconds retry_after)
+    : name_(std::move(name)), clock_(clock), body_(std::move(body)), retry_after_(retry_after) {
   if (name_.empty()) throw std::invalid_argument("a background worker needs a name");
   if (!body_) throw std::invalid_argument("background worker " + name_ + " needs a body");
   if (retry_after_.count() < 0) throw std::invalid_argument("background worker " + name_ + ": negative retry_after");
 }
 
 BackgroundWorker::~BackgroundWorker() { stop(); }
+
+void BackgroundWorker::start() { start(clock_.now()); }
 
 void BackgroundWorker::start(Clock::time_point first_round) {
   std::lock_guard<std::mutex> lifecycle(lifecycle_mutex_);
@@ -66,19 +69,14 @@ bool BackgroundWorker::running() const { return has_thread_.load() && !stop_requ
 
 bool BackgroundWorker::sleep_until(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const auto woken = [this] { return stop_requested_.load() || wake_requested_; };
-  if (deadline == Clock::time_point::max()) {
-    changed_.wait(lock, woken);
-  } else {
-    changed_.wait_until(lock, deadline, woken);
-  }
+  clock_.wait_until(changed_, lock, deadline, [this] { return stop_requested_.load() || wake_requested_; });
   if (stop_requested_.load()) return false;
   // Cleared before the round: a wake that arrives during it cuts the next sleep.
   wake_requested_ = false;
   return true;
 }
 
-BackgroundWorker::Clock::time_point BackgroundWorker::run_round() {
+Clock::time_point BackgroundWorker::run_round() {
   try {
     return body_();
   } catch (const std::exception& e) {
@@ -86,7 +84,7 @@ BackgroundWorker::Clock::time_point BackgroundWorker::run_round() {
   } catch (...) {
     spdlog::error("{}: round failed with a non-standard exception, next in {} ms", name_, retry_after_.count());
   }
-  return Clock::now() + retry_after_;
+  return clock_.now() + retry_after_;
 }
 
 void BackgroundWorker::run(Clock::time_point first_round) {

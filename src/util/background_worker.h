@@ -26,24 +26,27 @@
 #include <string>
 #include <thread>
 
+#include "util/clock.h"
+
 namespace queen::util {
 
 class BackgroundWorker {
  public:
-  using Clock = std::chrono::steady_clock;
-  // One round of work; returns when the next round is due. Clock::time_point::max()
-  // sleeps until a wake() or stop().
+  // One round of work; returns when the next round is due (on the worker's
+  // clock). Clock::time_point::max() sleeps until a wake() or stop().
   using Body = std::function<Clock::time_point()>;
 
-  // Throws std::invalid_argument on an empty name or body, or a negative retry_after.
-  BackgroundWorker(std::string name, Body body, std::chrono::milliseconds retry_after);
+  // Sleeps on `clock`, which must outlive the worker. Throws std::invalid_argument
+  // on an empty name or body, or a negative retry_after.
+  BackgroundWorker(std::string name, const Clock& clock, Body body, std::chrono::milliseconds retry_after);
   ~BackgroundWorker();  // stop()s
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;
 
-  // Starts the thread; its first round runs at `first_round` (now by default).
+  // Starts the thread; its first round runs now, or at `first_round`.
   // No-op while running.
-  void start(Clock::time_point first_round = Clock::now());
+  void start();
+  void start(Clock::time_point first_round);
   // Runs the next round now instead of at its deadline. Never blocks on a round.
   void wake();
   // Ends the loop after the round in progress, if any, and joins the thread.
@@ -53,6 +56,7 @@ class BackgroundWorker {
   // True from stop() until the next start(): a long round checks it between steps.
   bool stop_requested() const { return stop_requested_.load(std::memory_order_relaxed); }
   const std::string& name() const { return name_; }
+  const Clock& clock() const { return clock_; }
 
  private:
   void run(Clock::time_point first_round);
@@ -61,6 +65,7 @@ class BackgroundWorker {
   Clock::time_point run_round();
 
   const std::string name_;
+  const Clock& clock_;
   const Body body_;
   const std::chrono::milliseconds retry_after_;
 

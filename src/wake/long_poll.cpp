@@ -60,7 +60,7 @@ void park(const std::shared_ptr<PollState>& poll, Clock::time_point now) {
   poll->registration.park(wake_at, [poll](bool woken) {
     if (woken) {
       poll->schedule.on_wake();
-    } else if (Clock::now() >= poll->deadline) {
+    } else if (poll->waiters.clock().now() >= poll->deadline) {
       poll->hooks.finish(PollEnd::Deadline, nullptr);
       return;
     }
@@ -76,7 +76,7 @@ void step(const std::shared_ptr<PollState>& poll) {
   } catch (...) {
     return poll->hooks.finish(PollEnd::Failed, std::current_exception());
   }
-  const auto now = Clock::now();
+  const auto now = poll->waiters.clock().now();
   if (now >= poll->deadline) return poll->hooks.finish(PollEnd::Deadline, nullptr);
   park(poll, now);
 }

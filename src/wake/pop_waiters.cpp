@@ -49,8 +49,8 @@ void PopWaiters::Registration::arm() {
 
 bool PopWaiters::Registration::wait_until(Clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(owner_.mutex_);
-  const bool woken =
-      slot_->changed.wait_until(lock, deadline, [&] { return slot_->generation != armed_generation_; });
+  const bool woken = owner_.clock_.wait_until(slot_->changed, lock, deadline,
+                                              [&] { return slot_->generation != armed_generation_; });
   armed_generation_ = slot_->generation;
   return woken;
 }
@@ -128,16 +128,18 @@ void PopWaiters::timer_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     if (timers_.empty()) {
-      timer_changed_.wait(lock);
+      clock_.wait_until(timer_changed_, lock, Clock::time_point::max(), [&] { return stopping_ || !timers_.empty(); });
       continue;
     }
     const Clock::time_point next = timers_.begin()->first;
-    if (Clock::now() < next) {
-      timer_changed_.wait_until(lock, next);
+    if (clock_.now() < next) {
+      // Until `next`, or an earlier timer (or none) heads the set.
+      clock_.wait_until(timer_changed_, lock, next,
+                        [&] { return stopping_ || timers_.empty() || timers_.begin()->first < next; });
       continue;
     }
     std::vector<Resume> due;
-    const auto now = Clock::now();
+    const auto now = clock_.now();
     while (!timers_.empty() && timers_.begin()->first <= now) due.push_back(take_parked(timers_.begin()->second));
     lock.unlock();
     for (auto& resume : due) resume(false);

@@ -24,9 +24,11 @@
 #include <unordered_set>
 #include <utility>
 
+#include "util/clock.h"
+
 namespace queen::wake {
 
-using Clock = std::chrono::steady_clock;
+using Clock = util::Clock;
 
 // The key under which namespace/task (filter) pops park: every committed
 // push notifies it, since the broker does not know a queue's namespace/task.
@@ -45,7 +47,8 @@ class PopWaiters {
   // false when the park's wake-up time came first.
   using Resume = std::function<void(bool woken)>;
 
-  PopWaiters() = default;
+  // Parks and wakes on `clock`, which must outlive the waiters.
+  explicit PopWaiters(const Clock& clock) : clock_(clock) {}
   ~PopWaiters();
   PopWaiters(const PopWaiters&) = delete;
   PopWaiters& operator=(const PopWaiters&) = delete;
@@ -86,6 +89,7 @@ class PopWaiters {
 
   // Number of live registrations (for metrics and tests).
   std::size_t parked() const;
+  const Clock& clock() const { return clock_; }
 
  private:
   struct Parked {
@@ -99,6 +103,7 @@ class PopWaiters {
   void wake_slot(Slot& slot, std::vector<Resume>& woken);
   void timer_loop();
 
+  const Clock& clock_;
   mutable std::mutex mutex_;
   // Node-based map: Slot addresses stay valid while registrations exist;
   // a slot is erased with its last registration, so the map is bounded by

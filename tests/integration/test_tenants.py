@@ -4,8 +4,9 @@ Two tenants both own a queue of the same name and never see each other's message
 letters, KV keys or transactions; the token's `sub` is stamped on every pushed message (direct,
 transaction, spooled during push maintenance) and a producerSub sent by the client is ignored.
 
-The module needs a broker that verifies tokens (JWT_ENABLED); on a build without authentication
-it is skipped, since every request would then be the default tenant's.
+The module starts its broker with token verification on (JWT_ENABLED) and fails, rather than
+skips, when that broker still answers an unauthenticated request: with authentication off every
+request would be the default tenant's and the isolation checks below would prove nothing.
 """
 import time
 
@@ -31,9 +32,11 @@ def broker(module_database):
     instance = Broker(pg=module_database, name="it-tenants",
                       env={"JWT_ENABLED": "true", "JWT_SECRET": SECRET, "JWT_ALGORITHM": "HS256"}).start()
     with instance.client() as probe:
-        if probe.dlq().status != 401:
-            instance.stop()
-            pytest.skip("this broker build does not authenticate bearer tokens (JWT_ENABLED)")
+        status = probe.dlq().status
+    if status != 401:
+        instance.stop()
+        pytest.fail(f"a broker started with JWT_ENABLED=true answered {status} to a request without a "
+                    "token (expected 401): authentication is off", pytrace=False)
     yield instance
     instance.stop()
 

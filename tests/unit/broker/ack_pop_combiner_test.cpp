@@ -16,6 +16,8 @@
 #include "broker/combiner.h"
 #include "broker/pop_combiner.h"
 #include "db/db_error.h"
+#include "util/clock.h"
+#include "../support/eventually.h"
 
 using namespace queen;
 using namespace queen::broker;
@@ -53,8 +55,7 @@ const auto transient = db::is_transient_failure;
 
 template <class C>
 void wait_until_queued(const C& combiner, std::size_t n) {
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (combiner.waiting() < n && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(test_support::eventually([&] { return combiner.waiting() >= n; }));
   ASSERT_EQ(combiner.waiting(), n);
 }
 

@@ -9,10 +9,15 @@
 #include <thread>
 
 #include "util/uuid.h"
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
 
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
+using test_support::advance_until;
+using test_support::eventually;
+using test_support::ManualClock;
 
 namespace {
 
@@ -136,21 +141,30 @@ db::PoppedMessage message() {
 struct BrokerFixture : ::testing::Test {
   config::Config config = test_config();
   FakeProcedures db;
-  wake::PopWaiters waiters;
+  ManualClock clock;  // the long polls' and the arbiter's time
+  wake::PopWaiters waiters{clock};
   metrics::Metrics metrics;
   MaintenanceFlags flags{db, waiters, nullptr, std::chrono::milliseconds(config.system.flag_refresh_ms)};
   Broker broker{config, db, waiters, metrics, flags};
 
-  // A pop to its end; re-attempts run inline on the resuming thread.
-  PopOutcome pop(const PopCommand& command, std::function<bool()> client_gone) {
+  enum class Time { Moves, Stands };
+  // A pop to its end; re-attempts run inline on the resuming thread. With
+  // Time::Moves the clock jumps from one re-check to the next until it ends;
+  // with Time::Stands only a wake-up ends a long poll.
+  PopOutcome pop(const PopCommand& command, std::function<bool()> client_gone, Time time = Time::Moves) {
     std::promise<PopOutcome> done;
+    auto ended = done.get_future();
     broker.pop(command, std::move(client_gone), [](std::function<void()> task) { task(); },
                [&done](PopOutcome outcome, std::exception_ptr error) {
                  if (error) return done.set_exception(error);
                  done.set_value(std::move(outcome));
                });
-    return done.get_future().get();
+    const auto is_over = [&] { return ended.wait_for(0s) == std::future_status::ready; };
+    EXPECT_TRUE(time == Time::Moves ? advance_until(clock, is_over) : eventually(is_over));
+    return ended.get();
   }
+  // A long poll is parked: registered and its re-check timer armed.
+  bool a_poll_is_parked() const { return waiters.parked() == 1u && clock.timed_waiters() == 1u; }
 };
 
 }  // namespace
@@ -171,9 +185,9 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
   wake::PopWaiters::Registration filter_waiter(waiters, std::string(wake::kFilterPopKey));
   wake::PopWaiters::Registration other_waiter(waiters, "other");
   broker.push({item("q")});
-  EXPECT_TRUE(queue_waiter.wait_until(wake::Clock::now() + 1s));
-  EXPECT_TRUE(filter_waiter.wait_until(wake::Clock::now() + 1s));
-  EXPECT_FALSE(other_waiter.wait_until(wake::Clock::now() + 20ms));
+  EXPECT_TRUE(queue_waiter.wait_until(clock.now()));
+  EXPECT_TRUE(filter_waiter.wait_until(clock.now()));
+  EXPECT_FALSE(other_waiter.wait_until(clock.now()));
 }
 
 TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
@@ -222,21 +236,21 @@ TEST_F(BrokerFixture, NonWaitingPopDuringAnOutageIsUnavailable) {
 
 TEST_F(BrokerFixture, WaitingPopRechecksThroughAnOutageAndEndsEmpty) {
   db.down = true;
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock.now();
   const PopOutcome out = pop(pop_command(true, 200), nullptr);
   EXPECT_TRUE(out.messages.empty());
-  EXPECT_GE(std::chrono::steady_clock::now() - started, 200ms);
+  EXPECT_EQ(clock.now() - started, 200ms);
   EXPECT_GE(db.pop_calls, 3);
 }
 
 TEST_F(BrokerFixture, WaitingPopReturnsOnceTheDatabaseHasMessages) {
   std::thread later([&] {
-    std::this_thread::sleep_for(60ms);
+    EXPECT_TRUE(eventually([&] { return a_poll_is_parked(); }));
     db.set_next_pop({message()});  // published before the notify below
     std::set<std::string> queues{"q"};
     wake_local_pops(waiters, queues);
   });
-  const PopOutcome out = pop(pop_command(true, 5000), nullptr);
+  const PopOutcome out = pop(pop_command(true, 5000), nullptr, Time::Stands);
   later.join();
   ASSERT_EQ(out.messages.size(), 1u);
   EXPECT_EQ(out.consumer_group, "__QUEUE_MODE__");
@@ -246,9 +260,9 @@ TEST_F(BrokerFixture, PopMaintenanceAnswersEmptyWithoutTheDatabaseAndHoldsLongPo
   broker.set_pop_maintenance(true);
   db.set_next_pop({message()});
   EXPECT_TRUE(pop(pop_command(false, 0), nullptr).messages.empty());
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = clock.now();
   EXPECT_TRUE(pop(pop_command(true, 150), nullptr).messages.empty());
-  EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
+  EXPECT_EQ(clock.now() - started, 150ms);
   EXPECT_EQ(db.pop_calls, 0);
 }
 
@@ -261,12 +275,12 @@ TEST_F(BrokerFixture, AGoneClientNeverClaims) {
 
 TEST_F(BrokerFixture, ShutdownReleasesParkedPops) {
   std::thread stopper([&] {
-    std::this_thread::sleep_for(50ms);
+    EXPECT_TRUE(eventually([&] { return a_poll_is_parked(); }));
     broker.begin_shutdown();
   });
-  const auto started = std::chrono::steady_clock::now();
-  EXPECT_TRUE(pop(pop_command(true, 10000), nullptr).messages.empty());
-  EXPECT_LT(std::chrono::steady_clock::now() - started, 2s);
+  const auto started = clock.now();
+  EXPECT_TRUE(pop(pop_command(true, 10000), nullptr, Time::Stands).messages.empty());
+  EXPECT_EQ(clock.now(), started) << "released by the shutdown, not by its deadline";
   stopper.join();
 }
 

@@ -15,6 +15,8 @@
 #include "broker/combiner.h"
 #include "broker/pop_combiner.h"
 #include "db/db_error.h"
+#include "util/clock.h"
+#include "../support/eventually.h"
 
 using namespace queen;
 using namespace queen::broker;
@@ -87,17 +89,13 @@ flow::LaneSnapshot lane_of(const flow::Arbiter& arbiter, flow::Lane lane) {
 }
 
 void wait_for_lane_waiters(const flow::Arbiter& arbiter, flow::Lane lane, int n) {
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (lane_of(arbiter, lane).waiting < n && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(1ms);
-  }
+  ASSERT_TRUE(test_support::eventually([&] { return lane_of(arbiter, lane).waiting >= n; }));
   ASSERT_EQ(lane_of(arbiter, lane).waiting, n);
 }
 
 template <class C>
 void wait_until_queued(const C& combiner, std::size_t n) {
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (combiner.waiting() < n && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(test_support::eventually([&] { return combiner.waiting() >= n; }));
   ASSERT_EQ(combiner.waiting(), n);
 }
 
@@ -107,7 +105,7 @@ void wait_until_queued(const C& combiner, std::size_t n) {
 // and requests of its class arriving meanwhile ride its one call.
 TEST(CombinerAdmission, ALeaderWaitingForTheLaneSlotGathersItsClassBehindIt) {
   FakeCalls fake;
-  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s));
+  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s), util::real_clock());
   FakeCalls::C combiner(fake.hooks(), {100, 4}, {&arbiter, flow::Lane::Pop});
   fake.close();
   auto first = std::async(std::launch::async, [&] { return combiner.submit(1); });
@@ -133,7 +131,7 @@ TEST(CombinerAdmission, ALeaderWaitingForTheLaneSlotGathersItsClassBehindIt) {
 
 TEST(CombinerAdmission, TheCallersDeadlineEndsTheWaitForALaneSlotWithLaneRefused) {
   FakeCalls fake;
-  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s));
+  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s), util::real_clock());
   FakeCalls::C combiner(fake.hooks(), {100, 4}, {&arbiter, flow::Lane::Pop});
   fake.close();
   auto busy = std::async(std::launch::async, [&] { return combiner.submit(1); });
@@ -141,14 +139,14 @@ TEST(CombinerAdmission, TheCallersDeadlineEndsTheWaitForALaneSlotWithLaneRefused
   // Another class leads and waits for the slot; one of its class waits in line behind it.
   auto rider = std::async(std::launch::async, [&] {
     try {
-      combiner.submit(2, FakeCalls::C::Clock::now() + 30ms);
+      combiner.submit(2, arbiter.clock().now() + 30ms);
     } catch (const LaneRefused& e) {
       return e.why();
     }
     return flow::Refusal::None;
   });
   try {
-    combiner.submit(2, FakeCalls::C::Clock::now() + 30ms);
+    combiner.submit(2, arbiter.clock().now() + 30ms);
     ADD_FAILURE() << "no slot was free";
   } catch (const LaneRefused& e) {
     EXPECT_EQ(e.lane(), flow::Lane::Pop);
@@ -170,7 +168,7 @@ TEST(CombinerAdmission, AFullLaneQueueRefusesAnAckAtOnceAndNothingIsAcked) {
   std::mutex mutex;
   std::condition_variable changed;
   bool open = false;
-  flow::Arbiter arbiter(lane_limits(flow::Lane::Ack, 1, 0, 10s));
+  flow::Arbiter arbiter(lane_limits(flow::Lane::Ack, 1, 0, 10s), util::real_clock());
   AckCombiner combiner(
       [&](const std::string&, const std::optional<std::string>&, const std::string&) {
         std::unique_lock<std::mutex> lock(mutex);
@@ -206,7 +204,7 @@ TEST(CombinerAdmission, AFullLaneQueueRefusesAnAckAtOnceAndNothingIsAcked) {
 // (no caller holds a lane slot while waiting for a call slot) and the lane is idle after.
 TEST(CombinerAdmission, ManyClassesAndSoloRetriesThroughOneLaneSlotAllEnd) {
   FakeCalls fake;
-  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 1000, 30s));
+  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 1000, 30s), util::real_clock());
   FakeCalls::C combiner(fake.hooks(), {5, 2}, {&arbiter, flow::Lane::Pop});
   std::vector<std::future<int>> results;
   for (int r = 0; r < 60; ++r) {
@@ -238,7 +236,7 @@ TEST(CombinerAdmission, ManyClassesAndSoloRetriesThroughOneLaneSlotAllEnd) {
 }
 
 TEST(CombinerAdmission, APopCombinerCallHoldsOnePopSlot) {
-  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s));
+  flow::Arbiter arbiter(lane_limits(flow::Lane::Pop, 1, 10, 10s), util::real_clock());
   int in_use_during_call = -1;
   PopCombiner combiner(
       [&](const db::PopRequest&) {

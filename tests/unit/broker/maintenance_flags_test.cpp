@@ -9,10 +9,13 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include "util/clock.h"
+#include "../support/eventually.h"
 
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
+using test_support::eventually;
 
 namespace {
 
@@ -84,19 +87,9 @@ class FlagsDb : public db::Procedures {
   std::shared_future<void> held_release_;
 };
 
-template <typename Predicate>
-bool eventually(Predicate predicate) {
-  const auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (!predicate()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
 struct MaintenanceFlagsTest : ::testing::Test {
   FlagsDb db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
 };
 
 TEST_F(MaintenanceFlagsTest, StartReadsThePersistedFlags) {
@@ -161,13 +154,13 @@ TEST_F(MaintenanceFlagsTest, PopMaintenanceOffWakesParkedPops) {
   wake::PopWaiters::Registration parked(waiters, "q");
   parked.arm();
   flags.persist_pop(false);
-  EXPECT_TRUE(parked.wait_until(wake::Clock::now()));
+  EXPECT_TRUE(parked.wait_until(waiters.clock().now()));
 
   flags.persist_pop(true);
   parked.arm();
   db.set(kPop, false);  // turned off elsewhere: the refresh wakes them too
   flags.refresh();
-  EXPECT_TRUE(parked.wait_until(wake::Clock::now()));
+  EXPECT_TRUE(parked.wait_until(waiters.clock().now()));
 }
 
 TEST_F(MaintenanceFlagsTest, ARefreshRequestReadsWithoutWaitingForThePeriod) {

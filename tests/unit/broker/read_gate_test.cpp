@@ -4,6 +4,7 @@
 // timeout told apart from every other failure. No database: the calls are
 // lambdas.
 #include "broker/admission.h"
+#include "util/clock.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +28,7 @@ int read_slots_in_use(const flow::Arbiter& arbiter) {
 }
 
 TEST(ReadGate, TheCallRunsUnderASlotAndTheReadTimeoutAndGivesBothBack) {
-  flow::Arbiter arbiter(limits(2, 0));
+  flow::Arbiter arbiter(limits(2, 0), util::real_clock());
   const ReadGate reads(arbiter, 5000ms);
   EXPECT_EQ(db::StatementTimeoutScope::current(), 0ms);
   const int answer = reads.run([&] {
@@ -41,7 +42,7 @@ TEST(ReadGate, TheCallRunsUnderASlotAndTheReadTimeoutAndGivesBothBack) {
 }
 
 TEST(ReadGate, AReadPastTheLaneQueueIsRefusedAtOnceNamingTheVariable) {
-  flow::Arbiter arbiter(limits(1, 0));
+  flow::Arbiter arbiter(limits(1, 0), util::real_clock());
   const ReadGate reads(arbiter, 5000ms);
   reads.run([&] {
     try {
@@ -62,7 +63,7 @@ TEST(ReadGate, AReadPastTheLaneQueueIsRefusedAtOnceNamingTheVariable) {
 }
 
 TEST(ReadGate, AStatementTimeoutBecomesReadTimedOutNamingTheVariable) {
-  flow::Arbiter arbiter(limits(1, 0));
+  flow::Arbiter arbiter(limits(1, 0), util::real_clock());
   const ReadGate reads(arbiter, 250ms);
   try {
     reads.run([]() -> int {
@@ -79,7 +80,7 @@ TEST(ReadGate, AStatementTimeoutBecomesReadTimedOutNamingTheVariable) {
 }
 
 TEST(ReadGate, OtherFailuresLeaveAsTheyCameForTheUseCasesMapping) {
-  flow::Arbiter arbiter(limits(1, 0));
+  flow::Arbiter arbiter(limits(1, 0), util::real_clock());
   const ReadGate reads(arbiter, 250ms);
   try {
     reads.run([]() -> int { throw db::DbError("list_messages", "connection refused", ""); });

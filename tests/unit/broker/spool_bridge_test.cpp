@@ -22,13 +22,16 @@
 #include "broker/pop_wakes.h"
 #include "util/uuid.h"
 #include "wake/pop_waiters.h"
-#include "../spool/spool_test_support.h"  // TempDir, shared with the spool tests
+#include "../spool/spool_test_support.h"
+#include "../support/eventually.h"  // TempDir, shared with the spool tests
+#include "util/clock.h"
 
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using queen::spool::testing::TempDir;
+using queen::test_support::eventually;
 
 namespace {
 
@@ -162,16 +165,6 @@ SpoolBridgeOptions fast_bridge_options() {
   o.handoff_wait = 300ms;
   o.handoff_poll = 1ms;
   return o;
-}
-
-template <typename Predicate>
-bool eventually(Predicate predicate, std::chrono::milliseconds timeout = 3000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return predicate();
 }
 
 // ------------------------------------------------------------------ pure parts
@@ -678,7 +671,8 @@ TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
   bridge.follow_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
   bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, PushOrigin{}, UnstoredReason::PushMaintenance);
-  std::this_thread::sleep_for(60ms);  // several drain intervals
+  // A cycle that comes due does nothing while paused.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(bridge.spool().drain().run_cycle().result, spool::CycleReport::Result::Paused);
   EXPECT_EQ(bridge.status().pending, 2u);
   EXPECT_EQ(db.stored_count(), 0u);
   // Maintenance on: a push never waits for a paused drain.
@@ -726,7 +720,7 @@ config::Config broker_config() {
 TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   TempDir dir;
   FakeDatabase db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(),
                      [&](const std::set<std::string>& queues) { announce_committed(waiters, nullptr, queues); });
@@ -763,7 +757,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
 TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   TempDir dir;
   FakeDatabase db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
   const config::Config config = broker_config();
@@ -818,7 +812,7 @@ struct ReplayingBroker {
 
   TempDir dir;
   FakeDatabase db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   const config::Config config;
   SpoolBridge bridge;
@@ -837,7 +831,7 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
   // fails that push alone; the broker stays out of spool mode.
   TempDir dir;
   FakeDatabase db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(), nullptr);
   const config::Config config = broker_config();
@@ -872,7 +866,7 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
 TEST(BrokerWithSpool, ALostConnectionStillSpools) {
   TempDir dir;
   FakeDatabase db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options(), nullptr);
   const config::Config config = broker_config();

@@ -3,12 +3,27 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
+
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
 
 namespace queen::flow {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::advance_until;
+using test_support::eventually;
+using test_support::ManualClock;
+
+// acquire() on another thread while the clock moves to its deadline.
+Permit acquire_as_time_passes(Arbiter& arbiter, ManualClock& clock, Lane lane,
+                              Arbiter::Clock::time_point deadline = Arbiter::Clock::time_point::max()) {
+  auto permit = std::async(std::launch::async, [&] { return arbiter.acquire(lane, deadline); });
+  EXPECT_TRUE(advance_until(clock, [&] { return permit.wait_for(0s) == std::future_status::ready; }));
+  return permit.get();
+}
 
 FlowLimits limits(int total, int queue, std::chrono::milliseconds wait) {
   FlowLimits l;
@@ -18,7 +33,8 @@ FlowLimits limits(int total, int queue, std::chrono::milliseconds wait) {
 }
 
 TEST(Arbiter, APermitHoldsItsSlotUntilReleased) {
-  Arbiter arbiter(limits(1, 0, 0ms));
+  ManualClock clock;
+  Arbiter arbiter(limits(1, 0, 0ms), clock);
   {
     Permit p = arbiter.acquire(Lane::Ack);
     ASSERT_TRUE(p);
@@ -32,7 +48,8 @@ TEST(Arbiter, APermitHoldsItsSlotUntilReleased) {
 }
 
 TEST(Arbiter, AMovedPermitReleasesOnce) {
-  Arbiter arbiter(limits(2, 0, 0ms));
+  ManualClock clock;
+  Arbiter arbiter(limits(2, 0, 0ms), clock);
   Permit a = arbiter.acquire(Lane::Pop);
   Permit b = std::move(a);
   EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): a moved-from permit is empty by contract
@@ -43,7 +60,8 @@ TEST(Arbiter, AMovedPermitReleasesOnce) {
 }
 
 TEST(Arbiter, AWaiterIsHandedTheFreedSlot) {
-  Arbiter arbiter(limits(1, 4, 10s));
+  ManualClock clock;
+  Arbiter arbiter(limits(1, 4, 10s), clock);
   Permit held = arbiter.acquire(Lane::Push);
   ASSERT_TRUE(held);
   std::atomic<bool> granted{false};
@@ -51,25 +69,28 @@ TEST(Arbiter, AWaiterIsHandedTheFreedSlot) {
     Permit p = arbiter.acquire(Lane::Ack);
     granted = static_cast<bool>(p);
   });
-  while (arbiter.snapshot()[index_of(Lane::Ack)].waiting == 0) std::this_thread::yield();
+  ASSERT_TRUE(eventually([&] { return arbiter.snapshot()[index_of(Lane::Ack)].waiting == 1; }));
+  clock.advance(250ms);
   held.release();
   waiter.join();
   EXPECT_TRUE(granted);
   const LaneSnapshot ack = arbiter.snapshot()[index_of(Lane::Ack)];
   EXPECT_EQ(ack.granted, 1u);
   EXPECT_EQ(ack.wait_count, 1u);
+  EXPECT_DOUBLE_EQ(ack.wait_seconds_sum, 0.25) << "the wait is measured on the arbiter's clock";
   EXPECT_EQ(ack.in_use, 0);
   EXPECT_EQ(ack.waiting, 0);
 }
 
 TEST(Arbiter, AWaitPastTheLaneBoundIsRefused) {
-  Arbiter arbiter(limits(1, 4, 20ms));
+  ManualClock clock;
+  Arbiter arbiter(limits(1, 4, 20ms), clock);
   Permit held = arbiter.acquire(Lane::Push);
-  const auto started = Arbiter::Clock::now();
-  const Permit p = arbiter.acquire(Lane::Pop);
+  const auto started = clock.now();
+  const Permit p = acquire_as_time_passes(arbiter, clock, Lane::Pop);
   EXPECT_FALSE(p);
   EXPECT_EQ(p.refusal(), Refusal::Timeout);
-  EXPECT_GE(Arbiter::Clock::now() - started, 20ms);
+  EXPECT_EQ(clock.now() - started, 20ms);
   const LaneSnapshot pop = arbiter.snapshot()[index_of(Lane::Pop)];
   EXPECT_EQ(pop.rejected_timeout, 1u);
   EXPECT_EQ(pop.waiting, 0);
@@ -78,14 +99,18 @@ TEST(Arbiter, AWaitPastTheLaneBoundIsRefused) {
 }
 
 TEST(Arbiter, ACallerDeadlineShortensTheWait) {
-  Arbiter arbiter(limits(1, 4, 10s));
+  ManualClock clock;
+  Arbiter arbiter(limits(1, 4, 10s), clock);
   Permit held = arbiter.acquire(Lane::Push);
-  const Permit p = arbiter.acquire(Lane::Pop, Arbiter::Clock::now() + 10ms);
+  const auto started = clock.now();
+  const Permit p = acquire_as_time_passes(arbiter, clock, Lane::Pop, started + 10ms);
   EXPECT_EQ(p.refusal(), Refusal::Timeout);
+  EXPECT_EQ(clock.now() - started, 10ms);
 }
 
 TEST(Arbiter, CountsGrantsRefusalsAndWaits) {
-  Arbiter arbiter(limits(1, 0, 0ms));
+  ManualClock clock;
+  Arbiter arbiter(limits(1, 0, 0ms), clock);
   {
     Permit p = arbiter.acquire(Lane::Maint);
     (void)arbiter.acquire(Lane::Maint);
@@ -102,7 +127,8 @@ TEST(Arbiter, RetryAfterIsTheWaitBoundInWholeSeconds) {
   FlowLimits l = limits(1, 0, 0ms);
   l[Lane::Push].max_wait = 2500ms;
   l[Lane::Ack].max_wait = 10min;
-  const Arbiter arbiter(l);
+  ManualClock clock;
+  const Arbiter arbiter(l, clock);
   EXPECT_EQ(arbiter.retry_after_s(Lane::Push), 3);
   EXPECT_EQ(arbiter.retry_after_s(Lane::Pop), 1);
   EXPECT_EQ(arbiter.retry_after_s(Lane::Ack), 60);
@@ -112,7 +138,8 @@ TEST(Arbiter, RetryAfterIsTheWaitBoundInWholeSeconds) {
 TEST(Arbiter, CapsHoldUnderConcurrency) {
   FlowLimits l = limits(3, 1000, 10s);
   l[Lane::Push].slots = 1;
-  Arbiter arbiter(l);
+  ManualClock clock;
+  Arbiter arbiter(l, clock);
   std::atomic<int> push_holders{0}, holders{0}, worst_push{0}, worst{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {

@@ -16,6 +16,7 @@
 #include "http/dispatcher.h"
 #include "http/query.h"
 #include "http/routes.h"
+#include "util/clock.h"
 
 namespace queen::test {
 
@@ -110,7 +111,7 @@ class RecordingClusterHooks : public broker::ClusterHooks {
 struct AdminRoutesFixture {
   config::Config config;
   AdminFakeDb db;
-  wake::PopWaiters waiters;
+  wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
   RecordingClusterHooks cluster;
   broker::MaintenanceFlags flags{db, waiters, nullptr, std::chrono::milliseconds(config.system.flag_refresh_ms)};

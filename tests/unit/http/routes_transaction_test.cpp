@@ -121,7 +121,7 @@ TEST_F(TransactionRoute, ASuccessWakesParkedPopsOfThePushedQueuesLocallyAndOnPee
   rendered.arm();
   unrelated.arm();
   ASSERT_EQ(call("POST", "/api/v1/transaction", kAckAndPush).status, 200);
-  const auto now = wake::Clock::now();
+  const auto now = waiters.clock().now();
   EXPECT_TRUE(rendered.wait_until(now));
   EXPECT_FALSE(unrelated.wait_until(now));
   ASSERT_EQ(cluster.pushes.size(), 1u);
@@ -146,7 +146,7 @@ TEST_F(TransactionRoute, ABusinessFailureIs200AndWakesNobody) {
   const Response r = call("POST", "/api/v1/transaction", kAckAndPush);
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, db.transaction_result);
-  EXPECT_FALSE(rendered.wait_until(wake::Clock::now()));
+  EXPECT_FALSE(rendered.wait_until(waiters.clock().now()));
   EXPECT_TRUE(cluster.pushes.empty());
 }
 

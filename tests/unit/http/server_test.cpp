@@ -15,33 +15,60 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <chrono>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "../auth/token_support.h"
+#include "../support/eventually.h"
 
 using namespace queen;
 using namespace queen::http;
+using queen::test_support::eventually;
 
 namespace {
 
+// The deferred answers of /later, held until the test answers them.
+class HeldReplies {
+ public:
+  void hold(std::function<void(Response)> reply) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replies_.push_back(std::move(reply));
+  }
+  std::size_t held() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return replies_.size();
+  }
+  void answer_all() {
+    std::vector<std::function<void(Response)>> replies;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      replies.swap(replies_);
+    }
+    for (auto& reply : replies) reply(Response::json(200, "{\"late\":true}"));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::function<void(Response)>> replies_;
+};
+
 struct ServerFixture : ::testing::Test {
   metrics::Metrics metrics;
+  HeldReplies later;
   Dispatcher dispatcher{make_router(), metrics};
   std::unique_ptr<HttpServer> server;
 
-  static Router make_router() {
+  Router make_router() {
     Router router;
-    // Answers 50 ms later from a thread of its own: a parked request holds
-    // no handler thread.
-    router.add("GET", "/later", queen::auth::kPublic, [](const Request& r) {
-      std::thread([reply = r.reply] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        reply(Response::json(200, "{\"late\":true}"));
-      }).detach();
+    // Answered when the test says so, from the test's thread: a parked
+    // request holds no handler thread.
+    router.add("GET", "/later", queen::auth::kPublic, [this](const Request& r) {
+      later.hold(r.reply);
       return Response::later();
     });
     router.add("GET", "/empty", queen::auth::kPublic, [](const Request&) { return Response::no_content(); });
@@ -196,13 +223,17 @@ TEST_F(ServerFixture, DeferredAnswersNeedNoHandlerThread) {
   std::vector<std::unique_ptr<RawClient>> parked;
   for (int i = 0; i < 60; ++i) {
     parked.push_back(std::make_unique<RawClient>(server->port()));
-    parked.back()->send("GET /later HTTP/1.1\r\nHost: x\r\n\r\n");
+    parked.back()->send("GET /later HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   }
+  ASSERT_TRUE(eventually([&] { return later.held() == 60u; })) << "more parked requests than handler threads";
   RawClient plain(server->port());
   plain.send("GET /empty HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(status_line(plain.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
+  later.answer_all();
   for (auto& client : parked) {
-    const std::string answer = client->read_for(std::chrono::milliseconds(300));
+    bool closed = false;  // each asked to close after its answer: the read ends with it
+    const std::string answer = client->read_for(std::chrono::seconds(2), &closed);
+    EXPECT_TRUE(closed);
     EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
     EXPECT_NE(answer.find("{\"late\":true}"), std::string::npos);
     EXPECT_EQ(answer.find("Access-Control-"), std::string::npos);
@@ -213,6 +244,8 @@ TEST_F(ServerFixture, PipelinedRequestsAreAnsweredInOrder) {
   RawClient client(server->port());
   client.send("POST /echo HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /later HTTP/1.1\r\n\r\n"
               "POST /echo HTTP/1.1\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz");
+  ASSERT_TRUE(eventually([&] { return later.held() == 1u; }));
+  later.answer_all();
   const std::string answer = client.read_for(std::chrono::seconds(2));
   const auto first = answer.find("{\"size\":3}");
   const auto second = answer.find("{\"late\":true}");
@@ -276,7 +309,7 @@ TEST_F(ServerFixture, SlowHeadsAndBodiesAreCutAtTheirDeadlines) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
   // A closed connection is forgotten once its last pending operation unwinds.
-  for (int i = 0; i < 400 && server->connections() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(eventually([&] { return server->connections() == 0; }));
   EXPECT_EQ(server->connections(), 0);
 }
 
@@ -285,7 +318,7 @@ TEST_F(ServerFixture, ConnectionsPastTheLimitAreTurnedAway) {
   restart();
   std::vector<std::unique_ptr<RawClient>> held;
   for (int i = 0; i < 3; ++i) held.push_back(std::make_unique<RawClient>(server->port()));
-  for (int i = 0; i < 200 && server->connections() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(eventually([&] { return server->connections() >= 3; }));
   ASSERT_EQ(server->connections(), 3);
   RawClient extra(server->port());
   bool closed = false;
@@ -294,7 +327,7 @@ TEST_F(ServerFixture, ConnectionsPastTheLimitAreTurnedAway) {
   EXPECT_NE(answer.find("HTTP_MAX_CONNECTIONS"), std::string::npos);
   EXPECT_TRUE(closed);
   held.clear();  // room again
-  for (int i = 0; i < 200 && server->connections() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(eventually([&] { return server->connections() == 0; }));
   RawClient next(server->port());
   next.send("GET /empty HTTP/1.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(status_line(next.read_for(std::chrono::seconds(2))), "HTTP/1.1 204 No Content");
@@ -350,9 +383,7 @@ TEST_F(ServerFixture, BodiesPastTheBytesInFlightAre503BeforeTheirBody) {
   first.send("POST /echo HTTP/1.1\r\nContent-Length: 1024\r\n\r\npart");
   RawClient second(server->port());
   second.send("POST /echo HTTP/1.1\r\nContent-Length: 1024\r\n\r\npart");
-  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight < 2048; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  EXPECT_TRUE(eventually([&] { return metrics.counters().request_body_bytes_in_flight >= 2048; }));
   ASSERT_EQ(metrics.counters().request_body_bytes_in_flight, 2048u);
   RawClient third(server->port());
   third.send("POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n");
@@ -369,9 +400,7 @@ TEST_F(ServerFixture, BodiesPastTheBytesInFlightAre503BeforeTheirBody) {
   // The first finishes; its bytes come back once answered, and the next body fits.
   first.send(std::string(1020, 'x'));
   EXPECT_NE(first.read_for(std::chrono::milliseconds(300)).find("{\"size\":1024}"), std::string::npos);
-  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight > 1024; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  EXPECT_TRUE(eventually([&] { return metrics.counters().request_body_bytes_in_flight <= 1024; }));
   EXPECT_EQ(metrics.counters().request_body_bytes_in_flight, 1024u);
   RawClient fourth(server->port());
   fourth.send("POST /echo HTTP/1.1\r\nContent-Length: 10\r\nConnection: close\r\n\r\n0123456789");
@@ -384,9 +413,7 @@ TEST_F(ServerFixture, ChunkedBodiesReserveAsTheyGrow) {
   restart();
   RawClient holder(server->port());
   holder.send("POST /echo HTTP/1.1\r\nContent-Length: 3000\r\n\r\n");
-  for (int i = 0; i < 400 && metrics.counters().request_body_bytes_in_flight < 3000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  EXPECT_TRUE(eventually([&] { return metrics.counters().request_body_bytes_in_flight >= 3000; }));
   RawClient chunked(server->port());
   chunked.send("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n" + std::string(1024, 'c') +
                "\r\n400\r\n" + std::string(1024, 'c') + "\r\n0\r\n\r\n");

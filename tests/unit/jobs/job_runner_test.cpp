@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
+
 using namespace std::chrono_literals;
 using queen::jobs::batched_job;
 using queen::jobs::JobContext;
@@ -15,6 +18,8 @@ using queen::jobs::JobElection;
 using queen::jobs::JobRunner;
 using queen::jobs::JobRunnerOptions;
 using queen::jobs::JobSpec;
+using queen::test_support::advance_until;
+using queen::test_support::ManualClock;
 
 namespace {
 
@@ -58,9 +63,10 @@ JobSpec counting_job(const std::string& name, int& runs) {
 }  // namespace
 
 TEST(JobRunner, OnlyTheElectedBrokerRunsACycle) {
+  ManualClock clock;
   FakeElection election;
   int runs_a = 0, runs_b = 0;
-  JobRunner a(options("a"), election), b(options("b"), election);
+  JobRunner a(options("a"), election, clock), b(options("b"), election, clock);
   a.add(counting_job("retention", runs_a));
   b.add(counting_job("retention", runs_b));
   EXPECT_TRUE(a.attempt("retention"));
@@ -76,9 +82,10 @@ TEST(JobRunner, OnlyTheElectedBrokerRunsACycle) {
 }
 
 TEST(JobRunner, RecordsTheResultOfARun) {
+  ManualClock clock;
   FakeElection election;
   int runs = 0;
-  JobRunner a(options("a"), election);
+  JobRunner a(options("a"), election, clock);
   a.add(counting_job("stats", runs));
   a.attempt("stats");
   ASSERT_EQ(election.finished.size(), 1u);
@@ -86,8 +93,9 @@ TEST(JobRunner, RecordsTheResultOfARun) {
 }
 
 TEST(JobRunner, AFailingRunIsCountedAndStillFinishesTheCycle) {
+  ManualClock clock;
   FakeElection election;
-  JobRunner a(options("a"), election);
+  JobRunner a(options("a"), election, clock);
   a.add(JobSpec{"boom", 60'000, [](const JobContext&) -> std::string { throw std::runtime_error("no"); }});
   EXPECT_TRUE(a.attempt("boom"));
   EXPECT_EQ(a.counters("boom").failures, 1u);
@@ -97,10 +105,11 @@ TEST(JobRunner, AFailingRunIsCountedAndStillFinishesTheCycle) {
 }
 
 TEST(JobRunner, AFailedElectionSkipsTheRun) {
+  ManualClock clock;
   FakeElection election;
   election.fail = true;
   int runs = 0;
-  JobRunner a(options("a"), election);
+  JobRunner a(options("a"), election, clock);
   a.add(counting_job("stats", runs));
   EXPECT_FALSE(a.attempt("stats"));
   EXPECT_EQ(runs, 0);
@@ -108,24 +117,27 @@ TEST(JobRunner, AFailedElectionSkipsTheRun) {
 }
 
 TEST(JobRunner, RejectsBadJobs) {
+  ManualClock clock;
   FakeElection election;
   int runs = 0;
-  JobRunner a(options("a"), election);
+  JobRunner a(options("a"), election, clock);
   EXPECT_THROW(a.add(JobSpec{"", 1000, [](const JobContext&) { return std::string(); }}), std::invalid_argument);
   EXPECT_THROW(a.add(JobSpec{"x", 0, [](const JobContext&) { return std::string(); }}), std::invalid_argument);
   EXPECT_THROW(a.add(JobSpec{"x", 1000, nullptr}), std::invalid_argument);
   a.add(counting_job("x", runs));
   EXPECT_THROW(a.add(counting_job("x", runs)), std::invalid_argument);
-  EXPECT_THROW(JobRunner(options(""), election), std::invalid_argument);
+  EXPECT_THROW(JobRunner(options(""), election, clock), std::invalid_argument);
 }
 
 TEST(JobRunner, ThreadsAttemptEveryPollAndStopPromptly) {
+  ManualClock clock;
   FakeElection election;
   int runs = 0;
-  JobRunner a(options("a"), election);
+  JobRunner a(options("a"), election, clock);
   a.add(counting_job("stats", runs));
   a.start();
-  std::this_thread::sleep_for(150ms);  // ~7 polls of 20 ms
+  // Every poll of 20 ms on the runner's clock makes an attempt.
+  ASSERT_TRUE(advance_until(clock, [&] { return a.counters("stats").attempts >= 3; }));
   const auto begin = std::chrono::steady_clock::now();
   a.stop();
   EXPECT_LT(std::chrono::steady_clock::now() - begin, 500ms);
@@ -134,6 +146,7 @@ TEST(JobRunner, ThreadsAttemptEveryPollAndStopPromptly) {
 }
 
 TEST(BatchedJob, StepsUntilAShortBatch) {
+  ManualClock clock;
   std::atomic<bool> stopping{false};
   int remaining = 25;
   std::vector<int> asked;
@@ -145,26 +158,28 @@ TEST(BatchedJob, StepsUntilAShortBatch) {
         return done;
       },
       10, 100);
-  const JobContext context(std::chrono::steady_clock::now() + 10s, stopping);
+  const JobContext context(clock, clock.now() + 10s, stopping);
   EXPECT_EQ(job(context), R"({"rows": 25, "batches": 3, "complete": true})");
   EXPECT_EQ(asked, (std::vector<int>{10, 10, 10}));
 }
 
 TEST(BatchedJob, IsBoundedByMaxBatches) {
+  ManualClock clock;
   std::atomic<bool> stopping{false};
   auto job = batched_job([](int n) { return n; }, 10, 4);
-  const JobContext context(std::chrono::steady_clock::now() + 10s, stopping);
+  const JobContext context(clock, clock.now() + 10s, stopping);
   EXPECT_EQ(job(context), R"({"rows": 40, "batches": 4, "complete": false})");
 }
 
 TEST(BatchedJob, StopsAtTheDeadlineOrOnStop) {
+  ManualClock clock;
   std::atomic<bool> stopping{false};
   int steps = 0;
   auto job = batched_job([&](int n) { ++steps; return n; }, 10, 1000);
-  const JobContext expired(std::chrono::steady_clock::now() - 1ms, stopping);
+  const JobContext expired(clock, clock.now(), stopping);
   EXPECT_EQ(job(expired), R"({"rows": 0, "batches": 0, "complete": false})");
   stopping = true;
-  const JobContext stopped(std::chrono::steady_clock::now() + 10s, stopping);
+  const JobContext stopped(clock, clock.now() + 10s, stopping);
   job(stopped);
   EXPECT_EQ(steps, 0);
 }

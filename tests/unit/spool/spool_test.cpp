@@ -2,44 +2,44 @@
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
+#include "../support/eventually.h"
 #include "spool_test_support.h"
 
 namespace queen::spool {
 namespace {
 
 using namespace testing;
+using test_support::advance_until;
+using test_support::eventually;
 
-// Polls `done` for up to two seconds.
-template <typename Predicate>
-bool eventually(Predicate done) {
-  for (int i = 0; i < 400; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return done();
+constexpr auto kFlushInterval = std::chrono::milliseconds(5);
+
+// Makes `cycles` drain cycles due, one after the other: the clock moves to the
+// next deadline only once the loop has run the previous cycle and slept again.
+void run_cycles(ManualClock& clock, int cycles) {
+  for (int i = 0; i < cycles; ++i) ASSERT_TRUE(eventually([&] { return clock.advance_to_next_deadline(); }));
 }
 
 SpoolOptions options_in(const fs::path& dir) {
   SpoolOptions o;
   o.dir = (dir / "buffers").string();
-  o.flush_interval = std::chrono::milliseconds(5);
+  o.flush_interval = kFlushInterval;
   return o;
 }
 
 TEST(SpoolDrainLoop, DrainsInTheBackgroundPausesAndStops) {
   TempDir dir;
   FakeStore store;
-  Spool spool(options_in(dir.path()), store);
+  ManualClock clock;
+  Spool spool(options_in(dir.path()), store, clock);
   spool.start_drain();
   EXPECT_EQ(spool.append(make_events("q", "a", 3)), std::vector<bool>(3, true));
-  ASSERT_TRUE(eventually([&] { return spool.stats().pending_events == 0; }));
+  ASSERT_TRUE(advance_until(clock, [&] { return spool.stats().pending_events == 0; }));
   EXPECT_EQ(txids(store.stored_events()), (std::vector<std::string>{"a0", "a1", "a2"}));
 
   spool.set_maintenance(true);
   spool.append(make_events("q", "m", 2));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // ten intervals
+  run_cycles(clock, 10);
   EXPECT_EQ(spool.stats().pending_events, 2u) << "maintenance accumulates";
   EXPECT_EQ(store.stored_events().size(), 3u);
 
@@ -49,20 +49,22 @@ TEST(SpoolDrainLoop, DrainsInTheBackgroundPausesAndStops) {
   spool.stop_drain();
   spool.stop_drain();  // idempotent
   spool.append(make_events("q", "after-stop", 1));
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  clock.advance(10 * kFlushInterval);
+  EXPECT_EQ(clock.timed_waiters(), 0u) << "no loop left to run a cycle";
   EXPECT_EQ(spool.stats().pending_events, 1u);
 }
 
 TEST(Spool, BootCountsAndRecoversWhatAPreviousProcessLeft) {
   TempDir dir;
   FakeStore store;
+  ManualClock clock;
   {
     FakeStore unreachable;
     unreachable.respond = [](const auto&) { return ReplayOutcome::transient("down"); };
-    Spool first(options_in(dir.path()), unreachable);
+    Spool first(options_in(dir.path()), unreachable, clock);
     first.append(make_events("q", "old", 4));
   }  // the destructor finalizes the active file
-  Spool second(options_in(dir.path()), store);
+  Spool second(options_in(dir.path()), store, clock);
   EXPECT_EQ(second.stats().pending_events, 4u);
   EXPECT_EQ(second.stats().finalized_files, 1u);
   const RecoverySummary s = second.recover_at_startup();
@@ -74,7 +76,8 @@ TEST(Spool, BootCountsAndRecoversWhatAPreviousProcessLeft) {
 TEST(Spool, DescribeNamesTheDirectoryInUseAndTheSettings) {
   TempDir dir;
   FakeStore store;
-  Spool spool(options_in(dir.path()), store);
+  ManualClock clock;
+  Spool spool(options_in(dir.path()), store, clock);
   const std::string text = spool.describe();
   EXPECT_NE(text.find("dir=" + (dir.path() / "buffers").string()), std::string::npos) << text;
   EXPECT_NE(text.find("max_batch=100"), std::string::npos) << text;

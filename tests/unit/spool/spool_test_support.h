@@ -1,6 +1,6 @@
 #pragma once
 // Shared helpers of the spool unit tests: temporary directories, events,
-// spool files written directly, a scriptable replay store and a manual clock.
+// spool files written directly, a scriptable replay store; the manual clock is the shared one.
 #include <stdlib.h>
 
 #include <atomic>
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "spool/clock.h"
 #include "spool/file_names.h"
 #include "spool/record_codec.h"
 #include "spool/replay.h"
 #include "spool/spool_event.h"
+#include "../support/manual_clock.h"
 
 namespace queen::spool::testing {
 
@@ -133,13 +133,6 @@ class FakeStore final : public ReplayStore {
   std::vector<std::vector<SpoolEvent>> stored_batches_;
 };
 
-class ManualClock final : public Clock {
- public:
-  time_point now() const override { return time_point(std::chrono::nanoseconds(now_ns_.load())); }
-  void advance(std::chrono::nanoseconds d) { now_ns_ += d.count(); }
-
- private:
-  std::atomic<std::int64_t> now_ns_{1'000'000'000};
-};
+using test_support::ManualClock;
 
 }  // namespace queen::spool::testing

@@ -9,10 +9,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
+
 using namespace std::chrono_literals;
 using queen::sweeper::Sweeper;
 using queen::sweeper::SweeperOptions;
 using queen::sweeper::SweeperStore;
+using queen::test_support::eventually;
+using queen::test_support::ManualClock;
 
 namespace {
 
@@ -87,39 +92,31 @@ SweeperOptions options(int batch = 10, int max_batches = 5, int max_sleep_ms = 1
   return o;
 }
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds within) {
-  const auto deadline = std::chrono::steady_clock::now() + within;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
-
 }  // namespace
 
 TEST(Sweeper, RejectsAnEmptyServerIdAndNonPositiveOptions) {
+  ManualClock clock;
   FakeStore store;
   SweeperOptions o = options();
   o.server_id.clear();
-  EXPECT_THROW(Sweeper(o, store), std::invalid_argument);
+  EXPECT_THROW(Sweeper(o, store, clock), std::invalid_argument);
   o = options();
   o.lease_ms = 0;
-  EXPECT_THROW(Sweeper(o, store), std::invalid_argument);
+  EXPECT_THROW(Sweeper(o, store, clock), std::invalid_argument);
   o = options();
   o.claim_batch = -1;
-  EXPECT_THROW(Sweeper(o, store), std::invalid_argument);
+  EXPECT_THROW(Sweeper(o, store, clock), std::invalid_argument);
   o = options();
   o.min_sleep_ms = -1;
-  EXPECT_THROW(Sweeper(o, store), std::invalid_argument);
+  EXPECT_THROW(Sweeper(o, store, clock), std::invalid_argument);
 }
 
 TEST(Sweeper, APassFiresEveryDueTimerInBatchesWithItsServerIdAndLease) {
+  ManualClock clock;
   FakeStore store;
   store.add_due(1, 25);
   store.next_due = 400;
-  Sweeper sweeper(options(10, 5), store);
+  Sweeper sweeper(options(10, 5), store, clock);
   const auto outcome = sweeper.run_pass();
   EXPECT_EQ(store.fired.size(), 25u);
   EXPECT_EQ(store.claim_calls, 3);  // 10 + 10 + 5: the short batch ends the pass
@@ -132,9 +129,10 @@ TEST(Sweeper, APassFiresEveryDueTimerInBatchesWithItsServerIdAndLease) {
 }
 
 TEST(Sweeper, APassIsBoundedAndReportsTheBacklog) {
+  ManualClock clock;
   FakeStore store;
   store.add_due(1, 100);
-  Sweeper sweeper(options(10, 3), store);
+  Sweeper sweeper(options(10, 3), store, clock);
   const auto outcome = sweeper.run_pass();
   EXPECT_EQ(store.fired.size(), 30u);
   EXPECT_TRUE(outcome.backlog);
@@ -142,19 +140,21 @@ TEST(Sweeper, APassIsBoundedAndReportsTheBacklog) {
 }
 
 TEST(Sweeper, AFailedClaimIsReportedNotThrown) {
+  ManualClock clock;
   FakeStore store;
   store.fail_claims = true;
-  Sweeper sweeper(options(), store);
+  Sweeper sweeper(options(), store, clock);
   const auto outcome = sweeper.run_pass();
   EXPECT_TRUE(outcome.failed);
   EXPECT_EQ(sweeper.counters().failures, 1u);
 }
 
 TEST(Sweeper, AFailedFireKeepsTheClaimedTimersUnfiredAndFailsThePass) {
+  ManualClock clock;
   FakeStore store;
   store.add_due(1, 5);
   store.fail_fires = true;
-  Sweeper sweeper(options(), store);
+  Sweeper sweeper(options(), store, clock);
   EXPECT_TRUE(sweeper.run_pass().failed);
   EXPECT_TRUE(store.fired.empty());
   EXPECT_EQ(sweeper.counters().timers_claimed, 5u);
@@ -162,43 +162,58 @@ TEST(Sweeper, AFailedFireKeepsTheClaimedTimersUnfiredAndFailsThePass) {
 }
 
 TEST(Sweeper, PrunesKvOncePerInterval) {
+  ManualClock clock;
   FakeStore store;
   store.expired_kv = 250;
-  Sweeper sweeper(options(), store);
+  Sweeper sweeper(options(), store, clock);
   sweeper.run_pass();
   sweeper.run_pass();
   EXPECT_EQ(store.prune_calls, 1);  // interval is a minute
   EXPECT_EQ(store.expired_kv, 150);  // bounded by kv_prune_batch
   EXPECT_EQ(sweeper.counters().kv_pruned, 100u);
+  clock.advance(59s);
+  sweeper.run_pass();
+  EXPECT_EQ(store.prune_calls, 1);
+  clock.advance(1s);
+  sweeper.run_pass();
+  EXPECT_EQ(store.prune_calls, 2) << "due again a minute after the last prune";
+  EXPECT_EQ(store.expired_kv, 50);
 }
 
 TEST(Sweeper, WakeCutsTheSleepShort) {
+  ManualClock clock;
   FakeStore store;
-  Sweeper sweeper(options(10, 5, /*max_sleep_ms=*/60000), store);  // it would sleep a minute
+  Sweeper sweeper(options(10, 5, /*max_sleep_ms=*/60000), store, clock);  // it would sleep a minute
   sweeper.start();
-  ASSERT_TRUE(eventually([&] { return store.next_due_calls >= 1; }, 2s));
+  ASSERT_TRUE(eventually([&] { return store.next_due_calls >= 1; }));
   store.add_due(7, 1);
   sweeper.wake();
-  EXPECT_TRUE(eventually([&] { return store.fired_count() == 1; }, 2s));
+  EXPECT_TRUE(eventually([&] { return store.fired_count() == 1; }));
   sweeper.stop();
 }
 
 TEST(Sweeper, TheThreadSleepsUntilTheNextDueTimer) {
+  ManualClock clock;
   FakeStore store;
   store.next_due = 50;  // a timer is due in 50 ms, the ceiling is a minute
-  Sweeper sweeper(options(10, 5, 60000), store);
+  Sweeper sweeper(options(10, 5, 60000), store, clock);
   sweeper.start();
-  ASSERT_TRUE(eventually([&] { return store.claim_calls >= 1; }, 2s));
+  ASSERT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
   store.add_due(1, 1);
-  EXPECT_TRUE(eventually([&] { return store.fired_count() == 1; }, 2s));
+  clock.advance(49ms);
+  ASSERT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
+  EXPECT_EQ(store.fired_count(), 0u);
+  clock.advance(1ms);
+  EXPECT_TRUE(eventually([&] { return store.fired_count() == 1; })) << "the sleep ends at the due timer, not the ceiling";
   sweeper.stop();
 }
 
 TEST(Sweeper, StopReturnsPromptlyFromALongSleep) {
+  ManualClock clock;
   FakeStore store;
-  Sweeper sweeper(options(10, 5, 60000), store);
+  Sweeper sweeper(options(10, 5, 60000), store, clock);
   sweeper.start();
-  ASSERT_TRUE(eventually([&] { return store.next_due_calls >= 1; }, 2s));
+  ASSERT_TRUE(eventually([&] { return store.next_due_calls >= 1; }));
   const auto begin = std::chrono::steady_clock::now();
   sweeper.stop();
   EXPECT_LT(std::chrono::steady_clock::now() - begin, 1s);

@@ -11,11 +11,16 @@
 #include <string>
 #include <thread>
 
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
+
 namespace queen::util {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = BackgroundWorker::Clock;
+using test_support::eventually;
+using test_support::ManualClock;
+using RealTime = std::chrono::steady_clock;  // only to bound how long a stop() takes
 
 constexpr auto kTestTimeout = 5s;  // generous: only a broken worker ever waits this long
 const Clock::time_point kNever = Clock::time_point::max();
@@ -75,17 +80,23 @@ BackgroundWorker::Body record_then(Rounds& rounds, std::function<Clock::time_poi
 }
 
 Clock::time_point never() { return kNever; }
-Clock::time_point in_an_hour() { return Clock::now() + 1h; }
+
+// Moves `clock` from deadline to deadline until `rounds` reaches `count`.
+bool advance_until(ManualClock& clock, Rounds& rounds, int count) {
+  return test_support::advance_until(clock, [&] { return rounds.count() >= count; });
+}
 
 TEST(BackgroundWorker, RejectsAnEmptyNameOrBodyOrNegativeRetry) {
-  EXPECT_THROW(BackgroundWorker("", [] { return kNever; }, 1ms), std::invalid_argument);
-  EXPECT_THROW(BackgroundWorker("w", BackgroundWorker::Body{}, 1ms), std::invalid_argument);
-  EXPECT_THROW(BackgroundWorker("w", [] { return kNever; }, -1ms), std::invalid_argument);
+  ManualClock clock;
+  EXPECT_THROW(BackgroundWorker("", clock, [] { return kNever; }, 1ms), std::invalid_argument);
+  EXPECT_THROW(BackgroundWorker("w", clock, BackgroundWorker::Body{}, 1ms), std::invalid_argument);
+  EXPECT_THROW(BackgroundWorker("w", clock, [] { return kNever; }, -1ms), std::invalid_argument);
 }
 
 TEST(BackgroundWorker, RunsTheFirstRoundAtStartThenSleepsUntilWoken) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("test-worker", record_then(rounds, never), 1ms);
+  BackgroundWorker worker("test-worker", clock, record_then(rounds, never), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
   EXPECT_TRUE(worker.running());
@@ -97,25 +108,38 @@ TEST(BackgroundWorker, RunsTheFirstRoundAtStartThenSleepsUntilWoken) {
 }
 
 TEST(BackgroundWorker, RunsAgainAtTheDeadlineTheBodyReturned) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("deadline", record_then(rounds, [] { return Clock::now() + 1ms; }), 1ms);
+  BackgroundWorker worker("deadline", clock, record_then(rounds, [&] { return clock.now() + 1ms; }), 1ms);
+  const auto started = clock.now();
   worker.start();
-  EXPECT_TRUE(rounds.wait_for(3));
+  ASSERT_TRUE(rounds.wait_for(1));
+  EXPECT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
+  EXPECT_EQ(rounds.count(), 1) << "not due before the clock reaches the deadline";
+  EXPECT_TRUE(advance_until(clock, rounds, 3));
+  EXPECT_EQ(clock.now() - started, 2ms) << "each round exactly 1 ms after the previous one";
 }
 
 TEST(BackgroundWorker, TheFirstRoundWaitsForItsStartDeadline) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("later", record_then(rounds, never), 1ms);
-  const auto started = Clock::now();
+  BackgroundWorker worker("later", clock, record_then(rounds, never), 1ms);
+  const auto started = clock.now();
   worker.start(started + 50ms);
+  ASSERT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
+  clock.advance(49ms);
+  ASSERT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
+  EXPECT_EQ(rounds.count(), 0);
+  clock.advance(1ms);
   ASSERT_TRUE(rounds.wait_for(1));
-  EXPECT_GE(Clock::now() - started, 50ms);
+  EXPECT_EQ(clock.now() - started, 50ms);
 }
 
 TEST(BackgroundWorker, AWakeDuringARoundIsNotLost) {
+  ManualClock clock;
   Rounds rounds;
   Gate first_round_may_end;
-  BackgroundWorker worker("wake-in-round", [&] {
+  BackgroundWorker worker("wake-in-round", clock, [&] {
     rounds.record();
     if (rounds.count() == 1) first_round_may_end.wait();
     return kNever;
@@ -128,29 +152,32 @@ TEST(BackgroundWorker, AWakeDuringARoundIsNotLost) {
 }
 
 TEST(BackgroundWorker, AWakeBeforeStartIsNotLost) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("wake-first", record_then(rounds, never), 1ms);
+  BackgroundWorker worker("wake-first", clock, record_then(rounds, never), 1ms);
   worker.wake();
   worker.start(kNever);  // only the pending wake can run the first round
   EXPECT_TRUE(rounds.wait_for(1));
 }
 
 TEST(BackgroundWorker, StopJoinsPromptlyWhileSleepingOnALongDeadline) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("long-sleep", record_then(rounds, in_an_hour), 1ms);
+  BackgroundWorker worker("long-sleep", clock, record_then(rounds, [&] { return clock.now() + 1h; }), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
-  const auto stopping = Clock::now();
+  const auto stopping = RealTime::now();
   worker.stop();
-  EXPECT_LT(Clock::now() - stopping, 1s);
+  EXPECT_LT(RealTime::now() - stopping, 1s);
   EXPECT_FALSE(worker.running());
 }
 
 TEST(BackgroundWorker, StopWaitsForTheRoundInProgressWhichSeesTheRequest) {
+  ManualClock clock;
   Rounds rounds;
   bool saw_stop = false;
   BackgroundWorker* self = nullptr;
-  BackgroundWorker worker("long-round", [&] {
+  BackgroundWorker worker("long-round", clock, [&] {
     rounds.record();
     while (!self->stop_requested()) std::this_thread::yield();  // a body that loops checks between steps
     saw_stop = true;
@@ -165,13 +192,14 @@ TEST(BackgroundWorker, StopWaitsForTheRoundInProgressWhichSeesTheRequest) {
 }
 
 TEST(BackgroundWorker, StopIsIdempotentAndSafeBeforeStart) {
-  BackgroundWorker never_started("idle", [] { return kNever; }, 1ms);
+  ManualClock clock;
+  BackgroundWorker never_started("idle", clock, [] { return kNever; }, 1ms);
   never_started.stop();
   never_started.stop();
   EXPECT_FALSE(never_started.running());
 
   Rounds rounds;
-  BackgroundWorker worker("twice", record_then(rounds, never), 1ms);
+  BackgroundWorker worker("twice", clock, record_then(rounds, never), 1ms);
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
   worker.stop();
@@ -180,8 +208,9 @@ TEST(BackgroundWorker, StopIsIdempotentAndSafeBeforeStart) {
 }
 
 TEST(BackgroundWorker, StartIsANoOpWhileRunningAndRestartsAfterStop) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("restart", record_then(rounds, never), 1ms);
+  BackgroundWorker worker("restart", clock, record_then(rounds, never), 1ms);
   worker.start();
   worker.start();
   ASSERT_TRUE(rounds.wait_for(1));
@@ -193,34 +222,38 @@ TEST(BackgroundWorker, StartIsANoOpWhileRunningAndRestartsAfterStop) {
 }
 
 TEST(BackgroundWorker, TheDestructorStopsASleepingWorker) {
+  ManualClock clock;
   Rounds rounds;
   const auto destroying = [&] {
-    BackgroundWorker worker("scoped", record_then(rounds, in_an_hour), 1ms);
+    BackgroundWorker worker("scoped", clock, record_then(rounds, [&] { return clock.now() + 1h; }), 1ms);
     worker.start();
     EXPECT_TRUE(rounds.wait_for(1));
-    return Clock::now();
+    return RealTime::now();
   }();
-  EXPECT_LT(Clock::now() - destroying, 1s);
+  EXPECT_LT(RealTime::now() - destroying, 1s);
   EXPECT_EQ(rounds.count(), 1);
 }
 
 TEST(BackgroundWorker, AThrowingRoundIsRetriedAfterRetryAfterAndTheLoopLives) {
+  ManualClock clock;
   Rounds rounds;
-  BackgroundWorker worker("thrower", [&]() -> Clock::time_point {
+  BackgroundWorker worker("thrower", clock, [&]() -> Clock::time_point {
     rounds.record();
     if (rounds.count() == 1) throw std::runtime_error("bad round");
     if (rounds.count() == 2) throw 42;  // not a std::exception
     return kNever;
   }, 1ms);
   worker.start();
-  EXPECT_TRUE(rounds.wait_for(3));
+  ASSERT_TRUE(rounds.wait_for(1));
+  EXPECT_TRUE(advance_until(clock, rounds, 3)) << "each retry is due retry_after later";
   EXPECT_TRUE(worker.running());
 }
 
 TEST(BackgroundWorker, TheThreadCarriesTheFirstFifteenCharactersOfTheName) {
+  ManualClock clock;
   std::string seen;
   Rounds rounds;
-  BackgroundWorker worker("a-rather-long-worker-name", [&] {
+  BackgroundWorker worker("a-rather-long-worker-name", clock, [&] {
     char name[32] = {};
     pthread_getname_np(pthread_self(), name, sizeof name);
     seen = name;

@@ -5,6 +5,8 @@
 #include <set>
 #include <thread>
 
+#include "../support/eventually.h"
+
 using namespace queen::util;
 
 TEST(UuidV7, LayoutCarriesTimestampVersionAndVariant) {
@@ -26,9 +28,13 @@ TEST(UuidV7, FreshIdsAreValidDistinctAndTimeOrderedAcrossMilliseconds) {
     ASSERT_EQ(id[14], '7');
     ASSERT_TRUE(seen.insert(id).second);
   }
+  // The first 13 characters are the millisecond stamp: wait for the next one.
   const std::string before = new_uuid_v7();
-  std::this_thread::sleep_for(std::chrono::milliseconds(3));
-  const std::string after = new_uuid_v7();
+  std::string after;
+  ASSERT_TRUE(queen::test_support::eventually([&] {
+    after = new_uuid_v7();
+    return after.substr(0, 13) != before.substr(0, 13);
+  }));
   EXPECT_LT(before.substr(0, 13), after.substr(0, 13));
 }
 

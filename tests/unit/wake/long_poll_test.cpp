@@ -8,8 +8,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
+
 using namespace queen::wake;
 using namespace std::chrono_literals;
+using queen::test_support::advance_until;
+using queen::test_support::eventually;
+using queen::test_support::ManualClock;
 
 namespace {
 
@@ -54,15 +60,22 @@ struct Poll {
   std::exception_ptr error;
 };
 
+enum class Time { Moves, Stands };
+
 // Runs a poll to its end. Re-attempts run inline on whichever thread
-// resumes the poll (the notifier, or the waiters' timer thread).
-Poll run_poll(PopWaiters& waiters, Clock::time_point deadline, const RecheckPolicy& p, std::function<bool()> attempt,
-              std::function<bool()> abandoned = nullptr) {
+// resumes the poll (the notifier, or the waiters' timer thread). With
+// Time::Moves the waiters' manual clock jumps from one re-check to the next
+// until the poll ends; with Time::Stands only a notify can end a park.
+Poll run_poll(PopWaiters& waiters, ManualClock& clock, Clock::time_point deadline, const RecheckPolicy& p,
+              std::function<bool()> attempt, std::function<bool()> abandoned = nullptr, Time time = Time::Moves) {
   std::promise<Poll> done;
+  auto ended = done.get_future();
   start_long_poll(waiters, [](std::function<void()> task) { task(); }, "q", deadline, p,
                   {std::move(attempt), std::move(abandoned),
                    [&done](PollEnd end, std::exception_ptr error) { done.set_value({end, error}); }});
-  return done.get_future().get();
+  const auto is_over = [&] { return ended.wait_for(0s) == std::future_status::ready; };
+  EXPECT_TRUE(time == Time::Moves ? advance_until(clock, is_over) : eventually(is_over));
+  return ended.get();
 }
 
 }  // namespace
@@ -77,63 +90,67 @@ TEST(RecheckPolicy, SpreadsTheFloorOverTheBudgetWhenManyPollsPark) {
 }
 
 TEST(LongPoll, FirstAttemptIsImmediate) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   int attempts = 0;
-  const Poll poll = run_poll(waiters, Clock::now() + 5s, policy(10s, 3, 2, 10s), [&] { return ++attempts == 1; });
+  const Poll poll = run_poll(waiters, clock, clock.now() + 5s, policy(10s, 3, 2, 10s), [&] { return ++attempts == 1; });
   EXPECT_EQ(poll.end, PollEnd::Found);
   EXPECT_EQ(attempts, 1);
 }
 
 TEST(LongPoll, RechecksOnTheFloorWithoutAnyWake) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   int attempts = 0;
-  const auto started = Clock::now();
-  const Poll poll = run_poll(waiters, started + 5s, policy(30ms, 100, 2, 30ms), [&] { return ++attempts == 4; });
+  const auto started = clock.now();
+  const Poll poll =
+      run_poll(waiters, clock, started + 5s, policy(30ms, 100, 2, 30ms), [&] { return ++attempts == 4; });
   EXPECT_EQ(poll.end, PollEnd::Found);
   EXPECT_EQ(attempts, 4);
-  const auto elapsed = Clock::now() - started;
-  EXPECT_GE(elapsed, 90ms);
-  EXPECT_LT(elapsed, 2s);
+  EXPECT_EQ(clock.now() - started, 90ms) << "three re-checks, one floor apart";
 }
 
 TEST(LongPoll, StopsAtTheDeadlineWithoutAnotherAttempt) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   int attempts = 0;
-  const auto started = Clock::now();
-  const Poll poll = run_poll(waiters, started + 120ms, policy(50ms, 1, 2, 1000ms), [&] {
+  const auto started = clock.now();
+  const Poll poll = run_poll(waiters, clock, started + 120ms, policy(50ms, 1, 2, 1000ms), [&] {
     ++attempts;
     return false;
   });
   EXPECT_EQ(poll.end, PollEnd::Deadline);
-  EXPECT_GE(Clock::now() - started, 120ms);
-  EXPECT_LT(Clock::now() - started, 1s);
+  EXPECT_EQ(clock.now() - started, 120ms);
   // t=0, t=50 (the floor grows to 100 after it, past the deadline at 120).
   EXPECT_EQ(attempts, 2);
 }
 
 TEST(LongPoll, ANotifyWakesItLongBeforeTheFloor) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   std::atomic<bool> available{false};
   std::thread pusher([&] {
-    std::this_thread::sleep_for(50ms);
+    EXPECT_TRUE(eventually([&] { return waiters.parked() == 1u && clock.timed_waiters() == 1u; }));  // parked
     available = true;
     waiters.notify("q");
   });
-  const auto started = Clock::now();
-  const Poll poll = run_poll(waiters, started + 10s, policy(10s, 3, 2, 10s), [&] { return available.load(); });
+  const auto started = clock.now();
+  const Poll poll = run_poll(waiters, clock, started + 10s, policy(10s, 3, 2, 10s), [&] { return available.load(); },
+                             nullptr, Time::Stands);
   pusher.join();
   EXPECT_EQ(poll.end, PollEnd::Found);
-  EXPECT_LT(Clock::now() - started, 2s);
+  EXPECT_EQ(clock.now(), started) << "woken by the notify, not by its re-check";
 }
 
 TEST(LongPoll, APushCommittingDuringTheCheckIsNotLost) {
   // The push lands after the check read "empty" but before the waiter parks:
   // the generation recorded before the check makes the park return at once.
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   bool available = false;
   int attempts = 0;
-  const auto started = Clock::now();
-  const Poll poll = run_poll(waiters, started + 10s, policy(10s, 3, 2, 10s), [&] {
+  const auto started = clock.now();
+  const Poll poll = run_poll(waiters, clock, started + 10s, policy(10s, 3, 2, 10s), [&] {
     ++attempts;
     const bool seen = available;
     if (attempts == 1) {
@@ -141,18 +158,19 @@ TEST(LongPoll, APushCommittingDuringTheCheckIsNotLost) {
       waiters.notify("q");
     }
     return seen;
-  });
+  }, nullptr, Time::Stands);
   EXPECT_EQ(poll.end, PollEnd::Found);
   EXPECT_EQ(attempts, 2);
-  EXPECT_LT(Clock::now() - started, 2s);
+  EXPECT_EQ(clock.now(), started);
 }
 
 TEST(LongPoll, AbandonedStopsBeforeTheNextAttempt) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   int attempts = 0;
   bool gone = false;
   const Poll poll = run_poll(
-      waiters, Clock::now() + 5s, policy(20ms, 3, 2, 20ms),
+      waiters, clock, clock.now() + 5s, policy(20ms, 3, 2, 20ms),
       [&] {
         ++attempts;
         gone = true;  // the client disconnects while we wait
@@ -164,8 +182,9 @@ TEST(LongPoll, AbandonedStopsBeforeTheNextAttempt) {
 }
 
 TEST(LongPoll, AThrowingAttemptEndsThePollWithItsException) {
-  PopWaiters waiters;
-  const Poll poll = run_poll(waiters, Clock::now() + 5s, policy(20ms, 3, 2, 20ms),
+  ManualClock clock;
+  PopWaiters waiters(clock);
+  const Poll poll = run_poll(waiters, clock, clock.now() + 5s, policy(20ms, 3, 2, 20ms),
                              []() -> bool { throw std::runtime_error("boom"); });
   EXPECT_EQ(poll.end, PollEnd::Failed);
   ASSERT_TRUE(poll.error);
@@ -173,20 +192,21 @@ TEST(LongPoll, AThrowingAttemptEndsThePollWithItsException) {
 }
 
 TEST(LongPoll, UnregistersWhenDone) {
-  PopWaiters waiters;
-  run_poll(waiters, Clock::now() + 10ms, policy(5ms, 3, 2, 5ms), [] { return false; });
+  ManualClock clock;
+  PopWaiters waiters(clock);
+  run_poll(waiters, clock, clock.now() + 10ms, policy(5ms, 3, 2, 5ms), [] { return false; });
   // The registration goes with the poll's last reference, right after finish.
-  for (int i = 0; i < 200 && waiters.parked() != 0; ++i) std::this_thread::sleep_for(5ms);
-  EXPECT_EQ(waiters.parked(), 0u);
+  EXPECT_TRUE(eventually([&] { return waiters.parked() == 0u; }));
 }
 
 TEST(LongPoll, ThousandsOfParkedPollsHoldNoThreadAndAllWake) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   constexpr int kPolls = 5000;
   std::atomic<int> found{0};
   std::atomic<bool> available{false};
   for (int i = 0; i < kPolls; ++i) {
-    start_long_poll(waiters, [](std::function<void()> task) { task(); }, "q", Clock::now() + 30s,
+    start_long_poll(waiters, [](std::function<void()> task) { task(); }, "q", clock.now() + 30s,
                     policy(10s, 3, 2, 10s),
                     {[&] { return available.load(); }, nullptr,
                      [&](PollEnd end, std::exception_ptr) { found += end == PollEnd::Found; }});

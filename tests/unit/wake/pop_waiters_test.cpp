@@ -2,68 +2,96 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <thread>
+
+#include "../support/eventually.h"
+#include "../support/manual_clock.h"
 
 using namespace queen::wake;
 using namespace std::chrono_literals;
+using queen::test_support::advance_until;
+using queen::test_support::eventually;
+using queen::test_support::ManualClock;
+
+namespace {
+
+// Waits on `registration` for `wait` of the manual clock on another thread, moving
+// the clock to the wait's deadline once it has begun; returns what the wait returned.
+bool wait_on(ManualClock& clock, PopWaiters::Registration& registration, std::chrono::milliseconds wait) {
+  auto result = std::async(std::launch::async, [&] { return registration.wait_until(clock.now() + wait); });
+  EXPECT_TRUE(advance_until(clock, [&] { return result.wait_for(0s) == std::future_status::ready; }));
+  return result.get();
+}
+
+}  // namespace
 
 TEST(PopWaiters, NotifyWakesAWaiterBeforeItsDeadline) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration registration(waiters, "orders");
   std::thread pusher([&] {
-    std::this_thread::sleep_for(50ms);
+    EXPECT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
     waiters.notify("orders");
   });
-  const auto started = Clock::now();
+  const auto started = clock.now();
   EXPECT_TRUE(registration.wait_until(started + 5s));
-  EXPECT_LT(Clock::now() - started, 2s);
+  EXPECT_EQ(clock.now(), started) << "woken by the notify, not by time";
   pusher.join();
 }
 
 TEST(PopWaiters, WaitEndsAtTheDeadlineWithoutNotify) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration registration(waiters, "orders");
-  const auto started = Clock::now();
-  EXPECT_FALSE(registration.wait_until(started + 80ms));
-  EXPECT_GE(Clock::now() - started, 80ms);
+  const auto started = clock.now();
+  EXPECT_FALSE(wait_on(clock, registration, 80ms));
+  EXPECT_EQ(clock.now() - started, 80ms);
 }
 
 TEST(PopWaiters, NotifyOfAnotherKeyDoesNotWake) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration registration(waiters, "orders");
   waiters.notify("invoices");
-  EXPECT_FALSE(registration.wait_until(Clock::now() + 50ms));
+  EXPECT_FALSE(wait_on(clock, registration, 50ms));
 }
 
 TEST(PopWaiters, NotifyBetweenArmAndWaitIsNotLost) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration registration(waiters, "orders");
   registration.arm();
   waiters.notify("orders");  // lands while the waiter is still "checking the database"
-  const auto started = Clock::now();
-  EXPECT_TRUE(registration.wait_until(started + 5s));
-  EXPECT_LT(Clock::now() - started, 1s);
+  const auto started = clock.now();
+  EXPECT_TRUE(wait_on(clock, registration, 5s));
+  EXPECT_EQ(clock.now(), started);
 }
 
 TEST(PopWaiters, ANotifyIsConsumedOnce) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration registration(waiters, "orders");
   waiters.notify("orders");
-  EXPECT_TRUE(registration.wait_until(Clock::now() + 1s));
-  EXPECT_FALSE(registration.wait_until(Clock::now() + 30ms));
+  EXPECT_TRUE(wait_on(clock, registration, 1s));
+  EXPECT_FALSE(wait_on(clock, registration, 30ms));
 }
 
 TEST(PopWaiters, NotifyAllWakesEveryKey) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   PopWaiters::Registration a(waiters, "a");
   PopWaiters::Registration b(waiters, "b");
   waiters.notify_all();
-  EXPECT_TRUE(a.wait_until(Clock::now() + 1s));
-  EXPECT_TRUE(b.wait_until(Clock::now() + 1s));
+  const auto started = clock.now();
+  EXPECT_TRUE(wait_on(clock, a, 1s));
+  EXPECT_TRUE(wait_on(clock, b, 1s));
+  EXPECT_EQ(clock.now(), started);
 }
 
 TEST(PopWaiters, RegistrationsAreCountedAndReleased) {
-  PopWaiters waiters;
+  ManualClock clock;
+  PopWaiters waiters(clock);
   {
     PopWaiters::Registration a(waiters, "q");
     PopWaiters::Registration b(waiters, "q");
@@ -73,5 +101,5 @@ TEST(PopWaiters, RegistrationsAreCountedAndReleased) {
   // A notify with nobody parked is a no-op, and a later registration starts clean.
   waiters.notify("q");
   PopWaiters::Registration c(waiters, "q");
-  EXPECT_FALSE(c.wait_until(Clock::now() + 20ms));
+  EXPECT_FALSE(wait_on(clock, c, 20ms));
 }
