@@ -41,6 +41,7 @@ LatencySummary summarize(std::vector<std::int64_t> micros) {
     summary.count = micros.size();
     summary.p50Ms = static_cast<double>(percentileNearestRank(micros, 50)) / 1000.0;
     summary.p99Ms = static_cast<double>(percentileNearestRank(micros, 99)) / 1000.0;
+    summary.p999Ms = static_cast<double>(percentileNearestRank(micros, 99.9)) / 1000.0;
     summary.maxMs = static_cast<double>(micros.back()) / 1000.0;
     return summary;
 }
