@@ -26,12 +26,15 @@ constexpr int kDrainPartitionsPerPop = 100;
 constexpr int kDrainBatch = 1'000;
 // A drain consumer stops after this many empty pops in a row.
 constexpr int kDrainEmptyPopsToStop = 3;
+// A set-up request answered 503 (the broker shedding load) is retried after this pause.
+constexpr auto kRetryPause = std::chrono::milliseconds(200);
 constexpr std::size_t kStepLatencySamples = 500'000;
 constexpr std::int64_t kMaxPayloadBytesPerStep = 1LL << 30;
 
 struct SetUpResult {
     std::int64_t messages = 0;
     std::int64_t errors = 0;
+    std::int64_t retries = 0; // 503 answers, retried after a pause
     double seconds = 0;
     std::string firstError;
 };
@@ -70,7 +73,8 @@ SetUpResult spreadPush(const BrokerAddress& address, const BenchOptions& options
     std::vector<std::thread> threads;
     for (int i = 0; i < options.connections; ++i) threads.emplace_back(worker);
     for (auto& thread : threads) thread.join();
-    return {queued.load(), errors.load(), std::chrono::duration<double>(BenchClock::now() - begin).count(), firstError};
+    return {queued.load(), errors.load(), 0, std::chrono::duration<double>(BenchClock::now() - begin).count(),
+            firstError};
 }
 
 // Not measured: consumes up to `expected` messages of `queue` with auto-acked pops that claim many
@@ -81,7 +85,7 @@ SetUpResult drainQueue(const BrokerAddress& address, const BenchOptions& options
                                                 std::to_string(kDrainPartitionsPerPop) +
                                                 "&wait=false&autoAck=true&timeout=1000");
     const auto deadline = BenchClock::now() + kDrainTimeLimit;
-    std::atomic<std::int64_t> drained{0}, errors{0};
+    std::atomic<std::int64_t> drained{0}, errors{0}, retries{0};
     std::mutex errorMutex;
     std::string firstError;
     const auto begin = BenchClock::now();
@@ -94,6 +98,11 @@ SetUpResult drainQueue(const BrokerAddress& address, const BenchOptions& options
             if (reply.status == 204 || (messages && messages->empty())) {
                 ++emptyInARow;
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                continue;
+            }
+            if (reply.status == 503) {
+                ++retries;
+                std::this_thread::sleep_for(kRetryPause);
                 continue;
             }
             if (!messages) {
@@ -109,12 +118,14 @@ SetUpResult drainQueue(const BrokerAddress& address, const BenchOptions& options
     std::vector<std::thread> threads;
     for (int i = 0; i < options.connections; ++i) threads.emplace_back(worker);
     for (auto& thread : threads) thread.join();
-    return {drained.load(), errors.load(), std::chrono::duration<double>(BenchClock::now() - begin).count(), firstError};
+    return {drained.load(), errors.load(), retries.load(),
+            std::chrono::duration<double>(BenchClock::now() - begin).count(), firstError};
 }
 
 void noteSetUp(ScenarioResult& result, const char* what, const SetUpResult& setUp) {
     result.details[std::string(what) + "Messages"] = static_cast<double>(setUp.messages);
     result.details[std::string(what) + "Seconds"] = setUp.seconds;
+    if (setUp.retries > 0) result.details[std::string(what) + "Retries"] = static_cast<double>(setUp.retries);
     result.errors += setUp.errors;
     if (result.firstError.empty() && !setUp.firstError.empty()) result.firstError = setUp.firstError;
 }

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -201,6 +202,13 @@ std::string formatHeader(const BenchOptions& options, const RunConditions& condi
     out << "cost: CPU microseconds per message of the broker (its pid) and of the whole PostgreSQL cluster, and "
            "WAL bytes per message, over each measured window"
         << (options.postgresUrl.empty() ? " (PostgreSQL not measured: no --pg-url)" : "") << "\n";
+    for (const char* growth : {kScenarioGrowPartitions, kScenarioGrowGroups, kScenarioGrowPayload,
+                               kScenarioGrowBrokers, kScenarioLatency})
+        if (std::find(options.scenarios.begin(), options.scenarios.end(), growth) != options.scenarios.end()) {
+            out << "growth and latency: batch " << kGrowthBatch << ", windows of " << options.growthSeconds
+                << " s (not --duration), payload filler " << options.payloadBytes << " B unless grow-payload sets it\n";
+            break;
+        }
     if (!options.rawPostgresUrl.empty())
         out << "anchors: raw-push and raw-lease do the same work straight on PostgreSQL (scratch database, same "
                "cluster), each run just before the broker scenario of its batch; anchor = ours / theirs msg/s\n";

@@ -34,6 +34,7 @@
 #   BENCH_STATUS=0        skip the status scenario (every status/resources/analytics route on the history database)
 #   BENCH_STATUS_SAMPLES  requests per route of the status scenario (default 20)
 #   BENCH_ONLY=status     run only the status scenario (and the history database it needs)
+#   BENCH_ONLY=growth     run only the growth run (the grow-* scenarios and latency)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -97,6 +98,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# bench_arg FLAG DEFAULT [FLAGS]: the last value FLAGS (default BENCH_ARGS) gives FLAG (queen-bench takes
+# the last one too).
+bench_arg() {
+  local flag=$1 value=$2 previous="" word
+  # shellcheck disable=SC2086 # a list of flags
+  for word in ${3-${BENCH_ARGS:-}}; do
+    [ "$previous" = "$flag" ] && value=$word
+    previous=$word
+  done
+  echo "$value"
+}
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start_broker NAME PORT [VAR=value ...]: starts a broker in the background, waits for /health,
@@ -121,7 +133,7 @@ start_broker() {
 }
 
 status=0
-if [ "${BENCH_ONLY:-}" != status ]; then
+if [ -z "${BENCH_ONLY:-}" ]; then
 PORT=$(free_port)
 start_broker main "$PORT"
 BROKER_PID=$STARTED_PID
@@ -134,17 +146,6 @@ psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_da
 MAIN_SCENARIOS=raw-push,push,raw-lease,popack,wake
 [ "${BENCH_STEADY:-1}" = 0 ] || MAIN_SCENARIOS=$MAIN_SCENARIOS,steady
 
-# bench_arg FLAG DEFAULT [FLAGS]: the last value FLAGS (default BENCH_ARGS) gives FLAG (queen-bench takes
-# the last one too).
-bench_arg() {
-  local flag=$1 value=$2 previous="" word
-  # shellcheck disable=SC2086 # a list of flags
-  for word in ${3-${BENCH_ARGS:-}}; do
-    [ "$previous" = "$flag" ] && value=$word
-    previous=$word
-  done
-  echo "$value"
-}
 # The main run's bound, from what it runs: per batch size the two anchors and the two broker
 # scenarios (4 durations), the raw-lease pre-fill (at most ~15 s) and the pop+ack pre-fill (at most
 # 30 s, queen-bench's own limit) and 10 s of set-up; the wake scenario (at most one duration); the
@@ -186,6 +187,7 @@ if [ "${BENCH_RABBITMQ:-1}" != 0 ]; then
   BUILD="$BUILD" "$ROOT/scripts/bench-rabbitmq.sh" --json "${BENCH_JSON%.json}-rabbitmq.json" ${BENCH_RABBITMQ_ARGS:---duration 8} ||
     echo "bench: RabbitMQ anchor failed (exit $?)" >&2
 fi
+fi  # BENCH_ONLY
 
 # Growth: how cost grows (partitions, consumer groups, payload size, brokers on one database) and
 # latency under an open-loop load, on a fresh broker; grow-brokers starts two more against the same
@@ -217,7 +219,7 @@ growth_timeout() {
   case ",$GROWTH_SCENARIOS," in *,latency,*) total=$((total + (2 + 2 * percents) * g + 30 * percents + 10)) ;; esac
   echo "$total"
 }
-if [ -n "$GROWTH_SCENARIOS" ]; then
+if [ -n "$GROWTH_SCENARIOS" ] && { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = growth ]; }; then
   PORT=$(free_port)
   start_broker growth "$PORT"
   GROWTH_PID=$STARTED_PID
@@ -241,8 +243,7 @@ if [ -n "$GROWTH_SCENARIOS" ]; then
   stop_brokers
   [ "$status" = 0 ] || exit "$status"
 fi
-
-fi  # BENCH_ONLY
+[ "${BENCH_ONLY:-}" != growth ] || exit 0
 
 # History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
 # partitions (bench/history.sql), pop+ack consuming a kept queue with 5,000 partitions. The database
