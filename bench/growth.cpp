@@ -26,15 +26,17 @@ constexpr int kDrainPartitionsPerPop = 100;
 constexpr int kDrainBatch = 1'000;
 // A drain consumer stops after this many empty pops in a row.
 constexpr int kDrainEmptyPopsToStop = 3;
-// A set-up request answered 503 (the broker shedding load) is retried after this pause.
+// A set-up request answered 429 or 503 (the broker shedding load) is retried after this pause.
 constexpr auto kRetryPause = std::chrono::milliseconds(200);
+
+bool shedsLoad(const HttpReply& reply) { return reply.status == 429 || reply.status == 503; }
 constexpr std::size_t kStepLatencySamples = 500'000;
 constexpr std::int64_t kMaxPayloadBytesPerStep = 1LL << 30;
 
 struct SetUpResult {
     std::int64_t messages = 0;
     std::int64_t errors = 0;
-    std::int64_t retries = 0; // 503 answers, retried after a pause
+    std::int64_t retries = 0; // 429 / 503 answers (the broker shedding load), retried after a pause
     double seconds = 0;
     std::string firstError;
 };
@@ -46,7 +48,7 @@ SetUpResult spreadPush(const BrokerAddress& address, const BenchOptions& options
     const std::string tag = loadTag();
     const std::int64_t requests = (total + perRequest - 1) / perRequest;
     const auto deadline = BenchClock::now() + timeLimit;
-    std::atomic<std::int64_t> next{0}, queued{0}, errors{0};
+    std::atomic<std::int64_t> next{0}, queued{0}, errors{0}, retries{0};
     std::mutex errorMutex;
     std::string firstError;
     const auto begin = BenchClock::now();
@@ -60,7 +62,13 @@ SetUpResult spreadPush(const BrokerAddress& address, const BenchOptions& options
         for (std::int64_t j = next++; j < requests && BenchClock::now() < deadline; j = next++) {
             spec.firstSequence = j * perRequest;
             spec.count = static_cast<int>(std::min<std::int64_t>(perRequest, total - spec.firstSequence));
-            const HttpReply reply = client.post("/api/v1/push", buildPushBody(spec));
+            const std::string body = buildPushBody(spec);
+            HttpReply reply = client.post("/api/v1/push", body);
+            while (shedsLoad(reply) && BenchClock::now() < deadline) {
+                ++retries;
+                std::this_thread::sleep_for(kRetryPause);
+                reply = client.post("/api/v1/push", body);
+            }
             if (!reply.ok()) {
                 ++errors;
                 std::lock_guard<std::mutex> lock(errorMutex);
@@ -73,8 +81,8 @@ SetUpResult spreadPush(const BrokerAddress& address, const BenchOptions& options
     std::vector<std::thread> threads;
     for (int i = 0; i < options.connections; ++i) threads.emplace_back(worker);
     for (auto& thread : threads) thread.join();
-    return {queued.load(), errors.load(), 0, std::chrono::duration<double>(BenchClock::now() - begin).count(),
-            firstError};
+    return {queued.load(), errors.load(), retries.load(),
+            std::chrono::duration<double>(BenchClock::now() - begin).count(), firstError};
 }
 
 // Not measured: consumes up to `expected` messages of `queue` with auto-acked pops that claim many
@@ -100,7 +108,7 @@ SetUpResult drainQueue(const BrokerAddress& address, const BenchOptions& options
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 continue;
             }
-            if (reply.status == 503) {
+            if (shedsLoad(reply)) {
                 ++retries;
                 std::this_thread::sleep_for(kRetryPause);
                 continue;

@@ -26,6 +26,9 @@ constexpr int kPrefillBatch = 100;
 // Upper bound on the time a pre-fill may take, whatever --prefill asks: keeps `make bench` within
 // its budget on a slow broker (the consumers then drain a smaller queue, which `prefilled` shows).
 constexpr auto kPrefillTimeLimit = std::chrono::seconds(30);
+// A queue deletion answered 503 (lock timeout) is retried this many times, after this pause.
+constexpr int kDeleteRetries = 3;
+constexpr auto kDeleteRetryPause = std::chrono::seconds(1);
 // Extra socket time granted to a long poll beyond its own timeout.
 constexpr int kLongPollGraceSeconds = 10;
 
@@ -503,7 +506,13 @@ int ScenarioRunner::deleteCreatedQueues(std::string& firstError) {
     BrokerClient client(address_, options_.httpTimeoutSeconds);
     int failures = 0;
     for (const std::string& queue : createdQueues_) {
-        const HttpReply reply = client.del("/api/v1/resources/queues/" + encodePathSegment(queue));
+        const std::string path = "/api/v1/resources/queues/" + encodePathSegment(queue);
+        HttpReply reply = client.del(path);
+        // A queue of 100,000 partitions may wait on a lock its sweeps hold: retry a 503 a few times.
+        for (int retry = 0; retry < kDeleteRetries && reply.status == 503; ++retry) {
+            std::this_thread::sleep_for(kDeleteRetryPause);
+            reply = client.del(path);
+        }
         if (reply.ok()) continue;
         if (failures++ == 0) firstError = describeFailure("delete " + queue, reply);
     }
