@@ -15,7 +15,7 @@ namespace {
 
 // Set-up bounds: creating 100,000 partitions or draining them never holds `make bench` longer.
 // scripts/bench.sh counts these in the growth run's bound.
-constexpr auto kCreateTimeLimit = std::chrono::seconds(90);
+constexpr auto kCreateTimeLimit = std::chrono::seconds(180);
 constexpr auto kDrainTimeLimit = std::chrono::seconds(90);
 constexpr auto kFillTimeLimit = std::chrono::seconds(30);
 // Items per creation request: one message into each of 1,000 partitions.
@@ -32,6 +32,9 @@ constexpr auto kRetryPause = std::chrono::milliseconds(200);
 bool shedsLoad(const HttpReply& reply) { return reply.status == 429 || reply.status == 503; }
 constexpr std::size_t kStepLatencySamples = 500'000;
 constexpr std::int64_t kMaxPayloadBytesPerStep = 1LL << 30;
+// Payload bytes of one grow-payload request at most: ten 1 MiB items in one push wait on the push
+// lane longer than its QUEEN_FLOW_PUSH_WAIT_MS and are refused with 429.
+constexpr std::int64_t kPayloadRequestBytes = 1LL << 20;
 
 struct SetUpResult {
     std::int64_t messages = 0;
@@ -178,6 +181,11 @@ std::int64_t payloadMessageLimit(int payloadBytes, std::int64_t maxMessages) {
     return std::min(maxMessages, std::max<std::int64_t>(1, kMaxPayloadBytesPerStep / std::max(payloadBytes, 1)));
 }
 
+int payloadBatch(int payloadBytes) {
+    return static_cast<int>(
+        std::clamp<std::int64_t>(kPayloadRequestBytes / std::max(payloadBytes, 1), 1, kGrowthBatch));
+}
+
 std::vector<std::string> groupNames(int count) {
     std::vector<std::string> names;
     for (int i = 0; i < count; ++i) names.push_back("g" + std::to_string(i));
@@ -214,7 +222,7 @@ GrowthStep GrowthRunner::partitionsStep(int partitions) {
     GrowthStep step;
     step.value = partitions;
     const std::string queue = queues_.newQueue("grow-parts", partitions);
-    emit_(formatGrowthStepHeader(kScenarioGrowPartitions, partitions, "partitions"));
+    emit_(formatGrowthStepHeader(kScenarioGrowPartitions, partitions, "partitions", kGrowthBatch));
     ScenarioResult push = line("parts-push", partitions, queue);
     std::string configureError;
     if (!configureQueue(address_, options_, queue, configureError)) push.firstError = configureError;
@@ -256,7 +264,7 @@ GrowthStep GrowthRunner::groupsStep(int groups) {
     GrowthStep step;
     step.value = groups;
     const std::string queue = queues_.newQueue("grow-groups", groups);
-    emit_(formatGrowthStepHeader(kScenarioGrowGroups, groups, "consumer groups"));
+    emit_(formatGrowthStepHeader(kScenarioGrowGroups, groups, "consumer groups", kGrowthBatch));
     ScenarioResult pop = line("groups-pop", options_.partitions, queue);
     std::string configureError;
     if (!configureQueue(address_, options_, queue, configureError)) pop.firstError = configureError;
@@ -282,16 +290,18 @@ GrowthStep GrowthRunner::payloadStep(int payloadBytes) {
     GrowthStep step;
     step.value = payloadBytes;
     const std::string queue = queues_.newQueue("grow-payload", payloadBytes);
-    emit_(formatGrowthStepHeader(kScenarioGrowPayload, payloadBytes, "payload filler bytes"));
+    emit_(formatGrowthStepHeader(kScenarioGrowPayload, payloadBytes, "payload filler bytes", payloadBatch(payloadBytes)));
     BenchOptions sized = options_;
     sized.payloadBytes = payloadBytes;
     LoadSpread incompressible;
     incompressible.incompressiblePayload = true;
+    const int batch = payloadBatch(payloadBytes);
     ScenarioResult push = line("payload-push", options_.partitions, queue);
+    push.batch = batch;
     push.details["payloadBytes"] = payloadBytes;
     std::string configureError;
     if (!configureQueue(address_, sized, queue, configureError)) push.firstError = configureError;
-    const PushLoadResult pushed = pushLoad(address_, sized, queue, kGrowthBatch,
+    const PushLoadResult pushed = pushLoad(address_, sized, queue, batch,
                                            payloadMessageLimit(payloadBytes, options_.maxMessagesPerScenario),
                                            deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter_,
                                            incompressible);
@@ -299,9 +309,10 @@ GrowthStep GrowthRunner::payloadStep(int payloadBytes) {
     show(push);
     // Pop+ack consumes what the push stored.
     ScenarioResult pop = line("payload-pop", options_.partitions, queue);
+    pop.batch = batch;
     pop.details["payloadBytes"] = payloadBytes;
     if (pushed.queued > 0) {
-        const PopAckLoadResult acked = popAckLoad(address_, sized, queue, kGrowthBatch, pushed.queued,
+        const PopAckLoadResult acked = popAckLoad(address_, sized, queue, batch, pushed.queued,
                                                   deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter_);
         takePopAckLoad(pop, acked);
     }
@@ -314,7 +325,7 @@ GrowthStep GrowthRunner::brokersStep(int brokers) {
     GrowthStep step;
     step.value = brokers;
     const std::string queue = queues_.newQueue("grow-brokers", brokers);
-    emit_(formatGrowthStepHeader(kScenarioGrowBrokers, brokers, "brokers on one database"));
+    emit_(formatGrowthStepHeader(kScenarioGrowBrokers, brokers, "brokers on one database", kGrowthBatch));
     LoadSpread spread;
     spread.brokers.push_back(address_);
     std::vector<int> pids;

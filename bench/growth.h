@@ -3,7 +3,7 @@
 // dearest-to-cheapest ratio of the last step over the first at the end:
 //   grow-partitions  partitions of one queue (10 -> 1,000 -> 100,000), pre-created before the window;
 //   grow-groups      consumer groups on one queue (1 -> 10 -> 50), every message consumed by each group;
-//   grow-payload     payload size (100 B -> 64 KiB -> 1 MiB), incompressible filler;
+//   grow-payload     payload size (100 B -> 64 KiB -> 1 MiB), incompressible filler, at most 1 MiB per request;
 //   grow-brokers     brokers on one database (1 -> 1 + --extra-url count), connections spread over them.
 #pragma once
 
@@ -54,6 +54,9 @@ std::vector<GrowthRatio> growthRatios(const std::vector<GrowthStep>& steps);
 int hotPartitionCount(int partitions, std::int64_t fill, int batch);
 // Pure: the message bound of a grow-payload step: at most 1 GiB of payload, within `maxMessages`.
 std::int64_t payloadMessageLimit(int payloadBytes, std::int64_t maxMessages);
+// Pure: the batch of a grow-payload step: kGrowthBatch, fewer when that would put more than 1 MiB
+// of payload into one request (1 MiB payloads go one per request).
+int payloadBatch(int payloadBytes);
 // Pure: "g0", "g1", ... (count names).
 std::vector<std::string> groupNames(int count);
 

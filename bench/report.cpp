@@ -259,8 +259,8 @@ std::string formatSteadySummary(const SteadyResult& result) {
     return text;
 }
 
-std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit) {
-    return format("%s: step %d %s (batch %d)", scenario, value, unit, kGrowthBatch);
+std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit, int batch) {
+    return format("%s: step %d %s (batch %d)", scenario, value, unit, batch);
 }
 
 std::string formatGrowthSummary(const GrowthResult& result) {

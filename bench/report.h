@@ -33,7 +33,7 @@ std::string formatSteadyHeader(const BenchOptions& options, const std::string& q
 std::string formatSteadyRound(const SteadyRound& round);
 std::string formatSteadySummary(const SteadyResult& result);
 // Growth scenarios: the line before a step's lines, and the last step over the first per line kind.
-std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit);
+std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit, int batch);
 std::string formatGrowthSummary(const GrowthResult& result);
 // Latency under load: what runs, and one line per open-loop phase (p50 / p99 / p99.9).
 std::string formatOpenLoopHeader(const BenchOptions& options, const std::string& queue);

@@ -200,8 +200,9 @@ GROWTH_SCENARIOS=""
 [ "${BENCH_LATENCY:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,latency
 GROWTH_SCENARIOS=${GROWTH_SCENARIOS#,}
 # The growth run's bound: per grow-partitions step two windows and its set-up limits (creating the
-# partitions 90 s, draining them 90 s, the fill 30 s; bench/growth.cpp); per grow-groups step a window and its
-# 30 s fill; per grow-payload and grow-brokers step two windows; latency four windows plus the
+# partitions 180 s, draining them 90 s, the fill 30 s; bench/growth.cpp); per grow-groups step a window and its
+# 30 s fill; per grow-brokers step two windows; per grow-payload step two windows and 30 s (a push of 1 MiB
+# sent just before the window's end is still answered); latency four windows plus the
 # phases (one window each) and a 30 s top-up per pop phase; 10 s of set-up per step; 60 s of
 # start-up and queue deletion.
 growth_timeout() {
@@ -212,9 +213,9 @@ growth_timeout() {
   groups=$(bench_arg --growth-groups 1,10,50 "$args" | tr ',' '\n' | grep -c .)
   payloads=$(bench_arg --growth-payloads 100,65536,1048576 "$args" | tr ',' '\n' | grep -c .)
   percents=$(bench_arg --latency-percents 50,90 "$args" | tr ',' '\n' | grep -c .)
-  case ",$GROWTH_SCENARIOS," in *,grow-partitions,*) total=$((total + parts * (2 * g + 220))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,grow-partitions,*) total=$((total + parts * (2 * g + 310))) ;; esac
   case ",$GROWTH_SCENARIOS," in *,grow-groups,*) total=$((total + groups * (g + 40))) ;; esac
-  case ",$GROWTH_SCENARIOS," in *,grow-payload,*) total=$((total + payloads * (2 * g + 10))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,grow-payload,*) total=$((total + payloads * (2 * g + 40))) ;; esac
   case ",$GROWTH_SCENARIOS," in *,grow-brokers,*) total=$((total + brokers * (2 * g + 10))) ;; esac
   case ",$GROWTH_SCENARIOS," in *,latency,*) total=$((total + (2 + 2 * percents) * g + 30 * percents + 10)) ;; esac
   echo "$total"

@@ -140,6 +140,14 @@ TEST(Growth, PayloadStepsStopAtOneGibibyte) {
     EXPECT_EQ(payloadMessageLimit(100, 7), 7);
 }
 
+TEST(Growth, PayloadRequestsCarryAtMostOneMebibyte) {
+    EXPECT_EQ(payloadBatch(100), 10);
+    EXPECT_EQ(payloadBatch(65'536), 10);
+    EXPECT_EQ(payloadBatch(200'000), 5);
+    EXPECT_EQ(payloadBatch(1'048'576), 1);
+    EXPECT_EQ(payloadBatch(4'000'000), 1);
+}
+
 TEST(Growth, GroupNames) { EXPECT_EQ(groupNames(3), (std::vector<std::string>{"g0", "g1", "g2"})); }
 
 ScenarioResult costLine(const char* name, double brokerUs, double postgresUs, double walBytes) {
