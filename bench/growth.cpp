@@ -208,6 +208,14 @@ ScenarioResult GrowthRunner::line(const char* name, int partitions, const std::s
 
 void GrowthRunner::show(const ScenarioResult& result) const { emit_(formatScenarioLine(result)); }
 
+void GrowthRunner::popAck(ScenarioResult& pop, const BenchOptions& options, int batch, std::int64_t available,
+                          CostMeter* meter, const LoadSpread& spread) const {
+    if (available > 0)
+        takePopAckLoad(pop, popAckLoad(address_, options, pop.queue, batch, available,
+                                       deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter, spread));
+    show(pop);
+}
+
 GrowthResult GrowthRunner::finish(std::string scenario, std::string parameter, std::vector<GrowthStep> steps) {
     GrowthResult result;
     result.scenario = std::move(scenario);
@@ -250,12 +258,7 @@ GrowthStep GrowthRunner::partitionsStep(int partitions) {
                                           kFillTimeLimit);
     noteSetUp(pop, "prefilled", filled);
     pop.details["hotPartitions"] = hot;
-    if (filled.messages > 0) {
-        const PopAckLoadResult acked = popAckLoad(address_, options_, queue, kGrowthBatch, filled.messages,
-                                                  deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter_);
-        takePopAckLoad(pop, acked);
-    }
-    show(pop);
+    popAck(pop, options_, kGrowthBatch, filled.messages, meter_);
     step.lines = {push, pop};
     return step;
 }
@@ -277,11 +280,7 @@ GrowthStep GrowthRunner::groupsStep(int groups) {
     LoadSpread spread;
     spread.groups = groupNames(groups);
     // Every message once per group: a delivery is one message acked by one group.
-    const PopAckLoadResult acked = popAckLoad(address_, options_, queue, kGrowthBatch, filled.queued * groups,
-                                              deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter_,
-                                              spread);
-    takePopAckLoad(pop, acked);
-    show(pop);
+    popAck(pop, options_, kGrowthBatch, filled.queued * groups, meter_, spread);
     step.lines = {pop};
     return step;
 }
@@ -311,12 +310,7 @@ GrowthStep GrowthRunner::payloadStep(int payloadBytes) {
     ScenarioResult pop = line("payload-pop", options_.partitions, queue);
     pop.batch = batch;
     pop.details["payloadBytes"] = payloadBytes;
-    if (pushed.queued > 0) {
-        const PopAckLoadResult acked = popAckLoad(address_, sized, queue, batch, pushed.queued,
-                                                  deadlineAfter(options_.growthSeconds), kStepLatencySamples, meter_);
-        takePopAckLoad(pop, acked);
-    }
-    show(pop);
+    popAck(pop, sized, batch, pushed.queued, meter_);
     step.lines = {push, pop};
     return step;
 }
@@ -354,13 +348,7 @@ GrowthStep GrowthRunner::brokersStep(int brokers) {
     show(push);
     ScenarioResult pop = line("brokers-pop", options_.partitions, queue);
     pop.details["brokers"] = brokers;
-    if (pushed.queued > 0) {
-        const PopAckLoadResult acked = popAckLoad(address_, options_, queue, kGrowthBatch, pushed.queued,
-                                                  deadlineAfter(options_.growthSeconds), kStepLatencySamples,
-                                                  meter.get(), spread);
-        takePopAckLoad(pop, acked);
-    }
-    show(pop);
+    popAck(pop, options_, kGrowthBatch, pushed.queued, meter.get(), spread);
     step.lines = {push, pop};
     return step;
 }

@@ -15,6 +15,7 @@
 
 #include "broker_client.h"
 #include "cost_meter.h"
+#include "loads.h"
 #include "options.h"
 #include "scenarios.h"
 
@@ -80,6 +81,9 @@ private:
     GrowthResult finish(std::string scenario, std::string parameter, std::vector<GrowthStep> steps);
     ScenarioResult line(const char* name, int partitions, const std::string& queue) const;
     void show(const ScenarioResult& result) const;
+    // The measured pop+ack window of `pop` (its queue, up to `available` messages), then its line.
+    void popAck(ScenarioResult& pop, const BenchOptions& options, int batch, std::int64_t available, CostMeter* meter,
+                const LoadSpread& spread = {}) const;
 
     const BenchOptions& options_;
     BrokerAddress address_;

@@ -91,14 +91,20 @@ OpenLoopPhase runSchedule(const BenchOptions& options, const BrokerAddress& addr
     return phase;
 }
 
-OpenLoopPhase pushPhase(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
-                        CostMeter* meter, double capacity, int percent) {
+// A phase of `kind` offering `percent`% of `capacity`.
+OpenLoopPhase newPhase(const char* kind, double capacity, int percent) {
     OpenLoopPhase phase;
-    phase.kind = "push";
+    phase.kind = kind;
     phase.percent = percent;
     phase.capacityMessagesPerSecond = capacity;
+    phase.offeredMessagesPerSecond = openLoopRequestRate(capacity, percent, kGrowthBatch) * kGrowthBatch;
+    return phase;
+}
+
+OpenLoopPhase pushPhase(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
+                        CostMeter* meter, double capacity, int percent) {
+    const OpenLoopPhase phase = newPhase("push", capacity, percent);
     const double rate = openLoopRequestRate(capacity, percent, kGrowthBatch);
-    phase.offeredMessagesPerSecond = rate * kGrowthBatch;
     const std::string tag = loadTag();
     std::atomic<std::int64_t> sequence{0};
     return runSchedule(options, address, meter, phase, rate,
@@ -124,12 +130,8 @@ OpenLoopPhase pushPhase(const BenchOptions& options, const BrokerAddress& addres
 
 OpenLoopPhase popPhase(const BenchOptions& options, const BrokerAddress& address, const std::string& queue,
                        CostMeter* meter, double capacity, int percent) {
-    OpenLoopPhase phase;
-    phase.kind = "pop";
-    phase.percent = percent;
-    phase.capacityMessagesPerSecond = capacity;
+    const OpenLoopPhase phase = newPhase("pop", capacity, percent);
     const double rate = openLoopRequestRate(capacity, percent, kGrowthBatch);
-    phase.offeredMessagesPerSecond = rate * kGrowthBatch;
     const std::string path = popPath(queue, "batch=" + std::to_string(kGrowthBatch) + "&wait=false&timeout=1000");
     return runSchedule(options, address, meter, phase, rate,
                        [&](BrokerClient& client, PhaseProgress& progress, Clock::time_point due,

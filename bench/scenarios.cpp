@@ -304,15 +304,25 @@ PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& op
     return result;
 }
 
-void takePushLoad(ScenarioResult& result, const PushLoadResult& load) {
+namespace {
+
+// What every load's window gives its scenario line.
+template <typename Load>
+void takeWindow(ScenarioResult& result, const Load& load, std::int64_t messages, const LatencySamples& latencies) {
     result.elapsedSeconds = load.elapsedSeconds;
-    result.messages = load.queued;
+    result.messages = messages;
     result.requests = load.requests;
     result.errors += load.errors;
     if (result.firstError.empty()) result.firstError = load.firstError;
-    result.droppedSamples = load.latencies.dropped();
-    result.latency = summarize(load.latencies.kept());
+    result.droppedSamples = latencies.dropped();
+    result.latency = summarize(latencies.kept());
     result.cost = load.cost;
+}
+
+} // namespace
+
+void takePushLoad(ScenarioResult& result, const PushLoadResult& load) {
+    takeWindow(result, load, load.queued, load.latencies);
     result.details["duplicateItems"] = static_cast<double>(load.duplicates);
     result.details["bufferedItems"] = static_cast<double>(load.buffered);
     result.details["failedItems"] = static_cast<double>(load.failedItems);
@@ -320,14 +330,7 @@ void takePushLoad(ScenarioResult& result, const PushLoadResult& load) {
 }
 
 void takePopAckLoad(ScenarioResult& result, const PopAckLoadResult& load) {
-    result.elapsedSeconds = load.elapsedSeconds;
-    result.messages = load.acked;
-    result.requests = load.requests;
-    result.errors += load.errors;
-    if (result.firstError.empty()) result.firstError = load.firstError;
-    result.droppedSamples = load.cycles.dropped();
-    result.latency = summarize(load.cycles.kept());
-    result.cost = load.cost;
+    takeWindow(result, load, load.acked, load.cycles);
     result.details["popP50Ms"] = load.pops.p50Ms;
     result.details["popP99Ms"] = load.pops.p99Ms;
     result.details["ackP50Ms"] = load.acks.p50Ms;
