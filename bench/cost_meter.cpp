@@ -98,6 +98,21 @@ CostMeter::CostMeter(std::vector<int> brokerPids, const std::string& postgresUrl
 
 CostMeter::~CostMeter() = default;
 
+bool CostMeter::checkpoint(std::string& error) {
+    if (!connection_) {
+        error = "no --pg-url";
+        return false;
+    }
+    try {
+        pqxx::nontransaction tx(*connection_);
+        tx.exec0("CHECKPOINT");
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
 CostSample CostMeter::sample() {
     CostSample s;
     std::uint64_t brokerTicks = 0;

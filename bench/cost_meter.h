@@ -53,6 +53,9 @@ public:
     CostMeter& operator=(const CostMeter&) = delete;
 
     CostSample sample();
+    // CHECKPOINT now (needs superuser or pg_checkpoint), so that no timed checkpoint falls into the
+    // next checkpoint_timeout of measuring; false, with `error` set, when it could not.
+    bool checkpoint(std::string& error);
     void setBrokerPids(std::vector<int> pids) { brokerPids_ = std::move(pids); }
 
 private:

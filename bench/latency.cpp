@@ -29,7 +29,10 @@ std::int64_t percentileNearestRank(const std::vector<std::int64_t>& ascending, d
     if (ascending.empty()) return 0;
     const double clamped = std::clamp(p, 0.0, 100.0);
     // Nearest rank: the smallest sample such that at least p% of the samples are <= it.
-    const auto rank = static_cast<std::size_t>(std::ceil(clamped / 100.0 * static_cast<double>(ascending.size())));
+    // The small epsilon keeps a rank that is a whole number in exact arithmetic (99.9% of 2000 is
+    // 1998) from being pushed up by one by the rounding of p / 100.
+    const auto rank = static_cast<std::size_t>(
+        std::ceil(clamped / 100.0 * static_cast<double>(ascending.size()) - 1e-9));
     const std::size_t index = rank == 0 ? 0 : rank - 1;
     return ascending[std::min(index, ascending.size() - 1)];
 }
@@ -41,6 +44,7 @@ LatencySummary summarize(std::vector<std::int64_t> micros) {
     summary.count = micros.size();
     summary.p50Ms = static_cast<double>(percentileNearestRank(micros, 50)) / 1000.0;
     summary.p99Ms = static_cast<double>(percentileNearestRank(micros, 99)) / 1000.0;
+    summary.p999Ms = static_cast<double>(percentileNearestRank(micros, 99.9)) / 1000.0;
     summary.maxMs = static_cast<double>(micros.back()) / 1000.0;
     return summary;
 }

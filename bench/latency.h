@@ -28,13 +28,14 @@ struct LatencySummary {
     std::size_t count = 0; // kept samples the percentiles come from
     double p50Ms = 0;
     double p99Ms = 0;
+    double p999Ms = 0;
     double maxMs = 0;
 };
 
 // Nearest-rank percentile (p in (0,100]) of an ascending vector; 0 for an empty one.
 std::int64_t percentileNearestRank(const std::vector<std::int64_t>& ascending, double p);
 
-// Sorts a copy of the samples and reports p50, p99 and the maximum in milliseconds.
+// Sorts a copy of the samples and reports p50, p99, p99.9 and the maximum in milliseconds.
 LatencySummary summarize(std::vector<std::int64_t> micros);
 
 } // namespace bench

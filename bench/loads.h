@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "broker_client.h"
 #include "cost_meter.h"
@@ -16,6 +17,22 @@
 namespace bench {
 
 using BenchClock = std::chrono::steady_clock;
+
+// How a load spreads beyond one broker, the queue-mode cursor and the (i + k) mod P partition
+// rotation (the growth scenarios, growth.h). The default changes nothing.
+struct LoadSpread {
+    std::vector<BrokerAddress> brokers; // connection i talks to brokers[i mod size]; empty: the load's address
+    std::vector<std::string> groups;    // popAckLoad: consumer i's k-th pop and its ack name groups[(i + k) mod size];
+                                        // empty: queue mode
+    bool randomPartitions = false;      // pushLoad: request k of connection i goes to a pseudo-random partition
+                                        // (a window then touches distinct partitions of a queue of 100,000)
+    bool incompressiblePayload = false; // pushLoad: PushBatchSpec::incompressibleFiller
+};
+
+// Pure: the broker connection `connection` of a load talks to.
+const BrokerAddress& connectionAddress(const BrokerAddress& address, const LoadSpread& spread, int connection);
+// Pure: the partition index request `k` of connection `connection` pushes to, in [0, partitions).
+int pushPartitionIndex(int connection, std::int64_t k, int partitions, bool random);
 
 struct PushLoadResult {
     double elapsedSeconds = 0;
@@ -35,7 +52,7 @@ struct PushLoadResult {
 // partition (i + k) mod partitions, so the load is spread over all partitions. `meter` may be null.
 PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue, int batch,
                         std::int64_t messageLimit, BenchClock::time_point deadline, std::size_t latencyCapacity,
-                        CostMeter* meter = nullptr);
+                        CostMeter* meter = nullptr, const LoadSpread& spread = {});
 
 struct PopAckLoadResult {
     double elapsedSeconds = 0;
@@ -56,11 +73,18 @@ struct PopAckLoadResult {
 // `available` messages were acked or `deadline` passed. `meter` may be null.
 PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
                             int batch, std::int64_t available, BenchClock::time_point deadline,
-                            std::size_t latencyCapacity, CostMeter* meter = nullptr);
+                            std::size_t latencyCapacity, CostMeter* meter = nullptr, const LoadSpread& spread = {});
 
 // POST /api/v1/configure for a fresh queue; false with `error` set when the broker refused.
 bool configureQueue(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
                     std::string& error);
+
+// A tag unique to one load of this process, the prefix of its transaction ids.
+std::string loadTag();
+// "push: HTTP 500 <body>" or "push: <transport error>".
+std::string describeFailure(const std::string& request, const HttpReply& reply);
+// GET path of a queue-level pop of `queue` with `query` (without the '?').
+std::string popPath(const std::string& queue, const std::string& query);
 
 // A sample of `meter`, or an empty one (nothing measured) when there is no meter or it failed:
 // a lost PostgreSQL connection costs the figures, not the run.

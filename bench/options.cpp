@@ -16,7 +16,8 @@ bool parseInt64(const std::string& text, std::int64_t& out) {
 
 bool isKnownScenario(const std::string& name) {
     for (const char* known : {kScenarioPush, kScenarioPopAck, kScenarioWake, kScenarioRawPush, kScenarioRawLease,
-                              kScenarioSteady})
+                              kScenarioSteady, kScenarioGrowPartitions, kScenarioGrowGroups, kScenarioGrowPayload,
+                              kScenarioGrowBrokers, kScenarioLatency})
         if (name == known) return true;
     return false;
 }
@@ -56,10 +57,14 @@ std::vector<std::string> splitComma(const std::string& text) {
 }
 
 std::optional<std::vector<int>> parsePositiveIntList(const std::string& text) {
+    return parseBoundedIntList(text, 1, 1'000'000);
+}
+
+std::optional<std::vector<int>> parseBoundedIntList(const std::string& text, std::int64_t low, std::int64_t high) {
     std::vector<int> values;
     for (const auto& part : splitComma(text)) {
         std::int64_t value = 0;
-        if (!parseBoundedInt(part, 1, 1'000'000, value)) return std::nullopt;
+        if (!parseBoundedInt(part, low, high, value)) return std::nullopt;
         values.push_back(static_cast<int>(value));
     }
     if (values.empty()) return std::nullopt;
@@ -121,7 +126,9 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
             if (names.empty()) return invalid();
             for (const auto& name : names)
                 if (!isKnownScenario(name))
-                    return failure("unknown scenario '" + name + "' (push, popack, wake, raw-push, raw-lease, steady)");
+                    return failure("unknown scenario '" + name +
+                                   "' (push, popack, wake, raw-push, raw-lease, steady, grow-partitions, grow-groups, "
+                                   "grow-payload, grow-brokers, latency)");
             options.scenarios = names;
             scenariosGiven = true;
         } else if (flag == "--json") {
@@ -174,6 +181,37 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
         } else if (flag == "--popack-queue") {
             if (value.empty()) return invalid();
             options.popackQueue = value;
+        } else if (flag == "--growth-seconds") {
+            if (!parsePositiveDouble(value, options.growthSeconds) || options.growthSeconds > 600) return invalid();
+        } else if (flag == "--growth-partitions") {
+            auto steps = parseBoundedIntList(value, 1, 100'000);
+            if (!steps) return invalid();
+            options.growthPartitions = *steps;
+        } else if (flag == "--growth-groups") {
+            auto steps = parseBoundedIntList(value, 1, 1'000);
+            if (!steps) return invalid();
+            options.growthGroups = *steps;
+        } else if (flag == "--growth-payloads") {
+            // 8 MiB is the broker's longest JSON string (JSON_MAX_STRING_BYTES).
+            auto steps = parseBoundedIntList(value, 1, 8 * 1024 * 1024 - 1024);
+            if (!steps) return invalid();
+            options.growthPayloads = *steps;
+        } else if (flag == "--growth-fill") {
+            if (!bounded(100, 1'000'000)) return invalid();
+            options.growthFill = number;
+        } else if (flag == "--extra-url") {
+            if (value.rfind("http://", 0) != 0) return failure("--extra-url must start with http://");
+            options.extraUrls.push_back(value);
+        } else if (flag == "--extra-broker-pid") {
+            if (!bounded(1, INT32_MAX)) return invalid();
+            options.extraBrokerPids.push_back(static_cast<int>(number));
+        } else if (flag == "--latency-percents") {
+            auto percents = parseBoundedIntList(value, 1, 100);
+            if (!percents) return invalid();
+            options.latencyPercents = *percents;
+        } else if (flag == "--latency-connections") {
+            if (!bounded(1, 1000)) return invalid();
+            options.latencyConnections = static_cast<int>(number);
         } else if (flag == "--label") {
             const auto eq = value.find('=');
             if (eq == std::string::npos || eq == 0) return failure("--label expects key=value, got '" + value + "'");
@@ -189,6 +227,10 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args) {
     if ((lists(options.scenarios, kScenarioRawPush) || lists(options.scenarios, kScenarioRawLease)) &&
         options.rawPostgresUrl.empty())
         return failure("the raw-push and raw-lease scenarios need --raw-pg-url");
+    if (!options.extraBrokerPids.empty() && options.extraBrokerPids.size() != options.extraUrls.size())
+        return failure("--extra-broker-pid must be given once per --extra-url, in the same order");
+    if (lists(options.scenarios, kScenarioGrowBrokers) && options.extraUrls.empty())
+        return failure("the grow-brokers scenario needs at least one --extra-url");
     ParseResult result;
     result.options = std::move(options);
     return result;
@@ -202,7 +244,8 @@ std::string usageText() {
   --partitions P            partitions of each fresh queue (default 10)
   --duration S              seconds per push / pop+ack scenario (default 10)
   --batches LIST            batch sizes, e.g. 1,10,100 (default)
-  --scenario LIST           push,popack,wake,raw-push,raw-lease,steady (default push,popack,wake, and
+  --scenario LIST           push,popack,wake,raw-push,raw-lease,steady,grow-partitions,grow-groups,
+                            grow-payload,grow-brokers,latency (default push,popack,wake, and
                             raw-push,raw-lease when --raw-pg-url is given)
   --json FILE               also write the results as JSON
   --max-messages N          count bound per scenario (default 5000000)
@@ -224,6 +267,15 @@ std::string usageText() {
   --queue-prefix NAME       prefix of the queues the bench creates (default bench)
   --keep-queues             do not delete the bench queues afterwards
   --popack-queue NAME       pop+ack consumes this existing queue (pre-filled into p0..pP-1), kept afterwards
+  --growth-seconds S        growth scenarios and latency: one measured window (default 5, at most 600)
+  --growth-partitions LIST  grow-partitions steps (default 10,1000,100000; each 1..100000)
+  --growth-groups LIST      grow-groups steps: consumer groups on one queue (default 1,10,50; each 1..1000)
+  --growth-payloads LIST    grow-payload steps: filler bytes per message (default 100,65536,1048576; < 8 MiB)
+  --growth-fill N           messages pre-filled for a growth step's pop+ack (default 20000, 100..1000000)
+  --extra-url URL           grow-brokers: another broker on the same database (repeatable)
+  --extra-broker-pid PID    its pid, for its CPU (once per --extra-url, same order)
+  --latency-percents LIST   latency: open-loop rates as % of the capacity just measured (default 50,90)
+  --latency-connections N   latency: connections sending the scheduled requests (default 32, 1..1000)
   --label KEY=VALUE         a condition to print in the header and the JSON (repeatable)
 )";
 }

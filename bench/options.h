@@ -18,6 +18,12 @@ inline constexpr const char* kScenarioRawPush = "raw-push";
 inline constexpr const char* kScenarioRawLease = "raw-lease";
 // Ten push-then-pop+ack rounds on one queue (steady.h); only when asked for.
 inline constexpr const char* kScenarioSteady = "steady";
+// How cost grows (growth.h) and latency under an open-loop load (open_loop.h); only when asked for.
+inline constexpr const char* kScenarioGrowPartitions = "grow-partitions";
+inline constexpr const char* kScenarioGrowGroups = "grow-groups";
+inline constexpr const char* kScenarioGrowPayload = "grow-payload";
+inline constexpr const char* kScenarioGrowBrokers = "grow-brokers";
+inline constexpr const char* kScenarioLatency = "latency";
 
 struct BenchOptions {
     std::string url = "http://127.0.0.1:6632";
@@ -59,6 +65,17 @@ struct BenchOptions {
     // instead of a fresh one, and neither configures nor deletes it: the history scenario's queue
     // with thousands of consumed partitions. Empty: a fresh queue per batch size.
     std::string popackQueue;
+    // Growth scenarios (growth.h) and the open-loop latency scenario (open_loop.h).
+    double growthSeconds = 5.0;              // one measured window of a growth step or a latency phase
+    std::vector<int> growthPartitions = {10, 1'000, 100'000};
+    std::vector<int> growthGroups = {1, 10, 50};
+    std::vector<int> growthPayloads = {100, 65'536, 1'048'576}; // filler bytes
+    std::int64_t growthFill = 20'000;        // messages pre-filled for a growth step's pop+ack
+    // --extra-url / --extra-broker-pid: more brokers on the same database (grow-brokers).
+    std::vector<std::string> extraUrls;
+    std::vector<int> extraBrokerPids;
+    std::vector<int> latencyPercents = {50, 90}; // open-loop arrival rates, % of the capacity just measured
+    int latencyConnections = 32;             // connections that send the scheduled requests
     bool keepQueues = false;                 // false: delete the queues a scenario created
     std::map<std::string, std::string> labels; // free-form conditions printed in the header
 };
@@ -74,6 +91,8 @@ ParseResult parseBenchOptions(const std::vector<std::string>& args);
 
 // "1,10,100" -> {1,10,100}; nullopt on an empty list, a non-number or a value < 1.
 std::optional<std::vector<int>> parsePositiveIntList(const std::string& text);
+// The same within [low, high].
+std::optional<std::vector<int>> parseBoundedIntList(const std::string& text, std::int64_t low, std::int64_t high);
 
 // How many messages a pop+ack scenario pre-fills: the explicit --prefill if given, otherwise
 // batch * 5000 clamped to [20000, prefillMax] so that small batches do not wait for a huge

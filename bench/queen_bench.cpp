@@ -1,7 +1,8 @@
 // queen-bench: HTTP load generator for the Queen broker (`make bench`).
 // Scenarios, per batch size: the raw-push anchor then push, the raw-lease anchor then pop+ack
 // (each broker line carries its ratio to the anchor just before it); then long-poll wake
-// latency; then the steadiness rounds. Prints one line per scenario and optionally writes a JSON file.
+// latency; then the steadiness rounds; then latency under an open-loop load and the growth
+// scenarios, when asked for. Prints one line per scenario and optionally writes a JSON file.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,8 @@
 #include "anchors.h"
 #include "broker_client.h"
 #include "cost_meter.h"
+#include "growth.h"
+#include "open_loop.h"
 #include "options.h"
 #include "report.h"
 #include "scenarios.h"
@@ -139,6 +142,40 @@ int run(const bench::BenchOptions& options) {
         emit(bench::formatSteadySummary(*steady));
     }
 
+    // How cost grows, then latency under load: each skipped, saying so, once the broker is gone.
+    auto stillAlive = [&](const char* scenario) {
+        if (brokerLost) return false;
+        if (brokerAlive(options, address)) return true;
+        emit(std::string("broker is gone (crashed or unreachable): ") + scenario + " and what follows skipped");
+        brokerLost = true;
+        return false;
+    };
+    // A checkpoint before the first growth or latency window: the checkpointer's timed round (and its
+    // full-page writes) then falls after the run instead of into one step of it.
+    if (std::any_of(options.scenarios.begin(), options.scenarios.end(), [](const std::string& name) {
+            return name == bench::kScenarioLatency || name.rfind("grow-", 0) == 0;
+        })) {
+        std::string checkpointError;
+        emit(brokerMeter->checkpoint(checkpointError)
+                 ? "growth and latency: CHECKPOINT done before the first window"
+                 : "growth and latency: no CHECKPOINT before the first window (" + checkpointError + ")");
+    }
+    // Latency first, on a database the growth steps have not yet filled; grow-payload last: its
+    // gigabyte of WAL keeps the checkpointer busy into whatever runs after it.
+    std::optional<bench::OpenLoopResult> openLoop;
+    if (wants(options, bench::kScenarioLatency) && stillAlive(bench::kScenarioLatency))
+        openLoop = bench::runOpenLoop(options, address, runner, brokerMeter.get(), emit);
+    std::vector<bench::GrowthResult> growth;
+    bench::GrowthRunner growthRunner(options, address, runner, brokerMeter.get(), emit);
+    const std::pair<const char*, bench::GrowthResult (bench::GrowthRunner::*)()> curves[] = {
+        {bench::kScenarioGrowPartitions, &bench::GrowthRunner::runPartitions},
+        {bench::kScenarioGrowGroups, &bench::GrowthRunner::runGroups},
+        {bench::kScenarioGrowBrokers, &bench::GrowthRunner::runBrokers},
+        {bench::kScenarioGrowPayload, &bench::GrowthRunner::runPayloads},
+    };
+    for (const auto& [name, run] : curves)
+        if (wants(options, name) && stillAlive(name)) growth.push_back((growthRunner.*run)());
+
     std::optional<bench::ProcessMemory> finalMemory;
     if (options.brokerPid > 0) finalMemory = bench::readProcessMemory(options.brokerPid);
     // Each scenario reset VmHWM when it began: the run's peak is the highest scenario peak.
@@ -156,7 +193,7 @@ int run(const bench::BenchOptions& options) {
     }
     if (!options.jsonPath.empty()) {
         std::ofstream json(options.jsonPath);
-        json << bench::resultsToJson(options, conditions, results, finalMemory, steady);
+        json << bench::resultsToJson(options, conditions, results, finalMemory, steady, growth, openLoop);
         if (!json) {
             std::cerr << "queen-bench: cannot write " << options.jsonPath << "\n";
             return 1;
@@ -170,6 +207,15 @@ int run(const bench::BenchOptions& options) {
     if (steady)
         for (const auto& round : steady->rounds)
             if (round.push.messages == 0 || round.popAck.messages == 0) return 1;
+    for (const auto& curve : growth)
+        for (const auto& step : curve.steps)
+            for (const auto& line : step.lines)
+                if (line.messages == 0) return 1;
+    if (openLoop) {
+        if (openLoop->pushCapacity.messages == 0 || openLoop->popCapacity.messages == 0) return 1;
+        for (const auto& phase : openLoop->phases)
+            if (phase.messages == 0) return 1;
+    }
     return 0;
 }
 

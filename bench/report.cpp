@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sstream>
@@ -103,6 +104,79 @@ json steadyJson(const SteadyResult& steady) {
             {"firstError", steady.firstError.empty() ? json(nullptr) : json(steady.firstError)}};
 }
 
+json scenarioJson(const ScenarioResult& result) {
+    json details = json::object();
+    for (const auto& [key, value] : result.details) details[key] = value;
+    return {
+        {"scenario", result.scenario},
+        {"batch", result.batch},
+        {"connections", result.connections},
+        {"partitions", result.partitions},
+        {"queue", result.queue},
+        {"elapsedSeconds", result.elapsedSeconds},
+        {"messages", result.messages},
+        {"requests", result.requests},
+        {"errors", result.errors},
+        {"messagesPerSecond", result.scenario.rfind(kScenarioWake, 0) == 0 ? json(nullptr)
+                                                                           : json(result.messagesPerSecond)},
+        {"latency", {{"samples", result.latency.count}, {"p50Ms", result.latency.p50Ms},
+                     {"p99Ms", result.latency.p99Ms}, {"p999Ms", result.latency.p999Ms},
+                     {"maxMs", result.latency.maxMs}, {"droppedSamples", result.droppedSamples}}},
+        {"details", std::move(details)},
+        {"firstError", result.firstError.empty() ? json(nullptr) : json(result.firstError)},
+        {"brokerMemory", memoryJson(result.brokerMemory)},
+        {"brokerPeakIsPerScenario", result.peakIsPerScenario},
+        {"cost", costJson(result.cost)},
+        {"anchor", anchorJson(result.anchor)},
+    };
+}
+
+json growthJson(const GrowthResult& growth) {
+    json steps = json::array();
+    for (const GrowthStep& step : growth.steps) {
+        json lines = json::array();
+        for (const ScenarioResult& line : step.lines) lines.push_back(scenarioJson(line));
+        steps.push_back({{"value", step.value}, {"lines", std::move(lines)}});
+    }
+    json ratios = json::array();
+    for (const GrowthRatio& ratio : growth.ratios)
+        ratios.push_back({{"line", ratio.line}, {"firstValue", ratio.firstValue}, {"lastValue", ratio.lastValue},
+                          {"firstCpuUsPerMessage", optionalJson(ratio.firstCpuUs)},
+                          {"lastCpuUsPerMessage", optionalJson(ratio.lastCpuUs)},
+                          {"cpuLastOverFirst", optionalJson(ratio.cpuRatio)},
+                          {"firstWalBytesPerMessage", optionalJson(ratio.firstWalBytes)},
+                          {"lastWalBytesPerMessage", optionalJson(ratio.lastWalBytes)},
+                          {"walLastOverFirst", optionalJson(ratio.walRatio)}});
+    return {{"scenario", growth.scenario}, {"parameter", growth.parameter}, {"steps", std::move(steps)},
+            {"ratios", std::move(ratios)}};
+}
+
+json latencyJson(const LatencySummary& latency) {
+    return {{"samples", latency.count}, {"p50Ms", latency.p50Ms}, {"p99Ms", latency.p99Ms},
+            {"p999Ms", latency.p999Ms}, {"maxMs", latency.maxMs}};
+}
+
+json openLoopJson(const OpenLoopResult& result) {
+    json phases = json::array();
+    for (const OpenLoopPhase& phase : result.phases)
+        phases.push_back({{"kind", phase.kind}, {"percent", phase.percent},
+                          {"capacityMessagesPerSecond", phase.capacityMessagesPerSecond},
+                          {"offeredMessagesPerSecond", phase.offeredMessagesPerSecond},
+                          {"achievedMessagesPerSecond", phase.achievedMessagesPerSecond},
+                          {"elapsedSeconds", phase.elapsedSeconds}, {"scheduled", phase.scheduled},
+                          {"completed", phase.completed}, {"messages", phase.messages}, {"errors", phase.errors},
+                          {"emptyPops", phase.emptyPops}, {"latency", latencyJson(phase.latency)},
+                          {"ackLatency", phase.kind == "pop" ? latencyJson(phase.ackLatency) : json(nullptr)},
+                          {"droppedSamples", phase.droppedSamples}, {"cost", costJson(phase.cost)},
+                          {"firstError", phase.firstError.empty() ? json(nullptr) : json(phase.firstError)}});
+    return {{"queue", result.queue}, {"batch", result.batch}, {"connections", result.connections},
+            {"pushCapacity", scenarioJson(result.pushCapacity)}, {"popCapacity", scenarioJson(result.popCapacity)},
+            {"phases", std::move(phases)}};
+}
+
+// "1.08x", or "-" when either side was not measured.
+std::string ratioWords(const std::optional<double>& ratio) { return figureOrDash(ratio, "%.2fx"); }
+
 } // namespace
 
 std::string utcNowIso8601() {
@@ -128,6 +202,13 @@ std::string formatHeader(const BenchOptions& options, const RunConditions& condi
     out << "cost: CPU microseconds per message of the broker (its pid) and of the whole PostgreSQL cluster, and "
            "WAL bytes per message, over each measured window"
         << (options.postgresUrl.empty() ? " (PostgreSQL not measured: no --pg-url)" : "") << "\n";
+    for (const char* growth : {kScenarioGrowPartitions, kScenarioGrowGroups, kScenarioGrowPayload,
+                               kScenarioGrowBrokers, kScenarioLatency})
+        if (std::find(options.scenarios.begin(), options.scenarios.end(), growth) != options.scenarios.end()) {
+            out << "growth and latency: batch " << kGrowthBatch << ", windows of " << options.growthSeconds
+                << " s (not --duration), payload filler " << options.payloadBytes << " B unless grow-payload sets it\n";
+            break;
+        }
     if (!options.rawPostgresUrl.empty())
         out << "anchors: raw-push and raw-lease do the same work straight on PostgreSQL (scratch database, same "
                "cluster), each run just before the broker scenario of its batch; anchor = ours / theirs msg/s\n";
@@ -178,6 +259,48 @@ std::string formatSteadySummary(const SteadyResult& result) {
     return text;
 }
 
+std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit, int batch) {
+    return format("%s: step %d %s (batch %d)", scenario, value, unit, batch);
+}
+
+std::string formatGrowthSummary(const GrowthResult& result) {
+    std::string text;
+    for (const GrowthRatio& ratio : result.ratios) {
+        if (!text.empty()) text += "\n";
+        text += format("%s %-12s %d -> %d %s: cpu/msg (broker + pg) ", result.scenario.c_str(), ratio.line.c_str(),
+                       ratio.firstValue, ratio.lastValue, result.parameter.c_str()) +
+                figureOrDash(ratio.firstCpuUs, "%.1f") + " -> " + figureOrDash(ratio.lastCpuUs, "%.1f") +
+                " us, last/first " + ratioWords(ratio.cpuRatio) + "; wal " + figureOrDash(ratio.firstWalBytes, "%.0f") +
+                " -> " + figureOrDash(ratio.lastWalBytes, "%.0f") + " B/msg, last/first " + ratioWords(ratio.walRatio);
+    }
+    if (text.empty()) text = result.scenario + ": fewer than two steps, no ratio";
+    return text;
+}
+
+std::string formatOpenLoopHeader(const BenchOptions& options, const std::string& queue) {
+    std::string percents;
+    for (int percent : options.latencyPercents) percents += (percents.empty() ? "" : ", ") + std::to_string(percent) + "%";
+    return format("latency: queue %s, batch %d; closed-loop capacity (%d connections, %.1f s), then open-loop "
+                  "arrivals at %s of it for %.1f s each on %d connections; latency from each request's due time",
+                  queue.c_str(), kGrowthBatch, options.connections, options.growthSeconds, percents.c_str(),
+                  options.growthSeconds, options.latencyConnections);
+}
+
+std::string formatOpenLoopPhase(const OpenLoopPhase& phase) {
+    std::string line = format("latency   %-4s at %3d%% of %.1f msg/s: offered %.1f, moved %.1f msg/s; p50 %.2f p99 %.2f "
+                              "p999 %.2f max %.2f ms (%lld of %lld requests",
+                              phase.kind.c_str(), phase.percent, phase.capacityMessagesPerSecond,
+                              phase.offeredMessagesPerSecond, phase.achievedMessagesPerSecond, phase.latency.p50Ms,
+                              phase.latency.p99Ms, phase.latency.p999Ms, phase.latency.maxMs,
+                              static_cast<long long>(phase.completed), static_cast<long long>(phase.scheduled));
+    if (phase.kind == "pop")
+        line += format(", %lld empty; ack p50 %.2f p99 %.2f ms", static_cast<long long>(phase.emptyPops),
+                       phase.ackLatency.p50Ms, phase.ackLatency.p99Ms);
+    line += format(", %lld errors); ", static_cast<long long>(phase.errors)) + costWords(phase.cost);
+    if (!phase.firstError.empty()) line += "\n  first error: " + phase.firstError;
+    return line;
+}
+
 std::string formatPeakRss(const std::optional<ProcessMemory>& memory) {
     if (!memory) return "broker peak RSS: not measured (no --broker-pid, or the process is gone)";
     return format("broker peak RSS: %.1f MB (VmHWM, highest of the scenarios), RSS at end %.1f MB (target <= 32 MiB)",
@@ -186,34 +309,10 @@ std::string formatPeakRss(const std::optional<ProcessMemory>& memory) {
 
 std::string resultsToJson(const BenchOptions& options, const RunConditions& conditions,
                           const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory,
-                          const std::optional<SteadyResult>& steady) {
+                          const std::optional<SteadyResult>& steady, const std::vector<GrowthResult>& growth,
+                          const std::optional<OpenLoopResult>& openLoop) {
     json scenarios = json::array();
-    for (const ScenarioResult& result : results) {
-        json details = json::object();
-        for (const auto& [key, value] : result.details) details[key] = value;
-        scenarios.push_back({
-            {"scenario", result.scenario},
-            {"batch", result.batch},
-            {"connections", result.connections},
-            {"partitions", result.partitions},
-            {"queue", result.queue},
-            {"elapsedSeconds", result.elapsedSeconds},
-            {"messages", result.messages},
-            {"requests", result.requests},
-            {"errors", result.errors},
-            {"messagesPerSecond", result.scenario.rfind(kScenarioWake, 0) == 0 ? json(nullptr)
-                                                                               : json(result.messagesPerSecond)},
-            {"latency", {{"samples", result.latency.count}, {"p50Ms", result.latency.p50Ms},
-                         {"p99Ms", result.latency.p99Ms}, {"maxMs", result.latency.maxMs},
-                         {"droppedSamples", result.droppedSamples}}},
-            {"details", std::move(details)},
-            {"firstError", result.firstError.empty() ? json(nullptr) : json(result.firstError)},
-            {"brokerMemory", memoryJson(result.brokerMemory)},
-            {"brokerPeakIsPerScenario", result.peakIsPerScenario},
-            {"cost", costJson(result.cost)},
-            {"anchor", anchorJson(result.anchor)},
-        });
-    }
+    for (const ScenarioResult& result : results) scenarios.push_back(scenarioJson(result));
     json labels = json::object();
     for (const auto& [key, value] : options.labels) labels[key] = value;
     json document = {
@@ -227,6 +326,12 @@ std::string resultsToJson(const BenchOptions& options, const RunConditions& cond
         {"broker", memoryJson(finalMemory)},
     };
     if (steady) document["steady"] = steadyJson(*steady);
+    if (!growth.empty()) {
+        json curves = json::array();
+        for (const GrowthResult& curve : growth) curves.push_back(growthJson(curve));
+        document["growth"] = std::move(curves);
+    }
+    if (openLoop) document["latencyUnderLoad"] = openLoopJson(*openLoop);
     return document.dump(2) + "\n";
 }
 

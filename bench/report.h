@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "growth.h"
+#include "open_loop.h"
 #include "options.h"
 #include "proc_memory.h"
 #include "scenarios.h"
@@ -30,12 +32,20 @@ std::string formatScenarioLine(const ScenarioResult& result);
 std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue);
 std::string formatSteadyRound(const SteadyRound& round);
 std::string formatSteadySummary(const SteadyResult& result);
+// Growth scenarios: the line before a step's lines, and the last step over the first per line kind.
+std::string formatGrowthStepHeader(const char* scenario, int value, const char* unit, int batch);
+std::string formatGrowthSummary(const GrowthResult& result);
+// Latency under load: what runs, and one line per open-loop phase (p50 / p99 / p99.9).
+std::string formatOpenLoopHeader(const BenchOptions& options, const std::string& queue);
+std::string formatOpenLoopPhase(const OpenLoopPhase& phase);
 // The broker's peak RSS over the whole run, or a note that it was not measured.
 std::string formatPeakRss(const std::optional<ProcessMemory>& memory);
 
 std::string resultsToJson(const BenchOptions& options, const RunConditions& conditions,
                           const std::vector<ScenarioResult>& results, const std::optional<ProcessMemory>& finalMemory,
-                          const std::optional<SteadyResult>& steady = std::nullopt);
+                          const std::optional<SteadyResult>& steady = std::nullopt,
+                          const std::vector<GrowthResult>& growth = {},
+                          const std::optional<OpenLoopResult>& openLoop = std::nullopt);
 
 std::string utcNowIso8601();
 

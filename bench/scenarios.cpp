@@ -26,6 +26,9 @@ constexpr int kPrefillBatch = 100;
 // Upper bound on the time a pre-fill may take, whatever --prefill asks: keeps `make bench` within
 // its budget on a slow broker (the consumers then drain a smaller queue, which `prefilled` shows).
 constexpr auto kPrefillTimeLimit = std::chrono::seconds(30);
+// A queue deletion answered 503 (lock timeout) is retried this many times, after this pause.
+constexpr int kDeleteRetries = 3;
+constexpr auto kDeleteRetryPause = std::chrono::seconds(1);
 // Extra socket time granted to a long poll beyond its own timeout.
 constexpr int kLongPollGraceSeconds = 10;
 
@@ -54,10 +57,6 @@ struct SharedProgress {
     }
 };
 
-std::string describeFailure(const std::string& request, const HttpReply& reply) {
-    if (reply.status == 0) return request + ": " + reply.error;
-    return request + ": HTTP " + std::to_string(reply.status) + " " + reply.body.substr(0, 200);
-}
 
 // Takes up to `want` messages from the scenario's count budget; 0 once it is spent.
 int claimBudget(SharedProgress& progress, std::int64_t limit, int want) {
@@ -65,6 +64,8 @@ int claimBudget(SharedProgress& progress, std::int64_t limit, int want) {
     if (before >= limit) return 0;
     return static_cast<int>(std::min<std::int64_t>(want, limit - before));
 }
+
+} // namespace
 
 // Transaction ids are unique per load, not just per queue: a kept queue (--popack-queue) is
 // filled by every run and batch, and a repeated id would be stored once and count as a duplicate.
@@ -75,15 +76,22 @@ std::string loadTag() {
     return std::to_string(startedMs) + "-" + std::to_string(++loads) + "-";
 }
 
+namespace {
+
 void finishRates(ScenarioResult& result) {
     result.messagesPerSecond = result.elapsedSeconds > 0 ? static_cast<double>(result.messages) / result.elapsedSeconds : 0;
+}
+
+} // namespace
+
+std::string describeFailure(const std::string& request, const HttpReply& reply) {
+    if (reply.status == 0) return request + ": " + reply.error;
+    return request + ": HTTP " + std::to_string(reply.status) + " " + reply.body.substr(0, 200);
 }
 
 std::string popPath(const std::string& queue, const std::string& query) {
     return "/api/v1/pop/queue/" + encodePathSegment(queue) + "?" + query;
 }
-
-} // namespace
 
 CostSample sampleCost(CostMeter* meter) {
     if (meter == nullptr) return {};
@@ -98,9 +106,26 @@ BenchClock::time_point deadlineAfter(double seconds) {
     return BenchClock::now() + std::chrono::duration_cast<BenchClock::duration>(std::chrono::duration<double>(seconds));
 }
 
+const BrokerAddress& connectionAddress(const BrokerAddress& address, const LoadSpread& spread, int connection) {
+    if (spread.brokers.empty()) return address;
+    return spread.brokers[static_cast<std::size_t>(connection) % spread.brokers.size()];
+}
+
+int pushPartitionIndex(int connection, std::int64_t k, int partitions, bool random) {
+    if (partitions <= 0) return 0;
+    if (!random) return static_cast<int>((connection + k) % partitions);
+    // splitmix64 of (connection, k): uniform, and the same sequence every run.
+    std::uint64_t z = (static_cast<std::uint64_t>(connection) << 40) + static_cast<std::uint64_t>(k) +
+                      0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return static_cast<int>(z % static_cast<std::uint64_t>(partitions));
+}
+
 PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue, int batch,
                         std::int64_t messageLimit, Clock::time_point deadline, std::size_t latencyCapacity,
-                        CostMeter* meter) {
+                        CostMeter* meter, const LoadSpread& spread) {
     const std::string tag = loadTag();
     SharedProgress progress;
     std::atomic<std::int64_t> duplicates{0}, buffered{0}, failedItems{0};
@@ -110,16 +135,17 @@ PushLoadResult pushLoad(const BrokerAddress& address, const BenchOptions& option
     std::shared_future<void> started = startSignal.get_future().share();
 
     auto worker = [&](int index) {
-        BrokerClient client(address, options.httpTimeoutSeconds);
+        BrokerClient client(connectionAddress(address, spread, index), options.httpTimeoutSeconds);
         started.wait();
         PushBatchSpec spec;
         spec.queue = queue;
         spec.txPrefix = tag + "c" + std::to_string(index);
         spec.payloadBytes = options.payloadBytes;
+        spec.incompressibleFiller = spread.incompressiblePayload;
         for (std::int64_t k = 0; Clock::now() < deadline; ++k) {
             const int count = claimBudget(progress, messageLimit, batch);
             if (count == 0) break;
-            spec.partition = partitionName(static_cast<int>((index + k) % options.partitions));
+            spec.partition = partitionName(pushPartitionIndex(index, k, options.partitions, spread.randomPartitions));
             spec.count = count;
             const std::string body = buildPushBody(spec);
             spec.firstSequence += count;
@@ -178,7 +204,7 @@ bool configureQueue(const BrokerAddress& address, const BenchOptions& options, c
 
 PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& options, const std::string& queue,
                             int batch, std::int64_t available, Clock::time_point deadline,
-                            std::size_t latencyCapacity, CostMeter* meter) {
+                            std::size_t latencyCapacity, CostMeter* meter, const LoadSpread& spread) {
     SharedProgress progress;
     std::atomic<std::int64_t> emptyPops{0}, ackFailures{0};
     const int connections = options.connections;
@@ -186,16 +212,22 @@ PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& op
     std::vector<LatencySamples> cycleSamples(connections, LatencySamples(perThreadCapacity));
     std::vector<LatencySamples> popSamples(connections, LatencySamples(perThreadCapacity));
     std::vector<LatencySamples> ackSamples(connections, LatencySamples(perThreadCapacity));
-    const std::string path = popPath(queue, "batch=" + std::to_string(batch) + "&wait=false&timeout=1000");
+    const std::string query = "batch=" + std::to_string(batch) + "&wait=false&timeout=1000";
+    // One pop path per group (queue mode: one path without a group).
+    std::vector<std::string> paths;
+    for (const auto& group : spread.groups) paths.push_back(popPath(queue, query + "&consumerGroup=" + encodePathSegment(group)));
+    if (paths.empty()) paths.push_back(popPath(queue, query));
     std::promise<void> startSignal;
     std::shared_future<void> started = startSignal.get_future().share();
 
     auto consumer = [&](int index) {
-        BrokerClient client(address, options.httpTimeoutSeconds);
+        BrokerClient client(connectionAddress(address, spread, index), options.httpTimeoutSeconds);
         started.wait();
-        while (!progress.stop.load(std::memory_order_relaxed) && Clock::now() < deadline) {
+        for (std::size_t k = 0; !progress.stop.load(std::memory_order_relaxed) && Clock::now() < deadline; ++k) {
+            const std::size_t slot = (static_cast<std::size_t>(index) + k) % paths.size();
+            const std::string group = spread.groups.empty() ? std::string() : spread.groups[slot];
             const auto popSent = Clock::now();
-            const HttpReply popped = client.get(path);
+            const HttpReply popped = client.get(paths[slot]);
             const auto popAnswered = Clock::now();
             progress.requests.fetch_add(1, std::memory_order_relaxed);
             if (popped.status == 204) {
@@ -218,7 +250,7 @@ PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& op
                 std::this_thread::sleep_for(kEmptyPopPause);
                 continue;
             }
-            const HttpReply acked = client.post("/api/v1/ack/batch", buildAckBatchBody(*messages));
+            const HttpReply acked = client.post("/api/v1/ack/batch", buildAckBatchBody(*messages, group));
             const auto ackAnswered = Clock::now();
             progress.requests.fetch_add(1, std::memory_order_relaxed);
             if (!acked.ok()) {
@@ -272,6 +304,43 @@ PopAckLoadResult popAckLoad(const BrokerAddress& address, const BenchOptions& op
     return result;
 }
 
+namespace {
+
+// What every load's window gives its scenario line.
+template <typename Load>
+void takeWindow(ScenarioResult& result, const Load& load, std::int64_t messages, const LatencySamples& latencies) {
+    result.elapsedSeconds = load.elapsedSeconds;
+    result.messages = messages;
+    result.requests = load.requests;
+    result.errors += load.errors;
+    if (result.firstError.empty()) result.firstError = load.firstError;
+    result.droppedSamples = latencies.dropped();
+    result.latency = summarize(latencies.kept());
+    result.cost = load.cost;
+}
+
+} // namespace
+
+void takePushLoad(ScenarioResult& result, const PushLoadResult& load) {
+    takeWindow(result, load, load.queued, load.latencies);
+    result.details["duplicateItems"] = static_cast<double>(load.duplicates);
+    result.details["bufferedItems"] = static_cast<double>(load.buffered);
+    result.details["failedItems"] = static_cast<double>(load.failedItems);
+    finishRates(result);
+}
+
+void takePopAckLoad(ScenarioResult& result, const PopAckLoadResult& load) {
+    takeWindow(result, load, load.acked, load.cycles);
+    result.details["popP50Ms"] = load.pops.p50Ms;
+    result.details["popP99Ms"] = load.pops.p99Ms;
+    result.details["ackP50Ms"] = load.acks.p50Ms;
+    result.details["ackP99Ms"] = load.acks.p99Ms;
+    result.details["emptyPops"] = static_cast<double>(load.emptyPops);
+    result.details["ackItemFailures"] = static_cast<double>(load.ackItemFailures);
+    result.details["drained"] = load.drained ? 1.0 : 0.0;
+    finishRates(result);
+}
+
 std::string makeRunId() {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
@@ -316,18 +385,7 @@ ScenarioResult ScenarioRunner::runPush(int batch) {
 
     PushLoadResult load = pushLoad(address_, options_, result.queue, batch, options_.maxMessagesPerScenario,
                                    deadlineAfter(options_.durationSeconds), options_.maxLatencySamples, meter_);
-    result.elapsedSeconds = load.elapsedSeconds;
-    result.messages = load.queued;
-    result.requests = load.requests;
-    result.errors = load.errors;
-    if (result.firstError.empty()) result.firstError = load.firstError;
-    result.droppedSamples = load.latencies.dropped();
-    result.latency = summarize(load.latencies.kept());
-    result.cost = load.cost;
-    result.details["duplicateItems"] = static_cast<double>(load.duplicates);
-    result.details["bufferedItems"] = static_cast<double>(load.buffered);
-    result.details["failedItems"] = static_cast<double>(load.failedItems);
-    finishRates(result);
+    takePushLoad(result, load);
     sampleBrokerMemory(result);
     return result;
 }
@@ -363,22 +421,7 @@ ScenarioResult ScenarioRunner::runPopAck(int batch) {
 
     PopAckLoadResult load = popAckLoad(address_, options_, result.queue, batch, available,
                                        deadlineAfter(options_.durationSeconds), options_.maxLatencySamples, meter_);
-    result.elapsedSeconds = load.elapsedSeconds;
-    result.messages = load.acked;
-    result.requests = load.requests;
-    result.errors = load.errors;
-    if (result.firstError.empty()) result.firstError = load.firstError;
-    result.droppedSamples = load.cycles.dropped();
-    result.latency = summarize(load.cycles.kept());
-    result.cost = load.cost;
-    result.details["popP50Ms"] = load.pops.p50Ms;
-    result.details["popP99Ms"] = load.pops.p99Ms;
-    result.details["ackP50Ms"] = load.acks.p50Ms;
-    result.details["ackP99Ms"] = load.acks.p99Ms;
-    result.details["emptyPops"] = static_cast<double>(load.emptyPops);
-    result.details["ackItemFailures"] = static_cast<double>(load.ackItemFailures);
-    result.details["drained"] = load.drained ? 1.0 : 0.0;
-    finishRates(result);
+    takePopAckLoad(result, load);
     sampleBrokerMemory(result);
     return result;
 }
@@ -466,7 +509,13 @@ int ScenarioRunner::deleteCreatedQueues(std::string& firstError) {
     BrokerClient client(address_, options_.httpTimeoutSeconds);
     int failures = 0;
     for (const std::string& queue : createdQueues_) {
-        const HttpReply reply = client.del("/api/v1/resources/queues/" + encodePathSegment(queue));
+        const std::string path = "/api/v1/resources/queues/" + encodePathSegment(queue);
+        HttpReply reply = client.del(path);
+        // A queue of 100,000 partitions may wait on a lock its sweeps hold: retry a 503 a few times.
+        for (int retry = 0; retry < kDeleteRetries && reply.status == 503; ++retry) {
+            std::this_thread::sleep_for(kDeleteRetryPause);
+            reply = client.del(path);
+        }
         if (reply.ok()) continue;
         if (failures++ == 0) firstError = describeFailure("delete " + queue, reply);
     }

@@ -47,6 +47,13 @@ struct ScenarioResult {
     std::optional<AnchorComparison> anchor;    // push / popack: the raw-PostgreSQL anchor of the same batch
 };
 
+struct PushLoadResult;
+struct PopAckLoadResult;
+// A scenario's figures from the push load / pop+ack load it ran (loads.h): messages, requests,
+// latency, cost, details and msg/s. Errors add to those already counted (set-up, pre-fill).
+void takePushLoad(ScenarioResult& result, const PushLoadResult& load);
+void takePopAckLoad(ScenarioResult& result, const PopAckLoadResult& load);
+
 // Identifies one bench run; part of every queue name so runs never share queues.
 std::string makeRunId();
 

@@ -1,5 +1,7 @@
 #include "wire.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace bench {
@@ -21,14 +23,28 @@ void countStatus(std::string_view value, PushStatusCounts& counts) {
 
 std::string partitionName(int index) { return "p" + std::to_string(index); }
 
+std::string payloadFiller(int bytes, bool incompressible) {
+    if (!incompressible) return std::string(static_cast<std::size_t>(std::max(bytes, 0)), 'x');
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::string filler(static_cast<std::size_t>(std::max(bytes, 0)), ' ');
+    std::uint64_t state = 0x9E3779B97F4A7C15ULL; // fixed seed: the same filler every run
+    for (char& c : filler) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        c = kAlphabet[(state >> 33) % (sizeof kAlphabet - 1)];
+    }
+    return filler;
+}
+
 std::string buildPushBody(const PushBatchSpec& spec) {
-    const std::string filler(static_cast<std::size_t>(spec.payloadBytes), 'x');
+    const std::string filler = payloadFiller(spec.payloadBytes, spec.incompressibleFiller);
     json items = json::array();
     for (int i = 0; i < spec.count; ++i) {
         const std::int64_t sequence = spec.firstSequence + i;
         items.push_back({
             {"queue", spec.queue},
-            {"partition", spec.partition},
+            {"partition", spec.spreadPartitions > 0
+                              ? partitionName(static_cast<int>(sequence % spec.spreadPartitions))
+                              : spec.partition},
             {"transactionId", spec.txPrefix + "-" + std::to_string(sequence)},
             {"payload", {{"seq", sequence}, {"fill", filler}}},
         });
@@ -80,7 +96,7 @@ std::optional<std::vector<PoppedMessage>> parsePopMessages(std::string_view body
     return popped;
 }
 
-std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages) {
+std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages, const std::string& group) {
     json acks = json::array();
     for (const PoppedMessage& message : messages) {
         json ack = {
@@ -91,7 +107,8 @@ std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages) {
         if (!message.leaseId.empty()) ack["leaseId"] = message.leaseId;
         acks.push_back(std::move(ack));
     }
-    return json{{"consumerGroup", nullptr}, {"acknowledgments", std::move(acks)}}.dump();
+    return json{{"consumerGroup", group.empty() ? json(nullptr) : json(group)}, {"acknowledgments", std::move(acks)}}
+        .dump();
 }
 
 std::optional<std::int64_t> countAckSuccesses(std::string_view body) {

@@ -19,9 +19,18 @@ struct PushBatchSpec {
     std::int64_t firstSequence = 0;
     int count = 1;
     int payloadBytes = 0;
+    // > 0: item i goes to partition (firstSequence + i) mod spreadPartitions instead of `partition`,
+    // so one request touches up to `count` partitions (creating many partitions in few requests).
+    int spreadPartitions = 0;
+    // The filler is letters and digits PostgreSQL cannot compress instead of 'x' repeated: a large
+    // payload then costs its real size in TOAST and WAL.
+    bool incompressibleFiller = false;
 };
 
 std::string buildPushBody(const PushBatchSpec& spec);
+
+// `bytes` filler characters: 'x' repeated, or a fixed pseudo-random sequence of [A-Za-z0-9].
+std::string payloadFiller(int bytes, bool incompressible);
 
 // Name of partition `index` of a bench queue ("p0", "p1", ...).
 std::string partitionName(int index);
@@ -52,8 +61,9 @@ struct PoppedMessage {
 // The messages of a 200 pop answer; nullopt if the body is not a pop answer.
 std::optional<std::vector<PoppedMessage>> parsePopMessages(std::string_view body);
 
-// POST /api/v1/ack/batch body acking every message as completed, in queue mode.
-std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages);
+// POST /api/v1/ack/batch body acking every message as completed, in queue mode (empty `group`)
+// or for the named consumer group.
+std::string buildAckBatchBody(const std::vector<PoppedMessage>& messages, const std::string& group = "");
 
 // Number of results with "success": true in an ack/batch answer; nullopt if it is not an array.
 std::optional<std::int64_t> countAckSuccesses(std::string_view body);

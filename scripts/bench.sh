@@ -2,6 +2,8 @@
 # `make bench`: starts a broker on a free loopback port against the project PostgreSQL, runs
 # queen-bench against it (per batch size the raw-push anchor then push, the raw-lease anchor then
 # pop+ack; long-poll wake latency; the steadiness rounds), then stops the broker; then the
+# growth run (how cost grows with partitions, consumer groups, payload size and brokers on one
+# database, and latency under an open-loop load) on a fresh broker and two more; then the
 # parked long polls and the spool drain, each on a fresh broker; then two brokers joined by the mesh for the cross-broker wake latency (push on one, long poll on the other).
 #
 # Environment (all optional):
@@ -18,6 +20,12 @@
 #   BENCH_RAW_DB          scratch database of the raw-push and raw-lease anchors, same cluster (default
 #                         queen_bench_raw; created when missing, its tables recreated by every run)
 #   BENCH_STEADY=0        skip the steady scenario (ten push-then-pop+ack rounds on one queue)
+#   BENCH_GROW_PARTITIONS=0  skip grow-partitions (push, pop+ack with 10 -> 1,000 -> 100,000 partitions)
+#   BENCH_GROW_GROUPS=0   skip grow-groups (pop+ack with 1 -> 10 -> 50 consumer groups on one queue)
+#   BENCH_GROW_PAYLOAD=0  skip grow-payload (push, pop+ack of 100 B -> 64 KiB -> 1 MiB payloads)
+#   BENCH_GROW_BROKERS=0  skip grow-brokers (push, pop+ack over 1 -> 3 brokers on one database; two more brokers)
+#   BENCH_LATENCY=0       skip latency (p50/p99/p999 of push and pop at 50% and 90% of capacity, open loop)
+#   BENCH_GROWTH_ARGS     extra queen-bench flags for the growth run, e.g. "--growth-seconds 3"
 #   BENCH_HISTORY=0       skip the history scenario (push and pop+ack on a database with 10M messages)
 #   BENCH_HISTORY_DB      its database (default queen_bench_history; kept between runs, made once)
 #   BENCH_HISTORY_REBUILD=1  drop and regenerate that database even when its shape is right
@@ -26,6 +34,7 @@
 #   BENCH_STATUS=0        skip the status scenario (every status/resources/analytics route on the history database)
 #   BENCH_STATUS_SAMPLES  requests per route of the status scenario (default 20)
 #   BENCH_ONLY=status     run only the status scenario (and the history database it needs)
+#   BENCH_ONLY=growth     run only the growth run (the grow-* scenarios and latency)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -38,6 +47,7 @@ BENCH_DB_POOL_SIZE=${BENCH_DB_POOL_SIZE:-20}
 BENCH_TIMEOUT_S=${BENCH_TIMEOUT_S:-170}
 BROKER_READY_TIMEOUT_S=30
 BROKER_STOP_TIMEOUT_S=10
+BENCH_STARTED_AT=$(date +%s)
 
 for binary in "$BROKER_BIN" "$BENCH_BIN"; do
   [ -x "$binary" ] || { echo "bench: $binary is missing; run 'make build' (or set BUILD)" >&2; exit 1; }
@@ -81,9 +91,24 @@ stop_brokers() {
   BROKER_PIDS=()
 }
 # shellcheck disable=SC2317
-cleanup() { stop_brokers; rm -rf "$WORK_DIR"; }
+cleanup() {
+  stop_brokers
+  rm -rf "$WORK_DIR"
+  echo "bench: make bench ran for $(($(date +%s) - BENCH_STARTED_AT)) s"
+}
 trap cleanup EXIT
 
+# bench_arg FLAG DEFAULT [FLAGS]: the last value FLAGS (default BENCH_ARGS) gives FLAG (queen-bench takes
+# the last one too).
+bench_arg() {
+  local flag=$1 value=$2 previous="" word
+  # shellcheck disable=SC2086 # a list of flags
+  for word in ${3-${BENCH_ARGS:-}}; do
+    [ "$previous" = "$flag" ] && value=$word
+    previous=$word
+  done
+  echo "$value"
+}
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start_broker NAME PORT [VAR=value ...]: starts a broker in the background, waits for /health,
@@ -108,7 +133,7 @@ start_broker() {
 }
 
 status=0
-if [ "${BENCH_ONLY:-}" != status ]; then
+if [ -z "${BENCH_ONLY:-}" ]; then
 PORT=$(free_port)
 start_broker main "$PORT"
 BROKER_PID=$STARTED_PID
@@ -121,16 +146,6 @@ psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_da
 MAIN_SCENARIOS=raw-push,push,raw-lease,popack,wake
 [ "${BENCH_STEADY:-1}" = 0 ] || MAIN_SCENARIOS=$MAIN_SCENARIOS,steady
 
-# bench_arg FLAG DEFAULT: the last value BENCH_ARGS gives FLAG (queen-bench takes the last one too).
-bench_arg() {
-  local flag=$1 value=$2 previous="" word
-  # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
-  for word in ${BENCH_ARGS:-}; do
-    [ "$previous" = "$flag" ] && value=$word
-    previous=$word
-  done
-  echo "$value"
-}
 # The main run's bound, from what it runs: per batch size the two anchors and the two broker
 # scenarios (4 durations), the raw-lease pre-fill (at most ~15 s) and the pop+ack pre-fill (at most
 # 30 s, queen-bench's own limit) and 10 s of set-up; the wake scenario (at most one duration); the
@@ -172,8 +187,64 @@ if [ "${BENCH_RABBITMQ:-1}" != 0 ]; then
   BUILD="$BUILD" "$ROOT/scripts/bench-rabbitmq.sh" --json "${BENCH_JSON%.json}-rabbitmq.json" ${BENCH_RABBITMQ_ARGS:---duration 8} ||
     echo "bench: RabbitMQ anchor failed (exit $?)" >&2
 fi
-
 fi  # BENCH_ONLY
+
+# Growth: how cost grows (partitions, consumer groups, payload size, brokers on one database) and
+# latency under an open-loop load, on a fresh broker; grow-brokers starts two more against the same
+# database. Each scenario has its toggle; the run's bound is computed from what it runs.
+GROWTH_SCENARIOS=""
+[ "${BENCH_GROW_PARTITIONS:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,grow-partitions
+[ "${BENCH_GROW_GROUPS:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,grow-groups
+[ "${BENCH_GROW_PAYLOAD:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,grow-payload
+[ "${BENCH_GROW_BROKERS:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,grow-brokers
+[ "${BENCH_LATENCY:-1}" = 0 ] || GROWTH_SCENARIOS=$GROWTH_SCENARIOS,latency
+GROWTH_SCENARIOS=${GROWTH_SCENARIOS#,}
+# The growth run's bound: per grow-partitions step two windows and its set-up limits (creating the
+# partitions 180 s, draining them 90 s, the fill 30 s; bench/growth.cpp); per grow-groups step a window and its
+# 30 s fill; per grow-brokers step two windows; per grow-payload step two windows and 30 s (a push of 1 MiB
+# sent just before the window's end is still answered); latency four windows plus the
+# phases (one window each) and a 30 s top-up per pop phase; 10 s of set-up per step; 60 s of
+# start-up and queue deletion.
+growth_timeout() {
+  local args=${BENCH_GROWTH_ARGS:-} g parts groups payloads percents brokers=3 total=60
+  g=$(bench_arg --growth-seconds 5 "$args")
+  g=${g%.*}; g=$((g + 1))
+  parts=$(bench_arg --growth-partitions 10,1000,100000 "$args" | tr ',' '\n' | grep -c .)
+  groups=$(bench_arg --growth-groups 1,10,50 "$args" | tr ',' '\n' | grep -c .)
+  payloads=$(bench_arg --growth-payloads 100,65536,1048576 "$args" | tr ',' '\n' | grep -c .)
+  percents=$(bench_arg --latency-percents 50,90 "$args" | tr ',' '\n' | grep -c .)
+  case ",$GROWTH_SCENARIOS," in *,grow-partitions,*) total=$((total + parts * (2 * g + 310))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,grow-groups,*) total=$((total + groups * (g + 40))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,grow-payload,*) total=$((total + payloads * (2 * g + 40))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,grow-brokers,*) total=$((total + brokers * (2 * g + 10))) ;; esac
+  case ",$GROWTH_SCENARIOS," in *,latency,*) total=$((total + (2 + 2 * percents) * g + 30 * percents + 10)) ;; esac
+  echo "$total"
+}
+if [ -n "$GROWTH_SCENARIOS" ] && { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = growth ]; }; then
+  PORT=$(free_port)
+  start_broker growth "$PORT"
+  GROWTH_PID=$STARTED_PID
+  EXTRA_BROKERS=()
+  if [ "${BENCH_GROW_BROKERS:-1}" != 0 ]; then
+    for name in growth-2 growth-3; do
+      EXTRA_PORT=$(free_port)
+      start_broker "$name" "$EXTRA_PORT"
+      EXTRA_BROKERS+=(--extra-url "http://127.0.0.1:$EXTRA_PORT" --extra-broker-pid "$STARTED_PID")
+    done
+  fi
+  GROWTH_TIMEOUT_S=$(growth_timeout)
+  echo "bench: growth run: $GROWTH_SCENARIOS on http://127.0.0.1:$PORT (pid $GROWTH_PID, $((${#EXTRA_BROKERS[@]} / 4)) more brokers), bounded by ${GROWTH_TIMEOUT_S}s"
+  # shellcheck disable=SC2086 # BENCH_GROWTH_ARGS is a list of flags
+  timeout --signal=TERM "$GROWTH_TIMEOUT_S" "$BENCH_BIN" --scenario "$GROWTH_SCENARIOS" \
+    --url "http://127.0.0.1:$PORT" --broker-pid "$GROWTH_PID" "${EXTRA_BROKERS[@]}" \
+    --json "${BENCH_JSON%.json}-growth.json" --pg-url "$(pg_url "$PG_DB")" --queue-prefix bench-growth \
+    --label "postgres=$PG_VERSION" --label "fsync=$FSYNC" --label "synchronous_commit=$SYNC_COMMIT" \
+    --label "db_pool_size=$BENCH_DB_POOL_SIZE" ${BENCH_GROWTH_ARGS:-} || status=$?
+  if [ "$status" = 124 ]; then echo "bench: growth run stopped after the ${GROWTH_TIMEOUT_S}s limit" >&2; fi
+  stop_brokers
+  [ "$status" = 0 ] || exit "$status"
+fi
+[ "${BENCH_ONLY:-}" != growth ] || exit 0
 
 # History: push and pop+ack again on a database holding 10 million consumed messages over 100,000
 # partitions (bench/history.sql), pop+ack consuming a kept queue with 5,000 partitions. The database
