@@ -5,11 +5,11 @@ SELECT plan(7);
 
 -- only this test's rows matter: start from no leases at all
 UPDATE queen.consumers SET lease_id = NULL, lease_expires_at = NULL WHERE lease_id IS NOT NULL;
-SELECT queen.configure_queue('t_rel', NULL, NULL, '{"retryDelay": 2000}');
-SELECT count(*) FROM queen.push_messages('[{"queue": "t_rel", "partition": "A"}, {"queue": "t_rel", "partition": "B"}]');
-CREATE TEMP TABLE a AS SELECT * FROM queen.pop_messages('t_rel', 'A', NULL, 1);
+SELECT queen.configure_queue('t_rel', NULL, NULL, '{"retryDelay": 2000}', '');
+SELECT count(*) FROM queen.push_messages('[{"queue": "t_rel", "partition": "A"}, {"queue": "t_rel", "partition": "B"}]', NULL, '');
+CREATE TEMP TABLE a AS SELECT * FROM queen.pop_messages('t_rel', 'A', NULL, 1, 1, false, NULL, NULL, NULL, NULL, '');
 -- b is popped 10 s later (leaseTime 300 s): at now + 301 s only a's lease has expired
-CREATE TEMP TABLE b AS SELECT * FROM queen.pop_messages('t_rel', 'B', NULL, 1, p_now => now() + interval '10 seconds');
+CREATE TEMP TABLE b AS SELECT * FROM queen.pop_messages('t_rel', 'B', NULL, 1, p_now => now() + interval '10 seconds', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL, p_tenant => '');
 
 SELECT is(queen.release_expired_leases(now() + interval '299 seconds'), 0, 'no lease has expired yet');
 SELECT is(queen.release_expired_leases(now() + interval '301 seconds'), 1, 'one expired lease cleared');

@@ -94,7 +94,7 @@ $$;
 COMMENT ON FUNCTION queen.ack_lease_group(jsonb, text) IS
   'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 
-CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text,
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)
