@@ -21,6 +21,7 @@
 #include "broker/statistics.h"
 #include "config/config.h"
 #include "db/boot_check.h"
+#include "db/catalogue.h"
 #include "db/consumer_groups_db.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
@@ -184,9 +185,10 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   db::ConsumerGroupsDb consumer_groups_db(database.runner());
   broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster, broker.reads());
   // Statistics views and this broker's per-minute figures (docs/operations-stats.md).
-  broker::Statistics statistics(database.runner(), metrics, broker.reads());
+  db::StatsDb stats_db(database.runner());
+  broker::Statistics statistics(stats_db, metrics, broker.reads());
   broker::BrokerMinuteFlusher minute_flusher(
-      database.runner(), metrics, [&broker] { return broker.gauges(); },
+      stats_db, metrics, [&broker] { return broker.gauges(); },
       broker::BrokerMinuteOptions{config.process.server_id, config::read_hostname(), config.http.port,
                                   std::chrono::milliseconds(config.jobs.broker_stats_flush_interval_ms)});
   minute_flusher.start();
@@ -224,7 +226,12 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // The procedure catalogue as JSON, for the conformance test (tests/integration/test_catalogue.py).
+  if (argc == 2 && std::string(argv[1]) == "--catalogue") {
+    std::cout << db::catalogue::to_json() << '\n';
+    return 0;
+  }
   const sigset_t termination = block_termination_signals();
   std::signal(SIGPIPE, SIG_IGN);
 

@@ -10,16 +10,17 @@
 #include "db/connect_probe.h"
 #include "db/connection_pool.h"
 #include "db/sqlstate.h"
-#include "db/statements.h"
+#include "db/catalogue.h"
 
 namespace queen::db {
 namespace {
 
 // The statements without which no push, pop or ack can be served.
 constexpr const char* kRequestPath[] = {
-    statement::kPushMessages, statement::kPopMessages,  statement::kAckMessages,  statement::kPopMany,
-    statement::kAckMany,      statement::kGetSystemFlag, statement::kSetSystemFlag, statement::kConfigureQueue,
-    statement::kExtendLease,  statement::kRunTransaction,
+    catalogue::PushMessages::statement,  catalogue::PopMessages::statement,   catalogue::AckMessages::statement,
+    catalogue::PopMany::statement,       catalogue::AckMany::statement,       catalogue::GetSystemFlag::statement,
+    catalogue::SetSystemFlag::statement, catalogue::ConfigureQueue::statement, catalogue::ExtendLease::statement,
+    catalogue::RunTransaction::statement,
 };
 
 std::string target(const config::DbConfig& c) {
