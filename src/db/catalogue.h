@@ -341,9 +341,7 @@ struct KvRows {
   X(DeadLetterMessage, "dead_letter_message", BoolValue, Uuid, Text, Text, Text, Text)                           \
   X(RequeueDeadLetters, "requeue_dead_letters", Json, Text, Text, Text, EpochMs, EpochMs, Uuid, Text)            \
   X(DeleteDeadLetters, "delete_dead_letters", IntValue, Text, Text, Text, EpochMs, EpochMs, Uuid, Text)          \
-  X(RetryDeadMessage, "retry_dead_message", Json, Uuid, Text, Text)                                              \
-  /* GET /api/v1/analytics/retention, registered by hand (register_view_routes). */                           \
-  X(AnalyticsRetention, "analytics_retention", Json, Text, Jsonb)
+  X(RetryDeadMessage, "retry_dead_message", Json, Uuid, Text, Text)
 
 // Who may call a view route (the HTTP layer maps it to auth::AccessLevel).
 enum class ViewAccess {
@@ -379,7 +377,8 @@ enum class ViewAccess {
   V(AnalyticsQueueLag, "analytics_queue_lag", "/api/v1/analytics/queue-lag", ReadOnly, "from,to,queue", 0, false)    \
   V(AnalyticsQueueOps, "analytics_queue_ops", "/api/v1/analytics/queue-ops", ReadOnly, "from,to,queue", 0, false)    \
   V(AnalyticsParkedReplicas, "analytics_parked_replicas", "/api/v1/analytics/queue-parked-replicas", Operator,       \
-    "from,to,queue", 0, false)
+    "from,to,queue", 0, false)                                                                                      \
+  V(AnalyticsRetention, "analytics_retention", "/api/v1/analytics/retention", ReadOnly, "from,to,queue", 0, false)
 
 template <typename Result, typename... Args>
 struct Signature {

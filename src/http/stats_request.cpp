@@ -73,15 +73,6 @@ void register_view_routes(Router& router, const RouteContext& context) {
   for (const db::View& view : db::views()) {
     add_stats_view_route(router, view, context.statistics, context.config.limits);
   }
-  // Declared here as its catalogue line would declare it.
-  static const db::View retention{"analytics_retention",
-                                  db::catalogue::AnalyticsRetention::statement,
-                                  "/api/v1/analytics/retention",
-                                  db::ViewAccess::ReadOnly,
-                                  {"from", "to", "queue"},
-                                  0,
-                                  false};
-  add_stats_view_route(router, retention, context.statistics, context.config.limits);
 }
 
 }  // namespace queen::http
