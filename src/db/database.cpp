@@ -106,7 +106,7 @@ bool Database::delete_queue(const std::string& queue, const std::string& tenant)
 
 TenantQuotaState Database::tenant_quota_state(const std::string& tenant) {
   std::vector<TenantQuotaState> states = call_rows<QuotaStateOfTenant>(runner_, tenant);
-  return states.empty() ? db::TenantQuotaState{} : std::move(states.front());
+  return states.empty() ? db::TenantQuotaState{} : states.front();
 }
 
 std::vector<TenantQueue> Database::encrypted_queue_names() {
