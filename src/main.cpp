@@ -29,6 +29,7 @@
 #include "config/variables.h"
 #include "config/version.h"
 #include "db/boot_check.h"
+#include "db/catalogue.h"
 #include "db/consumer_groups_db.h"
 #include "db/database.h"
 #include "http/dispatcher.h"
@@ -210,9 +211,10 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   db::ConsumerGroupsDb consumer_groups_db(database.runner());
   broker::ConsumerGroups consumer_groups(consumer_groups_db, waiters, &cluster, broker.reads());
   // Statistics views and this broker's per-minute figures (docs/operations-stats.md).
-  broker::Statistics statistics(database.runner(), metrics, broker.reads());
+  db::StatsDb stats_db(database.runner());
+  broker::Statistics statistics(stats_db, metrics, broker.reads());
   broker::BrokerMinuteFlusher minute_flusher(
-      database.runner(), metrics, [&broker] { return broker.gauges(); },
+      stats_db, metrics, [&broker] { return broker.gauges(); },
       broker::BrokerMinuteOptions{config.process.server_id, config::read_hostname(), config.http.port,
                                   std::chrono::milliseconds(config.jobs.broker_stats_flush_interval_ms)});
   minute_flusher.start();
@@ -292,6 +294,8 @@ int main(int argc, char** argv) {
     case config::CommandLine::Mode::Version: std::cout << "queen-broker " << config::broker_version() << "\n"; return kExitStopped;
     case config::CommandLine::Mode::CheckConfig: return check_config();
     case config::CommandLine::Mode::Healthcheck: return healthcheck();
+    // for the conformance test (tests/integration/test_catalogue.py)
+    case config::CommandLine::Mode::Catalogue: std::cout << db::catalogue::to_json() << '\n'; return kExitStopped;
     case config::CommandLine::Mode::Invalid: std::cerr << "queen-broker: " << command.error << std::endl; return kExitBadConfig;
     case config::CommandLine::Mode::Run: break;
   }

@@ -16,12 +16,12 @@ $$;
 CREATE FUNCTION pg_temp.consume(p_queue text, p_group text, p_n int) RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM queen.ack_messages(
     (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id, 'leaseId', lease_id))
-       FROM queen.pop_messages(p_queue, NULL, p_group, p_n)), p_group)
+       FROM queen.pop_messages(p_queue, NULL, p_group, p_n, 1, false, NULL, NULL, NULL, NULL, '')), p_group, '')
 $$;
 
 -- 1. pending retention: anything older than retentionSeconds, consumed or not
-SELECT queen.configure_queue('t_ret', NULL, NULL, '{"retentionEnabled": true, "retentionSeconds": 3600}');
-SELECT queen.configure_queue('t_ret_off', NULL, NULL, '{"retentionEnabled": false, "retentionSeconds": 60}');
+SELECT queen.configure_queue('t_ret', NULL, NULL, '{"retentionEnabled": true, "retentionSeconds": 3600}', '');
+SELECT queen.configure_queue('t_ret_off', NULL, NULL, '{"retentionEnabled": false, "retentionSeconds": 60}', '');
 SELECT pg_temp.push('t_ret_off', 1, 'kept');
 SELECT pg_temp.push('t_ret', 2, 'old');
 SELECT pg_temp.push('t_ret', 1, 'young');
@@ -33,12 +33,12 @@ SELECT is(pg_temp.left_in('t_ret'), ARRAY['young1'], 'the young message stays');
 SELECT is(pg_temp.left_in('t_ret_off'), ARRAY['kept1'], 'retentionEnabled=false keeps everything');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM queen.dedup_tombstones), ARRAY['old1', 'old2'], 'deleted keys leave tombstones');
 SELECT is((SELECT DISTINCT expires_at FROM queen.dedup_tombstones), (SELECT at FROM t1) + interval '1 hour', 'kept for the dedup window');
-SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ret", "transactionId": "old1"}]')), 'duplicate',
+SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ret", "transactionId": "old1"}]', NULL, '')), 'duplicate',
           'a deleted key is still a duplicate inside the window');
 SELECT is(queen.apply_retention(100, '1 hour', (SELECT at FROM t1)), 0, 'nothing left');
 
 -- 2. completed retention: only what every cursor of the partition has passed
-SELECT queen.configure_queue('t_retc', NULL, NULL, '{"retentionEnabled": true, "completedRetentionSeconds": 60}');
+SELECT queen.configure_queue('t_retc', NULL, NULL, '{"retentionEnabled": true, "completedRetentionSeconds": 60}', '');
 SELECT pg_temp.push('t_retc', 4, 'c');
 -- every sweep of this part runs when c1..c4 are older than completedRetentionSeconds (t_ret's are not)
 CREATE TEMP TABLE t2 AS SELECT pg_temp.after('t_retc', 'c1', 61) AS at;

@@ -13,12 +13,12 @@ SELECT plan(14);
 
 -- SQL text: push one message <txid> to partition <partition> of the test queue
 CREATE FUNCTION pg_temp.push_sql(p_partition text, p_txid text) RETURNS text LANGUAGE sql AS $$
-  SELECT format('SELECT status FROM queen.push_messages(%L)',
+  SELECT format('SELECT status FROM queen.push_messages(%L, NULL, '''')',
                 jsonb_build_array(jsonb_build_object('queue', (SELECT q FROM t), 'partition', p_partition, 'transactionId', p_txid)))
 $$;
 -- SQL text: pop (group g, wildcard, autoAck, up to p_batch messages) and return the txids delivered
 CREATE FUNCTION pg_temp.pop_sql(p_group text, p_batch int DEFAULT 10) RETURNS text LANGUAGE sql AS $$
-  SELECT format('SELECT coalesce(string_agg(transaction_id, %L ORDER BY transaction_id), %L) FROM queen.pop_messages(%L, NULL, %L, %s, 10, true)',
+  SELECT format('SELECT coalesce(string_agg(transaction_id, %L ORDER BY transaction_id), %L) FROM queen.pop_messages(%L, NULL, %L, %s, 10, true, NULL, NULL, NULL, NULL, '''')',
                 ',', '', (SELECT q FROM t), p_group, p_batch)
 $$;
 -- committed pending flag of (partition, group) of the test queue
@@ -27,7 +27,7 @@ CREATE FUNCTION pg_temp.pending(p_partition text, p_group text) RETURNS bool LAN
    WHERE q.name = (SELECT q FROM t) AND p.name = p_partition AND c.consumer_group = p_group
 $$;
 CREATE FUNCTION pg_temp.seek_to_end_sql() RETURNS text LANGUAGE sql AS $$
-  SELECT format('SELECT queen.seek_consumer_group(%L, %L, true)', 'g', (SELECT q FROM t))
+  SELECT format('SELECT queen.seek_consumer_group(%L, %L, true, NULL, '''')', 'g', (SELECT q FROM t))
 $$;
 
 -- 1. seek to the end while a push to a pending partition is in flight: the push does not
@@ -58,7 +58,7 @@ SELECT is((SELECT s FROM dblink('b', pg_temp.pop_sql('g')) AS x(s text)), '', 'm
 -- 2. delete the group while a push creates a partition (its cursor row for g is not committed yet)
 SELECT dblink_exec('a', 'BEGIN');
 SELECT is((SELECT s FROM dblink('a', pg_temp.push_sql('N', 'n1')) AS x(s text)), 'queued', 'a creates partition N (not committed yet)');
-SELECT dblink_send_query('b', format('SELECT queen.delete_consumer_group(%L, %L)', 'g', (SELECT q FROM t)));
+SELECT dblink_send_query('b', format('SELECT queen.delete_consumer_group(%L, %L, true, '''')', 'g', (SELECT q FROM t)));
 SELECT is(pg_temp.waits_for_a_lock('b'), true, 'the delete waits for the partition''s creator');
 SELECT dblink_exec('a', 'COMMIT');
 SELECT is((SELECT n FROM dblink_get_result('b') AS x(n int)), 3, 'then removes the group''s rows, N''s included');
@@ -67,7 +67,7 @@ SELECT is((SELECT count(*) FROM queen.consumers c JOIN queen.queues q ON q.id = 
 SELECT * FROM dblink_get_result('b') AS x(n int);
 
 -- clean up what the other sessions committed
-SELECT * FROM t, dblink('a', format('SELECT queen.delete_queue(%L)::text', q)) AS x(deleted text);
+SELECT * FROM t, dblink('a', format('SELECT queen.delete_queue(%L, '''')::text', q)) AS x(deleted text);
 SELECT dblink_disconnect('a');
 SELECT dblink_disconnect('b');
 

@@ -4,8 +4,8 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(31);
 
-SELECT queen.configure_queue('t_enc', '', '', '{"encryptionEnabled": true}'::jsonb);
-SELECT queen.configure_queue('t_enc_off', '', '', '{}'::jsonb);
+SELECT queen.configure_queue('t_enc', '', '', '{"encryptionEnabled": true}'::jsonb, '');
+SELECT queen.configure_queue('t_enc_off', '', '', '{}'::jsonb, '');
 
 SELECT is((SELECT array_agg(queue_name) FROM queen.encrypted_queue_names() WHERE queue_name LIKE 't_enc%'),
           ARRAY['t_enc'], 'encrypted_queue_names lists the encryptionEnabled queues');
@@ -19,7 +19,7 @@ CREATE TEMP TABLE r1 AS SELECT * FROM queen.push_messages($$[
   {"queue": "t_enc", "partition": "p2", "payload": {"v": 1}, "transactionId": "e-3", "encrypted": true},
   {"queue": "t_enc", "partition": "p3", "payload": {"n": 4}, "transactionId": "e-4"},
   {"queue": "t_enc_off", "payload": {"n": 5}, "transactionId": "e-5", "keyHeld": true}
-]$$);
+]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r1),
           ARRAY['encryption_required', 'encryption_required', 'queued', 'queued', 'queued'],
           'plaintext with keyHeld refuses its partition of an encrypted queue; other partitions and queues store');
@@ -38,7 +38,7 @@ SELECT is((SELECT last_seq FROM queen.partitions p JOIN queen.queues q ON q.id =
 CREATE TEMP TABLE r2 AS SELECT * FROM queen.push_messages($$[
   {"queue": "t_enc", "payload": {"v": 1, "ct": "a"}, "transactionId": "e-1", "encrypted": true},
   {"queue": "t_enc", "payload": {"v": 1, "ct": "b"}, "transactionId": "e-2", "encrypted": true}
-]$$);
+]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r2), ARRAY['queued', 'queued'], 'the encrypted re-send is stored');
 SELECT is((SELECT array_agg(transaction_id ORDER BY seq) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_enc' AND p.name = 'Default'),
@@ -48,7 +48,7 @@ SELECT is((SELECT array_agg(transaction_id ORDER BY seq) FROM queen.messages m J
 CREATE TEMP TABLE r3 AS SELECT * FROM queen.push_messages($$[
   {"queue": "t_enc", "partition": "tp", "payload": {"n": 1}, "transactionId": "t-1", "keyHeld": true, "deliverAt": 32503680000000},
   {"queue": "t_enc", "partition": "tq", "payload": {"v": 1}, "transactionId": "t-2", "encrypted": true, "deliverAt": 32503680000000}
-]$$);
+]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r3), ARRAY['encryption_required', 'queued'],
           'a plaintext timer with keyHeld is refused, an encrypted one scheduled');
 SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-1'), 0::bigint,
@@ -56,7 +56,7 @@ SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND tran
 SELECT is((SELECT is_encrypted FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-2'), true,
           'the scheduled timer keeps its encrypted flag');
 
-SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "t_enc", "keyHeld": "yes"}]')$$, '22023',
+SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "t_enc", "keyHeld": "yes"}]', NULL, '')$$, '22023',
                  'push item 0: keyHeld must be a boolean', 'keyHeld must be a boolean');
 
 -- dead_letter_undecryptable: a batch of 4 where the 1st, 3rd and 4th cannot be decrypted.
@@ -65,13 +65,13 @@ SELECT queen.push_messages($$[
   {"queue": "t_enc", "partition": "d", "payload": {"v": 1}, "transactionId": "d-2", "encrypted": true},
   {"queue": "t_enc", "partition": "d", "payload": {"v": 1}, "transactionId": "d-3", "encrypted": true},
   {"queue": "t_enc", "partition": "d", "payload": {"v": 1}, "transactionId": "d-4", "encrypted": true}
-]$$);
-CREATE TEMP TABLE popped AS SELECT * FROM queen.pop_messages('t_enc', 'd', NULL, 10);
+]$$, NULL, '');
+CREATE TEMP TABLE popped AS SELECT * FROM queen.pop_messages('t_enc', 'd', NULL, 10, 1, false, NULL, NULL, NULL, NULL, '');
 SELECT is((SELECT count(*) FROM popped), 4::bigint, 'the batch is leased');
 SELECT is(queen.dead_letter_undecryptable(
             (SELECT jsonb_agg(jsonb_build_object('partitionId', partition_id, 'transactionId', transaction_id,
                                                  'leaseId', lease_id, 'error', 'undecryptable payload: test'))
-               FROM popped WHERE transaction_id IN ('d-1', 'd-3', 'd-4')), NULL), 3,
+               FROM popped WHERE transaction_id IN ('d-1', 'd-3', 'd-4')), NULL, ''), 3,
           'three dead-lettered');
 SELECT is((SELECT array_agg(transaction_id ORDER BY seq) FROM queen.dlq WHERE consumer_group = '__QUEUE_MODE__'
             AND transaction_id LIKE 'd-%'), ARRAY['d-1', 'd-3', 'd-4'], 'into the queue-mode DLQ');
@@ -82,17 +82,17 @@ SELECT is((SELECT c.cursor_seq FROM queen.consumers c JOIN popped ON popped.part
 SELECT is((SELECT c.lease_max_seq FROM queen.consumers c JOIN popped ON popped.partition_id = c.partition_id LIMIT 1),
           2::bigint, 'a trailing run leaves the lease: its last good message ends it');
 SELECT is((SELECT (queen.ack_messages(jsonb_build_array(jsonb_build_object('transactionId', 'd-2',
-                     'partitionId', partition_id, 'leaseId', lease_id)))).lease_released FROM popped WHERE transaction_id = 'd-2'),
+                     'partitionId', partition_id, 'leaseId', lease_id)), NULL, '')).lease_released FROM popped WHERE transaction_id = 'd-2'),
           true, 'acking the good message releases the lease');
 -- The trailing run comes back once, as the leading run of the next batch, and is passed then.
-CREATE TEMP TABLE popped2 AS SELECT * FROM queen.pop_messages('t_enc', 'd', NULL, 10);
+CREATE TEMP TABLE popped2 AS SELECT * FROM queen.pop_messages('t_enc', 'd', NULL, 10, 1, false, NULL, NULL, NULL, NULL, '');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM popped2), ARRAY['d-3', 'd-4'],
           'the next pop meets the trailing run');
 SELECT queen.dead_letter_undecryptable(
   (SELECT jsonb_agg(jsonb_build_object('partitionId', partition_id, 'transactionId', transaction_id,
                                        'leaseId', lease_id, 'error', 'undecryptable payload: test'))
-     FROM popped2), NULL);
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_enc', 'd', NULL, 10)), 0::bigint,
+     FROM popped2), NULL, '');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_enc', 'd', NULL, 10, 1, false, NULL, NULL, NULL, NULL, '')), 0::bigint,
           'then nothing of the batch comes back');
 SELECT is((SELECT count(*) FROM queen.dlq WHERE transaction_id LIKE 'd-%'), 3::bigint, 'and the DLQ holds each once');
 
@@ -104,7 +104,7 @@ SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
             '[{"queue": "t_enc_off", "payload": {"n": 6}, "transactionId": "e-6", "keyHeld": true}]', NULL, 'acme')),
           ARRAY['encryption_required'], 'plaintext for acme''s encrypted queue is refused');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
-            '[{"queue": "t_enc_off", "payload": {"n": 7}, "transactionId": "e-7", "keyHeld": true}]')),
+            '[{"queue": "t_enc_off", "payload": {"n": 7}, "transactionId": "e-7", "keyHeld": true}]', NULL, '')),
           ARRAY['queued'], 'the default tenant''s queue of the same name stores it');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
             '[{"queue": "t_enc_off", "partition": "tp", "payload": {"n": 8}, "transactionId": "e-8", "keyHeld": true,
@@ -112,12 +112,12 @@ SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
           ARRAY['encryption_required'], 'a timer for acme''s encrypted queue is refused too');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM queen.push_messages(
             '[{"queue": "t_enc_off", "partition": "tp", "payload": {"n": 9}, "transactionId": "e-9", "keyHeld": true,
-               "deliverAt": 32503680000000}]')),
+               "deliverAt": 32503680000000}]', NULL, '')),
           ARRAY['queued'], 'and scheduled for the default tenant');
 -- dead_letter_undecryptable acts only on the calling tenant's partitions.
 SELECT queen.push_messages('[{"queue": "t_enc_off", "partition": "x", "payload": {"v": 1}, "transactionId": "x-1",
                               "encrypted": true}]', NULL, 'acme');
-CREATE TEMP TABLE popped3 AS SELECT * FROM queen.pop_messages('t_enc_off', 'x', NULL, 10, p_tenant => 'acme');
+CREATE TEMP TABLE popped3 AS SELECT * FROM queen.pop_messages('t_enc_off', 'x', NULL, 10, p_tenant => 'acme', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL);
 SELECT is(queen.dead_letter_undecryptable(
             (SELECT jsonb_agg(jsonb_build_object('partitionId', partition_id, 'transactionId', transaction_id,
                                                  'leaseId', lease_id, 'error', 'undecryptable payload: test'))

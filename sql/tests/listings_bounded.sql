@@ -8,13 +8,13 @@ SELECT plan(14);
 -- 20,000 messages in one partition, 30 more over three others
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 't_lb', 'transactionId', 'm' || i, 'payload', jsonb_build_object('i', i)))
-     FROM generate_series(1, 10000) i));
+     FROM generate_series(1, 10000) i), NULL, '');
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 't_lb', 'transactionId', 'n' || i, 'payload', jsonb_build_object('i', i)))
-     FROM generate_series(1, 10000) i));
+     FROM generate_series(1, 10000) i), NULL, '');
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 't_lb', 'partition', 'p' || (i % 3), 'transactionId', 'x' || i))
-     FROM generate_series(1, 30) i));
+     FROM generate_series(1, 30) i), NULL, '');
 CREATE TEMP TABLE big AS
   SELECT p.id, p.last_seq FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
    WHERE q.name = 't_lb' AND p.name = 'Default';
@@ -43,9 +43,9 @@ CREATE FUNCTION pg_temp.messages_rows_read() RETURNS bigint LANGUAGE sql VOLATIL
    WHERE schemaname = 'queen' AND relname = 'messages'
 $$;
 -- (one listing first: the counters of earlier statements can land late)
-SELECT length(queen.list_messages('t_lb', p_limit => 10)::text) > 0;
+SELECT length(queen.list_messages('t_lb', p_limit => 10, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '')::text) > 0;
 CREATE TEMP TABLE reads AS SELECT pg_temp.messages_rows_read() AS before;
-CREATE TEMP TABLE page AS SELECT queen.list_messages('t_lb', p_limit => 10) AS r;
+CREATE TEMP TABLE page AS SELECT queen.list_messages('t_lb', p_limit => 10, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '') AS r;
 SELECT cmp_ok(pg_temp.messages_rows_read() - (SELECT before FROM reads), '<', 200::bigint,
               'a listing of 10 reads about 10 rows per partition, not the 15,000 of the window');
 SELECT is((SELECT array_agg(m ->> 'transactionId') FROM page, jsonb_array_elements(page.r -> 'messages') m),
@@ -54,7 +54,7 @@ SELECT is((SELECT array_agg(m ->> 'transactionId') FROM page, jsonb_array_elemen
                JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
               ORDER BY m.created_at DESC, m.id DESC LIMIT 10) x),
           'the newest 10 over every partition, as a full sort would give');
-SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', p_limit => 3, p_offset => 2) -> 'messages') m),
+SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', p_limit => 3, p_offset => 2, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_tenant => '') -> 'messages') m),
           (SELECT array_agg(x.transaction_id) FROM (
              SELECT m.transaction_id FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
                JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
@@ -62,35 +62,35 @@ SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(que
           'offset pages the merged order');
 SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default',
              p_to => (SELECT created_at FROM queen.messages WHERE transaction_id = 'n5000' AND partition_id = (SELECT id FROM big)),
-             p_limit => 2) -> 'messages') m),
+             p_limit => 2, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_offset => 0, p_tenant => '') -> 'messages') m),
           ARRAY['n5000', 'n4999'], 'a past p_to starts the page at that instant');
 
 -- status filters: a queue-mode cursor at seq 12000 (completed below), a dead letter above
 INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
 SELECT big.id, '__QUEUE_MODE__', p.queue_id, 12000 FROM big JOIN queen.partitions p ON p.id = big.id
 ON CONFLICT ON CONSTRAINT consumers_pkey DO UPDATE SET cursor_seq = 12000;
-SELECT queen.dead_letter_message(big.id, 'n3000', '__QUEUE_MODE__', 'boom') FROM big;
-SELECT length(queen.list_messages('t_lb', p_limit => 10)::text) > 0;
+SELECT queen.dead_letter_message(big.id, 'n3000', '__QUEUE_MODE__', 'boom', '') FROM big;
+SELECT length(queen.list_messages('t_lb', p_limit => 10, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '')::text) > 0;
 CREATE TEMP TABLE reads2 AS SELECT pg_temp.messages_rows_read() AS before;
-SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'completed', p_limit => 2) -> 'messages') m),
+SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'completed', p_limit => 2, p_namespace => NULL, p_task => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '') -> 'messages') m),
           ARRAY['n2000', 'n1999'], 'completed: at or below the cursor, newest first');
 SELECT cmp_ok(pg_temp.messages_rows_read() - (SELECT before FROM reads2), '<', 200::bigint,
               'a status filter starts at the cursor instead of scanning the pending rows');
-SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'dead_letter') -> 'messages') m),
+SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'dead_letter', p_namespace => NULL, p_task => NULL, p_from => NULL, p_to => NULL, p_limit => 200, p_offset => 0, p_tenant => '') -> 'messages') m),
           ARRAY['n3000'], 'dead_letter: from the DLQ entries');
-SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'pending', p_limit => 1) -> 'messages') m),
+SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default', p_status => 'pending', p_limit => 1, p_namespace => NULL, p_task => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '') -> 'messages') m),
           ARRAY['n10000'], 'pending: above the cursor');
 
 -- traces_by_name: three traces of one message, one of another
-SELECT queen.record_trace(m.partition_id, m.transaction_id, jsonb_build_object('k', g), ARRAY['flow'])
+SELECT queen.record_trace(m.partition_id, m.transaction_id, jsonb_build_object('k', g), ARRAY['flow'], 'info', '__QUEUE_MODE__', NULL, '')
   FROM queen.messages m, generate_series(1, 3) g WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n10000';
-SELECT queen.record_trace(m.partition_id, m.transaction_id, '{"k": 9}', ARRAY['flow'])
+SELECT queen.record_trace(m.partition_id, m.transaction_id, '{"k": 9}', ARRAY['flow'], 'info', '__QUEUE_MODE__', NULL, '')
   FROM queen.messages m WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n9999';
 SELECT is((SELECT array_agg((t ->> 'transaction_id') || '=' || coalesce(t -> 'message_payload' ->> 'i', 'omitted'))
-             FROM jsonb_array_elements(queen.traces_by_name('flow') -> 'traces') t),
+             FROM jsonb_array_elements(queen.traces_by_name('flow', 100, 0, '') -> 'traces') t),
           ARRAY['n9999=9999', 'n10000=10000', 'n10000=omitted', 'n10000=omitted'],
           'a message''s payload is on one trace of the page (its newest)');
-SELECT is((SELECT count(*) FROM jsonb_array_elements(queen.traces_by_name('flow', p_max_payload_bytes => 0) -> 'traces') t
+SELECT is((SELECT count(*) FROM jsonb_array_elements(queen.traces_by_name('flow', p_max_payload_bytes => 0, p_limit => 100, p_offset => 0, p_tenant => '') -> 'traces') t
             WHERE (t ->> 'payloadOmitted')::bool AND t -> 'message_payload' = 'null'::jsonb), 4::bigint,
           'budget 0: every payload omitted and marked');
 

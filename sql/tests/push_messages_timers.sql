@@ -12,7 +12,7 @@ SELECT * FROM queen.push_messages(jsonb_build_array(
                      'payload', jsonb_build_object('n', 1)),
   jsonb_build_object('queue', 'pd-q', 'partition', 'p', 'transactionId', 'past-1', 'deliverAt', '2001-01-01T00:00:00Z'),
   jsonb_build_object('queue', 'pd-q2', 'transactionId', 'later-2', 'deliverAt', 32503680000000)
-), 'producer-x');
+), 'producer-x', '');
 
 SELECT results_eq('SELECT idx, status, transaction_id, queue_name FROM mixed',
                   $$VALUES (0, 'queued', 'now-1', 'pd-q'), (1, 'queued', 'later-1', 'pd-q'),
@@ -39,7 +39,7 @@ SELECT is((SELECT count(*)::int FROM queen.queues WHERE name = 'pd-q2'), 0, 'sch
 -- Only timers: the whole call is a schedule.
 SELECT results_eq($$SELECT idx, status FROM queen.push_messages(
                       '[{"queue": "pd-q", "partition": "p", "transactionId": "later-3", "deliverAt": "2999-05-05T00:00:00+02:00"},
-                        {"queue": "pd-q", "partition": "p", "transactionId": "later-1", "deliverAt": "2999-01-02T00:00:00Z"}]')$$,
+                        {"queue": "pd-q", "partition": "p", "transactionId": "later-1", "deliverAt": "2999-01-02T00:00:00Z"}]', NULL, '')$$,
                   $$VALUES (0, 'queued'), (1, 'duplicate')$$,
                   'a call of timers only: new keys queued, a pending timer''s key is a duplicate');
 SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = 'later-1'), '2999-01-01T00:00:00Z'::timestamptz,
@@ -49,7 +49,7 @@ SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = 'later-1')
 CREATE TEMP TABLE same_key AS
 SELECT * FROM queen.push_messages(
   '[{"queue": "pd-q", "partition": "p", "transactionId": "k-1"},
-    {"queue": "pd-q", "partition": "p", "transactionId": "k-1", "deliverAt": "2999-01-01T00:00:00Z"}]');
+    {"queue": "pd-q", "partition": "p", "transactionId": "k-1", "deliverAt": "2999-01-01T00:00:00Z"}]', NULL, '');
 SELECT results_eq('SELECT idx, status FROM same_key', $$VALUES (0, 'queued'), (1, 'duplicate')$$,
                   'the stored item wins, the timer with its key is a duplicate');
 SELECT is((SELECT message_id FROM same_key WHERE idx = 1), (SELECT message_id FROM same_key WHERE idx = 0),
@@ -58,17 +58,17 @@ SELECT is((SELECT count(*)::int FROM queen.timers WHERE transaction_id = 'k-1'),
 
 -- A pushed key later scheduled, and a scheduled key later pushed.
 SELECT results_eq($$SELECT status FROM queen.push_messages(
-                      '[{"queue": "pd-q", "partition": "p", "transactionId": "now-1", "deliverAt": 32503680000000}]')$$,
+                      '[{"queue": "pd-q", "partition": "p", "transactionId": "now-1", "deliverAt": 32503680000000}]', NULL, '')$$,
                   $$VALUES ('duplicate')$$, 'scheduling a stored key is a duplicate');
 
 -- deliverAt is validated even when the rest of the call is a plain push.
-SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "pd-q"}, {"queue": "pd-q", "deliverAt": "soon"}]')$$,
+SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "pd-q"}, {"queue": "pd-q", "deliverAt": "soon"}]', NULL, '')$$,
                  '22023', NULL, 'an unparsable deliverAt raises 22023');
-SELECT throws_like($$SELECT * FROM queen.push_messages('[{"queue": "pd-q", "deliverAt": true}]')$$,
+SELECT throws_like($$SELECT * FROM queen.push_messages('[{"queue": "pd-q", "deliverAt": true}]', NULL, '')$$,
                    '%push item 0%deliverAt%', 'the error names the item');
-SELECT lives_ok($$SELECT * FROM queen.push_messages('[{"queue": "pd-q", "deliverAt": null}]')$$,
+SELECT lives_ok($$SELECT * FROM queen.push_messages('[{"queue": "pd-q", "deliverAt": null}]', NULL, '')$$,
                 'a null deliverAt is a plain push');
-SELECT is((SELECT count(*)::int FROM queen.push_messages('[]')), 0, 'an empty call answers nothing');
+SELECT is((SELECT count(*)::int FROM queen.push_messages('[]', NULL, '')), 0, 'an empty call answers nothing');
 
 -- timer_queue_names
 SELECT results_eq($$SELECT * FROM queen.timer_queue_names(ARRAY(SELECT id FROM queen.timers

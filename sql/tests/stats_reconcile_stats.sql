@@ -11,7 +11,7 @@ DELETE FROM queen.queues;
 -- consumed 4 and has 1 leased; group g consumed 2. Nobody consumes p2.
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 'stats-a', 'partition', 'p1', 'transactionId', 'a' || i)) FROM generate_series(1, 5) i)
-  || (SELECT jsonb_agg(jsonb_build_object('queue', 'stats-a', 'partition', 'p2', 'transactionId', 'b' || i)) FROM generate_series(1, 3) i));
+  || (SELECT jsonb_agg(jsonb_build_object('queue', 'stats-a', 'partition', 'p2', 'transactionId', 'b' || i)) FROM generate_series(1, 3) i), NULL, '');
 INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq, lease_id, lease_expires_at, lease_count, lease_acked)
 SELECT p.id, '__QUEUE_MODE__', p.queue_id, 4, gen_random_uuid(), now() + interval '1 minute', 1, 0
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'stats-a' AND p.name = 'p1';
@@ -25,7 +25,7 @@ SELECT m.id, 'g', m.partition_id, m.seq, m.transaction_id, 'boom', m.created_at
   JOIN queen.queues q ON q.id = p.queue_id AND q.name = 'stats-a'
  WHERE m.transaction_id = 'a1';
 -- Queue B: empty.
-SELECT queen.configure_queue('stats-b', '', '', '{}');
+SELECT queen.configure_queue('stats-b', '', '', '{}', '');
 
 SELECT is(queen.reconcile_stats(1), 1, 'a call refreshes at most p_limit queues');
 SELECT is(queen.reconcile_stats(10, 60000), 1, 'the next call takes the queue that had no stats yet');
@@ -55,7 +55,7 @@ SELECT is(queen.reconcile_stats(10, 0), 2, 'refresh again');
 SELECT is((SELECT pending FROM queen.queue_stats s JOIN queen.queues q ON q.id = s.queue_id WHERE q.name = 'stats-a'),
           4::bigint, 'the slowest group is now the queue mode (cursor 4): p1 1 + p2 3');
 
-SELECT queen.configure_queue('stats-c', '', '', '{}');
+SELECT queen.configure_queue('stats-c', '', '', '{}', '');
 DELETE FROM queen.queues WHERE name = 'stats-a';
 SELECT is((SELECT count(*)::int FROM queen.queue_stats), 1, 'deleting a queue deletes its stats');
 

@@ -21,7 +21,7 @@ DELETE FROM queen.queues;
 
 -- Tenant '' has queue sv-a (ns n1, task t1) with 6 messages on p1 and p2;
 -- tenant 'other' has sv-b with 4 messages.
-SELECT count(*) FROM queen.configure_queue('sv-a', 'n1', 't1', '{}');
+SELECT count(*) FROM queen.configure_queue('sv-a', 'n1', 't1', '{}', '');
 SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 'sv-a', 'partition', 'p' || (i % 2 + 1), 'transactionId', 'a' || i))
      FROM generate_series(1, 6) i), '', NULL);
@@ -29,8 +29,8 @@ SELECT count(*) FROM queen.push_messages(
   (SELECT jsonb_agg(jsonb_build_object('queue', 'sv-b', 'transactionId', 'b' || i)) FROM generate_series(1, 4) i),
   NULL, 'other');
 -- Queue mode consumes 2 (auto-ack) and leases 1 on sv-a.
-SELECT count(*) FROM queen.pop_messages('sv-a', 'p1', NULL, 2, 1, true);
-SELECT count(*) FROM queen.pop_messages('sv-a', 'p2', NULL, 1, 1, false);
+SELECT count(*) FROM queen.pop_messages('sv-a', 'p1', NULL, 2, 1, true, NULL, NULL, NULL, NULL, '');
+SELECT count(*) FROM queen.pop_messages('sv-a', 'p2', NULL, 1, 1, false, NULL, NULL, NULL, NULL, '');
 
 SELECT is(queen.refresh_stats() - 'durationMs',
           '{"skipped": false, "complete": true, "queuesRefreshed": 2}'::jsonb,

@@ -61,12 +61,12 @@ SELECT count(*) FROM queen.push_messages('[{"queue": "tu_q", "transactionId": "m
                                          NULL, 'tu_acme');
 CREATE TEMP TABLE pid AS SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
                           WHERE q.name = 'tu_q' AND q.tenant = 'tu_acme';
-SELECT queen.record_trace((SELECT id FROM pid), 'm1', '{"step": 1}', p_tenant => 'tu_acme');
-SELECT queen.record_trace((SELECT id FROM pid), 'm2', '{"step": 2}', p_tenant => 'tu_acme');
+SELECT queen.record_trace((SELECT id FROM pid), 'm1', '{"step": 1}', p_tenant => 'tu_acme', p_trace_names => '{}', p_event_type => 'info', p_consumer_group => '__QUEUE_MODE__', p_worker_id => NULL);
+SELECT queen.record_trace((SELECT id FROM pid), 'm2', '{"step": 2}', p_tenant => 'tu_acme', p_trace_names => '{}', p_event_type => 'info', p_consumer_group => '__QUEUE_MODE__', p_worker_id => NULL);
 SELECT is((SELECT row(traces, trace_bytes)::text FROM queen.tenant_usage_of('tu_acme')),
           (SELECT row(2, sum(pg_column_size(data))::bigint)::text FROM queen.message_traces WHERE tenant = 'tu_acme'), 'two traces and their bytes');
 SET LOCAL queen.tenant_max_traces = '2';
-SELECT throws_ok($$SELECT queen.record_trace((SELECT id FROM pid), 'm1', '{}', p_tenant => 'tu_acme')$$, 'QQ429',
+SELECT throws_ok($$SELECT queen.record_trace((SELECT id FROM pid), 'm1', '{}', p_tenant => 'tu_acme', p_trace_names => '{}', p_event_type => 'info', p_consumer_group => '__QUEUE_MODE__', p_worker_id => NULL)$$, 'QQ429',
                  'traces quota of tenant tu_acme reached (2 traces, QUEEN_TENANT_MAX_TRACES)', 'a trace past the quota');
 SELECT queen.delete_message((SELECT id FROM pid), 'm1', 'tu_acme');
 SELECT is((SELECT traces FROM queen.tenant_usage_of('tu_acme')), 1::bigint, 'deleting a message gives its traces back');
@@ -85,8 +85,8 @@ SET LOCAL queen.tenant_max_queues = '1';
 SELECT throws_ok($$SELECT queen.configure_queue('tu_q2', NULL, NULL, '{}', 'tu_acme')$$, 'QQ429', NULL,
                  'a queue past the queues quota');
 SET LOCAL queen.tenant_max_consumer_groups = '1';
-SELECT count(*) FROM queen.pop_messages('tu_q', NULL, 'g1', 1, p_tenant => 'tu_acme');
-SELECT throws_ok($$SELECT count(*) FROM queen.pop_messages('tu_q', NULL, 'g2', 1, p_tenant => 'tu_acme')$$, 'QQ429', NULL,
+SELECT count(*) FROM queen.pop_messages('tu_q', NULL, 'g1', 1, p_tenant => 'tu_acme', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL);
+SELECT throws_ok($$SELECT count(*) FROM queen.pop_messages('tu_q', NULL, 'g2', 1, p_tenant => 'tu_acme', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL)$$, 'QQ429', NULL,
                  'a consumer group past the quota');
 SELECT queen.delete_consumer_group('g1', 'tu_q', true, 'tu_acme');
 SELECT is((SELECT consumer_groups FROM queen.tenant_usage_of('tu_acme')), 0::bigint, 'deleting a group gives it back');

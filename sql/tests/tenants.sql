@@ -6,38 +6,38 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(47);
 
 -- the same queue name in the default tenant and in acme
-SELECT count(*) FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1", "payload": {"who": "default"}}]', 'dora');
+SELECT count(*) FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1", "payload": {"who": "default"}}]', 'dora', '');
 SELECT count(*) FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "a1", "payload": {"who": "acme"}},
                                            {"queue": "t_ten", "transactionId": "a2", "payload": {"who": "acme"}}]', 'alice', 'acme');
 SELECT is((SELECT array_agg(tenant::text ORDER BY tenant) FROM queen.queues WHERE name = 't_ten'), ARRAY['', 'acme'],
           'push creates one queue per tenant under the same name');
 SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1"}]', NULL, 'acme')), 'queued',
           'dedup is per tenant: d1 of the default tenant does not make acme''s d1 a duplicate');
-SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1"}]')), 'duplicate',
+SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1"}]', NULL, '')), 'duplicate',
           'push without p_tenant is the default tenant''s (d1 is a duplicate there)');
 SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "q"}]', NULL, repeat('t', 256))$$, '22023', NULL,
                  'a tenant over 255 characters is 22023');
 SELECT is(queen.tenant_arg(NULL), '', 'a null tenant is the default tenant');
 
 -- pop sees only the caller's queue
-CREATE TEMP TABLE pd AS SELECT * FROM queen.pop_messages('t_ten', NULL, NULL, 10);
-CREATE TEMP TABLE pa AS SELECT * FROM queen.pop_messages('t_ten', NULL, NULL, 10, p_tenant => 'acme');
+CREATE TEMP TABLE pd AS SELECT * FROM queen.pop_messages('t_ten', NULL, NULL, 10, 1, false, NULL, NULL, NULL, NULL, '');
+CREATE TEMP TABLE pa AS SELECT * FROM queen.pop_messages('t_ten', NULL, NULL, 10, p_tenant => 'acme', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL);
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM pd), ARRAY['d1'], 'default pop: default messages only');
 SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM pa), ARRAY['a1', 'a2', 'd1'], 'acme pop: acme messages only');
 SELECT is((SELECT array_agg(DISTINCT producer_sub) FROM pa WHERE transaction_id <> 'd1'), ARRAY['alice'], 'pop returns the producer subject stamped at push');
-SELECT is((SELECT count(*) FROM queen.pop_messages('t_ten', NULL, 'g', 10, p_tenant => 'globex')), 0::bigint,
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_ten', NULL, 'g', 10, p_tenant => 'globex', p_partitions => 1, p_auto_ack => false, p_subscription_mode => NULL, p_subscription_from => NULL, p_namespace => NULL, p_task => NULL)), 0::bigint,
           'a tenant without the queue pops nothing');
 
 -- ack and lease extension by partitionId/leaseId: another tenant's lease and message are not found
 SELECT is((SELECT row(success, error)::text FROM queen.ack_messages(
-             (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id, 'leaseId', lease_id)) FROM pa WHERE transaction_id = 'a1'))),
+             (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id, 'leaseId', lease_id)) FROM pa WHERE transaction_id = 'a1'), NULL, '')),
           '(f,"Message not found")', 'the default tenant cannot ack acme''s message');
 SELECT is((SELECT row(success, error)::text FROM queen.ack_messages(
              (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id, 'leaseId', lease_id)) FROM pa WHERE transaction_id = 'a1'), NULL, 'globex')),
           '(f,"Message not found")', 'nor can globex');
 SELECT is((SELECT c.lease_id IS NOT NULL FROM queen.consumers c WHERE c.partition_id = (SELECT partition_id FROM pa LIMIT 1)), true,
           '... and acme''s lease is still held');
-SELECT is((SELECT row(success, error)::text FROM queen.extend_lease((SELECT lease_id FROM pa LIMIT 1), 30)), '(f,"Lease not found")',
+SELECT is((SELECT row(success, error)::text FROM queen.extend_lease((SELECT lease_id FROM pa LIMIT 1), 30, '')), '(f,"Lease not found")',
           'extend_lease of another tenant''s lease: not found');
 SELECT is((SELECT success FROM queen.extend_lease((SELECT lease_id FROM pa LIMIT 1), 30, 'acme')), true,
           'extend_lease by the owner');
@@ -49,15 +49,15 @@ SELECT is((SELECT bool_and(success) FROM queen.ack_messages(
           true, 'acme acks its own messages');
 
 -- DLQ listing
-SELECT is((SELECT array_agg(transaction_id || '/' || coalesce(producer_sub, '-')) FROM queen.list_dlq('t_ten', p_tenant => 'acme')), ARRAY['a2/alice'],
+SELECT is((SELECT array_agg(transaction_id || '/' || coalesce(producer_sub, '-')) FROM queen.list_dlq('t_ten', p_tenant => 'acme', p_group => NULL, p_partition => NULL, p_from => NULL, p_to => NULL, p_limit => 100, p_offset => 0)), ARRAY['a2/alice'],
           'acme''s DLQ lists its dead letter with the producer subject');
-SELECT is((SELECT count(*) FROM queen.list_dlq('t_ten')), 0::bigint, 'the default tenant''s DLQ of the same queue name is empty');
-SELECT is((SELECT count(*) FROM queen.list_dlq()), (SELECT count(*) FROM queen.list_dlq() WHERE queue_name <> 't_ten'),
+SELECT is((SELECT count(*) FROM queen.list_dlq('t_ten', NULL, NULL, NULL, NULL, 100, 0, '')), 0::bigint, 'the default tenant''s DLQ of the same queue name is empty');
+SELECT is((SELECT count(*) FROM queen.list_dlq(NULL,NULL,NULL,NULL,NULL,100,0,'')), (SELECT count(*) FROM queen.list_dlq(NULL,NULL,NULL,NULL,NULL,100,0,'') WHERE queue_name <> 't_ten'),
           'an unfiltered default listing shows no acme entry');
 
 -- transactions: acks are tenant-checked, pushes land in the caller's queue with its producer
 SELECT is((SELECT (queen.run_transaction(jsonb_build_object('operations', jsonb_build_array(
-             jsonb_build_object('type', 'ack', 'transactionId', 'd1', 'partitionId', (SELECT partition_id FROM pd))))) ->> 'error')),
+             jsonb_build_object('type', 'ack', 'transactionId', 'd1', 'partitionId', (SELECT partition_id FROM pd)))), NULL, '') ->> 'error')),
           NULL, 'the default tenant acks its own message in a transaction');
 SELECT is((SELECT (queen.run_transaction(jsonb_build_object('operations', jsonb_build_array(
              jsonb_build_object('type', 'ack', 'transactionId', 'd1', 'partitionId', (SELECT partition_id FROM pd)))), NULL, 'acme') ->> 'error')),
@@ -74,18 +74,18 @@ SELECT is((SELECT row(q.tenant, m.producer_sub)::text FROM queen.messages m JOIN
 -- configure
 SELECT is((queen.configure_queue('t_ten', NULL, NULL, '{"retryLimit": 7}', 'acme') -> 'options' ->> 'retryLimit'), '7', 'acme configures its queue');
 SELECT is((SELECT retry_limit FROM queen.queues WHERE name = 't_ten' AND tenant = ''), 3, '... the default tenant''s queue keeps its options');
-CREATE TEMP TABLE cfg AS SELECT (queen.configure_queue('t_cfg', NULL, NULL, '{}') ->> 'queueId')::uuid AS id;
+CREATE TEMP TABLE cfg AS SELECT (queen.configure_queue('t_cfg', NULL, NULL, '{}', '') ->> 'queueId')::uuid AS id;
 SELECT is((SELECT id FROM cfg), (SELECT id FROM queen.queues WHERE name = 't_cfg' AND tenant = ''),
           'configure without p_tenant creates the default tenant''s queue');
 
 -- namespace/task pops see only the caller's queues; filter subscriptions are per tenant
-SELECT count(*) FROM queen.push_messages('[{"queue": "t_nsx.work", "transactionId": "n1"}]');
+SELECT count(*) FROM queen.push_messages('[{"queue": "t_nsx.work", "transactionId": "n1"}]', NULL, '');
 SELECT count(*) FROM queen.push_messages('[{"queue": "t_nsx.work", "transactionId": "n2"}]', NULL, 'acme');
-SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages(NULL, NULL, 'gf', 10, 5, false, p_namespace => 't_nsx', p_tenant => 'acme')),
+SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages(NULL, NULL, 'gf', 10, 5, false, p_namespace => 't_nsx', p_tenant => 'acme', p_subscription_mode => NULL, p_subscription_from => NULL, p_task => NULL)),
           ARRAY['n2'], 'a namespace pop sees only the tenant''s queues');
-SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages(NULL, NULL, 'gf', 10, 5, false, p_namespace => 't_nsx')),
+SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages(NULL, NULL, 'gf', 10, 5, false, p_namespace => 't_nsx', p_subscription_mode => NULL, p_subscription_from => NULL, p_task => NULL, p_tenant => '')),
           ARRAY['n1'], '... and the default tenant only its own');
-SELECT count(*) FROM queen.pop_messages(NULL, NULL, 'gsub', 10, 5, false, 'new', p_namespace => 't_nsx', p_tenant => 'acme');
+SELECT count(*) FROM queen.pop_messages(NULL, NULL, 'gsub', 10, 5, false, 'new', p_namespace => 't_nsx', p_tenant => 'acme', p_subscription_from => NULL, p_task => NULL);
 SELECT is((SELECT array_agg(tenant::text) FROM queen.subscriptions WHERE consumer_group = 'gsub'), ARRAY['acme'],
           'a filter subscription record belongs to the tenant');
 
@@ -94,7 +94,7 @@ SELECT count(*) FROM queen.push_messages(jsonb_build_array(jsonb_build_object('q
                                           'deliverAt', (now() + interval '1 hour')::text)), 'tina', 'acme');
 SELECT is((SELECT row(tenant, producer_sub)::text FROM queen.timers WHERE transaction_id = 'tm1'), '(acme,tina)', 'a timer records the tenant');
 SELECT is((SELECT status FROM queen.push_messages(jsonb_build_array(jsonb_build_object('queue', 't_tim', 'transactionId', 'tm1',
-             'deliverAt', (now() + interval '1 hour')::text)))), 'queued', 'the default tenant''s timer of the same key is its own');
+             'deliverAt', (now() + interval '1 hour')::text)), NULL, '')), 'queued', 'the default tenant''s timer of the same key is its own');
 SELECT is(queen.fire_timers('s1', ARRAY(SELECT c FROM queen.claim_due_timers('s1', 10, 60000, now() + interval '2 hours') c), now() + interval '2 hours'),
           2, 'both timers fire');
 SELECT is((SELECT array_agg(row(q.tenant, m.producer_sub)::text ORDER BY q.tenant) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
@@ -102,13 +102,13 @@ SELECT is((SELECT array_agg(row(q.tenant, m.producer_sub)::text ORDER BY q.tenan
           '... each into its tenant''s queue with its producer');
 
 -- KV: the same key per tenant
-SELECT queen.kv_set('t_key', '"default"');
-SELECT queen.kv_set('t_key', '"acme"', p_tenant => 'acme');
-SELECT is((SELECT value FROM queen.kv_get('t_key')), '"default"'::jsonb, 'kv_get without p_tenant reads the default tenant''s key');
+SELECT queen.kv_set('t_key', '"default"', NULL, '');
+SELECT queen.kv_set('t_key', '"acme"', p_tenant => 'acme', p_ttl_ms => NULL);
+SELECT is((SELECT value FROM queen.kv_get('t_key', '')), '"default"'::jsonb, 'kv_get without p_tenant reads the default tenant''s key');
 SELECT is((SELECT value FROM queen.kv_get('t_key', 'acme')), '"acme"'::jsonb, 'acme reads its own value');
 SELECT is((SELECT count(*) FROM queen.kv_get('t_key', 'globex')), 0::bigint, 'another tenant does not see the key');
 SELECT is(queen.kv_delete('t_key', 'acme'), true, 'acme deletes its key');
-SELECT is((SELECT value FROM queen.kv_get('t_key')), '"default"'::jsonb, '... the default tenant''s survives');
+SELECT is((SELECT value FROM queen.kv_get('t_key', '')), '"default"'::jsonb, '... the default tenant''s survives');
 
 -- delete_queue
 SELECT is(queen.delete_queue('t_ten', 'globex'), false, 'a tenant without the queue deletes nothing');
@@ -126,7 +126,7 @@ SELECT throws_ok($$SELECT queen.set_tenant_quota('acme', -1)$$, '22023', NULL, '
 SELECT queen.set_tenant_quota('acme');
 SELECT is((SELECT count(*) FROM queen.tenant_quotas WHERE tenant = 'acme'), 0::bigint, 'all nulls removes the overrides');
 SELECT queen.set_tenant_quota(NULL, 0);
-SELECT is((SELECT max_pending FROM queen.tenant_quota_state()), 0::bigint, 'the default tenant has overrides too (0 = unlimited)');
+SELECT is((SELECT max_pending FROM queen.tenant_quota_state('')), 0::bigint, 'the default tenant has overrides too (0 = unlimited)');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -89,7 +89,7 @@ SELECT is(queen.next_timer_due(), '2999-01-01T00:00:00Z'::timestamptz, 'the futu
 -- A timer whose transactionId got pushed meanwhile completes without a second message.
 SELECT * FROM queen.schedule_messages(jsonb_build_array(jsonb_build_object(
   'queue', 'tq-fire', 'partition', 'p', 'transactionId', 'dup', 'deliverAt', pg_temp.at(0))));
-SELECT * FROM queen.push_messages('[{"queue": "tq-fire", "partition": "p", "transactionId": "dup", "payload": "pushed"}]');
+SELECT * FROM queen.push_messages('[{"queue": "tq-fire", "partition": "p", "transactionId": "dup", "payload": "pushed"}]', NULL, '');
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000, pg_temp.at(100))),
                             pg_temp.at(100)), 1,
           'a timer whose message already exists completes');
@@ -97,8 +97,8 @@ SELECT results_eq($$SELECT count(*)::int, min(payload::text) FROM queen.messages
                   $$VALUES (1, '"pushed"')$$, '... without storing a second message');
 
 -- A store the queue refuses (maxSize) keeps the timer, claimed, with the reason.
-SELECT queen.configure_queue('tq-full', '', '', '{"maxSize": 1}');
-SELECT * FROM queen.push_messages('[{"queue": "tq-full", "transactionId": "fills-it"}]');
+SELECT queen.configure_queue('tq-full', '', '', '{"maxSize": 1}', '');
+SELECT * FROM queen.push_messages('[{"queue": "tq-full", "transactionId": "fills-it"}]', NULL, '');
 SELECT * FROM queen.schedule_messages('[{"queue": "tq-full", "transactionId": "refused", "deliverAt": 0}]');
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000))), 0,
           'a timer the store refuses does not complete');

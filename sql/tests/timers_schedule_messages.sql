@@ -57,7 +57,7 @@ SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = 'tx-1'), '
 
 -- a key already stored as a message is a duplicate of that message
 CREATE TEMP TABLE pushed AS
-SELECT * FROM queen.push_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored"}]');
+SELECT * FROM queen.push_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored"}]', NULL, '');
 SELECT results_eq(
   $$SELECT status, message_id, partition_id FROM queen.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
   $$SELECT 'duplicate'::text, message_id, partition_id FROM pushed$$,

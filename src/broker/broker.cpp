@@ -21,10 +21,6 @@ std::string nonempty_or(std::string value, const std::string& fallback) {
   return value.empty() ? fallback : value;
 }
 
-// SQLSTATE class 22 (data exception: invalid_parameter_value, invalid text
-// representation, string too long ...) means the request itself is bad.
-bool is_bad_input(const db::DbError& e) { return e.sqlstate().rfind("22", 0) == 0; }
-
 std::uint64_t accepted_items(const std::vector<PushItemResult>& results) {
   return static_cast<std::uint64_t>(std::count_if(results.begin(), results.end(),
                                                   [](const PushItemResult& r) { return r.status != PushStatus::Failed; }));
@@ -100,33 +96,6 @@ void Broker::begin_shutdown() {
 
 void Broker::rethrow_as_broker_error(const db::DbError& e, bool transient_is_unavailable) {
   rethrow_db_failure(e, metrics_, transient_is_unavailable);
-}
-
-void throw_request_transient(const db::DbError& e, bool transient_is_unavailable) {
-  const char* text = db::transient_failure_text(e.sqlstate());
-  const std::string message = text != nullptr ? text : kDatabaseUnavailable;
-  spdlog::warn("db: request failed transiently ({}): {}", e.sqlstate(), e.what());
-  if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, message, kRequestTransientRetryAfterS);
-  throw BrokerError(ErrorKind::Internal, message);
-}
-
-void rethrow_db_failure(const db::DbError& e, metrics::Metrics& metrics, bool transient_is_unavailable) {
-  rethrow_if_storage_quota(e);  // the tenant's refusal, not a database failure
-  metrics.record_db_error();
-  if (e.connection_lost()) {
-    spdlog::warn("db: database unavailable: {}", e.what());
-    if (transient_is_unavailable) throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
-    throw BrokerError(ErrorKind::Internal, kDatabaseUnavailable);
-  }
-  if (e.transient()) throw_request_transient(e, transient_is_unavailable);
-  // Clients see the primary message alone (db/error_text.h); the full text,
-  // CONTEXT lines and echoed parameters included, is for the log only.
-  if (is_bad_input(e)) {
-    spdlog::info("db: request rejected ({}): {}", e.sqlstate(), e.what());
-    throw BrokerError(ErrorKind::BadRequest, e.client_message());
-  }
-  spdlog::error("db: permanent failure ({}): {}", e.sqlstate(), e.what());
-  throw BrokerError(ErrorKind::Internal, e.client_message());
 }
 
 // ---------------------------------------------------------------- configure

@@ -32,22 +32,6 @@ namespace queen::broker {
 
 class SpoolBridge;
 
-// The one mapping of a database failure to a BrokerError (counted in
-// `metrics`): connection lost -> Unavailable "database unavailable"; a
-// request-transient failure -> Unavailable naming it (statement timeout ...)
-// with Retry-After; (both Internal when !transient_is_unavailable); SQLSTATE
-// class 22 -> BadRequest, anything else -> Internal.
-[[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
-                                     bool transient_is_unavailable = true);
-
-// Retry-After of a request that failed transiently on its own (a statement
-// or lock timeout, a serialization failure): the next attempt may well pass.
-inline constexpr int kRequestTransientRetryAfterS = 1;
-
-// The BrokerError of a request-transient DbError (db::FailureClass::Transient):
-// Unavailable with db::transient_failure_text and Retry-After, or Internal.
-[[noreturn]] void throw_request_transient(const db::DbError& error, bool transient_is_unavailable);
-
 class Broker {
  public:
   // Everything the broker uses is built before it and outlives it. `spool`
@@ -64,23 +48,24 @@ class Broker {
   // empty, so in-flight requests drain quickly.
   void begin_shutdown();
 
-  // `tenant` / `origin.tenant` below: the requester's tenant ("" = the
-  // default tenant, docs/tenants.md); another tenant's queues do not exist for it.
+  // `tenant` / `origin.tenant` below: the requester's tenant (always given;
+  // db::kDefaultTenant names the default tenant, docs/tenants.md); another
+  // tenant's queues do not exist for it.
 
   // POST /api/v1/configure: returns the procedure's JSON result.
   std::string configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
-                        const std::string& options_json, const std::string& tenant = {});
+                        const std::string& options_json, const std::string& tenant);
 
   // POST /api/v1/push. Items are validated by the caller; the origin's
   // producer subject is stamped on every message. Throws BrokerError
   // TooManyRequests when a tenant quota refuses the push.
-  PushOutcome push(std::vector<PushItem> items, const PushOrigin& origin = {});
+  PushOutcome push(std::vector<PushItem> items, const PushOrigin& origin);
 
   // The single place where a push that PostgreSQL did not store is handled:
   // with a spool attached the items are spooled (`buffered`, or `failed` when
   // the spool write fails); without one every item answers `failed`.
   std::vector<PushItemResult> handle_unstored_push(const std::vector<PushItem>& items, UnstoredReason reason,
-                                                   const PushOrigin& origin = {});
+                                                   const PushOrigin& origin);
 
   // Wakes local long polls (and, with the mesh, peers) for queues that just
   // received committed messages (announce_committed in pop_wakes.h).
@@ -96,19 +81,19 @@ class Broker {
 
   // POST /api/v1/ack and /ack/batch (results in request order).
   std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group,
-                             const std::string& tenant = {});
+                             const std::string& tenant);
 
   // POST /api/v1/lease/:leaseId/extend.
-  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant = {});
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant);
 
   // POST /api/v1/transaction (transactions.cpp): one run_transaction call;
   // business failures come back as success:false, an outage as Unavailable.
-  TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin = {});
+  TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin);
 
   // GET /api/v1/dlq and DELETE /api/v1/resources/queues/:queue (admin.cpp).
   // delete_queue returns whether the tenant's queue existed.
   DlqPage list_dlq(const DlqQuery& query);
-  bool delete_queue(const std::string& queue, const std::string& tenant = {});
+  bool delete_queue(const std::string& queue, const std::string& tenant);
 
   // --- Message administration (message_admin.cpp; docs/api-extensions.md):
   // traces, the message list/detail/delete, queue clearing, partitions, and

@@ -5,6 +5,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "db/db_error.h"
+
+namespace queen::metrics {
+class Metrics;
+}
+
 namespace queen::broker {
 
 enum class ErrorKind { BadRequest, Unavailable, Internal, TooManyRequests };
@@ -23,5 +29,26 @@ class BrokerError : public std::runtime_error {
 
 // The message every client sees while PostgreSQL is unreachable.
 inline constexpr const char* kDatabaseUnavailable = "database unavailable";
+
+// Retry-After of a request that failed transiently on its own (a statement
+// or lock timeout, a serialization failure): the next attempt may well pass.
+inline constexpr int kRequestTransientRetryAfterS = 1;
+
+// The one mapping of a database failure to a BrokerError (logged here):
+// - a storage-quota refusal (SQLSTATE QQ429) -> TooManyRequests with the
+//   database's message and kStorageQuotaRetryAfterS;
+// - connection lost -> Unavailable "database unavailable";
+// - a request-transient failure (db::FailureClass::Transient) -> Unavailable
+//   naming it (db::transient_failure_text) with kRequestTransientRetryAfterS;
+//   (both Internal when !transient_is_unavailable);
+// - a bad request (db::is_bad_request: SQLSTATE class 22) -> BadRequest;
+// - anything else -> Internal.
+// Clients see the primary message alone (db/error_text.h), the log the full text.
+BrokerError broker_error_of(const db::DbError& error, bool transient_is_unavailable = true);
+
+// Throws broker_error_of(error), counting a database failure (not a quota
+// refusal) in `metrics`.
+[[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
+                                     bool transient_is_unavailable = true);
 
 }  // namespace queen::broker

@@ -9,28 +9,13 @@
 namespace queen::broker {
 namespace {
 
-[[noreturn]] void rethrow_group_error(const db::DbError& e) {
-  if (e.transient()) {
-    spdlog::warn("consumer groups: database unavailable: {}", e.what());
-    throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
-  }
-  // 22xxx: a bad argument (an unreadable timestamp, a missing name).
-  // Clients see the primary message alone (db/error_text.h), the log the full text.
-  if (e.sqlstate().rfind("22", 0) == 0) {
-    spdlog::info("consumer groups: request rejected ({}): {}", e.sqlstate(), e.what());
-    throw BrokerError(ErrorKind::BadRequest, e.client_message());
-  }
-  spdlog::error("consumer groups: database failure ({}): {}", e.sqlstate(), e.what());
-  throw BrokerError(ErrorKind::Internal, e.client_message());
-}
-
 // The call's result, with a database failure as BrokerError.
 template <typename Call>
 auto guarded(Call&& call) {
   try {
     return call();
   } catch (const db::DbError& e) {
-    rethrow_group_error(e);
+    throw broker_error_of(e);
   }
 }
 

@@ -28,7 +28,7 @@ class ConsumerGroups {
   // `cluster` null: a single broker (only local long polls are woken). The
   // listings are reads: they go through `reads` (the Read lane, the read
   // statement timeout).
-  ConsumerGroups(db::ConsumerGroupsDb& db, wake::PopWaiters& waiters, ClusterHooks* cluster, const ReadGate& reads)
+  ConsumerGroups(db::ConsumerGroupProcedures& db, wake::PopWaiters& waiters, ClusterHooks* cluster, const ReadGate& reads)
       : db_(db), waiters_(waiters), cluster_(cluster), reads_(reads) {}
 
   // `tenant` everywhere: the requester's tenant; another tenant's queues do not exist for it.
@@ -51,7 +51,7 @@ class ConsumerGroups {
   // Long polls on `queue`, here and on the peers, re-check now.
   void wake_pops(const std::string& queue);
 
-  db::ConsumerGroupsDb& db_;
+  db::ConsumerGroupProcedures& db_;
   wake::PopWaiters& waiters_;
   ClusterHooks* const cluster_;
   const ReadGate& reads_;

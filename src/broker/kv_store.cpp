@@ -3,31 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/broker_error.h"
-#include "broker/tenant_quotas.h"
 #include "db/db_error.h"
 #include "db/kv_db.h"
 #include "util/assert.h"
 
 namespace queen::broker {
-namespace {
-
-[[noreturn]] void rethrow_kv_error(const db::DbError& e) {
-  rethrow_if_storage_quota(e);
-  if (e.transient()) {
-    spdlog::warn("kv: database unavailable: {}", e.what());
-    throw BrokerError(ErrorKind::Unavailable, kDatabaseUnavailable);
-  }
-  // 22023 from queen.kv_check_key and friends: the request was bad.
-  // Clients see the primary message alone (db/error_text.h), the log the full text.
-  if (e.sqlstate().rfind("22", 0) == 0) {
-    spdlog::info("kv: request rejected ({}): {}", e.sqlstate(), e.what());
-    throw BrokerError(ErrorKind::BadRequest, e.client_message());
-  }
-  spdlog::error("kv: database failure ({}): {}", e.sqlstate(), e.what());
-  throw BrokerError(ErrorKind::Internal, e.client_message());
-}
-
-}  // namespace
 
 KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
                      const std::string& tenant) {
@@ -35,7 +15,7 @@ KvValue KvStore::put(const std::string& key, const std::string& value_json, std:
     KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms, tenant)};
     return stored;
   } catch (const db::DbError& e) {
-    rethrow_kv_error(e);
+    throw broker_error_of(e);
   }
 }
 
@@ -46,7 +26,7 @@ std::optional<KvValue> KvStore::get(const std::string& key, const std::string& t
     if (!entry) return std::nullopt;
     return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
   } catch (const db::DbError& e) {
-    rethrow_kv_error(e);
+    throw broker_error_of(e);
   }
 }
 
@@ -54,7 +34,7 @@ bool KvStore::remove(const std::string& key, const std::string& tenant) {
   try {
     return db_.remove(key, tenant);
   } catch (const db::DbError& e) {
-    rethrow_kv_error(e);
+    throw broker_error_of(e);
   }
 }
 

@@ -10,7 +10,7 @@
 #include "broker/admission.h"
 
 namespace queen::db {
-class KvDb;
+class KvProcedures;
 }
 
 namespace queen::broker {
@@ -23,7 +23,7 @@ struct KvValue {
 
 class KvStore {
  public:
-  explicit KvStore(db::KvDb& db) : db_(db) {}
+  explicit KvStore(db::KvProcedures& db) : db_(db) {}
 
   // Stores value_json under key (replacing any value and TTL); ttl_ms empty:
   // no expiry. The caller validated key, value and TTL.
@@ -41,7 +41,7 @@ class KvStore {
   void read_through(const ReadGate& reads) { reads_ = &reads; }
 
  private:
-  db::KvDb& db_;
+  db::KvProcedures& db_;
   const ReadGate* reads_ = nullptr;
 };
 

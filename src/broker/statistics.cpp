@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "broker/broker.h"
+#include "broker/broker_error.h"
 
 namespace queen::broker {
 namespace {
@@ -14,7 +14,7 @@ constexpr int kRefreshBudgetMs = 10000;
 
 }  // namespace
 
-std::optional<std::string> Statistics::view(db::StatsView view, const std::string& tenant,
+std::optional<std::string> Statistics::view(const db::View& view, const std::string& tenant,
                                             const std::string& params_json) {
   try {
     return reads_.run([&] { return db_.view(view, tenant, params_json); });
@@ -31,9 +31,9 @@ std::string Statistics::refresh() {
   }
 }
 
-BrokerMinuteFlusher::BrokerMinuteFlusher(db::ProcedureRunner& runner, metrics::Metrics& metrics,
+BrokerMinuteFlusher::BrokerMinuteFlusher(db::StatsProcedures& db, metrics::Metrics& metrics,
                                          std::function<metrics::Gauges()> gauges, BrokerMinuteOptions options)
-    : db_(runner),
+    : db_(db),
       metrics_(metrics),
       gauges_(std::move(gauges)),
       options_(std::move(options)),

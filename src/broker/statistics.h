@@ -14,28 +14,24 @@
 #include "metrics/minute_figures.h"
 #include "util/background_worker.h"
 
-namespace queen::db {
-class ProcedureRunner;
-}
-
 namespace queen::broker {
 
 class Statistics {
  public:
-  // `runner`, `metrics` and `reads` must outlive the Statistics.
-  Statistics(db::ProcedureRunner& runner, metrics::Metrics& metrics, const ReadGate& reads)
-      : db_(runner), metrics_(metrics), reads_(reads) {}
+  // `db`, `metrics` and `reads` must outlive the Statistics.
+  Statistics(db::StatsProcedures& db, metrics::Metrics& metrics, const ReadGate& reads)
+      : db_(db), metrics_(metrics), reads_(reads) {}
 
   // The view's JSON body; empty when it names a queue the tenant does not
   // have. A read (Read lane, read statement timeout). Throws BrokerError
   // (BadRequest for parameters the database refuses).
-  std::optional<std::string> view(db::StatsView view, const std::string& tenant, const std::string& params_json);
+  std::optional<std::string> view(const db::View& view, const std::string& tenant, const std::string& params_json);
   // POST /api/v1/stats/refresh: every queue's statistics now (the summary
   // object, or {"skipped": true, ...} while the reconciler is at work).
   std::string refresh();
 
  private:
-  db::StatsDb db_;
+  db::StatsProcedures& db_;
   metrics::Metrics& metrics_;
   const ReadGate& reads_;
 };
@@ -52,7 +48,7 @@ struct BrokerMinuteOptions {
 // carried into the next one.
 class BrokerMinuteFlusher {
  public:
-  BrokerMinuteFlusher(db::ProcedureRunner& runner, metrics::Metrics& metrics,
+  BrokerMinuteFlusher(db::StatsProcedures& db, metrics::Metrics& metrics,
                       std::function<metrics::Gauges()> gauges, BrokerMinuteOptions options);
   ~BrokerMinuteFlusher();  // stop()s
   BrokerMinuteFlusher(const BrokerMinuteFlusher&) = delete;
@@ -67,7 +63,7 @@ class BrokerMinuteFlusher {
   void flush();
   metrics::MinuteSample sample() const;
 
-  db::StatsDb db_;
+  db::StatsProcedures& db_;
   metrics::Metrics& metrics_;
   const std::function<metrics::Gauges()> gauges_;
   const BrokerMinuteOptions options_;

@@ -20,12 +20,6 @@ std::string tenant_label(const std::string& tenant) { return tenant.empty() ? "t
 
 }  // namespace
 
-void rethrow_if_storage_quota(const db::DbError& error) {
-  if (error.sqlstate() != kStorageQuotaSqlstate) return;
-  spdlog::info("quotas: refused by the database: {}", error.client_message());
-  throw BrokerError(ErrorKind::TooManyRequests, error.client_message(), kStorageQuotaRetryAfterS);
-}
-
 TenantLimits tenant_limits(const config::TenantQuotaConfig& defaults, const db::TenantQuotaState& overrides) {
   TenantLimits limits;
   limits.max_pending = overrides.max_pending.value_or(defaults.max_pending);

@@ -8,7 +8,7 @@
 //
 // Storage quotas (KV, traces, queues, partitions, consumer groups) are
 // enforced by the database, which refuses a statement past one with SQLSTATE
-// QQ429 (rethrow_if_storage_quota turns it into the same 429); the
+// QQ429 (broker_error_of turns it into the same 429); the
 // dead-letter quota is checked here, on DLQ moves, like the pending limit.
 #include <chrono>
 #include <cstdint>
@@ -36,10 +36,6 @@ struct QuotaRefusal {
 // quota frees only when the tenant deletes something, so retrying soon is futile.
 inline constexpr std::string_view kStorageQuotaSqlstate = "QQ429";
 inline constexpr int kStorageQuotaRetryAfterS = 60;
-
-// Throws BrokerError TooManyRequests (the database's message, which names the
-// quota and its variable) when `error` is a storage-quota refusal; returns otherwise.
-void rethrow_if_storage_quota(const db::DbError& error);
 
 // The limits that apply to one tenant: the broker defaults, overridden by a
 // DBA's row where it sets a value. 0 = unlimited.

@@ -13,8 +13,9 @@ CommandLine parse_command_line(const std::vector<std::string>& arguments) {
   if (flag == "--version") return {CommandLine::Mode::Version, ""};
   if (flag == "--check-config") return {CommandLine::Mode::CheckConfig, ""};
   if (flag == "--healthcheck") return {CommandLine::Mode::Healthcheck, ""};
+  if (flag == "--catalogue") return {CommandLine::Mode::Catalogue, ""};
   return {CommandLine::Mode::Invalid,
-          "unknown argument '" + flag + "' (expected --help, --version, --check-config or --healthcheck)"};
+          "unknown argument '" + flag + "' (expected --help, --version, --check-config, --healthcheck or --catalogue)"};
 }
 
 }  // namespace queen::config

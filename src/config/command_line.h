@@ -7,7 +7,7 @@
 namespace queen::config {
 
 struct CommandLine {
-  enum class Mode { Run, Help, Version, CheckConfig, Healthcheck, Invalid };
+  enum class Mode { Run, Help, Version, CheckConfig, Healthcheck, Catalogue, Invalid };
   Mode mode = Mode::Run;
   std::string error;  // Invalid: one line naming the argument
 };

@@ -376,14 +376,15 @@ bool is_reference_only_variable(const std::string& name) {
 
 std::string render_help() {
   std::ostringstream s;
-  s << "usage: queen-broker [--help | --version | --check-config | --healthcheck]\n"
+  s << "usage: queen-broker [--help | --version | --check-config | --healthcheck | --catalogue]\n"
        "\n"
        "Without a flag the broker starts; it is configured by the environment variables below.\n"
        "  --help          this text\n"
        "  --version       the version, then exit\n"
        "  --check-config  read the environment, print the effective configuration (secrets masked),\n"
        "                  exit 0 if it is valid and 2 if not; starts nothing\n"
-       "  --healthcheck   GET /health/ready of the broker on 127.0.0.1:$PORT; exit 0 if it answers 200, else 1\n";
+       "  --healthcheck   GET /health/ready of the broker on 127.0.0.1:$PORT; exit 0 if it answers 200, else 1\n"
+       "  --catalogue     print the procedure catalogue (every SQL procedure the broker calls) as JSON\n";
   std::string_view group;
   for (const Variable& v : variables()) {
     if (v.group != group) {

@@ -12,20 +12,20 @@
 #include "db/connect_probe.h"
 #include "db/connection_pool.h"
 #include "db/sqlstate.h"
-#include "db/statements.h"
+#include "db/catalogue.h"
+#include "db/catalogue_calls.h"
 
 namespace queen::db {
 namespace {
 
 // The statements without which no push, pop or ack can be served.
 constexpr const char* kRequestPath[] = {
-    statement::kPushMessages, statement::kPopMessages,  statement::kAckMessages,  statement::kPopMany,
-    statement::kAckMany,      statement::kGetSystemFlag, statement::kSetSystemFlag, statement::kConfigureQueue,
-    statement::kExtendLease,  statement::kRunTransaction,
+    catalogue::PushMessages::statement,  catalogue::PopMessages::statement,   catalogue::AckMessages::statement,
+    catalogue::PopMany::statement,       catalogue::AckMany::statement,       catalogue::GetSystemFlag::statement,
+    catalogue::SetSystemFlag::statement, catalogue::ConfigureQueue::statement, catalogue::ExtendLease::statement,
+    catalogue::RunTransaction::statement,
 };
 
-// The release of the deployed schema (sql/migrations/deploy/schema_version.sql).
-constexpr const char* kSchemaVersionQuery = "SELECT queen.schema_version()";
 
 std::string target(const config::DbConfig& c) {
   return "PG_DB=" + c.name + " as PG_USER=" + c.user + " on " + config::join_list(c.hosts) + ":" +
@@ -62,7 +62,7 @@ BootCheck schema_too_old(const config::DbConfig& c, const std::string& deployed)
 std::string deployed_schema_version(pqxx::connection& connection) {
   try {
     pqxx::nontransaction tx(connection);
-    return tx.exec1(kSchemaVersionQuery)[0].as<std::string>();
+    return catalogue::first<catalogue::SchemaVersion>(tx).value_or("");
   } catch (const pqxx::sql_error& e) {
     if (e.sqlstate() == "42883") return "before 1.0.0 (no queen.schema_version())";
     throw;

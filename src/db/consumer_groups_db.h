@@ -18,24 +18,41 @@ struct PartitionSeek {
   std::optional<std::int64_t> cursor_moved_to_us;  // creation of the message the cursor is on; empty: none
 };
 
-class ConsumerGroupsDb {
+class ConsumerGroupProcedures {
+ public:
+  virtual ~ConsumerGroupProcedures() = default;
+  // The listings, as the JSON text the procedures build (the wire shapes).
+  virtual std::string list(const std::string& tenant) = 0;
+  virtual std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant) = 0;
+  virtual std::string detail(const std::string& group, const std::string& tenant) = 0;
+  // queue empty: every queue of the tenant. Returns the cursor rows removed.
+  virtual int remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,
+                     const std::string& tenant) = 0;
+  // start_at: an ISO-8601 timestamp PostgreSQL parses. Returns the records rewritten.
+  virtual int set_subscription_start(const std::string& group, const std::string& start_at,
+                                     const std::string& tenant) = 0;
+  // at: an ISO-8601 timestamp, ignored when to_end. Returns the partitions moved.
+  virtual int seek(const std::string& group, const std::string& queue, bool to_end,
+                   const std::optional<std::string>& at, const std::string& tenant) = 0;
+  virtual PartitionSeek seek_partition_to_end(const std::string& group, const std::string& queue,
+                                              const std::string& partition, const std::string& tenant) = 0;
+};
+
+class ConsumerGroupsDb final : public ConsumerGroupProcedures {
  public:
   explicit ConsumerGroupsDb(ProcedureRunner& runner) : runner_(runner) {}
 
-  // The listings, as the JSON text the procedures build (the wire shapes).
-  std::string list(const std::string& tenant);
-  std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant);
-  std::string detail(const std::string& group, const std::string& tenant);
-  // queue empty: every queue of the tenant. Returns the cursor rows removed.
+  std::string list(const std::string& tenant) override;
+  std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant) override;
+  std::string detail(const std::string& group, const std::string& tenant) override;
   int remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,
-             const std::string& tenant);
-  // start_at: an ISO-8601 timestamp PostgreSQL parses. Returns the records rewritten.
-  int set_subscription_start(const std::string& group, const std::string& start_at, const std::string& tenant);
-  // at: an ISO-8601 timestamp, ignored when to_end. Returns the partitions moved.
+             const std::string& tenant) override;
+  int set_subscription_start(const std::string& group, const std::string& start_at,
+                             const std::string& tenant) override;
   int seek(const std::string& group, const std::string& queue, bool to_end, const std::optional<std::string>& at,
-           const std::string& tenant);
+           const std::string& tenant) override;
   PartitionSeek seek_partition_to_end(const std::string& group, const std::string& queue, const std::string& partition,
-                                      const std::string& tenant);
+                                      const std::string& tenant) override;
 
  private:
   ProcedureRunner& runner_;

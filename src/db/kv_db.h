@@ -15,21 +15,31 @@ struct KvEntry {
   std::optional<std::int64_t> expires_at_us;  // epoch microseconds; empty: no TTL
 };
 
-class KvDb {
+// `tenant` everywhere: whose key it is ("" = the default tenant); tenants never share keys.
+class KvProcedures {
+ public:
+  virtual ~KvProcedures() = default;
+  // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
+  // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
+  virtual std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
+                                          std::optional<std::int64_t> ttl_ms, const std::string& tenant) = 0;
+  // queen.kv_get: empty when the key is absent or expired.
+  virtual std::optional<KvEntry> get(const std::string& key, const std::string& tenant) = 0;
+  // queen.kv_delete: true when a live value was deleted.
+  virtual bool remove(const std::string& key, const std::string& tenant) = 0;
+  // queen.kv_prune_expired: deletes at most `limit` expired rows, returns how many.
+  virtual int prune_expired(int limit) = 0;
+};
+
+class KvDb final : public KvProcedures {
  public:
   explicit KvDb(ProcedureRunner& runner) : runner_(runner) {}
 
-  // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
-  // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
-  // `tenant`: whose key it is ("" = the default tenant); tenants never share keys.
   std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
-                                  std::optional<std::int64_t> ttl_ms, const std::string& tenant);
-  // queen.kv_get: empty when the key is absent or expired.
-  std::optional<KvEntry> get(const std::string& key, const std::string& tenant);
-  // queen.kv_delete: true when a live value was deleted.
-  bool remove(const std::string& key, const std::string& tenant);
-  // queen.kv_prune_expired: deletes at most `limit` expired rows, returns how many.
-  int prune_expired(int limit);
+                                  std::optional<std::int64_t> ttl_ms, const std::string& tenant) override;
+  std::optional<KvEntry> get(const std::string& key, const std::string& tenant) override;
+  bool remove(const std::string& key, const std::string& tenant) override;
+  int prune_expired(int limit) override;
 
  private:
   ProcedureRunner& runner_;

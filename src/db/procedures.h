@@ -5,11 +5,15 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace queen::db {
+
+// The default tenant's name (docs/tenants.md). Every call names its tenant:
+// the default one is passed as this, never left to a default argument.
+inline constexpr const char* kDefaultTenant = "";
 
 // Who pushes: the tenant whose queues receive the items ("" = the default
 // tenant) and the producer subject stamped on the messages (the token's
@@ -19,9 +23,11 @@ struct PushOrigin {
   std::optional<std::string> producer_sub;
 };
 
-inline bool operator==(const PushOrigin& a, const PushOrigin& b) {
-  return a.tenant == b.tenant && a.producer_sub == b.producer_sub;
+inline auto fields_of(const PushOrigin& o) {
+  const auto& [tenant, producer_sub] = o;
+  return std::tie(tenant, producer_sub);
 }
+inline bool operator==(const PushOrigin& a, const PushOrigin& b) { return fields_of(a) == fields_of(b); }
 inline bool operator!=(const PushOrigin& a, const PushOrigin& b) { return !(a == b); }
 
 struct ConfiguredQueue {
@@ -39,8 +45,9 @@ struct PushRow {
   std::optional<std::string> error;
 };
 
+// The fields are in the order of queen.pop_messages' parameters (after
+// pop_many's count), so a call passes fields_of(request) as they are.
 struct PopRequest {
-  std::string tenant;                     // only this tenant's queues are seen ("" = default)
   std::optional<std::string> queue;       // null: filter pop by namespace/task
   std::optional<std::string> partition;   // null: any partition of `queue`
   std::optional<std::string> consumer_group;  // null: queue mode
@@ -51,14 +58,20 @@ struct PopRequest {
   std::optional<std::string> subscription_from;
   std::optional<std::string> namespace_name;
   std::optional<std::string> task;
+  std::string tenant;                     // only this tenant's queues are seen ("" = default)
 };
 
-inline bool operator==(const PopRequest& a, const PopRequest& b) {
-  return a.tenant == b.tenant && a.queue == b.queue && a.partition == b.partition &&
-         a.consumer_group == b.consumer_group && a.batch == b.batch && a.partitions == b.partitions &&
-         a.auto_ack == b.auto_ack && a.subscription_mode == b.subscription_mode &&
-         a.subscription_from == b.subscription_from && a.namespace_name == b.namespace_name && a.task == b.task;
+// Every field of a request, as a tuple of references. The structured binding
+// names each field: a field added to the struct and not here fails to
+// compile, so the equality below (by which the pop combiner merges requests)
+// cannot miss one.
+inline auto fields_of(const PopRequest& r) {
+  const auto& [queue, partition, consumer_group, batch, partitions, auto_ack, subscription_mode, subscription_from,
+               namespace_name, task, tenant] = r;
+  return std::tie(queue, partition, consumer_group, batch, partitions, auto_ack, subscription_mode,
+                  subscription_from, namespace_name, task, tenant);
 }
+inline bool operator==(const PopRequest& a, const PopRequest& b) { return fields_of(a) == fields_of(b); }
 inline bool operator!=(const PopRequest& a, const PopRequest& b) { return !(a == b); }
 
 struct PoppedMessage {
@@ -244,129 +257,60 @@ class Procedures {
   // A trivial round trip; returns its latency.
   virtual std::chrono::microseconds ping() = 0;
 
-  // Admin and transaction calls. Not pure: stand-ins that do not serve these
-  // routes (test fakes) need not implement them; calling one there throws.
+  // Admin and transaction calls.
   // queen.run_transaction: ops_json is the request body {operations,
   // requiredLeases}; returns the procedure's jsonb result as text.
-  virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) {
-    (void)ops_json;
-    (void)origin;
-    throw std::logic_error("run_transaction is not implemented by this Procedures");
-  }
+  virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) = 0;
   // queen.pop_many: `requests` pop_messages calls with the same parameters in
   // one transaction, each with its own lease.
-  virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) {
-    (void)requests;
-    (void)request;
-    throw std::logic_error("pop_many is not implemented by this Procedures");
-  }
+  virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) = 0;
   // queen.ack_many: requests_json [{"group": text|null, "acks": [...]}, ...]
   // of one tenant, applied in one transaction.
-  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const std::string& tenant) {
-    (void)requests_json;
-    (void)tenant;
-    throw std::logic_error("ack_many is not implemented by this Procedures");
-  }
+  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const std::string& tenant) = 0;
   // queen.list_dlq, with `total` filled in even when the page is past the end.
-  virtual DlqPage list_dlq(const DlqQuery& query) {
-    (void)query;
-    throw std::logic_error("list_dlq is not implemented by this Procedures");
-  }
+  virtual DlqPage list_dlq(const DlqQuery& query) = 0;
   // queen.delete_queue: true when the queue existed (and is now gone).
-  virtual bool delete_queue(const std::string& queue, const std::string& tenant) {
-    (void)queue;
-    (void)tenant;
-    throw std::logic_error("delete_queue is not implemented by this Procedures");
-  }
+  virtual bool delete_queue(const std::string& queue, const std::string& tenant) = 0;
   // queen.tenant_quota_state (read by the quota cache, only when quotas are on).
-  virtual TenantQuotaState tenant_quota_state(const std::string& tenant) {
-    (void)tenant;
-    throw std::logic_error("tenant_quota_state is not implemented by this Procedures");
-  }
+  virtual TenantQuotaState tenant_quota_state(const std::string& tenant) = 0;
 
   // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
-  virtual std::vector<TenantQueue> encrypted_queue_names() {
-    throw std::logic_error("encrypted_queue_names is not implemented by this Procedures");
-  }
+  virtual std::vector<TenantQueue> encrypted_queue_names() = 0;
   // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
   // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
   virtual int dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
-    (void)items_json;
-    (void)consumer_group;
-    (void)tenant;
-    throw std::logic_error("dead_letter_undecryptable is not implemented by this Procedures");
-  }
+                                        const std::optional<std::string>& consumer_group, const std::string& tenant) = 0;
 
   // --- Message administration (message_admin_db.cpp). JSON results are the
-  // procedures' jsonb answers as text. Not pure, like the admin calls above.
+  // procedures' jsonb answers as text.
   // queen.record_trace: the trace id, nullopt when the tenant has no such message.
-  virtual std::optional<std::string> record_trace(const TraceRecord& trace) {
-    (void)trace;
-    throw std::logic_error("record_trace is not implemented by this Procedures");
-  }
+  virtual std::optional<std::string> record_trace(const TraceRecord& trace) = 0;
   virtual std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
-                                     const std::string& tenant) {
-    (void)partition_id, (void)transaction_id, (void)tenant;
-    throw std::logic_error("message_traces is not implemented by this Procedures");
-  }
+                                     const std::string& tenant) = 0;
   virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
-                                      std::int64_t max_payload_bytes) {
-    (void)trace_name, (void)limit, (void)offset, (void)tenant, (void)max_payload_bytes;
-    throw std::logic_error("traces_by_name is not implemented by this Procedures");
-  }
-  virtual std::string trace_names(int limit, int offset, const std::string& tenant) {
-    (void)limit, (void)offset, (void)tenant;
-    throw std::logic_error("trace_names is not implemented by this Procedures");
-  }
-  virtual std::string list_messages(const MessageListQuery& query) {
-    (void)query;
-    throw std::logic_error("list_messages is not implemented by this Procedures");
-  }
+                                      std::int64_t max_payload_bytes) = 0;
+  virtual std::string trace_names(int limit, int offset, const std::string& tenant) = 0;
+  virtual std::string list_messages(const MessageListQuery& query) = 0;
   // queen.get_message (payload apart): nullopt when the tenant has no such message.
   virtual std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
-                                                 const std::string& tenant) {
-    (void)partition_id, (void)transaction_id, (void)tenant;
-    throw std::logic_error("get_message is not implemented by this Procedures");
-  }
+                                                 const std::string& tenant) = 0;
   virtual bool delete_message(const std::string& partition_id, const std::string& transaction_id,
-                              const std::string& tenant) {
-    (void)partition_id, (void)transaction_id, (void)tenant;
-    throw std::logic_error("delete_message is not implemented by this Procedures");
-  }
+                              const std::string& tenant) = 0;
   // queen.clear_queue: messages deleted, nullopt when the queue (or partition) does not exist.
   virtual std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                                  const std::string& tenant) {
-    (void)queue, (void)partition, (void)tenant;
-    throw std::logic_error("clear_queue is not implemented by this Procedures");
-  }
+                                                  const std::string& tenant) = 0;
   virtual std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                                      const std::string& tenant) {
-    (void)queue, (void)limit, (void)offset, (void)tenant;
-    throw std::logic_error("list_partitions is not implemented by this Procedures");
-  }
+                                      const std::string& tenant) = 0;
   // queen.dead_letter_message: false when the tenant has no such message.
   virtual bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                    const std::optional<std::string>& consumer_group,
-                                   const std::optional<std::string>& error, const std::string& tenant) {
-    (void)partition_id, (void)transaction_id, (void)consumer_group, (void)error, (void)tenant;
-    throw std::logic_error("dead_letter_message is not implemented by this Procedures");
-  }
+                                   const std::optional<std::string>& error, const std::string& tenant) = 0;
   // queen.requeue_dead_letters: {"requeued": N, "queues": [...]}.
-  virtual std::string requeue_dead_letters(const DlqSelection& selection) {
-    (void)selection;
-    throw std::logic_error("requeue_dead_letters is not implemented by this Procedures");
-  }
-  virtual int delete_dead_letters(const DlqSelection& selection) {
-    (void)selection;
-    throw std::logic_error("delete_dead_letters is not implemented by this Procedures");
-  }
+  virtual std::string requeue_dead_letters(const DlqSelection& selection) = 0;
+  virtual int delete_dead_letters(const DlqSelection& selection) = 0;
   // queen.retry_dead_message: {"messageId", "queues"}, nullopt when the message has no DLQ entry.
   virtual std::optional<std::string> retry_dead_message(const std::string& partition_id,
-                                                        const std::string& transaction_id, const std::string& tenant) {
-    (void)partition_id, (void)transaction_id, (void)tenant;
-    throw std::logic_error("retry_dead_message is not implemented by this Procedures");
-  }
+                                                        const std::string& transaction_id, const std::string& tenant) = 0;
 
   virtual PoolStats pool_stats() const = 0;
   // The database health flag: false after a transient failure, true again

@@ -14,6 +14,12 @@ T value_or(const pqxx::field& f, T fallback) {
   return f.is_null() ? fallback : f.as<T>();
 }
 
+template <typename T>
+std::optional<T> optional_value(const pqxx::field& f) {
+  if (f.is_null()) return std::nullopt;
+  return f.as<T>();
+}
+
 // A jsonb value as text; SQL null becomes the JSON null.
 std::string json_or_null(const pqxx::field& f) { return f.is_null() ? std::string("null") : text_or_empty(f); }
 
@@ -164,6 +170,42 @@ DlqEntry DlqEntryDecoder::operator()(const pqxx::row& row) const {
 }
 
 std::int64_t DlqEntryDecoder::total(const pqxx::row& row) const { return row[total_].as<std::int64_t>(); }
+
+TenantQuotaStateDecoder::TenantQuotaStateDecoder(const pqxx::result& r)
+    : max_pending_(column_number(r, "max_pending")),
+      push_rate_(column_number(r, "push_rate")),
+      push_burst_(column_number(r, "push_burst")),
+      pending_(column_number(r, "pending")),
+      max_dead_letters_(column_number(r, "max_dead_letters")),
+      dead_letters_(column_number(r, "dead_letters")),
+      counted_at_us_(column_number(r, "counted_at_us")) {}
+
+TenantQuotaState TenantQuotaStateDecoder::operator()(const pqxx::row& row) const {
+  TenantQuotaState s;
+  s.max_pending = optional_value<std::int64_t>(row[max_pending_]);
+  s.push_rate = optional_value<double>(row[push_rate_]);
+  s.push_burst = optional_value<int>(row[push_burst_]);
+  s.pending = value_or<std::int64_t>(row[pending_], 0);
+  s.max_dead_letters = optional_value<std::int64_t>(row[max_dead_letters_]);
+  s.dead_letters = value_or<std::int64_t>(row[dead_letters_], 0);
+  s.counted_at_us = optional_value<std::int64_t>(row[counted_at_us_]);
+  return s;
+}
+
+TenantQueueDecoder::TenantQueueDecoder(const pqxx::result& r)
+    : tenant_(column_number(r, "tenant")), queue_name_(column_number(r, "queue_name")) {}
+
+TenantQueue TenantQueueDecoder::operator()(const pqxx::row& row) const {
+  return TenantQueue{text_or_empty(row[tenant_]), row[queue_name_].as<std::string>()};
+}
+
+PartitionSeekDecoder::PartitionSeekDecoder(const pqxx::result& r)
+    : partition_found_(column_number(r, "partition_found")),
+      cursor_moved_to_us_(column_number(r, "cursor_moved_to_us")) {}
+
+PartitionSeek PartitionSeekDecoder::operator()(const pqxx::row& row) const {
+  return PartitionSeek{bool_or_false(row[partition_found_]), optional_value<std::int64_t>(row[cursor_moved_to_us_])};
+}
 
 KvEntryDecoder::KvEntryDecoder(const pqxx::result& r)
     : value_json_(column_number(r, "value_json")), expires_at_us_(column_number(r, "expires_at_us")) {}

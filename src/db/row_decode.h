@@ -12,6 +12,7 @@
 
 #include <pqxx/pqxx>
 
+#include "db/consumer_groups_db.h"
 #include "db/kv_db.h"
 #include "db/procedures.h"
 
@@ -130,6 +131,39 @@ class DlqEntryDecoder {
       error_message_, retry_count_, payload_, payload_omitted_, is_encrypted_, producer_sub_, trace_id_, created_at_us_,
       failed_at_us_,
       total_;
+};
+
+// queen.tenant_quota_state.
+class TenantQuotaStateDecoder {
+ public:
+  using Row = TenantQuotaState;
+  explicit TenantQuotaStateDecoder(const pqxx::result& result);
+  TenantQuotaState operator()(const pqxx::row& row) const;
+
+ private:
+  ColumnNumber max_pending_, push_rate_, push_burst_, pending_, max_dead_letters_, dead_letters_, counted_at_us_;
+};
+
+// queen.encrypted_queue_names.
+class TenantQueueDecoder {
+ public:
+  using Row = TenantQueue;
+  explicit TenantQueueDecoder(const pqxx::result& result);
+  TenantQueue operator()(const pqxx::row& row) const;
+
+ private:
+  ColumnNumber tenant_, queue_name_;
+};
+
+// queen.seek_partition_to_end.
+class PartitionSeekDecoder {
+ public:
+  using Row = PartitionSeek;
+  explicit PartitionSeekDecoder(const pqxx::result& result);
+  PartitionSeek operator()(const pqxx::row& row) const;
+
+ private:
+  ColumnNumber partition_found_, cursor_moved_to_us_;
 };
 
 // queen.kv_get.

@@ -30,6 +30,8 @@ FailureClass classify_sqlstate(std::string_view s) noexcept {
   return FailureClass::Permanent;
 }
 
+bool is_bad_request(std::string_view s) noexcept { return s.size() == 5 && s.substr(0, 2) == "22"; }
+
 bool enters_spool_mode(FailureClass c) noexcept { return c == FailureClass::ConnectionLost; }
 
 bool retry_later(FailureClass c) noexcept { return c != FailureClass::Permanent; }

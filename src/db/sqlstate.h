@@ -37,6 +37,12 @@ enum class FailureClass {
 // SQLSTATE (DbError::connection_failure): callers of the pool decide that.
 FailureClass classify_sqlstate(std::string_view sqlstate) noexcept;
 
+// Whether a permanent failure means the request itself is bad (answered
+// 400): SQLSTATE class 22, data exception (invalid_parameter_value, invalid
+// text representation, string too long ...), which the procedures raise for
+// bad arguments.
+bool is_bad_request(std::string_view sqlstate) noexcept;
+
 // True when the server behind the connection cannot take writes (25006): no
 // later call on that connection, nor on any other connection opened to the
 // same server, can succeed, so they are dropped and the next connection is

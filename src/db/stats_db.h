@@ -6,43 +6,33 @@
 #include <optional>
 #include <string>
 
+#include "db/catalogue.h"
+
 namespace queen::db {
 
 class ProcedureRunner;
 
-// One procedure per route; each takes (tenant, params jsonb) and returns the body.
-enum class StatsView {
-  ResourcesOverview,
-  ResourcesQueues,
-  ResourcesQueue,
-  ResourcesNamespaces,
-  ResourcesTasks,
-  Status,
-  StatusQueues,
-  StatusQueue,
-  StatusQueueMessages,
-  StatusAnalytics,
-  SystemMetrics,
-  WorkerMetrics,
-  PostgresStats,
-  QueueLag,
-  QueueOps,
-  QueueParkedReplicas,
-  Retention,
-};
-
-class StatsDb {
+class StatsProcedures {
  public:
-  explicit StatsDb(ProcedureRunner& runner) : runner_(runner) {}
-
+  virtual ~StatsProcedures() = default;
   // The view's JSON body for `tenant`; params_json is a JSON object of the
   // route's parameters (stats_views.sql). Empty when the view names a queue
   // the tenant does not have.
-  std::optional<std::string> view(StatsView view, const std::string& tenant, const std::string& params_json);
+  virtual std::optional<std::string> view(const View& view, const std::string& tenant,
+                                          const std::string& params_json) = 0;
   // queen.refresh_stats: the summary object.
-  std::string refresh(int max_queues, int budget_ms);
+  virtual std::string refresh(int max_queues, int budget_ms) = 0;
   // queen.record_broker_minute: adds one flush of this broker's figures.
-  void record_broker_minute(const std::string& server_id, const std::string& figures_json);
+  virtual void record_broker_minute(const std::string& server_id, const std::string& figures_json) = 0;
+};
+
+class StatsDb final : public StatsProcedures {
+ public:
+  explicit StatsDb(ProcedureRunner& runner) : runner_(runner) {}
+
+  std::optional<std::string> view(const View& view, const std::string& tenant, const std::string& params_json) override;
+  std::string refresh(int max_queues, int budget_ms) override;
+  void record_broker_minute(const std::string& server_id, const std::string& figures_json) override;
 
  private:
   ProcedureRunner& runner_;

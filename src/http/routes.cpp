@@ -17,10 +17,10 @@ Router build_router(const RouteContext& context) {
   register_cluster_routes(router, context);
   register_transaction_routes(router, context);
   register_dlq_routes(router, context);
+  register_view_routes(router, context);
   register_resource_routes(router, context);
   register_consumer_group_routes(router, context);
   register_status_routes(router, context);
-  register_analytics_routes(router, context);
   register_openapi_routes(router, context);
   register_trace_routes(router, context);
   register_message_routes(router, context);

@@ -48,7 +48,8 @@ void register_dlq_routes(Router& router, const RouteContext& context);          
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
 void register_status_routes(Router& router, const RouteContext& context);       // /api/v1/status*, /stats/refresh
-void register_analytics_routes(Router& router, const RouteContext& context);    // /api/v1/analytics/*
+// Every view of the procedure catalogue (db::views(): /api/v1/status*, /resources/*, /analytics/*).
+void register_view_routes(Router& router, const RouteContext& context);
 void register_openapi_routes(Router& router, const RouteContext& context);      // /openapi.json
 // Message administration (docs/api-extensions.md): traces, messages, partitions.
 void register_trace_routes(Router& router, const RouteContext& context);      // /api/v1/traces*

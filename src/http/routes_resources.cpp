@@ -1,8 +1,7 @@
-// Resources: DELETE /api/v1/resources/queues/:queue (docs/api-extensions.md) and the
-// read-only listings (docs/operations-stats.md), each one procedure call.
+// Resources: DELETE /api/v1/resources/queues/:queue (docs/api-extensions.md). The
+// read-only listings (docs/operations-stats.md) are catalogue views (register_view_routes).
 #include "http/input_limits.h"
 #include "http/routes.h"
-#include "http/stats_request.h"
 #include "util/json_text.h"
 
 namespace queen::http {
@@ -26,16 +25,6 @@ void register_resource_routes(Router& router, const RouteContext& context) {
     return Response::json(200, std::move(body));
   });
 
-  broker::Statistics* statistics = context.statistics;
-  using db::StatsView;
-  add_stats_view_route(router, "/api/v1/resources/overview", StatsView::ResourcesOverview, {{}}, statistics, limits);
-  add_stats_view_route(router, "/api/v1/resources/queues", StatsView::ResourcesQueues,
-                       {{"namespace", "task", "search"}, 100}, statistics, limits);
-  add_stats_view_route(router, "/api/v1/resources/queues/:queue", StatsView::ResourcesQueue, {{}, 100, true},
-                       statistics, limits);
-  add_stats_view_route(router, "/api/v1/resources/namespaces", StatsView::ResourcesNamespaces, {{}}, statistics,
-                       limits);
-  add_stats_view_route(router, "/api/v1/resources/tasks", StatsView::ResourcesTasks, {{}}, statistics, limits);
 }
 
 }  // namespace queen::http

@@ -8,6 +8,7 @@
 
 #include "http/input_limits.h"
 #include "http/query.h"
+#include "http/routes.h"
 #include "util/iso8601.h"
 
 namespace queen::http {
@@ -47,16 +48,31 @@ std::string stats_params_json(const Request& request, const StatsParams& params,
   return out.dump();
 }
 
-void add_stats_view_route(Router& router, const std::string& pattern, db::StatsView view, StatsParams params,
-                          broker::Statistics* statistics, const config::LimitsConfig& limits) {
-  router.add("GET", pattern, params.level,
-             [view, params, statistics, &limits](const Request& request) {
-               if (statistics == nullptr) return Response::error(503, "statistics unavailable");
-               const std::string params_json = stats_params_json(request, params, limits);
-               std::optional<std::string> body = statistics->view(view, request.principal.tenant, params_json);
-               if (!body) return Response::error(404, "Queue not found");
-               return Response::json(200, std::move(*body));
-             });
+StatsParams stats_params_of(const db::View& view) {
+  StatsParams params;
+  params.accepted = view.parameters;
+  params.default_limit = view.page_size;
+  params.queue_in_path = view.queue_in_path;
+  params.level = view.access == db::ViewAccess::Operator ? auth::AccessLevel::Operator : auth::AccessLevel::ReadOnly;
+  return params;
+}
+
+void add_stats_view_route(Router& router, const db::View& view, broker::Statistics* statistics,
+                          const config::LimitsConfig& limits) {
+  const StatsParams params = stats_params_of(view);
+  router.add("GET", view.path, params.level, [&view, params, statistics, &limits](const Request& request) {
+    if (statistics == nullptr) return Response::error(503, "statistics unavailable");
+    const std::string params_json = stats_params_json(request, params, limits);
+    std::optional<std::string> body = statistics->view(view, request.principal.tenant, params_json);
+    if (!body) return Response::error(404, "Queue not found");
+    return Response::json(200, std::move(*body));
+  });
+}
+
+void register_view_routes(Router& router, const RouteContext& context) {
+  for (const db::View& view : db::views()) {
+    add_stats_view_route(router, view, context.statistics, context.config.limits);
+  }
 }
 
 }  // namespace queen::http

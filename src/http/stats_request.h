@@ -8,6 +8,7 @@
 #include "auth/principal.h"
 #include "broker/statistics.h"
 #include "config/config.h"
+#include "db/catalogue.h"
 #include "http/http_types.h"
 #include "http/router.h"
 
@@ -30,9 +31,12 @@ struct StatsParams {
 // values are absent; limit is clamped to 1..kMaxStatsPageSize, offset to >= 0.
 std::string stats_params_json(const Request& request, const StatsParams& params, const config::LimitsConfig& limits);
 
-// GET `pattern` (read-only) answering the view through one Statistics call;
-// 503 when the broker runs without statistics (tests).
-void add_stats_view_route(Router& router, const std::string& pattern, db::StatsView view, StatsParams params,
-                          broker::Statistics* statistics, const config::LimitsConfig& limits);
+// What a view route reads, as its catalogue line declares it.
+StatsParams stats_params_of(const db::View& view);
+
+// GET view.path (view.access) answering the view through one Statistics
+// call; 503 when the broker runs without statistics (tests).
+void add_stats_view_route(Router& router, const db::View& view, broker::Statistics* statistics,
+                          const config::LimitsConfig& limits);
 
 }  // namespace queen::http

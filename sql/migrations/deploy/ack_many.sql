@@ -9,7 +9,7 @@ BEGIN;
 -- inside it: the lock order every ack follows, so combined calls cannot
 -- deadlock). The caller never combines two requests that name a common
 -- partition, so each request is answered as it would be alone.
-CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (request_idx int, idx int, transaction_id text, success bool, error text, queue_name text,
                partition_name text, lease_released bool, dlq bool)
 -- one plan per statement and connection, never re-planned per call, and never a sequential scan of a

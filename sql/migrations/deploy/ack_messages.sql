@@ -168,7 +168,7 @@ $$;
 COMMENT ON FUNCTION queen.lock_ack_cursor(uuid, text) IS
   'Internal to ack_messages: the cursor row of (p_partition_id, p_group) locked FOR UPDATE, created at the group''s start point when missing.';
 
-CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text,
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)

@@ -75,7 +75,7 @@ COMMENT ON FUNCTION queen.queue_options_json(queen.queues) IS
   'The 15 configure options of a queue as a camelCase JSON object with numbers and booleans.';
 
 CREATE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb,
-                                      p_tenant text DEFAULT '')
+                                      p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -37,7 +37,7 @@ $$;
 COMMENT ON FUNCTION queen.lag_seconds(timestamptz, timestamptz) IS
   'Whole seconds between p_from and p_now (never negative); 0 when p_from is null.';
 
-CREATE FUNCTION queen.list_consumer_groups(p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.list_consumer_groups(p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   WITH per_group AS (
@@ -71,7 +71,7 @@ $$;
 COMMENT ON FUNCTION queen.list_consumer_groups(text, timestamptz) IS
   'GET /api/v1/consumer-groups: one object per (group, queue) with cursor rows of tenant p_tenant (queue mode = __QUEUE_MODE__): members (cursor rows), partitionsWithLag, totalLag (sequence numbers), maxTimeLag (s, at p_now), state (Dead = never consumed, Lagging = maxTimeLag > 300 s, else Stable) and the queue-wide subscription record (mode all and null timestamps without one).';
 
-CREATE FUNCTION queen.lagging_consumer_groups(p_min_lag_seconds bigint DEFAULT 3600, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.lagging_consumer_groups(p_min_lag_seconds bigint, p_tenant text,
                                               p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
@@ -99,7 +99,7 @@ $$;
 COMMENT ON FUNCTION queen.lagging_consumer_groups(bigint, text, timestamptz) IS
   'GET /api/v1/consumer-groups/lagging: the cursor rows of tenant p_tenant whose oldest unconsumed message is at least p_min_lag_seconds old at p_now, most lagging first, as snake_case objects. 22023 on a negative p_min_lag_seconds.';
 
-CREATE FUNCTION queen.consumer_group_detail(p_group text, p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.consumer_group_detail(p_group text, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_object_agg(x.queue_name, jsonb_build_object('partitions', x.partitions)), '{}'::jsonb)
@@ -136,8 +136,8 @@ $$;
 COMMENT ON FUNCTION queen.lock_group_queues(uuid[], text) IS
   'The queues among p_queue_ids where group p_group is registered or has cursor rows, locked FOR UPDATE in id order.';
 
-CREATE FUNCTION queen.delete_consumer_group(p_group text, p_queue text DEFAULT NULL, p_delete_metadata bool DEFAULT true,
-                                            p_tenant text DEFAULT '')
+CREATE FUNCTION queen.delete_consumer_group(p_group text, p_queue text, p_delete_metadata bool,
+                                            p_tenant text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -171,7 +171,7 @@ $$;
 COMMENT ON FUNCTION queen.delete_consumer_group(text, text, bool, text) IS
   'Removes group p_group from queue p_queue (null = every queue) of tenant p_tenant: its cursor rows (and so its leases) and its registration; with p_delete_metadata also its subscription records (with p_queue null, its namespace/task records of the tenant too). Returns the number of cursor rows removed (0 for an unknown group or queue). 22023 on an empty group or queue name.';
 
-CREATE FUNCTION queen.set_subscription_start(p_group text, p_start_at timestamptz, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.set_subscription_start(p_group text, p_start_at timestamptz, p_tenant text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -227,8 +227,8 @@ $$;
 COMMENT ON FUNCTION queen.move_cursors(text, uuid[], bool, timestamptz) IS
   'Internal to the seek procedures: moves the cursor rows of p_group on p_partition_ids to the newest message (p_to_end) or to the last message created at or before p_at, drops their leases, marks them pending and settles those with nothing left. Returns how many rows moved.';
 
-CREATE FUNCTION queen.seek_consumer_group(p_group text, p_queue text, p_to_end bool, p_at timestamptz DEFAULT NULL,
-                                          p_tenant text DEFAULT '')
+CREATE FUNCTION queen.seek_consumer_group(p_group text, p_queue text, p_to_end bool, p_at timestamptz,
+                                          p_tenant text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -253,7 +253,7 @@ $$;
 COMMENT ON FUNCTION queen.seek_consumer_group(text, text, bool, timestamptz, text) IS
   'POST /api/v1/consumer-groups/:group/queues/:queue/seek: on every partition of queue p_queue (tenant p_tenant) where group p_group has a cursor row, puts the cursor at the newest message (p_to_end) or on the last message created at or before p_at (nothing consumed when there is none), dropping leases, in one transaction. The next pop sees re-exposed messages. Returns the partitions moved (0 for an unknown queue or group). 22023 on a missing group/queue or neither p_to_end nor p_at.';
 
-CREATE FUNCTION queen.seek_partition_to_end(p_group text, p_queue text, p_partition text, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.seek_partition_to_end(p_group text, p_queue text, p_partition text, p_tenant text)
 RETURNS TABLE (partition_found bool, cursor_moved_to timestamptz)
 LANGUAGE plpgsql AS $$
 DECLARE

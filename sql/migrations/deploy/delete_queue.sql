@@ -1,7 +1,7 @@
 -- Deploy queen:delete_queue to pg
 BEGIN;
 
-CREATE FUNCTION queen.delete_queue(p_queue text, p_tenant text DEFAULT '') RETURNS bool
+CREATE FUNCTION queen.delete_queue(p_queue text, p_tenant text) RETURNS bool
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_id uuid;

@@ -43,10 +43,10 @@ COMMENT ON FUNCTION queen.select_dead_letters(text, text, text, timestamptz, tim
 -- The copy goes through store_messages like any push (dedup, maxSize, cursors'
 -- pending flags): a copy refused by maxSize leaves its entries in the DLQ.
 -- Returns {"requeued": entries removed, "queues": [names of queues that received a copy]}.
-CREATE FUNCTION queen.requeue_dead_letters(p_queue text DEFAULT NULL, p_group text DEFAULT NULL,
-                                           p_partition text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                           p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-                                           p_tenant text DEFAULT '')
+CREATE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text,
+                                           p_partition text, p_from timestamptz,
+                                           p_to timestamptz, p_message_id uuid,
+                                           p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -99,10 +99,10 @@ COMMENT ON FUNCTION queen.requeue_dead_letters(text, text, text, timestamptz, ti
   'Requeues up to dlq_admin_max_per_call() DLQ entries of tenant p_tenant matching the filters (queue, group, partition, failed_at window, message id; null = any; queue or message id required), oldest failure first: one new message per dead message in its partition (payload, trace id and producer copied, transactionId requeued_transaction_id()), seen by every group that reads the partition; the entries whose copy was stored (or already existed) are deleted. Returns {"requeued": entries removed, "queues": [queues that received a new message]}. 22023 without queue and message id.';
 
 -- Deletes up to dlq_admin_max_per_call() DLQ entries matching the filters; returns how many.
-CREATE FUNCTION queen.delete_dead_letters(p_queue text DEFAULT NULL, p_group text DEFAULT NULL,
-                                          p_partition text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                          p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-                                          p_tenant text DEFAULT '')
+CREATE FUNCTION queen.delete_dead_letters(p_queue text, p_group text,
+                                          p_partition text, p_from timestamptz,
+                                          p_to timestamptz, p_message_id uuid,
+                                          p_tenant text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -125,7 +125,7 @@ COMMENT ON FUNCTION queen.delete_dead_letters(text, text, text, timestamptz, tim
 -- POST /api/v1/messages/:partitionId/:transactionId/retry: requeues every DLQ
 -- entry of the message. Returns {"messageId": the copy's id, "queues": [...]}, or null
 -- when tenant p_tenant has no DLQ entry for it.
-CREATE FUNCTION queen.retry_dead_message(p_partition_id uuid, p_transaction_id text, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.retry_dead_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -141,7 +141,7 @@ BEGIN
   IF v_message_id IS NULL THEN
     RETURN NULL;
   END IF;
-  v_result := queen.requeue_dead_letters(p_message_id => v_message_id, p_tenant => p_tenant);
+  v_result := queen.requeue_dead_letters(p_message_id => v_message_id, p_tenant => p_tenant, p_queue => NULL, p_group => NULL, p_partition => NULL, p_from => NULL, p_to => NULL);
   IF (v_result ->> 'requeued')::int = 0 THEN
     RAISE EXCEPTION 'the requeued copy was refused (queue full: maxSize reached)' USING ERRCODE = '22023';
   END IF;

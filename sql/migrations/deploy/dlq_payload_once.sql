@@ -96,9 +96,9 @@ COMMENT ON FUNCTION queen.list_max_payload_bytes() IS
 -- their JSON text sizes add up to at most p_max_payload_bytes: later rows come
 -- with payload null and payload_omitted.
 DROP FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text);
-CREATE FUNCTION queen.list_dlq(p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
-                               p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
-                               p_limit int DEFAULT 100, p_offset int DEFAULT 0, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.list_dlq(p_queue text, p_group text, p_partition text,
+                               p_from timestamptz, p_to timestamptz,
+                               p_limit int, p_offset int, p_tenant text,
                                p_max_payload_bytes bigint DEFAULT NULL)
 RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
                consumer_group text, error_message text, retry_count int, payload jsonb, payload_omitted bool,
@@ -143,10 +143,10 @@ COMMENT ON FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, i
   'Dead letters of the queues of tenant p_tenant matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Payloads (stored once per message) are returned in page order while their JSON text sizes add up to at most p_max_payload_bytes (null = list_max_payload_bytes()); later rows have payload null and payload_omitted. Every row carries total = matching entries before paging; an offset past the end returns no rows. Cost: one pass over the matching narrow entry rows (sort and total), payloads read for the page only. 22023 on limit < 1, offset < 0 or a negative budget.';
 
 -- DLQ requeue reads the payload from queen.dlq_payloads; otherwise as before.
-CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text DEFAULT NULL, p_group text DEFAULT NULL,
-                                                      p_partition text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                                      p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-                                                      p_tenant text DEFAULT '')
+CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text,
+                                                      p_partition text, p_from timestamptz,
+                                                      p_to timestamptz, p_message_id uuid,
+                                                      p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

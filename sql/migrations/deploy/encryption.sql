@@ -22,7 +22,7 @@ COMMENT ON FUNCTION queen.encrypted_queue_names() IS
 -- good left is consumed and its lease released. The cursor never passes a
 -- message the consumer has not acknowledged. Only partitions of p_tenant's queues
 -- are touched: another tenant's item is skipped, like an unknown one.
-CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text DEFAULT NULL, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,7 +1,7 @@
 -- Deploy queen:extend_lease to pg
 BEGIN;
 
-CREATE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds int DEFAULT 60, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds int, p_tenant text,
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (success bool, expires_at timestamptz, error text)
 LANGUAGE plpgsql AS $$

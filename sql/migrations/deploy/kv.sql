@@ -41,7 +41,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT p_expires_at IS NULL OR p_expi
 COMMENT ON FUNCTION queen.kv_is_live(timestamptz, timestamptz) IS
   'True when a KV row expiring at p_expires_at (null = never) is still live at p_now.';
 
-CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint DEFAULT NULL, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint, p_tenant text,
                              p_now timestamptz DEFAULT NULL)
 RETURNS timestamptz
 LANGUAGE plpgsql AS $$
@@ -71,7 +71,7 @@ $$;
 COMMENT ON FUNCTION queen.kv_set(text, jsonb, bigint, text, timestamptz) IS
   'Stores p_value under p_key of tenant p_tenant ('''' = default; insert or replace). p_ttl_ms null = no expiry, 0 = expired at once; the TTL counts from p_now (null = clock_timestamp()). Returns the new expires_at (null without TTL). 22023 on a bad key, SQL NULL value or negative TTL.';
 
-CREATE FUNCTION queen.kv_get(p_key text, p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
+CREATE FUNCTION queen.kv_get(p_key text, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (value jsonb, expires_at timestamptz)
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -86,7 +86,7 @@ $$;
 COMMENT ON FUNCTION queen.kv_get(text, text, timestamptz) IS
   'The value and expires_at of p_key of tenant p_tenant ('''' = default); no row when the key is absent or its TTL has passed at p_now (null = clock_timestamp()), even before the sweeper deletes it. 22023 on a bad key.';
 
-CREATE FUNCTION queen.kv_delete(p_key text, p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL) RETURNS boolean
+CREATE FUNCTION queen.kv_delete(p_key text, p_tenant text, p_now timestamptz DEFAULT NULL) RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
   v_was_live boolean;

@@ -1,9 +1,9 @@
 -- Deploy queen:list_dlq to pg
 BEGIN;
 
-CREATE FUNCTION queen.list_dlq(p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
-                               p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
-                               p_limit int DEFAULT 100, p_offset int DEFAULT 0, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_dlq(p_queue text, p_group text, p_partition text,
+                               p_from timestamptz, p_to timestamptz,
+                               p_limit int, p_offset int, p_tenant text)
 RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
                consumer_group text, error_message text, retry_count int, payload jsonb, is_encrypted bool,
                producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz, total bigint)

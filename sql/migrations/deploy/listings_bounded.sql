@@ -43,11 +43,11 @@ COMMENT ON FUNCTION queen.partition_seq_at(uuid, bigint, timestamptz) IS
 -- A status filter is evaluated per scanned row inside the narrowed range.
 -- dead_letter reads the partition's DLQ entries instead.
 DROP FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text);
-CREATE FUNCTION queen.list_messages(p_queue text DEFAULT NULL, p_partition text DEFAULT NULL,
-                                    p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
-                                    p_status text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                    p_to timestamptz DEFAULT NULL, p_limit int DEFAULT 200, p_offset int DEFAULT 0,
-                                    p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
+                                    p_namespace text, p_task text,
+                                    p_status text, p_from timestamptz,
+                                    p_to timestamptz, p_limit int, p_offset int,
+                                    p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -149,8 +149,8 @@ COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestampt
 -- to at most p_max_payload_bytes; every other trace has message_payload null and
 -- payloadOmitted true (message_encrypted false, there is nothing to open).
 DROP FUNCTION queen.traces_by_name(text, int, int, text);
-CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int DEFAULT 100, p_offset int DEFAULT 0,
-                                     p_tenant text DEFAULT '', p_max_payload_bytes bigint DEFAULT NULL)
+CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
+                                     p_tenant text, p_max_payload_bytes bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE

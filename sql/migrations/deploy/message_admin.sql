@@ -65,11 +65,11 @@ COMMENT ON FUNCTION queen.partitions_mode(uuid[]) IS
 -- GET /api/v1/messages: messages created in [p_from, p_to] (defaults: the last
 -- hour, to the next whole minute), newest first, paged. Filters: queue,
 -- partition, namespace, task, status (pending|processing|completed|dead_letter).
-CREATE FUNCTION queen.list_messages(p_queue text DEFAULT NULL, p_partition text DEFAULT NULL,
-                                    p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
-                                    p_status text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                    p_to timestamptz DEFAULT NULL, p_limit int DEFAULT 200, p_offset int DEFAULT 0,
-                                    p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
+                                    p_namespace text, p_task text,
+                                    p_status text, p_from timestamptz,
+                                    p_to timestamptz, p_limit int, p_offset int,
+                                    p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -115,7 +115,7 @@ COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestampt
 
 -- GET /api/v1/messages/:partitionId/:transactionId: null when tenant p_tenant has
 -- no such message. payload is as stored; the broker decrypts it when isEncrypted.
-CREATE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
@@ -153,7 +153,7 @@ COMMENT ON FUNCTION queen.get_message(uuid, text, text) IS
 -- forgets it entirely: the row (its traces follow by cascade), its DLQ entries
 -- and any dedup tombstone of the key, so the transactionId is accepted again at
 -- once (docs/procedures.md, "Dedup memory of a deleted message").
-CREATE FUNCTION queen.delete_message(p_partition_id uuid, p_transaction_id text, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.delete_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS bool
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -181,7 +181,7 @@ COMMENT ON FUNCTION queen.delete_message(uuid, text, text) IS
 -- partition), with their traces, DLQ entries and dedup tombstones. The queue,
 -- its options, partitions and cursors stay; leases on the removed messages are
 -- released. Null when the queue (or the named partition) does not exist.
-CREATE FUNCTION queen.clear_queue(p_queue text, p_partition text DEFAULT NULL, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.clear_queue(p_queue text, p_partition text, p_tenant text)
 RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -219,8 +219,8 @@ COMMENT ON FUNCTION queen.clear_queue(text, text, text) IS
 
 -- GET /api/v1/resources/partitions: counters from the sequence allocator and the
 -- cursors (like queen.compute_queue_stats), never from counting messages.
-CREATE FUNCTION queen.list_partitions(p_queue text DEFAULT NULL, p_limit int DEFAULT 1000, p_offset int DEFAULT 0,
-                                      p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_partitions(p_queue text, p_limit int, p_offset int,
+                                      p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -250,9 +250,9 @@ COMMENT ON FUNCTION queen.list_partitions(text, int, int, text) IS
 -- POST /api/v1/messages/:partitionId/:transactionId/dlq: dead-letters the message
 -- for one group (queue mode by default) with error p_error, as an exhausted ack would.
 CREATE FUNCTION queen.dead_letter_message(p_partition_id uuid, p_transaction_id text,
-                                          p_group text DEFAULT '__QUEUE_MODE__',
-                                          p_error text DEFAULT 'Moved to the DLQ by an operator',
-                                          p_tenant text DEFAULT '')
+                                          p_group text,
+                                          p_error text,
+                                          p_tenant text)
 RETURNS bool
 LANGUAGE plpgsql AS $$
 DECLARE

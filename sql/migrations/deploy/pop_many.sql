@@ -7,10 +7,10 @@ BEGIN;
 -- earlier one leased, because its lease filter sees that (uncommitted, own)
 -- lease, so every request gets its own messages, as if it had popped alone.
 CREATE FUNCTION queen.pop_many(p_requests int, p_queue text, p_partition text, p_group text, p_batch int,
-                               p_partitions int DEFAULT 1, p_auto_ack bool DEFAULT false,
-                               p_subscription_mode text DEFAULT NULL, p_subscription_from text DEFAULT NULL,
-                               p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
-                               p_tenant text DEFAULT '', p_now timestamptz DEFAULT NULL)
+                               p_partitions int, p_auto_ack bool,
+                               p_subscription_mode text, p_subscription_from text,
+                               p_namespace text, p_task text,
+                               p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (request_idx int, lease_id uuid, queue_name text, partition_name text, partition_id uuid,
                message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text,
                is_encrypted bool, created_at timestamptz, retry_count int)

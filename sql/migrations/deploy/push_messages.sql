@@ -13,7 +13,7 @@ CREATE TYPE queen.push_item_route AS (
   sub_idx  int
 );
 
-CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
 RETURNS SETOF queen.push_result
 -- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
 -- table that was tiny when the plan was made (docs/procedures.md, plans)

@@ -57,7 +57,7 @@ $$;
 COMMENT ON FUNCTION queen.transaction_ack(jsonb, timestamptz, text) IS
   'Internal to run_transaction: applies one ack operation of tenant p_tenant at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
 
-CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '',
+CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text,
                                       p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$

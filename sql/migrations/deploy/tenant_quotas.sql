@@ -43,7 +43,7 @@ COMMENT ON FUNCTION queen.set_tenant_quota(text, bigint, double precision, int) 
 -- What a broker needs to enforce one tenant's quotas: the overrides and the
 -- tenant's pending messages as the statistics reconciler last counted them
 -- (queen.queue_stats: one row per queue, no message is counted here).
-CREATE FUNCTION queen.tenant_quota_state(p_tenant text DEFAULT '',
+CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz)
 LANGUAGE sql STABLE AS $$

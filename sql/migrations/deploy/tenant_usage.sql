@@ -369,7 +369,7 @@ COMMENT ON FUNCTION queen.set_tenant_quota(text, bigint, double precision, int, 
 -- as before, and dead letters (counted by the statistics reconciler per queue,
 -- queen.queue_stats.dead_letter, whatever table holds them).
 DROP FUNCTION queen.tenant_quota_state(text);
-CREATE FUNCTION queen.tenant_quota_state(p_tenant text DEFAULT '',
+CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz,
                                          OUT max_dead_letters bigint, OUT dead_letters bigint)

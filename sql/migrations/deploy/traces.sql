@@ -37,9 +37,9 @@ COMMENT ON FUNCTION queen.trace_max_data_bytes() IS 'The largest trace data, as 
 -- Records one trace. One INSERT ... SELECT: the message must exist in one of
 -- p_tenant's queues; returns the trace id, or null when there is no such message.
 CREATE FUNCTION queen.record_trace(p_partition_id uuid, p_transaction_id text, p_data jsonb,
-                                   p_trace_names text[] DEFAULT '{}', p_event_type text DEFAULT 'info',
-                                   p_consumer_group text DEFAULT '__QUEUE_MODE__', p_worker_id text DEFAULT NULL,
-                                   p_tenant text DEFAULT '')
+                                   p_trace_names text[], p_event_type text,
+                                   p_consumer_group text, p_worker_id text,
+                                   p_tenant text)
 RETURNS uuid
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -82,7 +82,7 @@ COMMENT ON FUNCTION queen.record_trace(uuid, text, jsonb, text[], text, text, te
   'Records a trace against the message (p_partition_id, p_transaction_id) of tenant p_tenant; returns the trace id, null when the tenant has no such message. Names are deduplicated. 22023 on a missing key or data, data over trace_max_data_bytes(), more than trace_max_names() names, or a name/eventType/consumerGroup that is not a name.';
 
 -- GET /api/v1/traces/:partitionId/:transactionId: {"traces": [...]} oldest first, snake_case keys.
-CREATE FUNCTION queen.message_traces_of(p_partition_id uuid, p_transaction_id text, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.message_traces_of(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('traces', coalesce(jsonb_agg(jsonb_build_object(
@@ -98,8 +98,8 @@ COMMENT ON FUNCTION queen.message_traces_of(uuid, text, text) IS
 
 -- GET /api/v1/traces/by-name/:traceName. The payload is returned as stored with
 -- message_encrypted, so the broker decrypts it (docs/encryption.md).
-CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int DEFAULT 100, p_offset int DEFAULT 0,
-                                     p_tenant text DEFAULT '')
+CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
+                                     p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -134,7 +134,7 @@ COMMENT ON FUNCTION queen.traces_by_name(text, int, int, text) IS
 
 -- GET /api/v1/traces/names. Aggregates the tenant's traces (bounded: traces live
 -- only as long as their messages).
-CREATE FUNCTION queen.trace_names(p_limit int DEFAULT 50, p_offset int DEFAULT 0, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.trace_names(p_limit int, p_offset int, p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE

@@ -11,9 +11,9 @@ COMMENT ON TABLE queen.dlq IS
 
 DROP FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text, bigint);
 DROP FUNCTION queen.list_max_payload_bytes();
-CREATE FUNCTION queen.list_dlq(p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
-                               p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL,
-                               p_limit int DEFAULT 100, p_offset int DEFAULT 0, p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_dlq(p_queue text, p_group text, p_partition text,
+                               p_from timestamptz, p_to timestamptz,
+                               p_limit int, p_offset int, p_tenant text)
 RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
                consumer_group text, error_message text, retry_count int, payload jsonb, is_encrypted bool,
                producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz, total bigint)
@@ -50,10 +50,10 @@ $$;
 COMMENT ON FUNCTION queen.dead_letter(uuid, bigint, text, text, int) IS
   'Dead-letters one message for one consumer group (payload copied); a repeat refreshes error, retry count and failure time.';
 
-CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text DEFAULT NULL, p_group text DEFAULT NULL,
-                                           p_partition text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                           p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-                                           p_tenant text DEFAULT '')
+CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text,
+                                           p_partition text, p_from timestamptz,
+                                           p_to timestamptz, p_message_id uuid,
+                                           p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -4,11 +4,11 @@ BEGIN;
 DROP FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text);
 DROP FUNCTION queen.traces_by_name(text, int, int, text, bigint);
 DROP FUNCTION queen.partition_seq_at(uuid, bigint, timestamptz);
-CREATE FUNCTION queen.list_messages(p_queue text DEFAULT NULL, p_partition text DEFAULT NULL,
-                                    p_namespace text DEFAULT NULL, p_task text DEFAULT NULL,
-                                    p_status text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
-                                    p_to timestamptz DEFAULT NULL, p_limit int DEFAULT 200, p_offset int DEFAULT 0,
-                                    p_tenant text DEFAULT '')
+CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
+                                    p_namespace text, p_task text,
+                                    p_status text, p_from timestamptz,
+                                    p_to timestamptz, p_limit int, p_offset int,
+                                    p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -52,8 +52,8 @@ $$;
 COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
   'Messages of tenant p_tenant created in [p_from, p_to] (defaults: now - 1 hour, the next whole minute), newest first, paged, without payloads: {"messages": [{id, transactionId, partitionId, queuePath, queue, partition, namespace, task, status, queueStatus, busStatus: {consumedBy, totalGroups}, traceId, producerSub, queuePriority, createdAt, leaseExpiresAt}], "mode": {hasQueueMode, busGroupsCount, type}}. Reads the window through a BRIN index on created_at. 22023 on limit < 1, offset < 0 or an unknown status.';
 
-CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int DEFAULT 100, p_offset int DEFAULT 0,
-                                     p_tenant text DEFAULT '')
+CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
+                                     p_tenant text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE

@@ -30,7 +30,7 @@ ALTER TABLE queen.kv DROP COLUMN counted_bytes;
 
 -- queen:tenant_quotas' functions and table as they were.
 DROP FUNCTION queen.tenant_quota_state(text);
-CREATE FUNCTION queen.tenant_quota_state(p_tenant text DEFAULT '',
+CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz)
 LANGUAGE sql STABLE AS $$

@@ -1,4 +1,5 @@
 #include "broker/broker.h"
+#include "../fakes/procedures_fake.h"
 #include "broker/pop_wakes.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +23,7 @@ using test_support::ManualClock;
 namespace {
 
 // In-memory stand-in for the database: records calls, fails on demand.
-class FakeProcedures : public db::Procedures {
+class FakeProcedures : public queen::testing::ProceduresFake {
  public:
   std::atomic<bool> down{false};
   std::string permanent_sqlstate;  // non-empty: every call fails with it
@@ -170,7 +171,7 @@ struct BrokerFixture : ::testing::Test {
 }  // namespace
 
 TEST_F(BrokerFixture, PushMintsMissingTransactionIdsAndReportsPerItem) {
-  const PushOutcome out = broker.push({item("q", "given"), item("q")});
+  const PushOutcome out = broker.push({item("q", "given"), item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   ASSERT_EQ(out.items.size(), 2u);
   EXPECT_EQ(out.items[0].status, PushStatus::Queued);
   EXPECT_EQ(out.items[0].transaction_id, "given");
@@ -184,7 +185,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
   wake::PopWaiters::Registration queue_waiter(waiters, "q");
   wake::PopWaiters::Registration filter_waiter(waiters, std::string(wake::kFilterPopKey));
   wake::PopWaiters::Registration other_waiter(waiters, "other");
-  broker.push({item("q")});
+  broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   EXPECT_TRUE(queue_waiter.wait_until(clock.now()));
   EXPECT_TRUE(filter_waiter.wait_until(clock.now()));
   EXPECT_FALSE(other_waiter.wait_until(clock.now()));
@@ -192,7 +193,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
 
 TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
   db.down = true;
-  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")});
+  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   ASSERT_EQ(out.items.size(), 2u);
   for (const auto& r : out.items) {
     EXPECT_EQ(r.status, PushStatus::Failed);
@@ -206,7 +207,7 @@ TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
 TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
   db.permanent_sqlstate = "22023";
   try {
-    broker.push({item("q")});
+    broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);
@@ -215,7 +216,7 @@ TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
 
 TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
   broker.set_push_maintenance(true);
-  const PushOutcome out = broker.push({item("q")});
+  const PushOutcome out = broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   EXPECT_EQ(db.push_calls, 0);
   ASSERT_EQ(out.items.size(), 1u);
   EXPECT_EQ(out.items[0].status, PushStatus::Failed);  // no spool yet
@@ -287,7 +288,7 @@ TEST_F(BrokerFixture, ShutdownReleasesParkedPops) {
 TEST_F(BrokerFixture, AckKeepsRequestOrderAndReportsMissingRows) {
   const std::vector<AckItem> items{{"t1", "p", std::nullopt, std::nullopt, std::nullopt},
                                    {"t2", "p", std::nullopt, std::nullopt, std::nullopt}};
-  const auto results = broker.ack(items, std::string("g"));
+  const auto results = broker.ack(items, std::string("g"), db::kDefaultTenant);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_FALSE(results[0].success);
   EXPECT_EQ(results[0].transaction_id, "t1");
@@ -301,7 +302,7 @@ TEST_F(BrokerFixture, AckKeepsRequestOrderAndReportsMissingRows) {
 TEST_F(BrokerFixture, AckDuringAnOutageIsUnavailable) {
   db.down = true;
   try {
-    broker.ack({{"t1", "p", std::nullopt, std::nullopt, std::nullopt}}, std::nullopt);
+    broker.ack({{"t1", "p", std::nullopt, std::nullopt, std::nullopt}}, std::nullopt, db::kDefaultTenant);
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
@@ -309,11 +310,11 @@ TEST_F(BrokerFixture, AckDuringAnOutageIsUnavailable) {
 }
 
 TEST_F(BrokerFixture, MalformedLeaseIdIsNotFoundWithoutTheDatabase) {
-  const LeaseExtension out = broker.extend_lease("not-a-uuid", 60);
+  const LeaseExtension out = broker.extend_lease("not-a-uuid", 60, db::kDefaultTenant);
   EXPECT_FALSE(out.success);
   EXPECT_EQ(out.error, std::optional<std::string>("Lease not found"));
   EXPECT_EQ(db.extend_calls, 0);
-  EXPECT_TRUE(broker.extend_lease(util::new_uuid_v7(), 60).success);
+  EXPECT_TRUE(broker.extend_lease(util::new_uuid_v7(), 60, db::kDefaultTenant).success);
 }
 
 TEST_F(BrokerFixture, MaintenanceStatusFallsBackToTheLastKnownFlags) {

@@ -1,4 +1,5 @@
 #include "broker/maintenance_flags.h"
+#include "../fakes/procedures_fake.h"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ constexpr const char* kPop = "pop_maintenance";
 
 // The flag calls only; a read can be held at its first call to model a read
 // that predates a concurrent write.
-class FlagsDb : public db::Procedures {
+class FlagsDb : public queen::testing::ProceduresFake {
  public:
   std::atomic<bool> down{false};
   std::atomic<int> reads{0};

@@ -1,4 +1,5 @@
 #include "broker/payload_encryption.h"
+#include "../fakes/procedures_fake.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,7 @@ namespace {
 const std::string kKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
 // Only the list of encrypted queues is asked for here.
-class EncryptedQueuesDb : public db::Procedures {
+class EncryptedQueuesDb : public queen::testing::ProceduresFake {
  public:
   std::vector<db::TenantQueue> encrypted;
   int list_calls = 0;

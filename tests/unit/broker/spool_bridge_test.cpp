@@ -1,4 +1,5 @@
 #include "broker/spool_bridge.h"
+#include "../fakes/procedures_fake.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ namespace {
 
 // The database as push_messages sees it: a set of stored (queue, partition,
 // transactionId) keys, so a replayed event comes back `duplicate`.
-class FakeDatabase : public db::Procedures {
+class FakeDatabase : public queen::testing::ProceduresFake {
  public:
   std::atomic<bool> down{false};
   std::string fail_sqlstate;             // non-empty: push_messages fails with it
@@ -729,7 +730,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
-  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")});
+  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   ASSERT_EQ(first.items.size(), 2u);
   EXPECT_EQ(first.items[0].status, PushStatus::Buffered);
   EXPECT_EQ(first.items[1].status, PushStatus::Buffered);
@@ -742,7 +743,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   db.down = false;
   bridge.start();
   ASSERT_TRUE(eventually([&] { return bridge.database_available(); }));  // the probe noticed
-  const PushOutcome second = broker.push({item("q", "p0", "b")});
+  const PushOutcome second = broker.push({item("q", "p0", "b")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   ASSERT_EQ(second.items.size(), 1u);
   EXPECT_EQ(second.items[0].status, PushStatus::Queued);  // after the spooled "a"
   EXPECT_EQ(db.stored_count(), 2u);
@@ -767,7 +768,7 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
 
   broker.set_push_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  const PushOutcome out = broker.push({item("q", "p0", "m")});
+  const PushOutcome out = broker.push({item("q", "p0", "m")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   EXPECT_EQ(out.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(out.maintenance_spool_failed);
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
@@ -873,7 +874,7 @@ TEST(BrokerWithSpool, ALostConnectionStillSpools) {
   MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
   Broker broker(config, db, waiters, metrics, flags, &bridge);
   db.fail_sqlstate = "57P01";  // admin shutdown: the session is gone for everyone
-  const PushOutcome outcome = broker.push({item("q", "p0", "a")});
+  const PushOutcome outcome = broker.push({item("q", "p0", "a")}, PushOrigin{db::kDefaultTenant, std::nullopt});
   ASSERT_EQ(outcome.items.size(), 1u);
   EXPECT_EQ(outcome.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(bridge.database_available());

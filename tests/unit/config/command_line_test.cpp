@@ -14,12 +14,13 @@ TEST(CommandLine, EachFlagHasItsMode) {
   EXPECT_EQ(parse_command_line({"--version"}).mode, CommandLine::Mode::Version);
   EXPECT_EQ(parse_command_line({"--check-config"}).mode, CommandLine::Mode::CheckConfig);
   EXPECT_EQ(parse_command_line({"--healthcheck"}).mode, CommandLine::Mode::Healthcheck);
+  EXPECT_EQ(parse_command_line({"--catalogue"}).mode, CommandLine::Mode::Catalogue);
 }
 
 TEST(CommandLine, UnknownOrExtraArgumentsAreRefusedWithOneLine) {
   const CommandLine unknown = parse_command_line({"--port=7000"});
   EXPECT_EQ(unknown.mode, CommandLine::Mode::Invalid);
-  EXPECT_EQ(unknown.error, "unknown argument '--port=7000' (expected --help, --version, --check-config or --healthcheck)");
+  EXPECT_EQ(unknown.error, "unknown argument '--port=7000' (expected --help, --version, --check-config, --healthcheck or --catalogue)");
   const CommandLine two = parse_command_line({"--version", "--help"});
   EXPECT_EQ(two.mode, CommandLine::Mode::Invalid);
   EXPECT_NE(two.error.find("one option at a time"), std::string::npos);

@@ -17,11 +17,12 @@
 #include "http/query.h"
 #include "http/routes.h"
 #include "util/clock.h"
+#include "../fakes/procedures_fake.h"
 
 namespace queen::test {
 
 // Serves the admin calls from canned answers; the hot-path calls are unused.
-class AdminFakeDb : public db::Procedures {
+class AdminFakeDb : public queen::testing::ProceduresFake {
  public:
   // Failure injection for every admin call: empty = none.
   std::optional<db::DbError> failure;

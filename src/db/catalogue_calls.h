@@ -1,0 +1,58 @@
+#pragma once
+// The typed calls of the catalogue (db/catalogue.h), for the db module's
+// implementations: each checks its arguments against the entry at compile
+// time, runs the entry's prepared statement and decodes its result.
+#include <optional>
+#include <vector>
+
+#include <pqxx/nontransaction>
+
+#include "db/catalogue.h"
+#include "db/procedure_runner.h"
+#include "db/row_decode.h"
+
+namespace queen::db::catalogue {
+
+// Runs P's prepared statement with `args` (checked against P's arguments).
+template <typename P, typename... A>
+pqxx::result exec(pqxx::nontransaction& tx, const A&... args) {
+  static_assert(P::template accepts<A...>, "the arguments do not match the catalogue entry");
+  return tx.exec_prepared(P::statement, args...);
+}
+
+// P's scalar result (empty: no row, or null).
+template <typename P, typename... A>
+std::optional<typename P::result::value_type> first(pqxx::nontransaction& tx, const A&... args) {
+  static_assert(!P::result::rows, "a table result is read with rows<P>");
+  return first_value<typename P::result::value_type>(exec<P>(tx, args...), "result");
+}
+
+// P's scalar result of every row (a set-returning procedure).
+template <typename P, typename... A>
+std::vector<typename P::result::value_type> each(pqxx::nontransaction& tx, const A&... args) {
+  static_assert(!P::result::rows, "a table result is read with rows<P>");
+  return column_values<typename P::result::value_type>(exec<P>(tx, args...), "result");
+}
+
+// P's table result, decoded.
+template <typename P, typename... A>
+auto rows(pqxx::nontransaction& tx, const A&... args) {
+  static_assert(P::result::rows, "a scalar result is read with first<P> or each<P>");
+  return decode_rows<typename P::result::decoder>(exec<P>(tx, args...));
+}
+
+// One call of P on a pooled connection, through the one runner.
+template <typename P, typename... A>
+auto call_first(ProcedureRunner& runner, const A&... args) {
+  return runner.run(P::function, [&](pqxx::nontransaction& tx) { return first<P>(tx, args...); });
+}
+template <typename P, typename... A>
+auto call_each(ProcedureRunner& runner, const A&... args) {
+  return runner.run(P::function, [&](pqxx::nontransaction& tx) { return each<P>(tx, args...); });
+}
+template <typename P, typename... A>
+auto call_rows(ProcedureRunner& runner, const A&... args) {
+  return runner.run(P::function, [&](pqxx::nontransaction& tx) { return rows<P>(tx, args...); });
+}
+
+}  // namespace queen::db::catalogue
