@@ -184,8 +184,12 @@ stop_brokers
 # rabbitmq-server or the anchor is not installed; BENCH_RABBITMQ=0 skips it).
 if [ "${BENCH_RABBITMQ:-1}" != 0 ]; then
   echo "bench: RabbitMQ anchor (quorum queues, publisher confirms, manual acks)"
-  BUILD="$BUILD" "$ROOT/scripts/bench-rabbitmq.sh" --json "${BENCH_JSON%.json}-rabbitmq.json" ${BENCH_RABBITMQ_ARGS:---duration 8} ||
+  if BUILD="$BUILD" "$ROOT/scripts/bench-rabbitmq.sh" --json "${BENCH_JSON%.json}-rabbitmq.json" ${BENCH_RABBITMQ_ARGS:---duration 8}; then
+    python3 "$ROOT/bench/rabbitmq_ratio.py" "$BENCH_JSON" "${BENCH_JSON%.json}-rabbitmq.json" ||
+      echo "bench: no ratio to RabbitMQ (exit $?)" >&2
+  else
     echo "bench: RabbitMQ anchor failed (exit $?)" >&2
+  fi
 fi
 fi  # BENCH_ONLY
 
