@@ -6,19 +6,19 @@
 #include <gtest/gtest.h>
 
 #include "broker/broker_error.h"
+#include "../support/manual_clock.h"
 #include "use_case_fakes.h"
 
 namespace queen::broker {
 namespace {
-
-using namespace std::chrono_literals;
 
 class ConsumerGroupsTest : public ::testing::Test {
  protected:
   testing::ConsumerGroupsFake db;
   testing::OpenReadGate gate;
   testing::RecordingClusterHooks cluster;
-  wake::PopWaiters waiters;
+  test_support::ManualClock clock;  // the long polls' time: a wake is seen without waiting
+  wake::PopWaiters waiters{clock};
   ConsumerGroups groups{db, waiters, &cluster, gate.reads};
 };
 
@@ -34,7 +34,7 @@ TEST_F(ConsumerGroupsTest, ASeekThatMovedCursorsWakesTheQueuesLongPollsHereAndOn
   wake::PopWaiters::Registration parked(waiters, "orders");
   db.rows = 2;
   EXPECT_EQ(groups.seek("g", "orders", true, std::nullopt, "acme"), 2);
-  EXPECT_TRUE(parked.wait_until(wake::Clock::now() + 1s));
+  EXPECT_TRUE(parked.wait_until(clock.now()));
   ASSERT_EQ(cluster.committed.size(), 1u);
   EXPECT_EQ(cluster.committed[0], (std::set<std::string>{"orders"}));
 }

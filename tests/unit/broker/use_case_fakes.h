@@ -15,6 +15,7 @@
 #include "db/kv_db.h"
 #include "db/stats_db.h"
 #include "flow/arbiter.h"
+#include "util/clock.h"
 
 namespace queen::testing {
 
@@ -26,7 +27,7 @@ struct OpenReadGate {
     for (const flow::Lane each : flow::kWakeOrder) l[each] = flow::LaneLimits{4, 4, std::chrono::seconds(10)};
     return l;
   }
-  flow::Arbiter arbiter{limits()};
+  flow::Arbiter arbiter{limits(), util::real_clock()};
   broker::ReadGate reads{arbiter, std::chrono::milliseconds(0)};
 };
 
