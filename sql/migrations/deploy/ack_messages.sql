@@ -77,15 +77,20 @@ COMMENT ON FUNCTION queen.store_ack_state(queen.consumers, bigint, timestamptz, 
   'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages. True when the pending row''s cursor moved up to p_last_seq (a row to settle).';
 
 -- The group an ack without a group belongs to: the one holding one of its
--- (partitionId, leaseId) pairs, looked up through the primary key on the partitions
--- the acks name, so queue-mode acks stay cheap. PL/pgSQL so the plan is cached.
+-- (partitionId, leaseId) pairs, one index probe per item, so queue-mode acks stay
+-- cheap. PL/pgSQL so the plan is cached. A LATERAL with LIMIT, not a join: as a join,
+-- a plan made before the first ANALYZE hashed every leased cursor row (the whole
+-- partial index on lease_id, dead entries included) on every ack, and acks grew
+-- dearer with every pop since the last vacuum (docs/performance.md, steadiness).
 CREATE FUNCTION queen.ack_lease_group(p_acks jsonb, p_tenant text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT c.consumer_group
             FROM jsonb_array_elements(p_acks) e
-            JOIN queen.consumers c ON c.partition_id = queen.uuid_or_null(e ->> 'partitionId')
-                                  AND c.lease_id = queen.uuid_or_null(e ->> 'leaseId')
+            CROSS JOIN LATERAL (SELECT cc.partition_id, cc.consumer_group FROM queen.consumers cc
+                                 WHERE cc.partition_id = queen.uuid_or_null(e ->> 'partitionId')
+                                   AND cc.lease_id = queen.uuid_or_null(e ->> 'leaseId')
+                                 LIMIT 1) c
             JOIN queen.partitions p ON p.id = c.partition_id
             JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
            LIMIT 1);
