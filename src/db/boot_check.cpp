@@ -87,9 +87,11 @@ BootCheck check_database_at_boot(const config::DbConfig& c) {
   try {
     pqxx::connection connection(conninfo);
     register_statements(connection);
-    for (const char* name : kRequestPath) connection.prepare_now(name);
+    // The version first: against an older schema, preparing the request path would fail on a missing
+    // function and hide the one line that says what to do.
     const std::string deployed = deployed_schema_version(connection);
     if (!config::version_at_least(deployed, config::kMinimumSchemaVersion)) return schema_too_old(c, deployed);
+    for (const char* name : kRequestPath) connection.prepare_now(name);
   } catch (const pqxx::sql_error& e) {
     if (const std::optional<ConfigurationFault> fault = configuration_fault(e.sqlstate())) {
       return misconfigured(c, *fault, e.sqlstate(), e.what());
