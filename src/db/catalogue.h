@@ -329,6 +329,7 @@ struct KvRows {
   /* Statistics (StatsDb, docs/operations-stats.md). */                                                          \
   X(RefreshStats, "refresh_stats", Json, Int, Int)                                                               \
   X(RecordBrokerMinute, "record_broker_minute", Void, Text, Jsonb)                                               \
+  X(MetricsSnapshot, "metrics_snapshot", Json, Int)                                                              \
   /* Message administration (message_admin_db.cpp). */                                                          \
   X(RecordTrace, "record_trace", UuidValue, Uuid, Text, Jsonb, TextArrayOfJson, Text, Text, Text, Text)          \
   X(MessageTracesOf, "message_traces_of", Json, Uuid, Text, Text)                                                \

@@ -26,4 +26,8 @@ void StatsDb::record_broker_minute(const std::string& server_id, const std::stri
   });
 }
 
+std::string StatsDb::metrics_snapshot(int max_queues) {
+  return call_first<MetricsSnapshot>(runner_, max_queues).value_or("{}");
+}
+
 }  // namespace queen::db

@@ -24,6 +24,8 @@ class StatsProcedures {
   virtual std::string refresh(int max_queues, int budget_ms) = 0;
   // queen.record_broker_minute: adds one flush of this broker's figures.
   virtual void record_broker_minute(const std::string& server_id, const std::string& figures_json) = 0;
+  // queen.metrics_snapshot: the queue depths and consumer lags of /metrics (its JSON object).
+  virtual std::string metrics_snapshot(int max_queues) = 0;
 };
 
 class StatsDb final : public StatsProcedures {
@@ -33,6 +35,7 @@ class StatsDb final : public StatsProcedures {
   std::optional<std::string> view(const View& view, const std::string& tenant, const std::string& params_json) override;
   std::string refresh(int max_queues, int budget_ms) override;
   void record_broker_minute(const std::string& server_id, const std::string& figures_json) override;
+  std::string metrics_snapshot(int max_queues) override;
 
  private:
   ProcedureRunner& runner_;
