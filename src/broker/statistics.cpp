@@ -75,4 +75,43 @@ void BrokerMinuteFlusher::flush() {
   flushed_ = now;
 }
 
+QueueDepthRefresher::QueueDepthRefresher(db::StatsProcedures& db, const ReadGate& reads, int max_queues,
+                                         std::chrono::milliseconds interval)
+    : db_(db),
+      reads_(reads),
+      max_queues_(max_queues),
+      interval_(interval),
+      worker_(
+          "metrics-depths", util::real_clock(),
+          [this] {
+            refresh();
+            return worker_.clock().now() + interval_;
+          },
+          interval) {}
+
+QueueDepthRefresher::~QueueDepthRefresher() { stop(); }
+
+void QueueDepthRefresher::start() { worker_.start(); }
+void QueueDepthRefresher::stop() { worker_.stop(); }
+
+void QueueDepthRefresher::refresh() {
+  metrics::QueueDepths depths;
+  try {
+    depths = metrics::parse_queue_depths(reads_.run([&] { return db_.metrics_snapshot(max_queues_); }));
+  } catch (const std::exception& e) {
+    // The database is down or busy: its own series say so; the previous copy stays, with its age.
+    spdlog::debug("metrics: queue depths not refreshed: {}", e.what());
+    return;
+  }
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::lock_guard<std::mutex> lock(mutex_);
+  depths_ = std::move(depths);
+  refreshed_at_seconds_ = now;
+}
+
+std::string QueueDepthRefresher::render() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return metrics::render_queue_depths(depths_, refreshed_at_seconds_);
+}
+
 }  // namespace queen::broker

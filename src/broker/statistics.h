@@ -5,6 +5,7 @@
 // those views. Kept apart from the Broker: nothing here touches the hot path.
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "db/stats_db.h"
 #include "metrics/metrics.h"
 #include "metrics/minute_figures.h"
+#include "metrics/queue_depths.h"
 #include "util/background_worker.h"
 
 namespace queen::broker {
@@ -70,6 +72,37 @@ class BrokerMinuteFlusher {
   metrics::MinuteSample flushed_;  // what the previous successful flush covered (worker thread only)
   util::BackgroundWorker worker_;
   bool started_ = false;
+};
+
+// Re-reads the queue depths and consumer lags of /metrics (queen.metrics_snapshot, one bounded
+// statement under the Read lane) once per METRICS_REFRESH_INTERVAL_MS, so a scrape renders a copy in
+// memory and never reaches the database. A failed read is logged at debug and keeps the previous copy
+// (its timestamp says how old it is).
+class QueueDepthRefresher {
+ public:
+  QueueDepthRefresher(db::StatsProcedures& db, const ReadGate& reads, int max_queues,
+                      std::chrono::milliseconds interval);
+  ~QueueDepthRefresher();  // stop()s
+  QueueDepthRefresher(const QueueDepthRefresher&) = delete;
+  QueueDepthRefresher& operator=(const QueueDepthRefresher&) = delete;
+
+  void start();  // the first read now
+  void stop();
+
+  // The series of the last read (only its timestamp, 0, before the first).
+  std::string render() const;
+
+ private:
+  void refresh();
+
+  db::StatsProcedures& db_;
+  const ReadGate& reads_;
+  const int max_queues_;
+  const std::chrono::milliseconds interval_;
+  mutable std::mutex mutex_;
+  metrics::QueueDepths depths_;      // guarded by mutex_
+  double refreshed_at_seconds_ = 0;  // guarded by mutex_
+  util::BackgroundWorker worker_;
 };
 
 }  // namespace queen::broker

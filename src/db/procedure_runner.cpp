@@ -78,6 +78,16 @@ ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool:
       conninfo_(build_conninfo(config)),
       probe_timeout_(std::max(2000, config.connection_timeout_ms)) {}
 
+ProcedureRunner::CallTimer::~CallTimer() {
+  metrics::HistogramFamily* family = runner_.call_durations_.load(std::memory_order_relaxed);
+  if (family == nullptr) return;
+  try {
+    family->observe(metrics::label_pair("procedure", what_),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+  } catch (...) {  // NOLINT(bugprone-empty-catch): a lost observation must not turn into a failed call
+  }
+}
+
 ConnectionPool::Lease ProcedureRunner::acquire(const char* what) {
   try {
     return pool_.acquire();

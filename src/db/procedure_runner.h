@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "db/connection_pool.h"
 #include "db/db_error.h"
+#include "metrics/histogram.h"
 
 namespace queen::db {
 
@@ -92,6 +93,7 @@ class ProcedureRunner {
     const std::chrono::milliseconds bound = StatementTimeoutScope::current();
     for (int attempt = 1;; ++attempt) {
       ConnectionPool::Lease lease = acquire(what);
+      const CallTimer timer(*this, what);
       try {
         pqxx::nontransaction tx(lease.connection());
         if (bound.count() > 0) begin_bounded_call(tx, bound);
@@ -112,8 +114,27 @@ class ProcedureRunner {
   // the first call says otherwise; readiness pings anyway.
   bool healthy() const { return healthy_.load(std::memory_order_relaxed); }
   PoolStats pool_stats() const { return pool_.stats(); }
+  // From now on, the seconds each attempt spends on its connection (failed ones too) go to `family`,
+  // labelled procedure=`what` (queen_db_call_duration_seconds; `what` is one of the catalogue's names).
+  // `family` must outlive the runner; null stops the timing.
+  void time_calls_into(metrics::HistogramFamily* family) { call_durations_.store(family); }
 
  private:
+  // Observes one attempt's time on its connection when it ends, however it ends.
+  class CallTimer {
+   public:
+    CallTimer(ProcedureRunner& runner, const char* what)
+        : runner_(runner), what_(what), started_(std::chrono::steady_clock::now()) {}
+    ~CallTimer();
+    CallTimer(const CallTimer&) = delete;
+    CallTimer& operator=(const CallTimer&) = delete;
+
+   private:
+    ProcedureRunner& runner_;
+    const char* what_;
+    const std::chrono::steady_clock::time_point started_;
+  };
+
   ConnectionPool::Lease acquire(const char* what);
   // The transaction of a call under a StatementTimeoutScope: opened with the
   // bound (one round trip), committed, or rolled back after a failure (a
@@ -131,6 +152,7 @@ class ProcedureRunner {
   const std::chrono::milliseconds probe_timeout_;
   std::atomic<bool> healthy_{true};
   std::atomic<bool> fault_reported_{false};  // a configuration fault was logged since the last success
+  std::atomic<metrics::HistogramFamily*> call_durations_{nullptr};
 };
 
 }  // namespace queen::db

@@ -1,11 +1,13 @@
 #include "metrics/metrics.h"
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <utility>
 
 namespace queen::metrics {
@@ -47,6 +49,31 @@ void Metrics::add_request_body_bytes_in_flight(std::int64_t delta) {
 void Metrics::record_request() {
   requests_.fetch_add(1, std::memory_order_relaxed);
   request_rate_.add(1, now_s());
+}
+
+std::string status_class(int status) {
+  if (status < 100 || status > 599) return "5xx";
+  return std::to_string(status / 100) + "xx";
+}
+
+std::string method_label(const std::string& method) {
+  static const char* const kServed[] = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"};
+  for (const char* served : kServed) {
+    if (method == served) return method;
+  }
+  return "other";
+}
+
+void Metrics::record_http_answer(const std::string& route, const std::string& method, int status, double seconds) {
+  const std::string route_method = label_pair("route", route) + "," + label_pair("method", method_label(method));
+  http_durations_.observe(route_method + "," + label_pair("status_class", status_class(status)), seconds);
+  std::lock_guard<std::mutex> lock(answers_mutex_);
+  ++http_answers_[route_method + "," + label_pair("code", std::to_string(status))];
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> Metrics::http_answers() const {
+  std::lock_guard<std::mutex> lock(answers_mutex_);
+  return {http_answers_.begin(), http_answers_.end()};
 }
 
 void Metrics::record_push(std::uint64_t accepted_items) {
@@ -114,7 +141,47 @@ ProcessStats read_process_stats() {
     s.cpu_user_us = static_cast<std::uint64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
     s.cpu_system_us = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000 + usage.ru_stime.tv_usec;
   }
+  if (DIR* fds = opendir("/proc/self/fd")) {
+    std::uint64_t entries = 0;
+    while (const dirent* entry = readdir(fds)) {
+      if (entry->d_name[0] != '.') ++entries;
+    }
+    closedir(fds);
+    s.open_fds = entries > 0 ? entries - 1 : 0;  // less the descriptor of the listing itself
+  }
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) s.max_fds = static_cast<std::uint64_t>(files.rlim_cur);
+  s.start_time_seconds = process_start_time_seconds();
   return s;
+}
+
+double process_start_time_seconds() {
+  // /proc/self/stat field 22 is the start in clock ticks after boot; /proc/stat's btime is the boot.
+  static const double start = [] {
+    std::ifstream stat_file("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');  // the command name may hold spaces
+    if (close == std::string::npos) return 0.0;
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    unsigned long long ticks = 0;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+      if (i == 22) ticks = std::stoull(field);
+    }
+    std::ifstream proc_stat("/proc/stat");
+    std::string key;
+    unsigned long long boot = 0;
+    while (proc_stat >> key) {
+      if (key == "btime") {
+        proc_stat >> boot;
+        break;
+      }
+    }
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (boot == 0 || hz <= 0) return 0.0;
+    return static_cast<double>(boot) + static_cast<double>(ticks) / static_cast<double>(hz);
+  }();
+  return start;
 }
 
 namespace {
@@ -218,10 +285,28 @@ std::string render_build_info(std::string_view version) {
   return out;
 }
 
-std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessStats& p, double uptime_seconds) {
+std::string render_process(const ProcessStats& p) {
   std::string out;
-  out.reserve(4096);
-  series(out, "queen_uptime_seconds", "gauge", "Seconds since the broker process started.", num(uptime_seconds));
+  series(out, "process_cpu_seconds_total", "counter", "User and system CPU time of the process, in seconds.",
+         seconds(static_cast<double>(p.cpu_user_us + p.cpu_system_us) / 1e6));
+  series(out, "process_resident_memory_bytes", "gauge", "Resident memory of the process, in bytes.",
+         num(p.resident_bytes));
+  series(out, "process_virtual_memory_bytes", "gauge", "Virtual memory of the process, in bytes.",
+         num(p.virtual_bytes));
+  series(out, "process_open_fds", "gauge", "Open file descriptors of the process.", num(p.open_fds));
+  series(out, "process_max_fds", "gauge", "Open file descriptors the process may hold (soft RLIMIT_NOFILE).",
+         num(p.max_fds));
+  series(out, "process_start_time_seconds", "gauge", "Start of the process, in seconds since the Unix epoch.",
+         decimal(p.start_time_seconds, 2));
+  return out;
+}
+
+std::string render_prometheus(const Metrics& metrics, const Gauges& g, const ProcessStats& p) {
+  const Counters c = metrics.counters();
+  std::string out;
+  out.reserve(16384);
+  series(out, "queen_uptime_seconds", "gauge", "Seconds since the broker process started.",
+         num(metrics.uptime_seconds()));
   series(out, "queen_file_buffer_pending", "gauge", "Spooled push events not yet replayed.", num(g.spool_pending));
   series(out, "queen_file_buffer_failed", "gauge", "Spooled events in quarantined files.", num(g.spool_failed));
   series(out, "queen_file_buffer_db_healthy", "gauge", "1 if the spool drain considers the database healthy.",
@@ -240,13 +325,16 @@ std::string render_prometheus(const Counters& c, const Gauges& g, const ProcessS
          num(static_cast<std::uint64_t>(g.db_pool_waiting)));
   series(out, "queen_parked_pops", "gauge", "Long polls parked waiting for messages.", num(g.parked_pops));
   combining_series(out, g);
-  series(out, "queen_cpu_user_microseconds_total", "counter", "User CPU time of the process.", num(p.cpu_user_us));
-  series(out, "queen_cpu_system_microseconds_total", "counter", "System CPU time of the process.",
-         num(p.cpu_system_us));
-  series(out, "queen_process_resident_memory_bytes", "gauge", "Resident memory of the process.",
-         num(p.resident_bytes));
-  series(out, "queen_process_virtual_memory_bytes", "gauge", "Virtual memory of the process.", num(p.virtual_bytes));
-  series(out, "queen_http_requests_total", "counter", "HTTP requests served by this broker.", num(c.requests));
+  out += render_process(p);
+  family(out, "queen_http_requests_total", "counter",
+         "HTTP requests answered by this broker, by route template, method and status code.");
+  for (const auto& [labels, count] : metrics.http_answers()) sample(out, "queen_http_requests_total", labels, num(count));
+  render_histograms(out, "queen_http_request_duration_seconds",
+                    "Time from a request's head to its answer, by route template, method and status class.",
+                    metrics.http_durations().bounds(), metrics.http_durations().samples());
+  render_histograms(out, "queen_db_call_duration_seconds",
+                    "Time a database procedure call spent on its connection (each attempt), by procedure.",
+                    metrics.db_call_durations().bounds(), metrics.db_call_durations().samples());
   series(out, "queen_push_requests_total", "counter", "Push requests served by this broker.", num(c.push_requests));
   series(out, "queen_push_messages_total", "counter", "Push items accepted by this broker.", num(c.push_messages));
   series(out, "queen_pop_requests_total", "counter", "Pop requests served by this broker.", num(c.pop_requests));

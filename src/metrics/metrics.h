@@ -8,9 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <map>
+#include <mutex>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "metrics/histogram.h"
 
 namespace queen::metrics {
 
@@ -52,6 +56,9 @@ class Metrics {
   Metrics();
 
   void record_request();
+  // One answered request (docs/operations-metrics.md): `route` is the matched route template
+  // ("unmatched" when none), `method` one of the HTTP methods the broker serves ("other" otherwise).
+  void record_http_answer(const std::string& route, const std::string& method, int status, double seconds);
   void record_push(std::uint64_t accepted_items);
   void record_pop(std::uint64_t messages);
   void record_ack(std::uint64_t succeeded, std::uint64_t failed);
@@ -65,6 +72,13 @@ class Metrics {
   double request_rate() const;
   double message_rate() const;  // pushed + popped messages per second
 
+  // queen_http_request_duration_seconds{route,method,status_class} and the answers by code.
+  const HistogramFamily& http_durations() const { return http_durations_; }
+  std::vector<std::pair<std::string, std::uint64_t>> http_answers() const;  // {labels, count}, sorted
+  // queen_db_call_duration_seconds{procedure}: filled by the database's procedure runner.
+  HistogramFamily& db_call_durations() { return db_call_durations_; }
+  const HistogramFamily& db_call_durations() const { return db_call_durations_; }
+
  private:
   static std::int64_t now_s();
 
@@ -75,6 +89,10 @@ class Metrics {
   std::atomic<std::int64_t> request_body_bytes_in_flight_{0};
   RateMeter request_rate_;
   RateMeter message_rate_;
+  HistogramFamily http_durations_{request_duration_bounds()};
+  HistogramFamily db_call_durations_{db_call_duration_bounds()};
+  mutable std::mutex answers_mutex_;
+  std::map<std::string, std::uint64_t> http_answers_;  // labels route,method,code -> count
 };
 
 // Process resource usage from /proc and getrusage.
@@ -83,8 +101,13 @@ struct ProcessStats {
   std::uint64_t virtual_bytes = 0;
   std::uint64_t cpu_user_us = 0;
   std::uint64_t cpu_system_us = 0;
+  std::uint64_t open_fds = 0;
+  std::uint64_t max_fds = 0;          // the soft RLIMIT_NOFILE
+  double start_time_seconds = 0;      // since the Unix epoch (0: unknown)
 };
 ProcessStats read_process_stats();
+// When this process started, in seconds since the Unix epoch (0: unknown). Read once.
+double process_start_time_seconds();
 
 // One lane of the admission arbiter (docs/flow-control.md), sampled when rendering.
 struct AdmissionLane {
@@ -129,8 +152,15 @@ struct Gauges {
 // queen_build_info{version="<version>"} 1 (the version is a release number: nothing to escape).
 std::string render_build_info(std::string_view version);
 
-// Prometheus text exposition format 0.0.4.
-std::string render_prometheus(const Counters& counters, const Gauges& gauges, const ProcessStats& process,
-                              double uptime_seconds);
+// The standard process_* series of the Prometheus client libraries.
+std::string render_process(const ProcessStats& process);
+
+// Prometheus text exposition format 0.0.4: counters, gauges, request and database call histograms.
+std::string render_prometheus(const Metrics& metrics, const Gauges& gauges, const ProcessStats& process);
+
+// The class of an HTTP status for labels: "2xx" .. "5xx".
+std::string status_class(int status);
+// The method as a label: one the broker serves, or "other".
+std::string method_label(const std::string& method);
 
 }  // namespace queen::metrics

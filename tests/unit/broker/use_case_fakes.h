@@ -141,6 +141,13 @@ class StatsFake : public db::StatsProcedures, public FailingFake {
     fail_if_set();
     minutes.emplace_back(server_id, figures_json);
   }
+  std::string snapshot = "{\"queues\":[],\"groups\":[]}";
+  std::vector<int> snapshots;  // max_queues of each metrics_snapshot call
+  std::string metrics_snapshot(int max_queues) override {
+    fail_if_set();
+    snapshots.push_back(max_queues);
+    return snapshot;
+  }
 };
 
 class RecordingClusterHooks : public broker::ClusterHooks {
