@@ -39,6 +39,7 @@
 #include "metrics/metrics.h"
 #include "spool/spool_log.h"
 #include "util/clock.h"
+#include "util/log_format.h"
 #include "wake/pop_waiters.h"
 
 namespace {
@@ -51,14 +52,6 @@ constexpr int kExitBadConfig = 2;
 constexpr int kExitNotReady = 1;
 // Under the container's HEALTHCHECK --timeout (docker/Dockerfile).
 constexpr std::chrono::milliseconds kHealthcheckTimeout{2000};
-
-spdlog::level::level_enum to_spdlog_level(const std::string& level) {
-  if (level == "trace") return spdlog::level::trace;
-  if (level == "debug") return spdlog::level::debug;
-  if (level == "warn") return spdlog::level::warn;
-  if (level == "error") return spdlog::level::err;
-  return spdlog::level::info;
-}
 
 // Blocks SIGTERM/SIGINT in every thread (set before any thread starts) so
 // the main thread can sigwait for them.
@@ -82,8 +75,14 @@ std::optional<config::LoadedConfig> load_config_or_report() {
 
 void set_up_logging(const config::LoadedConfig& loaded) {
   const config::Config& config = loaded.config;
-  spdlog::set_level(to_spdlog_level(config.process.log_level));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.process.server_id + "] %v");
+  // The access log writes where every other line goes; its level is its own (ACCESS_LOG).
+  const auto main_logger = spdlog::default_logger();
+  spdlog::register_logger(
+      std::make_shared<spdlog::logger>("access", main_logger->sinks().begin(), main_logger->sinks().end()));
+  spdlog::set_formatter(std::make_unique<util::LineFormatter>(
+      config.process.log_format == "json" ? util::LogFormat::Json : util::LogFormat::Text, config.process.server_id));
+  util::set_log_level(config.process.log_level);
+  util::set_access_log(config.process.access_log);
   spdlog::info("queen-broker {} starting", config::broker_version());
   for (const auto& warning : loaded.warnings) spdlog::warn("config: {}", warning);
   for (const auto& line : config::describe_config(config)) spdlog::info("{}", line);
@@ -100,7 +99,6 @@ std::unique_ptr<broker::SpoolBridge> make_spool(const config::Config& config, db
         [&waiters, &cluster](const std::set<std::string>& queues) {
           broker::announce_committed(waiters, &cluster, queues);
         });
-    spdlog::info("config: file_buffer {}", spool->spool().describe());
     return spool;
   } catch (const std::exception& e) {
     spdlog::critical("spool: no usable spool directory: {}", e.what());
@@ -177,9 +175,10 @@ void wait_for_termination(const sigset_t& termination, std::atomic<bool>& stoppi
 int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate* gate,
         const sigset_t& termination) {
   std::atomic<bool> stopping{false};
+  metrics::Metrics metrics;  // before the database: its procedure runner times every call into it
   db::Database database(config.db);
+  database.runner().time_calls_into(&metrics.db_call_durations());
   wake::PopWaiters waiters(util::real_clock());
-  metrics::Metrics metrics;
   // Mesh, sweeper, jobs and KV: told what committed by the spool and the broker.
   broker::Cluster cluster(config, std::move(mesh_options), database.runner(), waiters);
   const std::unique_ptr<broker::SpoolBridge> spool = make_spool(config, database, waiters, cluster);
@@ -218,10 +217,14 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
       broker::BrokerMinuteOptions{config.process.server_id, config::read_hostname(), config.http.port,
                                   std::chrono::milliseconds(config.jobs.broker_stats_flush_interval_ms)});
   minute_flusher.start();
+  broker::QueueDepthRefresher queue_depths(stats_db, broker.reads(), config.metrics.max_queues,
+                                           std::chrono::milliseconds(config.metrics.refresh_interval_ms));
+  queue_depths.start();
 
   http::RouteContext routes{broker, metrics, config, &cluster};
   routes.consumer_groups = &consumer_groups;
   routes.statistics = &statistics;
+  routes.queue_depths = &queue_depths;
   routes.stopping = &stopping;
   if (gate) gate->start();  // the first JWKS fetch, before the first request
   const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
@@ -244,6 +247,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   // The drain stops between cycles; what is left stays on disk for the next boot.
   spool->stop();
   minute_flusher.stop();
+  queue_depths.stop();
   // Sweeper claims are not handed back: they fire elsewhere once their lease
   // (QUEEN_SWEEPER_LEASE_MS) expires. Cheaper than a second shutdown path.
   cluster.stop();

@@ -26,7 +26,8 @@ BrokerError broker_error_of(const db::DbError& e, bool transient_is_unavailable)
                        transient_is_unavailable ? kRequestTransientRetryAfterS : 0);
   }
   if (db::is_bad_request(e.sqlstate())) {
-    spdlog::info("db: request rejected ({}): {}", e.sqlstate(), e.what());
+    // The client's mistake, answered with a 400: worth a line only when debugging.
+    spdlog::debug("db: request rejected ({}): {}", e.sqlstate(), e.what());
     return BrokerError(ErrorKind::BadRequest, e.client_message());
   }
   spdlog::error("db: permanent failure ({}): {}", e.sqlstate(), e.what());

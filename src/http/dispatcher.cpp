@@ -39,10 +39,12 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
 }
 
 std::optional<Response> Dispatcher::admit(Request& request, const Router::Match& match) const {
+  if (request.facts && match.pattern) request.facts->route = *match.pattern;
   if (!gate_ || request.principal_resolved) return std::nullopt;
   auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
   if (admission.admitted) {
     request.principal = std::move(admission.principal);
+    if (request.facts) request.facts->tenant = request.principal.tenant;
     return std::nullopt;
   }
   spdlog::debug("http: {} {} refused with {}: {}", request.method, request.path, admission.status, admission.error);

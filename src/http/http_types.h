@@ -19,6 +19,14 @@ namespace queen::http {
 using PathParams = std::map<std::string, std::string>;   // decoded :params
 using QueryParams = std::map<std::string, std::string>;  // decoded, first occurrence wins
 
+// What the access log and the request metrics learn of a request while it is served
+// (server.cpp creates it; the dispatcher fills the route and the tenant).
+struct RequestFacts {
+  std::string request_id;       // X-Request-Id as received (when well-formed) or minted
+  std::string route = "unmatched";  // the matched route template
+  std::string tenant;           // the caller's tenant ("" without authentication)
+};
+
 struct Request {
   std::string method;
   std::string path;  // as received, without the query string (valid UTF-8 once percent-decoded)
@@ -27,6 +35,9 @@ struct Request {
   PathParams params;
   // The Authorization header, read only when authentication is on (never logged).
   std::string authorization;
+  std::string accept;  // the Accept header (GET /metrics picks its format by it)
+  // Null in tests; set by the server for the access log and the request metrics.
+  std::shared_ptr<RequestFacts> facts;
   // Resolved by the dispatcher before the handler runs (anonymous when
   // authentication is off); handlers scope their work to its tenant.
   auth::Principal principal;

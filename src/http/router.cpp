@@ -75,6 +75,7 @@ Router::Match Router::match(const std::string& method, std::string_view path) co
     matches(*best, segments, &result.params);
     result.handler = &best->handler;
     result.access = &best->access;
+    result.pattern = &best->pattern;
     result.allowed_methods.clear();
   }
   return result;

@@ -25,6 +25,7 @@ class Router {
   struct Match {
     const Handler* handler = nullptr;  // null: no route for this method
     const auth::RouteAccess* access = nullptr;  // the route's demand, with the handler
+    const std::string* pattern = nullptr;  // the route's template (e.g. /api/v1/pop/queue/:queue), with the handler
     PathParams params;
     std::vector<std::string> allowed_methods;  // non-empty when the path exists for other methods
   };

@@ -12,6 +12,7 @@ Router build_router(const RouteContext& context) {
   register_ack_routes(router, context);
   register_lease_routes(router, context);
   register_maintenance_routes(router, context);
+  register_logging_routes(router, context);
   register_buffer_routes(router, context);
   register_kv_routes(router, context);
   register_cluster_routes(router, context);

@@ -11,6 +11,7 @@
 namespace queen::broker {
 class Cluster;
 class ConsumerGroups;
+class QueueDepthRefresher;
 class Statistics;
 }
 
@@ -27,19 +28,25 @@ struct RouteContext {
   broker::ConsumerGroups* consumer_groups = nullptr;
   // The status, resources and analytics views (null: those routes answer 503).
   broker::Statistics* statistics = nullptr;
+  // The queue depths and consumer lags of /metrics (null: none rendered).
+  const broker::QueueDepthRefresher* queue_depths = nullptr;
   // Set on SIGTERM: readiness answers 503 from then on, while every other route is still served for
   // SHUTDOWN_GRACE_MS (null: never).
   const std::atomic<bool>* stopping = nullptr;
 };
 
 void register_health_routes(Router& router, const RouteContext& context);       // /health, /health/ready
-void register_metrics_routes(Router& router, const RouteContext& context);      // /metrics, /metrics/prometheus
+void register_metrics_routes(Router& router, const RouteContext& context);      // /metrics, /metrics/{json,prometheus}
+// GET /metrics answers with the text exposition when the Accept header names text/plain or
+// application/openmetrics-text (what Prometheus-compatible scrapers send), with JSON otherwise.
+bool wants_exposition_text(const std::string& accept);
 void register_queue_routes(Router& router, const RouteContext& context);        // /api/v1/configure
 void register_push_routes(Router& router, const RouteContext& context);         // /api/v1/push
 void register_pop_routes(Router& router, const RouteContext& context);          // the three pop forms
 void register_ack_routes(Router& router, const RouteContext& context);          // /api/v1/ack, /ack/batch
 void register_lease_routes(Router& router, const RouteContext& context);        // /api/v1/lease/:id/extend
 void register_maintenance_routes(Router& router, const RouteContext& context);  // /api/v1/system/maintenance*
+void register_logging_routes(Router& router, const RouteContext& context);      // /api/v1/system/log-level
 void register_buffer_routes(Router& router, const RouteContext& context);       // /api/v1/status/buffers
 void register_kv_routes(Router& router, const RouteContext& context);           // /api/v1/kv/:key
 void register_cluster_routes(Router& router, const RouteContext& context);      // /api/v1/system/shared-state

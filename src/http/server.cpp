@@ -23,6 +23,7 @@
 #include <boost/beast/http/write.hpp>
 #include <spdlog/spdlog.h>
 
+#include "http/access_log.h"
 #include "http/body_budget.h"
 #include "http/cors.h"
 #include "http/handler_pool.h"
@@ -44,7 +45,8 @@ struct ServerState {
         dispatcher(d),
         cors(c.cors_origins),
         body_budget(c.max_body_bytes_in_flight, &d.metrics()),
-        pool(c.min_threads, c.max_threads, c.max_queued) {}
+        pool(c.min_threads, c.max_threads, c.max_queued),
+        access_log(spdlog::get("access")) {}
 
   const config::HttpConfig config;
   const Dispatcher& dispatcher;
@@ -59,6 +61,8 @@ struct ServerState {
   std::optional<tcp::acceptor> acceptor;
   std::optional<asio::steady_timer> accept_pause;
   HandlerPool pool;
+  // The logger "access" (ACCESS_LOG; its level says whether lines are written). Null: none.
+  const std::shared_ptr<spdlog::logger> access_log;
   std::atomic<int> connections{0};
   std::atomic<int> in_flight{0};
   std::atomic<bool> draining{false};
@@ -167,6 +171,12 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& head = parser_->get();
     version_ = head.version();
     origin_ = std::string(head[beast_http::field::origin]);
+    started_ = std::chrono::steady_clock::now();
+    facts_ = std::make_shared<RequestFacts>();
+    facts_->request_id = request_id_of(head["X-Request-Id"]);
+    method_ = std::string(head.method_string());
+    const std::string_view target = head.target();
+    path_ = std::string(target.substr(0, target.find('?')));
     preflight_ = head.method() == beast_http::verb::options &&
                  head.find(beast_http::field::access_control_request_method) != head.end();
     if (auto refused = check_request_head(*parser_, config())) return answer_and_close(std::move(*refused));
@@ -175,6 +185,8 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const HttpError& e) {
       return answer_and_close(Response::error(e.status(), e.what()));
     }
+    request_->facts = facts_;
+    request_->accept = std::string(head[beast_http::field::accept]);
     if (state_->dispatcher.wants_authorization()) {
       request_->authorization = std::string(head[beast_http::field::authorization]);
       if (auto refused = state_->dispatcher.admit_head(*request_)) return answer_and_close(std::move(*refused));
@@ -290,8 +302,28 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
+  // The answer's request id header, its metrics and its access-log line; the request's facts end here.
+  void account(Response& response) {
+    if (!facts_) {  // refused before its head was read whole
+      facts_ = std::make_shared<RequestFacts>();
+      facts_->request_id = request_id_of("");
+      started_ = std::chrono::steady_clock::now();
+      method_.clear();
+      path_.clear();
+    }
+    response.headers.emplace_back("X-Request-Id", facts_->request_id);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    state_->dispatcher.metrics().record_http_answer(facts_->route, method_, response.status, seconds);
+    if (state_->access_log && state_->access_log->should_log(spdlog::level::info)) {
+      state_->access_log->info(access_line(AccessEntry{method_, facts_->route, path_, response.status, seconds,
+                                                       facts_->tenant, response.body.size(), facts_->request_id}));
+    }
+    facts_.reset();
+  }
+
   void write(Response response) {
     if (closed_) return;
+    account(response);
     state_->cors.apply(origin_, preflight_, response);
     auto out = std::make_shared<beast_http::response<beast_http::string_body>>();
     out->version(version_);
@@ -321,6 +353,11 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<Request> request_;
   BodyBudget::Reservation reservation_;
   std::string origin_;  // its Origin header ("" = none), for the CORS headers of its answer
+  // The request being served, for its answer's accounting (account()).
+  std::shared_ptr<RequestFacts> facts_;
+  std::string method_;
+  std::string path_;
+  std::chrono::steady_clock::time_point started_;
   bool preflight_ = false;
   bool lingering_ = false;  // its answer refuses it before it was read whole
   std::atomic<bool> closed_{false};
@@ -391,8 +428,16 @@ void raise_open_file_limit(int max_connections) {
     raised.rlim_cur = limit.rlim_max;
     raised.rlim_max = limit.rlim_max;
     setrlimit(RLIMIT_NOFILE, &raised);
-    spdlog::warn("http: open file limit is {}, below HTTP_MAX_CONNECTIONS ({}) plus room for the rest",
-                 limit.rlim_max, max_connections);
+    // Only a limit below the connections themselves is worth a warning; short of the headroom
+    // alone, a connection past the limit makes the acceptor pause briefly (pause_accepting).
+    if (limit.rlim_max < static_cast<rlim_t>(max_connections)) {
+      spdlog::warn("http: open file limit is {}, below HTTP_MAX_CONNECTIONS ({}): raise it (ulimit -n) or lower "
+                   "HTTP_MAX_CONNECTIONS",
+                   limit.rlim_max, max_connections);
+    } else {
+      spdlog::debug("http: open file limit is {} (HTTP_MAX_CONNECTIONS {} plus {} wanted for the rest)",
+                    limit.rlim_max, max_connections, wanted - static_cast<rlim_t>(max_connections));
+    }
   }
 }
 

@@ -1,7 +1,5 @@
 #include "spool/spool.h"
 
-#include <sstream>
-
 namespace queen::spool {
 namespace {
 
@@ -21,16 +19,6 @@ Spool::Spool(SpoolOptions options, ReplayStore& store, const Clock& clock)
       loop_(drain_, options_.flush_interval, clock) {}
 
 Spool::~Spool() { loop_.stop(); }
-
-std::string Spool::describe() const {
-  std::ostringstream out;
-  out << "dir=" << directory_.path.string() << " flush_ms=" << options_.flush_interval.count()
-      << " max_batch=" << options_.drain.max_batch << " events_per_file=" << options_.events_per_file
-      << " fsync=" << to_string(options_.fsync);
-  if (directory_.fell_back)
-    out << " (fallback; requested " << directory_.requested << ": " << directory_.fallback_reason << ")";
-  return out.str();
-}
 
 void Spool::set_maintenance(bool enabled) {
   if (enabled) {

@@ -3,7 +3,7 @@
 //
 // Boot order (the broker's):
 //   Spool spool(options, store);            // directory (with fallback) + inventory of what is on disk
-//   log(spool.describe());                  // the "config: file_buffer" line
+//   (a fallback directory is logged as a warning where it is chosen; the settings are in "config: spool")
 //   spool.recover_at_startup();             // before the listener binds
 //   spool.start_drain();                    // background loop every flush_interval
 // Push path: spool.append(items) -> per-item ok (buffered) / not ok (failed).
@@ -45,9 +45,6 @@ class Spool {
   Spool& operator=(const Spool&) = delete;
 
   const SpoolDirectory& directory() const { return directory_; }
-  // "dir=/var/lib/queen/buffers flush_ms=100 max_batch=100 events_per_file=10000 fsync=off"
-  // plus " (fallback; requested <dir>: <reason>)" when the fallback is in use.
-  std::string describe() const;
 
   std::vector<bool> append(const std::vector<SpoolEvent>& events) { return writer_.append(events); }
   bool finalize_active() { return writer_.finalize_active(); }
