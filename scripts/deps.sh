@@ -10,10 +10,12 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
           cmake build-essential pkg-config)
 # pgTAP for sql/tests; GoogleTest for the unit tests (CMake builds none without it); clang for lint and the fuzz
 # harnesses; Chromium and selenium for tests/dashboard; iproute2, util-linux and e2fsprogs for tests/fault;
-# patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback).
+# patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback);
+# prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests.
 TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
-           chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server)
+           chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server
+           prometheus)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
 # node of the bench's own, and the anchor client is built against librabbitmq-c.
 BENCH_PKGS=(rabbitmq-server librabbitmq-dev)

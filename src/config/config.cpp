@@ -196,6 +196,13 @@ void read_process(EnvReader& r, Config& c, const std::string& hostname) {
       c.process.log_level != "warn" && c.process.log_level != "error") {
     r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
   }
+  c.process.log_format = r.text("LOG_FORMAT", c.process.log_format);
+  if (c.process.log_format != "text" && c.process.log_format != "json") {
+    r.error("LOG_FORMAT='" + c.process.log_format + "' is not one of text, json");
+  }
+  c.process.access_log = r.boolean("ACCESS_LOG", c.process.access_log);
+  c.metrics.max_queues = r.int32("METRICS_MAX_QUEUES", c.metrics.max_queues);
+  c.metrics.refresh_interval_ms = r.integer("METRICS_REFRESH_INTERVAL_MS", c.metrics.refresh_interval_ms);
 }
 
 // The HTTP listener and its per-connection limits and deadlines (docs/limits.md).
@@ -577,6 +584,9 @@ std::vector<std::string> describe_config(const Config& c) {
     s.str("");
   };
   s << "config: process server_id=" << c.process.server_id << " log_level=" << c.process.log_level
+    << " log_format=" << c.process.log_format << " access_log=" << on_off(c.process.access_log)
+    << " metrics_max_queues=" << c.metrics.max_queues
+    << " metrics_refresh_interval_ms=" << c.metrics.refresh_interval_ms
     << " encryption_key=" << mask(c.encryption_key) << " encryption_key_previous=" << mask(c.encryption_key_previous)
     << " encryption_refresh_ms=" << c.encryption_refresh_ms;
   flush();

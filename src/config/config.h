@@ -18,7 +18,15 @@ using EnvMap = std::map<std::string, std::string>;
 
 struct ProcessConfig {
   std::string server_id;          // QUEEN_SERVER_ID, default: hostname
-  std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error
+  std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error (SIGHUP re-reads it)
+  std::string log_format = "text"; // LOG_FORMAT: text|json, one line per event either way
+  bool access_log = false;         // ACCESS_LOG: one line per answered request (logger "access")
+};
+
+// The /metrics exposition (docs/operations-metrics.md).
+struct MetricsConfig {
+  int max_queues = 100;                          // METRICS_MAX_QUEUES: queues with series of their own
+  std::int64_t refresh_interval_ms = 15000;      // METRICS_REFRESH_INTERVAL_MS: queue depth and lag refresh
 };
 
 struct HttpConfig {
@@ -260,6 +268,7 @@ struct Config {
   TenantQuotaConfig tenant_quotas;
   JwtConfig jwt;
   FlowConfig flow;
+  MetricsConfig metrics;
   // Payload encryption (docs/encryption.md). Both keys are masked in logs.
   std::string encryption_key;           // QUEEN_ENCRYPTION_KEY: 64 hex characters
   std::string encryption_key_previous;  // QUEEN_ENCRYPTION_KEY_PREVIOUS: decrypts only (after a rotation)

@@ -87,7 +87,16 @@ std::vector<Variable> build_table() {
   constexpr std::string_view kProcess = "Process";
   t.push_back(derived(text(kProcess, "QUEEN_SERVER_ID", "the host name", "",
                            "this broker's name in logs, /health, the mesh and the statistics")));
-  t.push_back(text(kProcess, "LOG_LEVEL", "info", "trace|debug|info|warn|error", "log verbosity"));
+  t.push_back(text(kProcess, "LOG_LEVEL", "info", "trace|debug|info|warn|error",
+                   "log verbosity (SIGHUP re-reads it from the environment of the process, see docs/operations-logs.md)"));
+  t.push_back(text(kProcess, "LOG_FORMAT", "text", "text|json",
+                   "one line per event: text, or one JSON object per line (docs/operations-logs.md)"));
+  t.push_back(boolean(kProcess, "ACCESS_LOG", "false",
+                      "one access-log line per answered request (method, route, status, duration, request id)"));
+  t.push_back(integer(kProcess, "METRICS_MAX_QUEUES", "100", 0, 10000, "",
+                      "queues with /metrics series of their own (the deepest; the rest are summed under queue=\"_other\")"));
+  t.push_back(integer(kProcess, "METRICS_REFRESH_INTERVAL_MS", "15000", 1000, 3600000, "ms",
+                      "how often the queue depth and consumer lag of /metrics are re-read (one bounded query)"));
 
   constexpr std::string_view kHttp = "HTTP";
   t.push_back(text(kHttp, "HOST", "0.0.0.0", "", "address the HTTP listener binds"));
