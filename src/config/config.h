@@ -18,7 +18,7 @@ using EnvMap = std::map<std::string, std::string>;
 
 struct ProcessConfig {
   std::string server_id;          // QUEEN_SERVER_ID, default: hostname
-  std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error (SIGHUP re-reads it)
+  std::string log_level = "info"; // LOG_LEVEL: trace|debug|info|warn|error (at boot; a route changes it)
   std::string log_format = "text"; // LOG_FORMAT: text|json, one line per event either way
   bool access_log = false;         // ACCESS_LOG: one line per answered request (logger "access")
 };

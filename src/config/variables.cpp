@@ -88,7 +88,7 @@ std::vector<Variable> build_table() {
   t.push_back(derived(text(kProcess, "QUEEN_SERVER_ID", "the host name", "",
                            "this broker's name in logs, /health, the mesh and the statistics")));
   t.push_back(text(kProcess, "LOG_LEVEL", "info", "trace|debug|info|warn|error",
-                   "log verbosity (SIGHUP re-reads it from the environment of the process, see docs/operations-logs.md)"));
+                   "log verbosity at boot (POST /api/v1/system/log-level changes it at run time, docs/operations-logs.md)"));
   t.push_back(text(kProcess, "LOG_FORMAT", "text", "text|json",
                    "one line per event: text, or one JSON object per line (docs/operations-logs.md)"));
   t.push_back(boolean(kProcess, "ACCESS_LOG", "false",

@@ -45,6 +45,12 @@ def test_health_ready_metrics_prometheus(client):
     assert prometheus.status == 200
     assert prometheus.header("content-type").startswith("text/plain")
     assert "queen_file_buffer_pending" in prometheus.body
+    # GET /metrics to a scraper (its Accept header) is the text; /metrics/json is the JSON whatever is asked.
+    scraped = client.get("/metrics", headers={"Accept": "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"})
+    assert scraped.status == 200 and scraped.header("content-type").startswith("text/plain")
+    assert "queen_file_buffer_pending" in scraped.body
+    as_json = client.get("/metrics/json", headers={"Accept": "text/plain"})
+    assert as_json.status == 200 and {"uptime", "cpu"} <= set(as_json.body)
 
 
 def test_configure_echoes_all_fifteen_options_with_their_types(client):

@@ -40,6 +40,11 @@ def test_buffers_and_maintenance_round_trip(client):
     assert off.status == 200 and off.body["maintenanceMode"] is False
     bad = client.post("/api/v1/system/maintenance", {"enabled": "yes"})
     assert bad.status == 400 and bad.body == {"error": "enabled (boolean) is required"}
+    logging = client.get("/api/v1/system/log-level")
+    assert logging.status == 200 and logging.body["level"] in {"trace", "debug", "info", "warn", "error"}
+    changed = client.post("/api/v1/system/log-level", {"level": logging.body["level"], "accessLog": True})
+    assert changed.status == 200 and changed.body["accessLog"] is True
+    assert client.post("/api/v1/system/log-level", {"level": "verbose"}).status == 400
     pop_state = client.get("/api/v1/system/maintenance/pop")
     assert pop_state.status == 200 and pop_state.body["popMaintenanceMode"] is False
     pop_on = client.post("/api/v1/system/maintenance/pop", {"enabled": True})
