@@ -100,9 +100,10 @@ bool set_log_level(std::string_view level) {
       {"warn", spdlog::level::warn},   {"error", spdlog::level::err}};
   for (const auto& [name, value] : kLevels) {
     if (name != level) continue;
-    spdlog::default_logger()->set_level(value);
-    spdlog::apply_all([value](const std::shared_ptr<spdlog::logger>& logger) {
-      if (logger->name() != "access") logger->set_level(value);
+    const spdlog::level::level_enum chosen = value;  // a structured binding cannot be captured (C++17)
+    spdlog::default_logger()->set_level(chosen);
+    spdlog::apply_all([chosen](const std::shared_ptr<spdlog::logger>& logger) {
+      if (logger->name() != "access") logger->set_level(chosen);
     });
     return true;
   }
