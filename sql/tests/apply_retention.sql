@@ -57,7 +57,7 @@ SELECT is(pg_temp.left_in('t_retc'), ARRAY['c4'], 'the unconsumed message stays'
 --    at a later p_now would age the dead letter's message along with it).
 UPDATE queen.dedup_tombstones SET expires_at = now() - interval '1 second' WHERE transaction_id = 'old1';
 SELECT pg_temp.push('t_ret', 1, 'dead');
-SELECT queen.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_ret' AND m.transaction_id = 'dead1';
 UPDATE queen.dlq SET failed_at = now() - interval '2 hours' WHERE transaction_id = 'dead1';
 SELECT is(queen.apply_retention(100), 2, 'one expired tombstone and one old dead letter removed');

@@ -1,11 +1,12 @@
 -- Deploy queen:apply_retention to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Deletes up to p_batch messages from the head of one partition that are older than
 -- p_cutoff and, when p_max_seq is given, at or below that seq (completed retention).
 -- Reads at most p_batch index entries: created_at grows with seq, so the deletable
 -- messages are a prefix. Each deleted key leaves a dedup tombstone until p_tombstone_until.
-CREATE FUNCTION queen.delete_partition_head(p_partition_id uuid, p_cutoff timestamptz, p_max_seq bigint,
+CREATE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamptz, p_max_seq bigint,
                                             p_batch int, p_tombstone_until timestamptz)
 RETURNS int
 LANGUAGE sql AS $$
@@ -28,12 +29,14 @@ LANGUAGE sql AS $$
   )
   SELECT count(*)::int FROM tombstones
 $$;
-COMMENT ON FUNCTION queen.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
   'Internal to apply_retention: deletes up to p_batch of the oldest messages of a partition created before p_cutoff (and seq <= p_max_seq when given), leaving dedup tombstones. Returns the count.';
 
 CREATE FUNCTION queen.apply_retention(p_batch int, p_dedup_window interval DEFAULT '24 hours',
                                       p_now timestamptz DEFAULT NULL)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
@@ -41,7 +44,7 @@ DECLARE
   v_target record;
   v_count int;
 BEGIN
-  PERFORM queen.check_at_least('batch', p_batch, 1);
+  PERFORM queen_internal.check_at_least('batch', p_batch, 1);
   IF p_dedup_window IS NULL OR p_dedup_window < interval '0' THEN
     RAISE EXCEPTION 'dedup window must be >= 0, got %', p_dedup_window USING ERRCODE = '22023';
   END IF;
@@ -67,7 +70,7 @@ BEGIN
      ORDER BY p.id
   LOOP
     EXIT WHEN v_budget <= 0;
-    v_count := queen.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
+    v_count := queen_internal.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
                                            v_now + p_dedup_window);
     v_budget := v_budget - v_count;
   END LOOP;

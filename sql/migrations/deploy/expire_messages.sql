@@ -1,9 +1,10 @@
 -- Deploy queen:expire_messages to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The age past which a queue's unconsumed messages expire, and the DLQ reason:
 -- the smaller of ttl and maxWaitTimeSeconds that is set (0 = off).
-CREATE FUNCTION queen.expiry_rule(q queen.queues, OUT max_age_seconds int, OUT reason text)
+CREATE FUNCTION queen_internal.expiry_rule(q queen.queues, OUT max_age_seconds int, OUT reason text)
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN q.ttl > 0 AND (q.max_wait_time_seconds = 0 OR q.ttl <= q.max_wait_time_seconds) THEN q.ttl
               ELSE nullif(q.max_wait_time_seconds, 0) END,
@@ -12,10 +13,12 @@ LANGUAGE sql IMMUTABLE AS $$
               WHEN q.max_wait_time_seconds > 0
               THEN format('Message expired: maxWaitTimeSeconds of %s s exceeded', q.max_wait_time_seconds) END
 $$;
-COMMENT ON FUNCTION queen.expiry_rule(queen.queues) IS
+COMMENT ON FUNCTION queen_internal.expiry_rule(queen.queues) IS
   'Expiry age of a queue (least of ttl and maxWaitTimeSeconds that is > 0; null = never) and the DLQ reason naming the option.';
 
 CREATE FUNCTION queen.expire_messages(p_batch int, p_now timestamptz DEFAULT NULL) RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
@@ -24,14 +27,14 @@ DECLARE
   v_last_seq bigint;
   v_count int;
 BEGIN
-  PERFORM queen.check_at_least('batch', p_batch, 1);
+  PERFORM queen_internal.check_at_least('batch', p_batch, 1);
 
   -- Messages nobody has a cursor for expire for the queue-mode group: give such
   -- partitions a queue-mode cursor row (at the beginning) so the loop below sees them.
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, '__QUEUE_MODE__', p.queue_id, 0
     FROM queen.queues q
-    CROSS JOIN LATERAL queen.expiry_rule(q) rule
+    CROSS JOIN LATERAL queen_internal.expiry_rule(q) rule
     JOIN queen.partitions p ON p.queue_id = q.id
    WHERE rule.max_age_seconds IS NOT NULL
      AND p.last_seq > 0
@@ -49,7 +52,7 @@ BEGIN
     SELECT c.partition_id, c.consumer_group, c.cursor_seq, rule.reason,
            v_now - rule.max_age_seconds * interval '1 second' AS cutoff
       FROM queen.queues q
-      CROSS JOIN LATERAL queen.expiry_rule(q) rule
+      CROSS JOIN LATERAL queen_internal.expiry_rule(q) rule
       JOIN queen.partitions p ON p.queue_id = q.id
       JOIN queen.consumers c ON c.partition_id = p.id
      WHERE rule.max_age_seconds IS NOT NULL
@@ -72,7 +75,7 @@ BEGIN
       SELECT e.seq FROM expired e JOIN queen.messages m ON m.partition_id = v_consumer.partition_id AND m.seq = e.seq
        WHERE m.created_at < v_consumer.cutoff
     ), dead AS (
-      SELECT o.seq, queen.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)
+      SELECT o.seq, queen_internal.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)
         FROM old_enough o
     )
     SELECT max(d.seq), count(*) INTO v_last_seq, v_count FROM dead d;

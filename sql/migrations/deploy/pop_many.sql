@@ -1,5 +1,6 @@
 -- Deploy queen:pop_many to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Pop combining (docs/combining.md): p_requests pops with the same parameters in
 -- one transaction, so concurrent consumers share one commit. Each call of
@@ -16,6 +17,8 @@ RETURNS TABLE (request_idx int, lease_id uuid, queue_name text, partition_name t
                is_encrypted bool, created_at timestamptz, retry_count int)
 -- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
 -- table that was tiny when the plan was made (docs/procedures.md, plans)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
 LANGUAGE plpgsql AS $$
