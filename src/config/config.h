@@ -151,7 +151,7 @@ struct SystemConfig {
 // Checked while a JSON body is parsed, before any deep tree exists; past any
 // of them the answer is 400 {"error"} naming the limit and its variable.
 // The longest queue, partition, consumer-group or KV key name, in characters:
-// the database's queen.name_text domain (queen.name_max_chars()) holds the same
+// the database's queen.name_text domain (queen_internal.name_max_chars()) holds the same
 // number, so NAME_MAX_CHARS can only lower it.
 inline constexpr int kNameMaxChars = 255;
 
