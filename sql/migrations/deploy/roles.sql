@@ -27,11 +27,12 @@ BEGIN
   IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
     EXECUTE format('GRANT queen_owner TO %I', current_user);
   END IF;
+  -- analytics_postgres_stats counts the database's sessions by state, which pg_stat_activity shows only
+  -- to superusers and members of pg_read_all_stats.
+  IF NOT pg_has_role('queen_owner', 'pg_read_all_stats', 'MEMBER') THEN
+    GRANT pg_read_all_stats TO queen_owner;
+  END IF;
 END;
 $$;
-
--- analytics_postgres_stats counts the database's sessions by state, which pg_stat_activity shows only to
--- superusers and members of pg_read_all_stats.
-GRANT pg_read_all_stats TO queen_owner;
 
 COMMIT;
