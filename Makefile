@@ -6,8 +6,10 @@ export PGDATA ?= $(ROOT)/.pgdata
 export PG_HOST ?= 127.0.0.1
 export PG_PORT ?= $(PGPORT)
 export PG_DB ?= queen
-export PG_USER ?= postgres
-export PG_PASSWORD ?= postgres
+# The broker's login (docs/procedures.md, Roles); scripts/db-deploy.sh sets its password. Tests set up
+# and inspect the database as the superuser postgres (PG_SUPERUSER, tests/harness/README.md).
+export PG_USER ?= queen_broker
+export PG_PASSWORD ?= queen_broker
 BUILD ?= $(ROOT)/build
 JOBS ?= $(shell nproc)
 # Sanitizer builds (README "Sanitizers"): every report aborts the process, so ctest and pytest fail on it.
@@ -45,7 +47,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: db build
-	@echo "queen: psql -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB)"
+	@echo "queen: psql -h 127.0.0.1 -p $(PGPORT) -U postgres -d $(PG_DB)   (the broker connects as $(PG_USER))"
 	@echo "queen: broker on http://127.0.0.1:$${PORT:-6632}"
 	exec $(BUILD)/queen-broker
 

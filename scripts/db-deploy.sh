@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Creates database $PG_DB (default queen) if missing and deploys the migrations with sqitch.
+# Creates database $PG_DB (default queen) if missing, deploys the migrations with sqitch, and gives the
+# broker's login (PG_USER, default queen_broker) the password PG_PASSWORD (default queen_broker) when it
+# is the role queen_broker (another login is the DBA's to create: docs/procedures.md, Roles).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PGPORT=${PGPORT:-55432}
@@ -14,4 +16,7 @@ if ! sqitch deploy --verify "db:pg://postgres@127.0.0.1:$PGPORT/$DB"; then
   echo "db-deploy: sqitch could not deploy to $DB. If it names a change the plan does not have, the database" >&2
   echo "db-deploy: predates a plan rewrite: drop it (psql -h 127.0.0.1 -p $PGPORT -U postgres -c 'drop database \"$DB\"') and run again" >&2
   exit 1
+fi
+if [ "${PG_USER:-queen_broker}" = queen_broker ]; then
+  PGHOST=127.0.0.1 PGPORT=$PGPORT PGUSER=postgres PGDATABASE=$DB scripts/broker-password.sh "${PG_PASSWORD:-queen_broker}"
 fi

@@ -25,27 +25,37 @@ class PgError(RuntimeError):
 
 
 class PgTarget:
-    """One database on one server, addressed like the broker's PG_* variables."""
+    """One database on one server, addressed like the broker's PG_* variables.
 
-    def __init__(self, host="127.0.0.1", port=55432, dbname="queen", user="postgres", password="postgres"):
+    user/password: the login the tests' own SQL uses (a superuser: fixtures create databases and read
+    tables). broker_user/broker_password: the login brokers get (broker_env), by default
+    env.broker_pg_login(), i.e. queen_broker; never the superuser.
+    """
+
+    def __init__(self, host="127.0.0.1", port=55432, dbname="queen", user="postgres", password="postgres",
+                 broker_user=None, broker_password=None):
         self.host, self.port, self.dbname = host, int(port), dbname
         self.user, self.password = user, password
+        default_user, default_password = env.broker_pg_login()
+        self.broker_user = broker_user or default_user
+        self.broker_password = default_password if broker_password is None else broker_password
 
     @classmethod
     def from_env(cls):
-        """The project cluster used by `make test` (PG_HOST, PG_PORT, PG_DB, PG_USER, PG_PASSWORD)."""
+        """The project cluster used by `make test` (PG_HOST, PG_PORT, PG_DB; env.default_pg_settings)."""
         return cls(**env.default_pg_settings())
 
     def with_db(self, dbname):
-        return PgTarget(self.host, self.port, dbname, self.user, self.password)
+        return PgTarget(self.host, self.port, dbname, self.user, self.password, self.broker_user,
+                        self.broker_password)
 
     def url(self):
         return f"db:pg://{self.user}@{self.host}:{self.port}/{self.dbname}"
 
     def broker_env(self):
-        """The PG_* environment a broker needs to use this database."""
+        """The PG_* environment a broker needs to use this database (as broker_user)."""
         return {"PG_HOST": self.host, "PG_PORT": str(self.port), "PG_DB": self.dbname,
-                "PG_USER": self.user, "PG_PASSWORD": self.password}
+                "PG_USER": self.broker_user, "PG_PASSWORD": self.broker_password}
 
     def _client_env(self):
         e = dict(os.environ)
