@@ -127,7 +127,7 @@ COMMENT ON FUNCTION queen.stats_work_lock_key() IS
 
 CREATE FUNCTION queen.reconcile_stats(p_limit int DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamptz DEFAULT NULL)
 RETURNS int
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
   v_refreshed int;
