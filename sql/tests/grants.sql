@@ -41,7 +41,7 @@ INSERT INTO expected SELECT f, '---' FROM unnest(ARRAY[
   'queen_internal.cursor_is_free', 'queen_internal.cursor_lags', 'queen_internal.dead_letter',
   'queen_internal.delete_partition_head', 'queen_internal.dlq_admin_max_per_call',
   'queen_internal.dlq_forget_payloads', 'queen_internal.dlq_matching', 'queen_internal.ensure_consumer',
-  'queen_internal.expiry_rule', 'queen_internal.fire_locked_timers', 'queen_internal.insert_new_timers',
+  'queen_internal.expiry_cutoffs', 'queen_internal.expiry_rule', 'queen_internal.fire_locked_timers', 'queen_internal.insert_new_timers',
   'queen_internal.insert_push_items', 'queen_internal.iso_millis', 'queen_internal.job_cycle',
   'queen_internal.job_lock_key', 'queen_internal.job_runs_kept', 'queen_internal.kv_check_key',
   'queen_internal.kv_give_back', 'queen_internal.kv_is_live', 'queen_internal.lag_seconds',

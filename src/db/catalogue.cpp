@@ -116,6 +116,7 @@ const std::vector<const char*>& sql_helpers() {
       "dlq_forget_payloads",
       "dlq_matching",
       "ensure_consumer",
+      "expiry_cutoffs",
       "expiry_rule",
       "fire_locked_timers",
       "insert_new_timers",

@@ -13,12 +13,13 @@ SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (request_idx int, idx int, transaction_id text, success bool, error text, queue_name text,
                partition_name text, lease_released bool, dlq bool)
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
 SECURITY DEFINER
 SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE

@@ -178,12 +178,13 @@ CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text,
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
                lease_released bool, dlq bool)
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
 SECURITY DEFINER
 SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -220,7 +221,7 @@ BEGIN
     v_group := coalesce(queen_internal.ack_lease_group(p_acks, v_tenant), v_group);
   END IF;
 
-  -- One item at a time, partition by partition (queen.ack_item_rows: the lock order).
+  -- One item at a time, partition by partition (queen_internal.ack_item_rows: the lock order).
   FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, v_tenant)
   LOOP
     v_success := false; v_error := NULL; v_released := false; v_dlq := false;

@@ -16,12 +16,13 @@ CREATE TYPE queen.push_item_route AS (
 
 CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
 RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
 SECURITY DEFINER
 SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now        timestamptz := clock_timestamp();

@@ -245,10 +245,11 @@ COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb, text, uuid[], queen.
 CREATE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
                                      p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);

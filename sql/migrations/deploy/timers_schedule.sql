@@ -1,5 +1,5 @@
 -- Deploy queen:timers_schedule to pg
--- queen.schedule_messages: the push of items that carry deliverAt.
+-- queen_internal.schedule_messages: the push of items that carry deliverAt.
 
 BEGIN;
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)

@@ -2,5 +2,6 @@
 BEGIN;
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 DROP FUNCTION queen.expire_messages(int, timestamptz);
+DROP FUNCTION queen_internal.expiry_cutoffs(timestamptz);
 DROP FUNCTION queen_internal.expiry_rule(queen.queues);
 COMMIT;
