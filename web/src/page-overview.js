@@ -111,10 +111,11 @@ export function create() {
       stat('Pending', num(pick(o, 'messages.pending') ?? pick(s, 'messages.pending')), 'stat-pending'),
       stat('Processing', num(pick(o, 'messages.processing') ?? pick(s, 'messages.processing')), 'stat-processing'),
       stat('Completed', num(pick(o, 'messages.completed') ?? pick(s, 'messages.completed')), 'stat-completed'),
-      // Failed deliveries (acks with status failed, each retry counted) are not dead letters (what is in
-      // the dead-letter queue now): the resources route's messages.failed is the dead letters again.
-      stat('Failed deliveries, last hour', num(pick(s, 'errors.ackFailed')), 'stat-failed',
-        `${num(pick(s, 'deadLetterQueue.addedInRange'))} dead-lettered in the hour`),
+      // The resources route's messages.failed is the dead letters again, so the two cards count different
+      // things: what was dead-lettered in the hour (it stays counted after a requeue) and what is in the
+      // dead-letter queue now.
+      stat('Dead-lettered, last hour', num(pick(s, 'deadLetterQueue.addedInRange')), 'stat-dead-lettered',
+        `${num(pick(s, 'errors.total'))} errors (database, acks)`),
       stat('Dead letters', num(dlqSize(o, s)), 'stat-dlq', 'in the dead-letter queue now'),
       stat('Time lag (max)', seconds(pick(o, 'lag.time.max')), 'stat-lag', `avg ${seconds(pick(o, 'lag.time.avg'))}`),
       stat('Offset lag (max)', num(pick(o, 'lag.offset.max')), 'stat-offset-lag', `avg ${num(pick(o, 'lag.offset.avg'), 1)}`),
