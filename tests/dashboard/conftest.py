@@ -11,7 +11,7 @@ Fixtures:
   page, auth_page         a dashboard_support.Page on broker / auth_broker in that browser
   seeded        session   real data on `broker`: a queue with pushed, acked and unacked messages and a consumer
                           group (one message traced under a name), a queue with dead letters, a queue of
-                          LONG_LIST messages, a queue of ACCOUNT_PARTITIONS partitions acct-1.., and an idle
+                          LONG_LIST messages, one of LONG_LIST dead letters, a queue of ACCOUNT_PARTITIONS partitions acct-1.., and an idle
                           group on an empty queue
   statistics    function  `seeded`, with the statistics recomputed now (POST /api/v1/stats/refresh)
   shots         session   where screenshots go: <run dir>/dashboard-screenshots (the run directory is kept)
@@ -96,11 +96,21 @@ def seeded(broker):
         resp = c.push([{"queue": accounts, "partition": f"acct-{n}", "payload": {"account": n}}
                        for n in range(1, ACCOUNT_PARTITIONS + 1)])
         assert resp.status == 201, resp
+        # As many dead letters: retryLimit 0 dead-letters a message at its first failure.
+        dead_many = unique_name("dash-dead-many")
+        assert c.configure(dead_many, {"retryLimit": 0, "retryDelay": 0}).status == 200
+        resp = c.push([{"queue": dead_many, "partition": "p", "transactionId": f"dead-{n:03d}", "payload": {"n": n}}
+                       for n in range(LONG_LIST)])
+        assert resp.status == 201, resp
+        popped = c.pop_messages(dead_many, batch=LONG_LIST)
+        assert len(popped) == LONG_LIST, len(popped)
+        resp = c.ack_batch([ack_item(m, status="failed", error="rejected") for m in popped])
+        assert resp.status == 200 and all(r["dlq"] for r in resp.body), resp
         # A group that polled a queue with nothing in it: a cursor row, nothing ever consumed.
         assert c.configure(empty, {}).status == 200
         assert c.pop_messages(empty, consumer_group=idle, wait="false") == []
     return {"orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
-            "traced_partition_id": traced["partitionId"], "many": many, "accounts": accounts, "empty": empty,
+            "traced_partition_id": traced["partitionId"], "many": many, "dead_many": dead_many, "accounts": accounts, "empty": empty,
             "idle": idle}
 
 

@@ -69,13 +69,15 @@ def test_a_message_detail_opens_in_view_and_stays_there_while_the_list_scrolls(p
 
 
 def test_a_dead_letter_detail_opens_in_view(page, seeded):
-    page.open(f"dlq?queue={quote(seeded['dead'])}")
+    page.open(f"dlq?queue={quote(seeded['dead_many'])}")
     page.click("[data-test=dlq-apply]")
-    page.wait_for("[data-test=dlq-row]")
-    page.browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-    page.click("[data-test=dlq-row]")
-    heading = page.wait_for("[data-test=dlq-detail-title]")
-    assert page.in_viewport(heading), "the dead letter's detail opened out of view"
+    page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-test=dlq-row]")) == 100, "a full page of rows")
+    transaction = page.browser.execute_script(
+        "const rows = document.querySelectorAll('[data-test=dlq-row]'); const last = rows[rows.length - 1];"
+        "last.scrollIntoView({block: 'end'}); return last.dataset.transaction;")
+    page.click(f"[data-test=dlq-row][data-transaction='{transaction}'] td")
+    page.wait_text("[data-test=dlq-detail-title]", lambda t: t.endswith(transaction), "the clicked dead letter's detail")
+    assert page.in_viewport(page.wait_for("[data-test=dlq-detail-title]")), "the dead letter's detail opened out of view"
     assert page.in_viewport(page.wait_for("[data-test=dlq-detail-requeue]"))
     page.shot("dlq-detail")
 
