@@ -82,13 +82,13 @@ def test_a_dead_letter_detail_opens_in_view(page, seeded):
     page.shot("dlq-detail")
 
 
-@pytest.mark.parametrize("route", ["queues", "queue", "groups", "messages"])
+@pytest.mark.parametrize("route", ["queues", "queue", "groups", "dlq"])
 def test_numeric_headers_are_aligned_with_their_numbers(page, statistics, route):
     seeded = statistics
-    path = {"queue": f"queues/{quote(seeded['orders'])}", "messages": f"messages?queue={quote(seeded['orders'])}"}
+    path = {"queue": f"queues/{quote(seeded['orders'])}", "dlq": f"dlq?queue={quote(seeded['dead'])}"}
     page.open(path.get(route, route))
-    if route == "messages":
-        page.click("[data-test=filter-apply]")
+    if route == "dlq":
+        page.click("[data-test=dlq-apply]")
     page.wait_for("table.grid tbody tr td.n")
     columns = page.browser.execute_script("""
       const out = [];
@@ -174,11 +174,16 @@ def luminance(css_color):
 
 def colours(page):
     return page.browser.execute_script("""
-      const style = (el) => getComputedStyle(el);
+      // The colour an element shows: its own background, else the nearest ancestor's that has one.
+      const shown = (el) => {
+        for (; el; el = el.parentElement) {
+          const colour = getComputedStyle(el).backgroundColor;
+          if (colour !== 'rgba(0, 0, 0, 0)' && colour !== 'transparent') return colour;
+        }
+        return 'rgb(255, 255, 255)';
+      };
       const panel = document.querySelector('.panel, .stat, table.grid');
-      return {body: style(document.body).backgroundColor, text: style(document.body).color,
-              panel: panel ? (style(panel).backgroundColor === 'rgba(0, 0, 0, 0)' ? style(document.body).backgroundColor
-                                                                                    : style(panel).backgroundColor) : null};""")
+      return {body: shown(document.body), text: getComputedStyle(document.body).color, panel: panel ? shown(panel) : null};""")
 
 
 def test_the_theme_follows_prefers_color_scheme(page, statistics):
