@@ -67,7 +67,8 @@ export function seriesPerEntity(entities, key, max = COLORS.length) {
     for (const value of byTime.values()) sum += Math.abs(value);
     return {name: entity.name, byTime, sum};
   }).filter((entity) => entity.byTime.size > 0).sort((a, b) => b.sum - a.sum || String(a.name).localeCompare(String(b.name)));
-  const drawn = valued.slice(0, max);
+  // The busiest, drawn in name order: the same entities get the same colours on every chart of a page.
+  const drawn = valued.slice(0, max).sort((a, b) => String(a.name).localeCompare(String(b.name)));
   const times = [...new Set(drawn.flatMap((entity) => [...entity.byTime.keys()]))].sort((a, b) => a - b);
   return {
     labels: drawn.map((entity) => String(entity.name)),
@@ -147,8 +148,9 @@ export class TimeChart {
       series: [{value: (u, ts) => (ts === null || ts === undefined ? '–' : wallText(ts * 1000, zone))},
         ...labels.map((label, i) => ({label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true}))],
       axes: [{...axis, values: (u, splits) => {
-        const days = splits.length > 1 && splits[splits.length - 1] - splits[0] > 86400;
-        return splits.map((ts) => wallText(ts * 1000, zone).slice(days ? 5 : 11, 16));
+        const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
+        const [start, end] = span > 86400 ? [5, 16] : span < 120 ? [11, 19] : [11, 16];
+        return splits.map((ts) => wallText(ts * 1000, zone).slice(start, end));
       }}, {...axis, size: 60}],
       scales: {y: {range: (u, min, max) => [0, Math.max(1, max)]}},
       legend: {live: true},
