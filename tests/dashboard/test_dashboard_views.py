@@ -48,38 +48,42 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-def test_a_message_detail_opens_in_view_and_stays_there_while_the_list_scrolls(page, seeded):
-    page.open(f"messages?queue={quote(seeded['many'])}")
-    page.click("[data-test=filter-apply]")
-    page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-test=message-row]")) == 100, "a full page of rows")
+def open_the_last_row(page, route, apply, row, title):
+    """Searches, clicks the last of a full page of rows (at the bottom of a long list) and returns its detail's
+    heading once it shows that row."""
+    page.open(route)
+    page.click(apply)
+    page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, row)) == 100, "a full page of rows")
     transaction = page.browser.execute_script(
-        "const rows = document.querySelectorAll('[data-test=message-row]'); const last = rows[rows.length - 1];"
-        "last.scrollIntoView({block: 'end'}); return last.dataset.transaction;")
-    page.click(f"[data-test=message-row][data-transaction='{transaction}']")
-    title = page.wait_text("[data-test=message-detail-title]", lambda t: t.endswith(transaction), "the clicked message's detail")
-    assert title
-    heading = page.wait_for("[data-test=message-detail-title]")
+        "const rows = document.querySelectorAll(arguments[0]); const last = rows[rows.length - 1];"
+        "last.scrollIntoView({block: 'end'}); return last.dataset.transaction;", row)
+    page.click(f"{row}[data-transaction='{transaction}'] td")
+    page.wait_text(title, lambda t: t.endswith(transaction), "the clicked row's detail")
+    return page.wait_for(title)
+
+
+def assert_stays_in_view(page, heading):
     assert page.in_viewport(heading), "the detail opened out of view"
-    page.shot("messages-detail")
     for where in ("0", "document.body.scrollHeight"):
         page.browser.execute_script(f"window.scrollTo(0, {where})")
         assert page.in_viewport(heading), f"the detail left the view when the page scrolled to {where}"
+
+
+def test_a_message_detail_opens_in_view_and_stays_there_while_the_list_scrolls(page, seeded):
+    heading = open_the_last_row(page, f"messages?queue={quote(seeded['many'])}", "[data-test=filter-apply]",
+                                "[data-test=message-row]", "[data-test=message-detail-title]")
+    page.shot("messages-detail")
+    assert_stays_in_view(page, heading)
     page.click("[data-test=message-detail] [data-test=drawer-close]")
     page.until(lambda d: not d.find_element(By.CSS_SELECTOR, "[data-test=message-detail]").is_displayed(), "the detail closed")
 
 
-def test_a_dead_letter_detail_opens_in_view(page, seeded):
-    page.open(f"dlq?queue={quote(seeded['dead_many'])}")
-    page.click("[data-test=dlq-apply]")
-    page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-test=dlq-row]")) == 100, "a full page of rows")
-    transaction = page.browser.execute_script(
-        "const rows = document.querySelectorAll('[data-test=dlq-row]'); const last = rows[rows.length - 1];"
-        "last.scrollIntoView({block: 'end'}); return last.dataset.transaction;")
-    page.click(f"[data-test=dlq-row][data-transaction='{transaction}'] td")
-    page.wait_text("[data-test=dlq-detail-title]", lambda t: t.endswith(transaction), "the clicked dead letter's detail")
-    assert page.in_viewport(page.wait_for("[data-test=dlq-detail-title]")), "the dead letter's detail opened out of view"
+def test_a_dead_letter_detail_opens_in_view_and_stays_there_while_the_list_scrolls(page, seeded):
+    heading = open_the_last_row(page, f"dlq?queue={quote(seeded['dead_many'])}", "[data-test=dlq-apply]",
+                                "[data-test=dlq-row]", "[data-test=dlq-detail-title]")
     assert page.in_viewport(page.wait_for("[data-test=dlq-detail-requeue]"))
     page.shot("dlq-detail")
+    assert_stays_in_view(page, heading)
 
 
 @pytest.mark.parametrize("route", ["queues", "queue", "groups", "dlq"])
