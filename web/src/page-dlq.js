@@ -66,7 +66,13 @@ export function create(params) {
   }
 
   function bulk(kind, total) {
-    const f = filters();
+    let f;
+    try {
+      f = filters();
+    } catch (error) {
+      notifyError(error);
+      return;
+    }
     if (!f.queue) return;
     const requeue = kind === 'requeue';
     confirmed({
