@@ -8,16 +8,21 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_PREV=${BUILD_PREV:-$ROOT/build-prev}
 JOBS=${JOBS:-$(nproc)}
+mkdir -p "$BUILD_PREV"
+# One build at a time: .ci/run starts one in the background, and make test-upgrade asks for it again.
+exec 9>"$BUILD_PREV/.lock"
+flock 9
 release=$("$ROOT/scripts/sqitch_release.py" previous)
 commit=$("$ROOT/scripts/sqitch_release.py" commit "$release")
 src=$BUILD_PREV/src
-if [ "$(cat "$BUILD_PREV/commit" 2>/dev/null || true)" != "$commit" ]; then
+# $BUILD_PREV/commit names the commit of a finished build (tests/upgrade checks it), src/.commit the export.
+if [ "$(cat "$src/.commit" 2>/dev/null || true)" != "$commit" ]; then
   rm -rf "$src" "$BUILD_PREV/commit"
-  mkdir -p "$src"
+  mkdir "$src"
   git -C "$ROOT" archive "$commit" | tar -x -C "$src"
-  echo "$commit" >"$BUILD_PREV/commit"
+  echo "$commit" >"$src/.commit"
 fi
 echo "build-previous: release $release, commit ${commit:0:12}, into $BUILD_PREV"
 cmake -S "$src" -B "$BUILD_PREV/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD_PREV/build" -j "$JOBS" --target queen-broker
-echo "$release $commit" >"$BUILD_PREV/release"
+echo "$commit" >"$BUILD_PREV/commit"

@@ -96,8 +96,9 @@ def script_path(change, kind, exists):
 
 
 def previous_release(plan):
-    """The release an upgrade starts from: the newest tag that changes follow, or the newest tag when the
-    plan ends with it (a release commit: the upgrade from it to HEAD is then empty, and still runs)."""
+    """The release an upgrade starts from: the newest tag that changes follow. At a release commit (the plan
+    ends with its tag) that is the release before, so the upgrade tested is the one the new release makes; with
+    a single tag and nothing after it, that tag (the upgrade to HEAD is then empty, and still runs)."""
     if not plan.order:
         raise ReleaseError(f"{PLAN} carries no tag: there is no previous release to upgrade from "
                            f"(the first release is tagged with `sqitch tag`, docs/upgrading.md)")
