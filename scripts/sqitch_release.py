@@ -178,8 +178,8 @@ def tagged_differences(root=REPO_ROOT):
                 if text_now != text_then:
                     state = "is missing" if text_now is None else "differs"
                     problems.append((tag, f"{path_now} {state} from {path_then} at @{tag} (commit {commit[:12]}): "
-                                          f"a change a tag contains is never edited; rework it "
-                                          f"(sqitch rework {now_change.name}) or add a new change"))
+                                          f"a change a tag contains is never edited: restore it, and make the edit "
+                                          f"a new change or a `sqitch rework {now_change.name}`"))
     return problems
 
 
