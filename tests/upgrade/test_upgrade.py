@@ -124,24 +124,22 @@ def txids(messages):
 
 
 def compare_rows(before, after, what):
-    """Every table of `after` holds exactly the rows of `before`, read through the columns `after` has (a later
-    change may add columns, and a revert drops them; a later change may add tables, and a revert drops them)."""
+    """Every table in both snapshots holds the same rows, read through the columns both have (a later change may
+    add columns, a revert drops them). Returns (problems, tables of `before` that `after` lacks)."""
     problems = []
-    for table, rows_after in after.items():
-        if table not in before:
+    for table in sorted(set(before) & set(after)):
+        old, new = before[table], after[table]
+        if not old or not new:
+            if old or new:
+                problems.append(f"{table}: {len(old)} rows before {what}, {len(new)} after")
             continue
-        columns = set(rows_after[0]) if rows_after else None
-        projected = sorted((json.dumps({k: v for k, v in r.items() if columns is None or k in columns},
-                                       sort_keys=True) for r in before[table]))
-        now = sorted(json.dumps(r, sort_keys=True) for r in rows_after)
-        if columns is None and before[table]:
-            problems.append(f"{table}: {len(before[table])} rows before {what}, none after")
-        elif projected != now:
-            lost = [r for r in projected if r not in now][:3]
-            new = [r for r in now if r not in projected][:3]
-            problems.append(f"{table}: rows differ after {what}; before only: {lost}; after only: {new}")
-    missing = [t for t in before if t not in after]
-    return problems, missing
+        columns = set(old[0]) & set(new[0])
+        seen = [sorted(json.dumps({k: r[k] for k in columns}, sort_keys=True) for r in rows) for rows in (old, new)]
+        if seen[0] != seen[1]:
+            lost = [r for r in seen[0] if r not in seen[1]][:3]
+            gained = [r for r in seen[1] if r not in seen[0]][:3]
+            problems.append(f"{table}: rows differ after {what}; before only: {lost}; after only: {gained}")
+    return problems, sorted(set(before) - set(after))
 
 
 def test_the_previous_release_fills_every_kind_of_state(story):
