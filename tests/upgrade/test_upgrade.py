@@ -73,7 +73,7 @@ class Story:
         self.kv = {}            # (tenant, key) -> (value, expiresAt)
         self.timer_due = None   # epoch seconds
         self.orders_left = {}   # partition -> transaction ids not yet delivered, in push order
-        self.rows = None
+        self.schema_versions = []  # queen.schema_version() of the release, then of HEAD
 
     def broker(self, which, name):
         binary = self.release.broker_binary if which == "previous" else harness_env.broker_binary()
@@ -142,7 +142,12 @@ def compare_rows(before, after, what):
     return problems, sorted(set(before) - set(after))
 
 
+def schema_version(db):
+    return db.scalar("select queen.schema_version() as version")
+
+
 def test_the_previous_release_fills_every_kind_of_state(story):
+    story.schema_versions = [schema_version(story.db)]
     prev = story.broker("previous", "upgrade-prev")
     admin, acme, globex = (story.client(prev), story.client(prev, "read-write", "acme"),
                            story.client(prev, "read-write", "globex"))
@@ -229,6 +234,7 @@ def test_rolling_upgrade_schema_first_keeps_every_row_and_the_previous_broker_se
     assert before["messages"] and before["timers"] and before["kv"] and before["message_traces"], before.keys()
     story.db.sqitch("deploy")
     story.db.sqitch("verify")
+    story.schema_versions.append(schema_version(story.db))
     after = schema.table_rows(story.db, skip=STATISTICS_TABLES)
     problems, missing = compare_rows(before, after, "sqitch deploy")
     assert not problems and not missing, (problems, missing)
@@ -247,7 +253,6 @@ def test_rolling_upgrade_schema_first_keeps_every_row_and_the_previous_broker_se
         acked(admin, pop(admin, "after-upgrade", batch=1, wait=True, timeout_ms=2000))
         assert ok(admin.get("/api/v1/kv/config"))["value"] == {"v": 1}
         assert "d-0" in [e["transactionId"] for e in ok(admin.dlq(queue="dead"))["messages"]]
-    story.rows = schema.table_rows(story.db, skip=STATISTICS_TABLES)
 
 
 def test_the_current_broker_serves_what_the_previous_release_stored(story):
@@ -344,9 +349,10 @@ def test_revert_to_the_release_keeps_its_rows_and_the_previous_broker_serves_the
     story.brokers[1].stop()
     problems, _dropped_with_the_changes_after_the_tag = rows_kept_by(story, "revert", "--to", story.release.target)
     assert not problems, problems
-    deployed = story.db.scalar("select change from sqitch.changes order by committed_at desc limit 1")
-    tagged = story.db.scalar("select change from sqitch.tags where tag = :'tag'", tag=story.release.target)
-    assert deployed == tagged, (deployed, tagged)
+    assert story.db.scalar("""
+        select t.change_id = (select change_id from sqitch.changes order by committed_at desc limit 1) as at_tag
+        from sqitch.tags t where t.tag = :'tag'""", tag=story.release.target), "the last change deployed is not the tag's"
+    assert schema_version(story.db) == story.schema_versions[0], "a reworked change did not revert to its release"
 
     prev = story.broker("previous", "upgrade-prev-after-revert")
     with story.client(prev) as admin:
@@ -363,6 +369,7 @@ def test_deploy_again_keeps_every_row_and_the_current_broker_serves_them(story):
     problems, missing = rows_kept_by(story, "deploy")
     assert not problems and not missing, (problems, missing)
     story.db.sqitch("verify")
+    assert schema_version(story.db) == story.schema_versions[1]
     current = story.broker("current", "upgrade-current-again")
     with story.client(current) as admin:
         messages = pop(admin, "orders", "p2", batch=10)
