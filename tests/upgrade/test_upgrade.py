@@ -10,8 +10,9 @@ One story, in order, on one scratch database:
  3. the current broker starts beside it, the previous one stops, and the current one serves the old state:
     pops deliver the old messages in order, acks and renewals of the old leases work, timers fire, KV reads,
     the DLQ lists, traces read;
- 4. `sqitch revert --to @TAG`: every row of the release's tables kept, and the previous broker serves them;
- 5. `sqitch deploy` again: every row kept, and the current broker serves them.
+ 4. back the other way, brokers first: the previous release's broker replaces the current one, then
+    `sqitch revert --to @TAG` under it: every row of the release's tables kept, and that broker serves them;
+ 5. `sqitch deploy` again under it: every row kept, and the current broker, started in its place, serves them.
 """
 import base64
 import hashlib
@@ -35,7 +36,7 @@ LEASE_S = 600              # the leases taken before the upgrade outlive the who
 KV_TTL_MS = 3_600_000
 # A timer is pushed this long before it is due: it must still be pending when the current broker has
 # started (fill + deploy + start take about 10 s on a busy 2-core box), and the suite waits the rest.
-TIMER_DELAY_S = 30
+TIMER_DELAY_S = 40
 # Statistics the brokers' background jobs rewrite every cycle (docs/operations-stats.md): not state a
 # client put there, and not comparable between two reads while a broker runs.
 STATISTICS_TABLES = ("broker_stats_minutes", "job_runs", "queue_stats", "queue_stats_minutes")
@@ -228,36 +229,62 @@ def test_the_previous_release_fills_every_kind_of_state(story):
     assert trace["success"] is True, trace
 
 
-def test_rolling_upgrade_schema_first_keeps_every_row_and_the_previous_broker_serving(story):
-    prev = story.brokers[0]
+def rows_kept_by(story, command, *args):
+    """Run sqitch (while the brokers run) and return the problems of the row comparison around it."""
     before = schema.table_rows(story.db, skip=STATISTICS_TABLES)
     assert before["messages"] and before["timers"] and before["kv"] and before["message_traces"], before.keys()
-    story.db.sqitch("deploy")
+    story.db.sqitch(command, *args)
+    after = schema.table_rows(story.db, skip=STATISTICS_TABLES)
+    return compare_rows(before, after, f"sqitch {command}")
+
+
+def serves_new_traffic(client, queue):
+    """Push, pop, renew and ack on a queue of its own, and read what the old state offers to every broker."""
+    ok(client.configure(queue, dict(leaseTime=LEASE_S)))
+    push(client, queue, "Default", [f"{queue}-0", f"{queue}-1"])
+    messages = pop(client, queue, batch=1)
+    assert txids(messages) == [f"{queue}-0"]
+    extended = ok(client.extend_lease(messages[0]["leaseId"], 120))
+    assert extended["success"] is True, extended
+    acked(client, messages)
+    assert txids(acked_pop(client, queue)) == [f"{queue}-1"]
+    assert ok(client.get("/api/v1/kv/config"))["value"] == {"v": 1}
+    assert [e["transactionId"] for e in ok(client.dlq(queue="dead"))["messages"]] == ["d-0"]
+
+
+def acked_pop(client, queue, **kw):
+    messages = pop(client, queue, wait=True, timeout_ms=2000, **kw)
+    acked(client, messages, consumer_group=kw.get("consumer_group"))
+    return messages
+
+
+def test_rolling_upgrade_schema_first_keeps_every_row_and_the_previous_broker_serving(story):
+    prev = story.brokers[0]
+    problems, missing = rows_kept_by(story, "deploy")
+    assert not problems and not missing, (problems, missing)
     story.db.sqitch("verify")
     story.schema_versions.append(schema_version(story.db))
-    after = schema.table_rows(story.db, skip=STATISTICS_TABLES)
-    problems, missing = compare_rows(before, after, "sqitch deploy")
-    assert not problems and not missing, (problems, missing)
     assert time.time() < story.timer_due, "the upgrade outlasted TIMER_DELAY_S: raise it"
 
-    # The previous broker, its connections opened against the old schema, serves against the new one.
+    # The previous broker, its connections opened against the old schema, serves against the new one; and a
+    # broker of the previous release (re)started now passes its boot check against the newer schema.
     with story.client(prev) as admin:
         assert ok(admin.health())["database"] == "connected"
-        ok(admin.configure("after-upgrade", dict(leaseTime=LEASE_S)))
-        push(admin, "after-upgrade", "Default", ["u-0", "u-1"])
-        messages = pop(admin, "after-upgrade", batch=1)
-        assert txids(messages) == ["u-0"]
-        extended = ok(admin.extend_lease(messages[0]["leaseId"], 120))
-        assert extended["success"] is True, extended
-        acked(admin, messages)
-        acked(admin, pop(admin, "after-upgrade", batch=1, wait=True, timeout_ms=2000))
-        assert ok(admin.get("/api/v1/kv/config"))["value"] == {"v": 1}
-        assert "d-0" in [e["transactionId"] for e in ok(admin.dlq(queue="dead"))["messages"]]
+        serves_new_traffic(admin, "after-upgrade")
+    restarted = story.broker("previous", "upgrade-prev-restarted")
+    with story.client(restarted) as admin:
+        serves_new_traffic(admin, "prev-restarted")
+    assert restarted.stop() == 0
 
 
 def test_the_current_broker_serves_what_the_previous_release_stored(story):
     prev = story.brokers[0]
     current = story.broker("current", "upgrade-current")   # boot_check accepts the deployed schema
+    # Mid-rollout both releases serve one database: what one stores, the other delivers.
+    with story.client(prev) as old, story.client(current) as new:
+        for producer, consumer, queue in ((old, new, "mixed-old-to-new"), (new, old, "mixed-new-to-old")):
+            push(producer, queue, "Default", [f"{queue}-0"])
+            assert txids(acked_pop(consumer, queue)) == [f"{queue}-0"]
     assert prev.stop() == 0
     admin, acme, globex = (story.client(current), story.client(current, "read-write", "acme"),
                            story.client(current, "read-write", "globex"))
@@ -336,17 +363,10 @@ def test_the_current_broker_serves_what_the_previous_release_stored(story):
         client.close()
 
 
-def rows_kept_by(story, command, *args):
-    """Run sqitch with every broker stopped and return the problems of the row comparison around it."""
-    assert not any(b.alive for b in story.brokers)
-    before = schema.table_rows(story.db, skip=STATISTICS_TABLES)
-    story.db.sqitch(command, *args)
-    after = schema.table_rows(story.db, skip=STATISTICS_TABLES)
-    return compare_rows(before, after, f"sqitch {command}")
-
-
-def test_revert_to_the_release_keeps_its_rows_and_the_previous_broker_serves_them(story):
-    story.brokers[1].stop()
+def test_revert_brokers_first_then_schema_keeps_the_release_rows_served(story):
+    # Back in the opposite order: the previous release's brokers replace the current ones, then the revert.
+    prev = story.broker("previous", "upgrade-prev-back")
+    assert story.brokers[1].stop() == 0
     problems, _dropped_with_the_changes_after_the_tag = rows_kept_by(story, "revert", "--to", story.release.target)
     assert not problems, problems
     assert story.db.scalar("""
@@ -354,29 +374,27 @@ def test_revert_to_the_release_keeps_its_rows_and_the_previous_broker_serves_the
         from sqitch.tags t where t.tag = :'tag'""", tag=story.release.target), "the last change deployed is not the tag's"
     assert schema_version(story.db) == story.schema_versions[0], "a reworked change did not revert to its release"
 
-    prev = story.broker("previous", "upgrade-prev-after-revert")
     with story.client(prev) as admin:
         messages = pop(admin, "orders", "p2", batch=2)
         assert txids(messages) == story.orders_left["p2"][:2]
         acked(admin, messages)
         story.orders_left["p2"] = story.orders_left["p2"][2:]
-        assert ok(admin.get("/api/v1/kv/config"))["value"] == {"v": 1}
-        assert [e["transactionId"] for e in ok(admin.dlq(queue="dead"))["messages"]] == ["d-0"]
-    assert prev.stop() == 0
+        serves_new_traffic(admin, "after-revert")
 
 
 def test_deploy_again_keeps_every_row_and_the_current_broker_serves_them(story):
+    prev = story.brokers[-1]
     problems, missing = rows_kept_by(story, "deploy")
     assert not problems and not missing, (problems, missing)
-    story.db.sqitch("verify")
     assert schema_version(story.db) == story.schema_versions[1]
     current = story.broker("current", "upgrade-current-again")
+    assert prev.stop() == 0
     with story.client(current) as admin:
         messages = pop(admin, "orders", "p2", batch=10)
         assert txids(messages) == story.orders_left["p2"] and messages, messages
         acked(admin, messages)
         assert pop(admin, "orders") == []
         assert ok(admin.get("/api/v1/kv/forever"))["value"] == [1, 2, 3]
-        assert [e["transactionId"] for e in ok(admin.dlq(queue="dead"))["messages"]] == ["d-0"]
         traces = ok(admin.get(f"/api/v1/traces/{story.ids['o-p1-0']}/o-p1-0"))["traces"]
         assert len(traces) == 1, traces
+        serves_new_traffic(admin, "after-redeploy")
