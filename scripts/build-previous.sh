@@ -16,10 +16,12 @@ release=$("$ROOT/scripts/sqitch_release.py" previous)
 commit=$("$ROOT/scripts/sqitch_release.py" commit "$release")
 src=$BUILD_PREV/src
 # $BUILD_PREV/commit names the commit of a finished build (tests/upgrade checks it), src/.commit the export.
+# Another commit gets a fresh build dir (ccache makes it cheap): git archive stamps files with the commit's
+# time, which may be older than the objects of the last build, and make would keep those.
 if [ "$(cat "$src/.commit" 2>/dev/null || true)" != "$commit" ]; then
-  rm -rf "$src" "$BUILD_PREV/commit"
+  rm -rf "$src" "$BUILD_PREV/build" "$BUILD_PREV/commit"
   mkdir "$src"
-  git -C "$ROOT" archive "$commit" | tar -x -C "$src"
+  git -C "$ROOT" archive "$commit" | tar -x -m -C "$src"
   echo "$commit" >"$src/.commit"
 fi
 echo "build-previous: release $release, commit ${commit:0:12}, into $BUILD_PREV"
