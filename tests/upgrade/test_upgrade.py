@@ -7,7 +7,8 @@ One story, in order, on one scratch database:
     payloads, traces;
  2. the rolling upgrade: `sqitch deploy` to HEAD while that broker runs; every row of every table is as it was,
     and the previous broker keeps serving against the new schema;
- 3. the current broker starts beside it, the previous one stops, and the current one serves the old state:
+ 3. the current broker starts beside it (both serve the database, each delivering what the other stored), the
+    previous one stops, and the current one serves the old state:
     pops deliver the old messages in order, acks and renewals of the old leases work, timers fire, KV reads,
     the DLQ lists, traces read;
  4. back the other way, brokers first: the previous release's broker replaces the current one, then
@@ -19,7 +20,6 @@ import hashlib
 import hmac
 import json
 import time
-import urllib.parse
 
 import pytest
 
@@ -56,10 +56,6 @@ def token(role, tenant=None):
         b64url(json.dumps(claims).encode())
     signature = hmac.new(JWT_SECRET.encode(), signing_input.encode(), hashlib.sha256).digest()
     return f"{signing_input}.{b64url(signature)}"
-
-
-def quote(text):
-    return urllib.parse.quote(text, safe="")
 
 
 class Story:
@@ -227,6 +223,8 @@ def test_the_previous_release_fills_every_kind_of_state(story):
                                              "traceNames": ["upgrade-trace"], "eventType": "info",
                                              "data": {"step": "before the upgrade"}}), 201)
     assert trace["success"] is True, trace
+    for client in (admin, acme, globex):
+        client.close()
 
 
 def rows_kept_by(story, command, *args, filled=("messages", "kv", "message_traces")):
