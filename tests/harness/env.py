@@ -15,6 +15,16 @@ def broker_binary():
     return os.environ.get("QUEEN_BROKER_BIN") or os.path.join(REPO_ROOT, "build", "queen-broker")
 
 
+def previous_broker_binary():
+    """The previous release's broker (tests/upgrade): $QUEEN_PREV_BROKER_BIN, else what
+    scripts/build-previous.sh builds, build-prev/build/queen-broker in the repo."""
+    return os.environ.get("QUEEN_PREV_BROKER_BIN") or os.path.join(previous_build_dir(), "build", "queen-broker")
+
+
+def previous_build_dir():
+    return os.environ.get("BUILD_PREV") or os.path.join(REPO_ROOT, "build-prev")
+
+
 def default_pg_settings():
     """The project cluster that `make test` starts (PG_HOST/PG_PORT/PG_DB). Tests set up and inspect it as
     PG_SUPERUSER/PG_SUPERUSER_PASSWORD; brokers connect as PG_USER/PG_PASSWORD (broker_pg_login)."""

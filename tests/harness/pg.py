@@ -104,17 +104,24 @@ class PgTarget:
         return bool(self.with_db("postgres").scalar(
             "select 1 as present from pg_database where datname = :'name'", name=dbname))
 
-    def deploy(self, verify=False):
-        """sqitch deploy the repo's migrations into this database (it must exist).
+    def deploy(self, verify=False, to=None):
+        """sqitch deploy the repo's migrations into this database (it must exist); to="@v1.0.0" stops at
+        that tag (or change).
 
         verify=False by default: `make db` verifies the same migrations, and --verify doubles the
         time of a throwaway deploy.
         """
-        cmd = ["sqitch", "deploy"] + (["--verify"] if verify else []) + [self.url()]
+        return self.sqitch("deploy", *(["--verify"] if verify else []), *(["--to", to] if to else []))
+
+    def sqitch(self, command, *args):
+        """Run `sqitch COMMAND ARGS... <this database>` on the repo's plan (revert and rebase get -y);
+        returns its stdout, raises PgError with both outputs when it fails."""
+        cmd = ["sqitch", command] + (["-y"] if command in ("revert", "rebase") else []) + list(args) + [self.url()]
         proc = subprocess.run(cmd, cwd=env.REPO_ROOT,
                               capture_output=True, text=True, timeout=300, env=self._client_env())
         if proc.returncode != 0:
-            raise PgError(f"sqitch deploy into {self.url()} failed:\n{proc.stdout}\n{proc.stderr}")
+            raise PgError(f"sqitch {command} {' '.join(args)} on {self.url()} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc.stdout
 
     def __repr__(self):
         return f"PgTarget({self.host}:{self.port}/{self.dbname})"
@@ -127,15 +134,17 @@ class TempDatabase:
     other tests sharing the project database.
     """
 
-    def __init__(self, server, name=None):
+    def __init__(self, server, name=None, deploy_to=None):
+        """deploy_to: deploy only up to that tag or change (e.g. "@v1.0.0", the upgrade suite)."""
         self.server = server
         self.name = name or f"queen_it_{uuid.uuid4().hex[:10]}"
         self.target = server.with_db(self.name)
+        self.deploy_to = deploy_to
 
     def create(self):
         self.server.with_db("postgres").execute(f'create database "{self.name}";')
         try:
-            self.target.deploy()
+            self.target.deploy(to=self.deploy_to)
         except Exception:
             self.drop()
             raise
