@@ -7,19 +7,22 @@
 -- per (queue, group) is read for those queues only, from the cursors: one row per cursor,
 -- and one primary-key probe per cursor that is behind (the age of its next message).
 BEGIN;
-CREATE SCHEMA IF NOT EXISTS queen_internal;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.metrics_snapshot(p_max_queues int, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
   v_result jsonb;
 BEGIN
-  PERFORM queen.check_at_least('maxQueues', p_max_queues, 0);
+  PERFORM queen_internal.check_at_least('maxQueues', p_max_queues, 0);
   WITH ranked AS (
     SELECT q.id, q.tenant, q.name, s.pending, s.processing, s.dead_letter, s.updated_at,
-           queen.lag_seconds(s.oldest_pending_at, v_now) AS lag_seconds,
+           queen_internal.lag_seconds(s.oldest_pending_at, v_now) AS lag_seconds,
            row_number() OVER (ORDER BY s.pending + s.dead_letter DESC, q.tenant, q.name) AS rank
       FROM queen.queue_stats s
       JOIN queen.queues q ON q.id = s.queue_id
@@ -28,7 +31,7 @@ BEGIN
   ), group_lags AS (
     SELECT t.tenant, t.name, c.consumer_group,
            sum(greatest(p.last_seq - c.cursor_seq, 0)) AS lag_messages,
-           max(queen.lag_seconds(next_message.created_at, v_now)) AS lag_seconds
+           max(queen_internal.lag_seconds(next_message.created_at, v_now)) AS lag_seconds
       FROM top_queues t
       JOIN queen.consumers c ON c.queue_id = t.id
       JOIN queen.partitions p ON p.id = c.partition_id
@@ -55,11 +58,13 @@ BEGIN
                                   'lagMessages', g.lag_messages, 'lagSeconds', g.lag_seconds)
                                   ORDER BY g.tenant, g.name, g.consumer_group)
                                 FROM group_lags g), '[]'::jsonb),
-           'statsAgeSeconds', coalesce((SELECT queen.lag_seconds(min(r.updated_at), v_now) FROM ranked r), 0))
+           'statsAgeSeconds', coalesce((SELECT queen_internal.lag_seconds(min(r.updated_at), v_now) FROM ranked r), 0))
     INTO v_result;
   RETURN v_result;
 END;
 $$;
 COMMENT ON FUNCTION queen.metrics_snapshot(int, timestamptz) IS
   'The queue figures of the /metrics exposition at p_now (null = clock_timestamp()): depth of the p_max_queues deepest queues from queue_stats (pending + dead letters, ties by tenant and name), the rest summed under "other", consumer lag per (queue, group) of those queues from the cursors, and the age of the stalest queue_stats row. 22023 on a negative p_max_queues.';
+-- Brokers call it; it changes nothing, so readers may too (docs/procedures.md, Roles).
+GRANT EXECUTE ON FUNCTION queen.metrics_snapshot(int, timestamptz) TO queen_broker, queen_reader, queen_admin;
 COMMIT;

@@ -1,5 +1,5 @@
 -- Revert queen:metrics_snapshot from pg
--- (queen_internal stays: other changes put their helpers there.)
 BEGIN;
+SET LOCAL ROLE queen_owner;
 DROP FUNCTION queen.metrics_snapshot(int, timestamptz);
 COMMIT;
