@@ -177,6 +177,7 @@ const std::vector<const char*>& sql_helpers() {
       "stats_work_lock_key",
       "stats_workers",
       "storage_quota_names",
+      "stream_usage_of",
       "store_ack_state",
       "store_messages",
       "subscription_start_at",
