@@ -12,6 +12,7 @@ few times, anything else is given up and the source lease's expiry brings the me
 ledger helpers: expected_windows(), sink_windows(), and the shard state of a query (state_rows()).
 """
 import hashlib
+import http.client
 import json
 import time
 from collections import Counter, defaultdict
@@ -19,6 +20,8 @@ from collections import Counter, defaultdict
 SEP = "\u001f"
 WATERMARK_KEY = "__wm__"
 RETRIES = 3
+# What a request to a broker that died or restarted raises (the SDKs retry network errors).
+NETWORK_ERRORS = (OSError, http.client.HTTPException)
 
 
 def window_tag(window_ms):
@@ -51,7 +54,8 @@ class StreamWorker:
         for attempt in range(RETRIES):
             try:
                 resp = self.client.post(path, body)
-            except OSError:
+            except NETWORK_ERRORS:
+                self.client.close()
                 resp = None
             if resp is not None and resp.status < 500:
                 return resp
@@ -102,7 +106,8 @@ class StreamWorker:
         try:
             resp = self.client.pop(self.source, batch=self.batch, wait=True, timeout_ms=wait_ms,
                                    consumer_group=self.group, partitions=4)
-        except OSError:
+        except NETWORK_ERRORS:
+            self.client.close()
             time.sleep(0.1)
             return 0
         if resp.status != 200:
