@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "loads.h"
@@ -25,21 +24,11 @@ constexpr auto kPrefillTimeLimit = std::chrono::seconds(30);
 constexpr auto kEmptyPopPause = std::chrono::milliseconds(2);
 constexpr auto kErrorPause = std::chrono::milliseconds(20);
 
-struct StreamProgress {
-    std::atomic<std::int64_t> messages{0};  // acked through committed cycles
-    std::atomic<std::int64_t> cycles{0};    // committed
-    std::atomic<std::int64_t> refused{0};   // answered success:false (a lease lost to another worker)
-    std::atomic<std::int64_t> requests{0};
-    std::atomic<std::int64_t> errors{0};
+// The shared counters (messages: acked through committed cycles) and the stream's own.
+struct StreamProgress : SharedProgress {
+    std::atomic<std::int64_t> cycles{0};   // committed
+    std::atomic<std::int64_t> refused{0};  // answered success:false (a lease lost to another worker)
     std::atomic<std::int64_t> emits{0};
-    std::mutex errorMutex;
-    std::string firstError;
-
-    void fail(const std::string& what) {
-        errors.fetch_add(1, std::memory_order_relaxed);
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (firstError.empty()) firstError = what;
-    }
 };
 
 // One worker: pops until `available` messages went through committed cycles or `deadline` passed.

@@ -1,6 +1,5 @@
 #include "broker/streams.h"
 
-#include <chrono>
 #include <set>
 #include <stdexcept>
 
@@ -16,11 +15,6 @@
 
 namespace queen::broker {
 namespace {
-
-std::int64_t now_epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void append_field(std::string& out, const char* name, const std::string& value) {
   out += ",\"";

@@ -15,11 +15,6 @@
 namespace queen::broker {
 namespace {
 
-std::int64_t now_epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void seal_transaction(const PayloadEncryption& encryption, const std::string& tenant, TransactionCommand& command) {
   for (auto& op : command.operations) encryption.seal_items(tenant, op.items);
 }
@@ -70,6 +65,11 @@ TransactionSummary summarize_transaction_result(const std::string& result_json) 
     }
   }
   return summary;
+}
+
+std::int64_t now_epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 void add_queues_to_wake(const std::vector<PushItem>& items, std::int64_t now_ms, std::set<std::string>& queues) {

@@ -67,52 +67,47 @@ def finish(worker, pg, source):
     assert_state_matches_source(pg, worker.query_id, PARTITIONS, PER_PARTITION)
 
 
-def start_query(client):
-    source, sink = unique_name("sf-src"), unique_name("sf-sink")
-    client.configure(source, {"leaseTime": LEASE_S, "retryLimit": 1000})
-    push_source(client, source, PARTITIONS, PER_PARTITION)
-    return source, sink
+def run_through_faults(broker, pg, name, inject):
+    """A pre-filled source, one worker running throughout; `inject(setup_client, worker)` is called FAULTS
+    times, each once a few more cycles committed; then the ledger is checked."""
+    with broker.client() as setup, broker.client() as worker_client:
+        source, sink = unique_name("sf-src"), unique_name("sf-sink")
+        setup.configure(source, {"leaseTime": LEASE_S, "retryLimit": 1000})
+        push_source(setup, source, PARTITIONS, PER_PARTITION)
+        worker = StreamWorker(worker_client, unique_name(name), source, sink, window_ms=WINDOW_MS, batch=BATCH)
+        worker.register()
+        with Running(worker):
+            for fault in range(FAULTS):
+                committed = worker.stats["committed"]
+                poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
+                           interval=0.005, what="cycles committing before the fault")
+                inject(setup, worker)
+        finish(worker, pg, source)
+        return worker
 
 
 def test_sigkill_the_broker_between_and_during_cycles(broker_factory, pg):
     broker = broker_factory(name="streams-kill")
-    with broker.client() as setup:
-        source, sink = start_query(setup)
-    worker_client = broker.client()
-    worker = StreamWorker(worker_client, unique_name("kill"), source, sink, window_ms=WINDOW_MS, batch=BATCH)
-    worker.register()
-    with Running(worker):
-        for fault in range(FAULTS):
-            committed = worker.stats["committed"]
-            poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
-                       interval=0.005, what="cycles committing before the kill")
-            broker.kill()
-            time.sleep(0.2)
-            broker.start()
+
+    def kill_and_restart(_setup, _worker):
+        broker.kill()
+        time.sleep(0.2)
+        broker.start()
+
+    worker = run_through_faults(broker, pg, "kill", kill_and_restart)
     assert worker.stats["retried"] > 0, ("the kills must have cut requests off", worker.stats)
-    finish(worker, pg, source)
-    worker_client.close()
 
 
 def test_stop_postgres_immediately_between_and_during_cycles(pg_cluster, broker_factory):
     cluster = pg_cluster()
     broker = broker_factory(pg=cluster.target, name="streams-pg-stop")
-    setup = broker.client()
-    source, sink = start_query(setup)
-    worker_client = broker.client()
-    worker = StreamWorker(worker_client, unique_name("pgstop"), source, sink, window_ms=WINDOW_MS, batch=BATCH)
-    worker.register()
-    with Running(worker):
-        for fault in range(FAULTS):
-            committed = worker.stats["committed"]
-            poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
-                       interval=0.005, what="cycles committing before PostgreSQL stops")
-            cluster.stop(mode="immediate")
-            # A cycle answers 503 meanwhile (never spooled): the worker retries, then gives up its batch.
-            poll_until(lambda: setup.post("/streams/v1/cycle", {"query_id": worker.query_id,
-                                                                "partition_id": worker.query_id}).status == 503,
-                       timeout=PHASE_TIMEOUT_S, what="a cycle answering 503 during the outage")
-            cluster.start()
-    finish(worker, cluster.target, source)
-    worker_client.close()
-    setup.close()
+
+    def stop_and_start(setup, worker):
+        cluster.stop(mode="immediate")
+        # A cycle answers 503 meanwhile (never spooled): the worker retries, then gives up its batch.
+        poll_until(lambda: setup.post("/streams/v1/cycle", {"query_id": worker.query_id,
+                                                            "partition_id": worker.query_id}).status == 503,
+                   timeout=PHASE_TIMEOUT_S, what="a cycle answering 503 during the outage")
+        cluster.start()
+
+    run_through_faults(broker, cluster.target, "pgstop", stop_and_start)

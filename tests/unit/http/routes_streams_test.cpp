@@ -14,65 +14,13 @@ namespace {
 
 using nlohmann::json;
 
-class StreamsFakeDb : public queen::testing::ProceduresFake {
- public:
-  std::optional<db::DbError> failure;
-  std::string register_result = R"({"success":true,"query_id":"q-1","name":"counts","fresh":true,"reset":false})";
-  std::string state_result = R"({"success":true,"rows":[]})";
-  std::string cycle_result = R"({"success":true,"push_results":[{"index":0,"status":"queued"}],"ack_result":null})";
-  std::vector<std::string> requests;  // the documents the procedures were given, in call order
-  std::string last_tenant;
-  std::optional<std::string> last_producer_sub;
-
-  std::string stream_register_query(const std::string& request_json, const std::string& tenant) override {
-    return answer(request_json, tenant, register_result);
-  }
-  std::string stream_state_get(const std::string& request_json, const std::string& tenant) override {
-    return answer(request_json, tenant, state_result);
-  }
-  std::string stream_cycle(const std::string& cycle_json, const db::PushOrigin& origin) override {
-    last_producer_sub = origin.producer_sub;
-    return answer(cycle_json, origin.tenant, cycle_result);
-  }
-  std::vector<db::TenantQueue> encrypted_queue_names() override { return {}; }
-
- private:
-  std::string answer(const std::string& request_json, const std::string& tenant, const std::string& result) {
-    requests.push_back(request_json);
-    last_tenant = tenant;
-    if (failure) throw *failure;
-    return result;
-  }
-};
-
-class StreamRoutes : public ::testing::Test {
+class StreamRoutes : public ::testing::Test, public AdminRoutesFixture {
  protected:
-  config::Config config;
-  StreamsFakeDb db;
-  wake::PopWaiters waiters{util::real_clock()};
-  metrics::Metrics metrics;
-  RecordingClusterHooks cluster;
-  broker::MaintenanceFlags flags{db, waiters, nullptr, std::chrono::milliseconds(config.system.flag_refresh_ms)};
-  broker::Broker broker{config, db, waiters, metrics, flags, nullptr, &cluster};
-  http::Dispatcher dispatcher{make_router(), metrics};
-
-  http::Router make_router() {
-    http::Router router;
-    http::register_stream_routes(router, http::RouteContext{broker, metrics, config});
-    return router;
-  }
-
   http::Response post(const std::string& path, const std::string& body, const auth::Principal& principal = {}) {
-    http::Request request;
-    request.method = "POST";
-    request.path = path;
-    request.body = body;
-    request.principal = principal;
-    return dispatcher.dispatch(request);
+    return call("POST", path, body, "", principal);
   }
-
   static std::string error_of(const http::Response& r) { return json::parse(r.body).value("error", ""); }
-  json last_request() const { return json::parse(db.requests.back()); }
+  json last_request() const { return json::parse(db.stream_requests.back()); }
 };
 
 constexpr const char* kQuery = R"({"name":"counts","source_queue":"orders","config_hash":"h1"})";
@@ -115,7 +63,7 @@ TEST_F(StreamRoutes, RegisterChecksItsBodyBeforeTheDatabase) {
     EXPECT_EQ(error_of(r), error) << body;
   }
   EXPECT_EQ(error_of(post("/streams/v1/queries", "{")).rfind("Invalid JSON: ", 0), 0u);
-  EXPECT_TRUE(db.requests.empty());
+  EXPECT_TRUE(db.stream_requests.empty());
 }
 
 TEST_F(StreamRoutes, StateReadsPassTheFiltersAsTheSdkMeansThem) {
@@ -201,7 +149,7 @@ TEST_F(StreamRoutes, ACycleChecksItsBodyBeforeTheDatabase) {
   }
   EXPECT_EQ(post("/streams/v1/cycle", ids + R"(,"push_items":[{"partition":"p"}]})").status, 400)
       << "a push item as /push checks it";
-  EXPECT_TRUE(db.requests.empty());
+  EXPECT_TRUE(db.stream_requests.empty());
 }
 
 TEST_F(StreamRoutes, AnOutageIs503AndABoundIs400) {
