@@ -120,7 +120,7 @@ DROP TABLE popped;
 CREATE TEMP TABLE popped AS SELECT * FROM queen.pop_messages('t_st_src', NULL, 'streams.counts', 2, 1, false, NULL, NULL, NULL, NULL, '',
                                                              now() + interval '122 seconds');
 SELECT is(pg_temp.cycle(jsonb_build_object('ack', jsonb_build_object('transactionId', 'm4', 'status', 'failed')), '') -> 'ack_result',
-          '{"success": true, "count": 0, "lease_released": false, "dlq": true}'::jsonb, 'failed: dead-lettered');
+          '{"success": true, "count": 0, "lease_released": true, "dlq": true}'::jsonb, 'failed: dead-lettered, the lease cleared');
 SELECT is((SELECT error_message FROM queen.dlq d JOIN queen.messages m ON m.id = d.message_id WHERE m.transaction_id = 'm4'),
           'Streaming cycle reported failure', '... with the default reason');
 

@@ -13,6 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kIdempotencyKeyMaxChars = 255;
+constexpr std::size_t kConfigHashMaxChars = 1024;  // queen.stream_queries.config_hash
 
 json parse_object_body(const std::string& body, const config::LimitsConfig& limits) {
   json doc = parse_json_body(body, BodyRule::Required, limits);
@@ -64,7 +65,10 @@ broker::StreamQueryRegistration parse_stream_query_body(const std::string& body,
   if (hash == nullptr || !hash->is_string() || hash->get_ref<const std::string&>().empty()) {
     throw HttpError(400, "config_hash is required");
   }
-  r.config_hash = hash->get<std::string>();  // opaque; the database bounds its length
+  r.config_hash = hash->get<std::string>();  // opaque
+  if (utf8_length(r.config_hash) > kConfigHashMaxChars) {
+    throw HttpError(400, "config_hash must be at most 1024 characters");
+  }
   r.sink_queue = optional_string(doc, "sink_queue");
   if (r.sink_queue && r.sink_queue->empty()) r.sink_queue.reset();
   if (r.sink_queue) check_name(*r.sink_queue, "sink_queue", limits);

@@ -14,7 +14,8 @@ namespace queen::http {
 
 // POST /streams/v1/queries: 400 "name is required", "source_queue is
 // required", "config_hash is required" (missing, empty or not a string),
-// "sink_queue must be a string", "reset must be a boolean"; names as any name
+// "config_hash must be at most 1024 characters", "sink_queue must be a string", "reset must be a boolean";
+// names as any name
 // (input_limits.h). sink_queue "" is none.
 broker::StreamQueryRegistration parse_stream_query_body(const std::string& body, const config::LimitsConfig& limits);
 

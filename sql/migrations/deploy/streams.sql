@@ -170,6 +170,9 @@ DECLARE
   v_did_reset bool := false;
   v_gone record;
 BEGIN
+  IF length(v_hash) > 1024 THEN
+    RAISE EXCEPTION 'config_hash must be at most 1024 characters' USING ERRCODE = '22023';
+  END IF;
   IF coalesce(v_name, '') = '' THEN
     RAISE EXCEPTION 'name is required' USING ERRCODE = '22023';
   ELSIF coalesce(v_source, '') = '' THEN
@@ -374,8 +377,9 @@ BEGIN
      WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group AND c.lease_id IS NOT NULL;
     v_released := true;
   END IF;
+  -- failed/dlq: transaction_ack dead-lettered the message and cleared the lease
   RETURN jsonb_build_object('success', true, 'count', CASE WHEN v_ack.dlq THEN 0 ELSE v_count END,
-                            'lease_released', v_released, 'dlq', v_ack.dlq);
+                            'lease_released', v_released OR v_ack.dlq, 'dlq', v_ack.dlq);
 END;
 $$;
 COMMENT ON FUNCTION queen_internal.stream_ack(jsonb, uuid, text, bool, timestamptz, text) IS

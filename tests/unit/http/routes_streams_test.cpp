@@ -54,6 +54,8 @@ TEST_F(StreamRoutes, RegisterChecksItsBodyBeforeTheDatabase) {
       {R"({"name":7,"source_queue":"o","config_hash":"h"})", "name is required"},
       {R"({"name":"n","config_hash":"h"})", "source_queue is required"},
       {R"({"name":"n","source_queue":"o"})", "config_hash is required"},
+      {R"({"name":"n","source_queue":"o","config_hash":")" + std::string(1025, 'h') + R"("})",
+       "config_hash must be at most 1024 characters"},
       {R"({"name":"n","source_queue":"o","config_hash":"h","sink_queue":5})", "sink_queue must be a string"},
       {R"({"name":"n","source_queue":"o","config_hash":"h","reset":"yes"})", "reset must be a boolean"},
   };
