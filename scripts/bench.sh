@@ -118,7 +118,7 @@ start_broker() {
   local name=$1 port=$2
   shift 2
   env PORT="$port" HOST=127.0.0.1 \
-    PG_HOST=127.0.0.1 PG_PORT="$PGPORT" PG_DB="$PG_DB" PG_USER=postgres PG_PASSWORD=postgres \
+    PG_HOST=127.0.0.1 PG_PORT="$PGPORT" PG_DB="$PG_DB" PG_USER="${PG_USER:-queen_broker}" PG_PASSWORD="${PG_PASSWORD:-queen_broker}" \
     DB_POOL_SIZE="$BENCH_DB_POOL_SIZE" FILE_BUFFER_DIR="$WORK_DIR/spool-$name" QUEEN_SERVER_ID="bench-$name" \
     LOG_LEVEL=warn "$@" "$BROKER_BIN" >"$WORK_DIR/$name.log" 2>&1 &
   STARTED_PID=$!

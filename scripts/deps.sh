@@ -10,8 +10,9 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
           cmake build-essential pkg-config)
 # pgTAP for sql/tests; GoogleTest for the unit tests (CMake builds none without it); clang for lint and the fuzz
 # harnesses; Chromium and selenium for tests/dashboard; iproute2, util-linux and e2fsprogs for tests/fault;
-# patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback).
-TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache
+# patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback);
+# git: tests/upgrade and make test-tagged read the release's commit (util-linux's flock serialises build-previous).
+TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache git
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
            chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a

@@ -29,6 +29,7 @@
 #include "spool/spool_file.h"
 #include "spool/spool_ledger.h"
 #include "spool_seal.h"
+#include "util/clock.h"
 
 namespace fs = std::filesystem;
 using namespace queen::spool;
@@ -123,7 +124,8 @@ void check_boot_and_drain(const fs::path& dir, const fs::path& path, std::string
   RecordingStore store(max_batch);
   SpoolDrainOptions options;
   options.max_batch = max_batch;
-  SpoolDrain drain(dir, options, store, ledger);
+  // The real clock: recovery and drain cycles here are bounded by attempts, not by time.
+  SpoolDrain drain(dir, options, store, ledger, nullptr, queen::util::real_clock());
   const RecoverySummary summary = drain.recover_at_startup();
   if (active) {
     FUZZ_CHECK(!fs::exists(path), "the leftover .tmp is still there after recovery");

@@ -31,7 +31,7 @@ SELECT count(*) FROM queen.push_messages('[{"queue":"t_ackm","partition":"p1","t
 CREATE TEMP TABLE qm AS SELECT * FROM queen.pop_messages('t_ackm', 'p1', NULL, 1, 1, false, NULL, NULL, NULL, NULL, '');
 CREATE TEMP TABLE g2 AS SELECT * FROM queen.pop_messages('t_ackm', 'p2', 'g', 1, 1, false, NULL, NULL, NULL, NULL, '');
 CREATE TEMP TABLE g3 AS SELECT * FROM queen.pop_messages('t_ackm', 'p3', 'g', 1, 1, false, NULL, NULL, NULL, NULL, '');
-SELECT is(queen.ack_lease_group(jsonb_build_array(pg_temp.ack('t_ackm', 'p2', 'b', (SELECT lease_id FROM g2))), ''), 'g',
+SELECT is(queen_internal.ack_lease_group(jsonb_build_array(pg_temp.ack('t_ackm', 'p2', 'b', (SELECT lease_id FROM g2))), ''), 'g',
           'ack_lease_group recognises the group by its lease');
 
 CREATE TEMP TABLE res AS SELECT * FROM queen.ack_many(jsonb_build_array(

@@ -1,7 +1,7 @@
 -- pgTAP: queen.apply_retention
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(21);
+SELECT plan(23);
 
 -- the sweep covers every queue: switch retention off for queues other tests left behind
 UPDATE queen.queues SET retention_enabled = false;
@@ -57,7 +57,7 @@ SELECT is(pg_temp.left_in('t_retc'), ARRAY['c4'], 'the unconsumed message stays'
 --    at a later p_now would age the dead letter's message along with it).
 UPDATE queen.dedup_tombstones SET expires_at = now() - interval '1 second' WHERE transaction_id = 'old1';
 SELECT pg_temp.push('t_ret', 1, 'dead');
-SELECT queen.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_ret' AND m.transaction_id = 'dead1';
 UPDATE queen.dlq SET failed_at = now() - interval '2 hours' WHERE transaction_id = 'dead1';
 SELECT is(queen.apply_retention(100), 2, 'one expired tombstone and one old dead letter removed');
@@ -65,6 +65,18 @@ SELECT is((SELECT array_agg(transaction_id ORDER BY transaction_id) FROM queen.d
 SELECT is((SELECT count(*) FROM queen.dlq WHERE transaction_id = 'dead1'), 0::bigint, 'the dead letter is gone');
 
 SELECT throws_ok($$SELECT queen.apply_retention(0)$$, '22023', NULL, 'batch < 1 is 22023');
+
+-- 4. With no queue keeping messages for a limited time, a sweep reads no partition: its cost does not grow with
+--    the partitions a database holds. (Scan counters of this transaction, seq and index alike.)
+UPDATE queen.queues SET retention_enabled = false;
+CREATE FUNCTION pg_temp.partition_scans() RETURNS bigint LANGUAGE sql AS $$
+  SELECT sum(pg_stat_get_xact_numscans(c.oid))::bigint FROM pg_class c
+   WHERE c.oid = 'queen.partitions'::regclass
+      OR c.oid IN (SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = 'queen.partitions'::regclass)
+$$;
+CREATE TEMP TABLE scans_before AS SELECT pg_temp.partition_scans() AS n;
+SELECT is(queen.apply_retention(100), 0, 'no retention queue: nothing to delete');
+SELECT is(pg_temp.partition_scans(), (SELECT n FROM scans_before), 'and no scan of queen.partitions or its indexes');
 
 SELECT * FROM finish();
 ROLLBACK;

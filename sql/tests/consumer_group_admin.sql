@@ -130,7 +130,7 @@ SELECT is((SELECT row(mode, start_at)::text FROM queen.subscriptions WHERE consu
 SELECT is(queen.set_subscription_start('h', now(), 'another-tenant'), 0, 'subscription: another tenant updates nothing');
 
 -- delete: cursors, registration and (with metadata) subscription records; a re-created group starts fresh
-SELECT is(queen.lock_group_queues(ARRAY(SELECT id FROM queen.queues WHERE name IN ('t_cg', 't_cg_other')), 'g'),
+SELECT is(queen_internal.lock_group_queues(ARRAY(SELECT id FROM queen.queues WHERE name IN ('t_cg', 't_cg_other')), 'g'),
           ARRAY(SELECT id FROM queen.queues WHERE name = 't_cg'), 'delete locks only the queues the group is on');
 SELECT is(queen.delete_consumer_group('h', 't_cg', false, ''), 2, 'delete per queue: cursor rows removed');
 SELECT is((SELECT count(*) FROM queen.consumer_groups g JOIN queen.queues q ON q.id = g.queue_id WHERE q.name = 't_cg' AND g.consumer_group = 'h')

@@ -6,7 +6,7 @@ SELECT plan(9);
 SELECT count(*) FROM queen.push_messages('[{"queue": "t_del", "transactionId": "d1"}, {"queue": "t_del", "partition": "p2", "transactionId": "d2"}, {"queue": "t_keep", "transactionId": "k1"}]', NULL, '');
 CREATE TEMP TABLE ids AS SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_del';
 SELECT count(*) FROM queen.pop_messages('t_del', NULL, 'g', 10, 2, false, 'new', NULL, NULL, NULL, '');
-SELECT queen.dead_letter(m.partition_id, m.seq, 'g', 'x', 0) FROM queen.messages m WHERE m.partition_id IN (SELECT id FROM ids);
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g', 'x', 0) FROM queen.messages m WHERE m.partition_id IN (SELECT id FROM ids);
 INSERT INTO queen.dedup_tombstones SELECT id, 'gone', gen_random_uuid(), now() + interval '1 hour' FROM ids;
 INSERT INTO queen.subscriptions (consumer_group, queue_id, mode, start_at) SELECT 'g2', id, 'new', now() FROM queen.queues WHERE name = 't_del';
 

@@ -11,7 +11,7 @@ SELECT count(*) FROM queen.push_messages('[{"queue": "t_da_a", "transactionId": 
 CREATE TEMP TABLE dp AS SELECT p.id FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
                          WHERE q.name = 't_da_a' AND q.tenant = '' AND p.name = 'Default';
 -- a1 dead for two groups (bus), a2 and a3 for queue mode, o1 in the other tenant
-SELECT queen.dead_letter(m.partition_id, m.seq, x.grp, 'boom', 3)
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, x.grp, 'boom', 3)
   FROM (VALUES ('a1', 'g1'), ('a1', 'g2'), ('a2', '__QUEUE_MODE__'), ('a3', '__QUEUE_MODE__'), ('o1', '__QUEUE_MODE__')) x(txid, grp)
   JOIN queen.messages m ON m.transaction_id = x.txid
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_da_a';
@@ -37,7 +37,7 @@ SELECT isnt(queen.retry_dead_message((SELECT id FROM dp), 'a2', '') ->> 'message
 SELECT is(queen.retry_dead_message((SELECT id FROM dp), 'a2', ''), NULL, 'no DLQ entry left: null');
 
 -- delete
-SELECT queen.dead_letter(m.partition_id, m.seq, 'g1', 'again', 0) FROM queen.messages m
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g1', 'again', 0) FROM queen.messages m
  WHERE m.partition_id = (SELECT id FROM dp);
 SELECT is(queen.delete_dead_letters('t_da_a', p_message_id => (SELECT m.id FROM queen.messages m WHERE m.partition_id = (SELECT id FROM dp) AND m.transaction_id = 'a1'), p_group => NULL, p_partition => NULL, p_from => NULL, p_to => NULL, p_tenant => ''),
           1, 'delete one message''s entries');

@@ -6,10 +6,10 @@ CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT plan(18);
 
 -- cycle numbering
-SELECT is(queen.job_cycle(1000, 'epoch'::timestamptz + interval '5.999 s'), 5::bigint, 'cycle = floor(epoch_ms / cycle_ms)');
-SELECT is(queen.job_cycle(1000, 'epoch'::timestamptz + interval '6 s'), 6::bigint, 'a cycle starts exactly at its boundary');
-SELECT is(queen.job_cycle(60000, '2025-01-01T00:01:30Z'), 28928161::bigint, 'minute cycles of a real date');
-SELECT throws_ok($$SELECT queen.job_cycle(0)$$, '22023', NULL, 'a cycle length below 1 ms is rejected');
+SELECT is(queen_internal.job_cycle(1000, 'epoch'::timestamptz + interval '5.999 s'), 5::bigint, 'cycle = floor(epoch_ms / cycle_ms)');
+SELECT is(queen_internal.job_cycle(1000, 'epoch'::timestamptz + interval '6 s'), 6::bigint, 'a cycle starts exactly at its boundary');
+SELECT is(queen_internal.job_cycle(60000, '2025-01-01T00:01:30Z'), 28928161::bigint, 'minute cycles of a real date');
+SELECT throws_ok($$SELECT queen_internal.job_cycle(0)$$, '22023', NULL, 'a cycle length below 1 ms is rejected');
 
 -- A job name unique to this run, and a day-long cycle so no boundary is crossed mid-test.
 CREATE TEMP TABLE t_job AS SELECT 'pgtap-job-' || md5(random()::text) AS name, 86400000::bigint AS cycle_ms;
@@ -18,7 +18,7 @@ CREATE TEMP TABLE t_job AS SELECT 'pgtap-job-' || md5(random()::text) AS name, 8
 SELECT dblink_connect('other', format('host=127.0.0.1 port=%s user=%s dbname=%s',
                                       current_setting('port'), current_user, current_database()));
 SELECT dblink_exec('other', 'BEGIN');
-SELECT * FROM dblink('other', format('SELECT pg_advisory_xact_lock(queen.job_lock_key(%L))::text', (SELECT name FROM t_job)))
+SELECT * FROM dblink('other', format('SELECT pg_advisory_xact_lock(queen_internal.job_lock_key(%L))::text', (SELECT name FROM t_job)))
   AS t(ignored text);
 SELECT is(queen.try_begin_job_cycle((SELECT name FROM t_job), (SELECT cycle_ms FROM t_job), 'broker-a'), false,
           'a broker that cannot take the lock skips the cycle');
@@ -33,7 +33,7 @@ SELECT is(queen.try_begin_job_cycle((SELECT name FROM t_job), (SELECT cycle_ms F
 SELECT is(queen.try_begin_job_cycle((SELECT name FROM t_job), (SELECT cycle_ms FROM t_job), 'broker-a'), false,
           'nor is the winner again in the same cycle');
 SELECT results_eq(format('SELECT server_id, cycle FROM queen.job_runs WHERE job = %L', (SELECT name FROM t_job)),
-                  format('VALUES (%L, queen.job_cycle(%s))', 'broker-a', (SELECT cycle_ms FROM t_job)),
+                  format('VALUES (%L, queen_internal.job_cycle(%s))', 'broker-a', (SELECT cycle_ms FROM t_job)),
                   'the run is recorded once with its cycle and broker');
 
 -- Another job is elected independently.

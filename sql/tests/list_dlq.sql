@@ -9,7 +9,7 @@ SELECT count(*) FROM queen.push_messages('[
   {"queue": "t_dlq_a", "partition": "p2", "transactionId": "a3"},
   {"queue": "t_dlq_b", "transactionId": "b1"}]', 'carol', '');
 -- dead letters with controlled failure times: a1 (g1, oldest) ... b1 (g1, newest)
-SELECT queen.dead_letter(m.partition_id, m.seq, x.grp, x.err, x.retries)
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, x.grp, x.err, x.retries)
   FROM (VALUES ('a1', 'g1', 'boom', 2), ('a1', 'g2', 'Retries exhausted', 3), ('a2', 'g1', 'bad', 0), ('a3', 'g1', 'p2 failed', 1), ('b1', 'g1', 'other queue', 0)) x(txid, grp, err, retries)
   JOIN queen.messages m ON m.transaction_id = x.txid
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id AND q.name IN ('t_dlq_a', 't_dlq_b');

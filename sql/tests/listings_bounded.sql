@@ -22,12 +22,12 @@ CREATE TEMP TABLE big AS
 -- partition_seq_at: bisection over seq, gaps included
 UPDATE queen.messages m SET created_at = '2020-01-01'::timestamptz + m.seq * interval '1 second' FROM big WHERE m.partition_id = big.id;
 DELETE FROM queen.messages m USING big WHERE m.partition_id = big.id AND m.seq BETWEEN 100 AND 5000;
-SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '7000 seconds'), 7000::bigint,
+SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '7000 seconds'), 7000::bigint,
           'the last seq created at or before the instant') FROM big;
-SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '4000 seconds'), 99::bigint,
+SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '4000 seconds'), 99::bigint,
           'an instant inside a gap: the last seq before it') FROM big;
-SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2019-01-01'), 0::bigint, 'before every message: 0') FROM big;
-SELECT is(queen.partition_seq_at(big.id, big.last_seq, '2030-01-01'), big.last_seq, 'after every message: last_seq') FROM big;
+SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2019-01-01'), 0::bigint, 'before every message: 0') FROM big;
+SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2030-01-01'), big.last_seq, 'after every message: last_seq') FROM big;
 -- back to "now" for the listing's default window, in seq order
 UPDATE queen.messages m SET created_at = now() - interval '30 minutes' + m.seq * interval '1 millisecond' FROM big WHERE m.partition_id = big.id;
 -- the other partitions' messages newer than all of those (clock_timestamp() at push could pass the window's end)

@@ -45,7 +45,7 @@ SELECT ok(queen.dead_letter_message((SELECT id FROM p1), 'a2', '__QUEUE_MODE__',
 SELECT is((SELECT queen.get_message((SELECT id FROM p1), 'a2', '') ->> 'status'), 'dead_letter', 'status dead_letter');
 SELECT is((SELECT queen.get_message((SELECT id FROM p1), 'a2', '') ->> 'errorMessage'), 'Moved to the DLQ by an operator', 'error message');
 SELECT ok(NOT queen.dead_letter_message((SELECT id FROM p1), 'nope', '__QUEUE_MODE__', 'Moved to the DLQ by an operator', ''), 'unknown message: false');
-INSERT INTO queen.dedup_tombstones VALUES ((SELECT id FROM p1), 'a2', queen.uuid_v7(), now() + interval '1 day');
+INSERT INTO queen.dedup_tombstones VALUES ((SELECT id FROM p1), 'a2', queen_internal.uuid_v7(), now() + interval '1 day');
 SELECT ok(queen.delete_message((SELECT id FROM p1), 'a2', ''), 'delete: found');
 SELECT is((SELECT count(*) FROM queen.dlq d WHERE d.partition_id = (SELECT id FROM p1) AND d.transaction_id = 'a2'), 0::bigint,
           'delete removes the DLQ entries');

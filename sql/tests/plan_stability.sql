@@ -4,7 +4,7 @@
 -- planned at that moment is kept as the tables grow and makes every call cost as much as the table is big.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(4);
+SELECT plan(5);
 
 CREATE TEMP TABLE growing (rel regclass PRIMARY KEY);
 INSERT INTO growing VALUES ('queen.queues'), ('queen.partitions'), ('queen.messages'), ('queen.consumers'),
@@ -39,6 +39,18 @@ SELECT * FROM queen.ack_messages(
                                        'leaseId', lease_id, 'status', 'completed'))
      FROM popped), 'g_plan', '', NULL);
 SELECT is(pg_temp.seq_scans(), (SELECT scans FROM before_ack), 'ack: no sequential scan of a growing table');
+
+-- JIT code is compiled on every execution of a plan: procedures whose estimates grow with the tables carry jit=off.
+SELECT is(ARRAY(SELECT p.proname::text FROM pg_proc p
+                 WHERE p.pronamespace::regnamespace::text IN ('queen', 'queen_internal')
+                   AND p.proname IN ('push_messages', 'store_messages', 'pop_messages', 'pop_many', 'ack_messages',
+                                     'ack_many', 'reconcile_stats', 'compute_queue_stats', 'expire_messages',
+                                     'apply_retention')
+                   AND 'jit=off' = ANY (p.proconfig)
+                 ORDER BY 1),
+          ARRAY['ack_many', 'ack_messages', 'apply_retention', 'compute_queue_stats', 'expire_messages', 'pop_many',
+                'pop_messages', 'push_messages', 'reconcile_stats', 'store_messages'],
+          'the hot and the sweeping procedures run without JIT');
 
 SELECT * FROM finish();
 ROLLBACK;

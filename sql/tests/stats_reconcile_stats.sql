@@ -1,7 +1,7 @@
 -- pgTAP: queen.reconcile_stats / compute_queue_stats (the statistics reconciler).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(12);
+SELECT plan(14);
 
 -- Only this test's queues, so the limits below are exact.
 DELETE FROM queen.queue_stats;
@@ -31,6 +31,12 @@ SELECT is(queen.reconcile_stats(1), 1, 'a call refreshes at most p_limit queues'
 SELECT is(queen.reconcile_stats(10, 60000), 1, 'the next call takes the queue that had no stats yet');
 SELECT is(queen.reconcile_stats(10, 60000), 0, 'queues refreshed within p_max_age_ms are left alone');
 SELECT is(queen.reconcile_stats(10, 0), 2, 'with no age limit every queue is refreshed again');
+
+-- One computation per refreshed queue: a (f(x)).* expansion would call it once per column of queue_stats.
+SET LOCAL track_functions = 'all';
+SELECT is(queen.reconcile_stats(10, 0), 2, 'refreshed once more, with function calls counted');
+SELECT is(pg_stat_get_xact_function_calls('queen_internal.compute_queue_stats'::regproc), 2::bigint,
+          'compute_queue_stats ran once per refreshed queue');
 
 SELECT results_eq(
   $$SELECT partitions, consumer_groups, total, pending, processing, completed, dead_letter

@@ -8,7 +8,7 @@ SELECT plan(39);
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT dblink_connect('holder', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
 SELECT dblink_exec('holder', 'BEGIN');
-SELECT * FROM dblink('holder', 'SELECT pg_advisory_xact_lock(queen.stats_work_lock_key())::text') AS x(v text);
+SELECT * FROM dblink('holder', 'SELECT pg_advisory_xact_lock(queen_internal.stats_work_lock_key())::text') AS x(v text);
 SELECT is(queen.refresh_stats(), '{"skipped": true, "reason": "another_instance_running"}'::jsonb,
           'refresh_stats is skipped while another writer holds the statistics lock');
 SELECT is(queen.reconcile_stats(10, 0), 0, 'a reconciler batch yields to the lock holder');

@@ -1,4 +1,4 @@
--- pgTAP: storage quotas per tenant (queen.tenant_usage and its triggers, queen.tenant_quota_limit,
+-- pgTAP: storage quotas per tenant (queen.tenant_usage and its triggers, queen_internal.tenant_quota_limit,
 -- QQ429): usage follows inserts, replacements and deletes (give-back), a statement past a quota
 -- stores nothing, and a DBA's override wins over the session's default.
 BEGIN;
@@ -52,7 +52,7 @@ SELECT queen.set_tenant_quota('tu_acme', p_max_kv_keys => 0);
 SET LOCAL queen.tenant_quota_overrides = 'on';
 SELECT lives_ok($$SELECT queen.kv_set('k6', '1', NULL, 'tu_acme'), queen.kv_set('k7', '1', NULL, 'tu_acme')$$,
                 'an override of 0 lifts the default');
-SELECT is(queen.tenant_quota_limit('tu_acme', 'kv_bytes'), 100::bigint, 'a quota without override keeps the default');
+SELECT is(queen_internal.tenant_quota_limit('tu_acme', 'kv_bytes'), 100::bigint, 'a quota without override keeps the default');
 RESET queen.tenant_max_kv_keys;
 RESET queen.tenant_max_kv_bytes;
 

@@ -17,7 +17,7 @@ SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ten", "transact
           'push without p_tenant is the default tenant''s (d1 is a duplicate there)');
 SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "q"}]', NULL, repeat('t', 256))$$, '22023', NULL,
                  'a tenant over 255 characters is 22023');
-SELECT is(queen.tenant_arg(NULL), '', 'a null tenant is the default tenant');
+SELECT is(queen_internal.tenant_arg(NULL), '', 'a null tenant is the default tenant');
 
 -- pop sees only the caller's queue
 CREATE TEMP TABLE pd AS SELECT * FROM queen.pop_messages('t_ten', NULL, NULL, 10, 1, false, NULL, NULL, NULL, NULL, '');

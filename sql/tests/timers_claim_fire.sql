@@ -18,7 +18,7 @@ CREATE FUNCTION pg_temp.at(p_seconds numeric) RETURNS timestamptz LANGUAGE sql A
 $$;
 
 CREATE TEMP TABLE sched AS
-SELECT * FROM queen.schedule_messages(jsonb_build_array(
+SELECT * FROM queen_internal.schedule_messages(jsonb_build_array(
   jsonb_build_object('queue', 'tq-fire', 'partition', 'p', 'transactionId', 'late',
                      'payload', jsonb_build_object('n', 2), 'deliverAt', pg_temp.at(1)),
   jsonb_build_object('queue', 'tq-fire', 'partition', 'p', 'transactionId', 'early', 'namespace', 'ns-x', 'task', 'task-x',
@@ -87,7 +87,7 @@ SELECT is((SELECT count(*)::int FROM queen.messages WHERE partition_id = (SELECT
 SELECT is(queen.next_timer_due(), '2999-01-01T00:00:00Z'::timestamptz, 'the future timer is next');
 
 -- A timer whose transactionId got pushed meanwhile completes without a second message.
-SELECT * FROM queen.schedule_messages(jsonb_build_array(jsonb_build_object(
+SELECT * FROM queen_internal.schedule_messages(jsonb_build_array(jsonb_build_object(
   'queue', 'tq-fire', 'partition', 'p', 'transactionId', 'dup', 'deliverAt', pg_temp.at(0))));
 SELECT * FROM queen.push_messages('[{"queue": "tq-fire", "partition": "p", "transactionId": "dup", "payload": "pushed"}]', NULL, '');
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000, pg_temp.at(100))),
@@ -99,7 +99,7 @@ SELECT results_eq($$SELECT count(*)::int, min(payload::text) FROM queen.messages
 -- A store the queue refuses (maxSize) keeps the timer, claimed, with the reason.
 SELECT queen.configure_queue('tq-full', '', '', '{"maxSize": 1}', '');
 SELECT * FROM queen.push_messages('[{"queue": "tq-full", "transactionId": "fills-it"}]', NULL, '');
-SELECT * FROM queen.schedule_messages('[{"queue": "tq-full", "transactionId": "refused", "deliverAt": 0}]');
+SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-full", "transactionId": "refused", "deliverAt": 0}]');
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000))), 0,
           'a timer the store refuses does not complete');
 SELECT results_eq($$SELECT claimed_by, fire_attempts, last_error LIKE '%maxSize%' FROM queen.timers WHERE transaction_id = 'refused'$$,
@@ -111,7 +111,7 @@ DELETE FROM queen.timers WHERE transaction_id = 'refused';
 -- the timer fired with it. (The trigger goes with the rollback: dropping it here
 -- would lock queen.messages against the sessions below.)
 SELECT throws_ok($$INSERT INTO queen.timers (queue_name, partition_name, message_id, transaction_id, deliver_at)
-                   VALUES ('', 'Default', queen.uuid_v7(), 'nameless', clock_timestamp())$$,
+                   VALUES ('', 'Default', queen_internal.uuid_v7(), 'nameless', clock_timestamp())$$,
                  '23514', NULL, 'a timer without a queue name cannot be written');
 CREATE FUNCTION pg_temp.refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -120,7 +120,7 @@ END;
 $$;
 CREATE TRIGGER refuse_poison BEFORE INSERT ON queen.messages
   FOR EACH ROW WHEN (NEW.transaction_id = 'poison') EXECUTE FUNCTION pg_temp.refuse_poison();
-SELECT * FROM queen.schedule_messages('[{"queue": "tq-fire", "transactionId": "poison", "deliverAt": 0},
+SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-fire", "transactionId": "poison", "deliverAt": 0},
                                         {"queue": "tq-fire", "partition": "p", "transactionId": "healthy", "deliverAt": 0}]');
 SET LOCAL client_min_messages = error;  -- the fallback's WARNING is expected here
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000))), 1,
@@ -148,7 +148,7 @@ SELECT dblink_connect('third', format('host=127.0.0.1 port=%s user=%s dbname=%s'
 SELECT dblink_exec('third', $$SET lock_timeout = '2s'$$);
 -- A queue name of its own, so rows left by an interrupted run cannot interfere.
 CREATE TEMP TABLE skip_queue AS SELECT 'tq-skip-' || md5(random()::text) AS name;
-SELECT count(*) FROM dblink('other', format('SELECT status FROM queen.schedule_messages(%L)',
+SELECT count(*) FROM dblink('other', format('SELECT status FROM queen_internal.schedule_messages(%L)',
                                             jsonb_build_array(jsonb_build_object('queue', (SELECT name FROM skip_queue), 'deliverAt', 0),
                                                               jsonb_build_object('queue', (SELECT name FROM skip_queue), 'deliverAt', 0))))
   AS t(status text);

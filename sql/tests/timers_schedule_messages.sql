@@ -1,15 +1,15 @@
--- pgTAP: queen.schedule_messages (push items carrying deliverAt become timers).
+-- pgTAP: queen_internal.schedule_messages (push items carrying deliverAt become timers).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(27);
 
 -- result shape: the same columns as push_messages
-SELECT is(pg_get_function_result('queen.schedule_messages(jsonb, text, text)'::regprocedure),
+SELECT is(pg_get_function_result('queen_internal.schedule_messages(jsonb, text, text)'::regprocedure),
           pg_get_function_result('queen.push_messages(jsonb, text, text)'::regprocedure),
           'schedule_messages answers with exactly the columns of push_messages');
 
 CREATE TEMP TABLE r1 AS
-SELECT * FROM queen.schedule_messages(jsonb_build_array(
+SELECT * FROM queen_internal.schedule_messages(jsonb_build_array(
   jsonb_build_object('queue', 'tq-sched', 'partition', 'p1', 'payload', jsonb_build_object('n', 1),
                      'transactionId', 'tx-1', 'deliverAt', '2999-01-01T00:00:00Z',
                      'traceId', '0f8fad5b-d9cb-469f-a165-70867728950e', 'encrypted', true,
@@ -49,7 +49,7 @@ SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = (SELECT tr
 
 -- scheduling the same key again answers duplicate with the timer's id
 SELECT results_eq(
-  $$SELECT status, message_id FROM queen.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-1", "deliverAt": "2999-06-01T00:00:00Z"}]')$$,
+  $$SELECT status, message_id FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-1", "deliverAt": "2999-06-01T00:00:00Z"}]')$$,
   $$SELECT 'duplicate'::text, message_id FROM r1 WHERE idx = 0$$,
   'scheduling a pending key again is a duplicate of the pending timer');
 SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = 'tx-1'), '2999-01-01T00:00:00Z'::timestamptz,
@@ -59,12 +59,12 @@ SELECT is((SELECT deliver_at FROM queen.timers WHERE transaction_id = 'tx-1'), '
 CREATE TEMP TABLE pushed AS
 SELECT * FROM queen.push_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored"}]', NULL, '');
 SELECT results_eq(
-  $$SELECT status, message_id, partition_id FROM queen.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
+  $$SELECT status, message_id, partition_id FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-stored", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
   $$SELECT 'duplicate'::text, message_id, partition_id FROM pushed$$,
   'a transactionId already stored in the partition is a duplicate of the stored message');
 SELECT is((SELECT count(*)::int FROM queen.timers WHERE transaction_id = 'tx-stored'), 0, '... and no timer is created');
 SELECT results_eq(
-  $$SELECT status, partition_id FROM queen.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-3", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
+  $$SELECT status, partition_id FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-3", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
   $$SELECT 'queued'::text, partition_id FROM pushed$$,
   'once the partition exists its id is answered');
 
@@ -72,7 +72,7 @@ SELECT results_eq(
 INSERT INTO queen.dedup_tombstones (partition_id, transaction_id, message_id, expires_at)
 SELECT partition_id, 'tx-tomb', '01900000-0000-7000-8000-000000000001', now() + interval '1 hour' FROM pushed;
 SELECT results_eq(
-  $$SELECT status, message_id FROM queen.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-tomb", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
+  $$SELECT status, message_id FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "partition": "p1", "transactionId": "tx-tomb", "deliverAt": "2999-01-01T00:00:00Z"}]')$$,
   $$VALUES ('duplicate'::text, '01900000-0000-7000-8000-000000000001'::uuid)$$,
   'a transactionId inside the dedup window is a duplicate');
 
@@ -82,16 +82,16 @@ SELECT is((SELECT count(*)::int FROM queen.messages m JOIN queen.partitions p ON
           'scheduled items are not messages (only the pushed one is)');
 
 -- validation
-SELECT throws_ok($$SELECT * FROM queen.schedule_messages('[{"queue": "tq-sched"}]')$$, '22023',
+SELECT throws_ok($$SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-sched"}]')$$, '22023',
                  'push item 0: deliverAt is required to schedule a message', 'deliverAt is required');
-SELECT throws_ok($$SELECT * FROM queen.schedule_messages('[{"queue": "tq-sched", "deliverAt": "2999-01-01T00:00:00Z"}, {"queue": "tq-sched", "deliverAt": "next tuesday"}]')$$,
+SELECT throws_ok($$SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "deliverAt": "2999-01-01T00:00:00Z"}, {"queue": "tq-sched", "deliverAt": "next tuesday"}]')$$,
                  '22023', NULL, 'an unparsable deliverAt is rejected');
-SELECT throws_ok($$SELECT * FROM queen.schedule_messages('[{"queue": "tq-sched", "deliverAt": true}]')$$,
+SELECT throws_ok($$SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-sched", "deliverAt": true}]')$$,
                  '22023', NULL, 'a deliverAt of the wrong type is rejected');
-SELECT throws_ok($$SELECT * FROM queen.schedule_messages('[{"deliverAt": "2999-01-01T00:00:00Z"}]')$$,
+SELECT throws_ok($$SELECT * FROM queen_internal.schedule_messages('[{"deliverAt": "2999-01-01T00:00:00Z"}]')$$,
                  '22023', NULL, 'the push item rules apply (queue is required)');
-SELECT is((SELECT count(*)::int FROM queen.schedule_messages('[]')), 0, 'an empty array schedules nothing');
-SELECT is(queen.push_item_deliver_at('{"deliverAt": "2025-03-04T09:15:26.123+01:00"}'),
+SELECT is((SELECT count(*)::int FROM queen_internal.schedule_messages('[]')), 0, 'an empty array schedules nothing');
+SELECT is(queen_internal.push_item_deliver_at('{"deliverAt": "2025-03-04T09:15:26.123+01:00"}'),
           '2025-03-04T08:15:26.123Z'::timestamptz, 'ISO-8601 with an offset');
 
 SELECT * FROM finish();

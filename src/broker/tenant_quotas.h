@@ -32,7 +32,7 @@ struct QuotaRefusal {
 };
 
 // The SQLSTATE of a statement the database refused past a storage quota
-// (queen.check_tenant_quota), and the Retry-After it is answered with: such a
+// (queen_internal.check_tenant_quota), and the Retry-After it is answered with: such a
 // quota frees only when the tenant deletes something, so retrying soon is futile.
 inline constexpr std::string_view kStorageQuotaSqlstate = "QQ429";
 inline constexpr int kStorageQuotaRetryAfterS = 60;

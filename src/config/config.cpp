@@ -555,7 +555,7 @@ void describe_jwt(std::ostringstream& s, const JwtConfig& j) {
 
 std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& q) {
   const TenantStorageQuotas& s = q.storage;
-  // Names as queen.tenant_quota_limit reads them (sql/migrations/deploy/tenant_usage.sql).
+  // Names as queen_internal.tenant_quota_limit reads them (sql/migrations/deploy/tenant_usage.sql).
   return {{"queen.tenant_max_kv_keys", std::to_string(s.kv_keys)},
           {"queen.tenant_max_kv_bytes", std::to_string(s.kv_bytes)},
           {"queen.tenant_max_traces", std::to_string(s.traces)},

@@ -53,8 +53,8 @@ struct DbConfig {
   std::vector<std::string> hosts{"localhost"};  // PG_HOST: a host, or a comma-separated list tried in order
   std::vector<int> ports{5432};                 // PG_PORT: one port for every host, or one per host
   std::string name = "postgres";   // PG_DB
-  std::string user = "postgres";   // PG_USER
-  std::string password = "postgres";  // PG_PASSWORD (masked in logs)
+  std::string user = "queen_broker";      // PG_USER (docs/procedures.md, Roles)
+  std::string password = "queen_broker";  // PG_PASSWORD (masked in logs)
   bool use_ssl = false;               // PG_USE_SSL
   bool ssl_reject_unauthorized = true;  // PG_SSL_REJECT_UNAUTHORIZED
   int pool_size = 25;                   // DB_POOL_SIZE (docs/configuration.md, "DB_POOL_SIZE")
@@ -151,7 +151,7 @@ struct SystemConfig {
 // Checked while a JSON body is parsed, before any deep tree exists; past any
 // of them the answer is 400 {"error"} naming the limit and its variable.
 // The longest queue, partition, consumer-group or KV key name, in characters:
-// the database's queen.name_text domain (queen.name_max_chars()) holds the same
+// the database's queen.name_text domain (queen_internal.name_max_chars()) holds the same
 // number, so NAME_MAX_CHARS can only lower it.
 inline constexpr int kNameMaxChars = 255;
 

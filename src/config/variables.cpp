@@ -129,9 +129,10 @@ std::vector<Variable> build_table() {
                    "PostgreSQL host, or a primary and its standbys tried in order (the one taking writes wins)"));
   t.push_back(text(kDb, "PG_PORT", "5432", "one port, or one per PG_HOST entry", "PostgreSQL port(s)"));
   t.push_back(text(kDb, "PG_DB", "postgres", "", "database holding the queen schema"));
-  t.push_back(text(kDb, "PG_USER", "postgres", "", "role the broker connects as"));
+  t.push_back(text(kDb, "PG_USER", "queen_broker", "",
+                   "role the broker connects as: queen_broker, or a login granted it (docs/procedures.md, Roles)"));
   Variable password = secret(kDb, "PG_PASSWORD", "", "password of PG_USER (may be set to empty)");
-  password.default_text = "postgres";
+  password.default_text = "queen_broker";
   t.push_back(password);
   t.push_back(boolean(kDb, "PG_USE_SSL", "false",
                       "TLS to PostgreSQL: true is sslmode=verify-full (require if PG_SSL_REJECT_UNAUTHORIZED=false), false disable"));

@@ -116,6 +116,7 @@ const std::vector<const char*>& sql_helpers() {
       "dlq_forget_payloads",
       "dlq_matching",
       "ensure_consumer",
+      "expiry_cutoffs",
       "expiry_rule",
       "fire_locked_timers",
       "insert_new_timers",
@@ -163,7 +164,6 @@ const std::vector<const char*>& sql_helpers() {
       "schedule_messages",
       "select_dead_letters",
       "set_counted_bytes",
-      "set_tenant_quota",
       "settle_drained",
       "start_cursor",
       "stats_age_seconds",
@@ -183,7 +183,6 @@ const std::vector<const char*>& sql_helpers() {
       "subscription_start_at",
       "tenant_arg",
       "tenant_quota_limit",
-      "tenant_usage_of",
       "tenant_usage_stripes",
       "trace_give_back",
       "trace_max_data_bytes",
@@ -194,6 +193,14 @@ const std::vector<const char*>& sql_helpers() {
       "uuid_v7_ordinal",
   };
   return helpers;
+}
+
+const std::vector<const char*>& sql_admin_procedures() {
+  static const std::vector<const char*> procedures = {
+      "set_tenant_quota",
+      "tenant_usage_of",
+  };
+  return procedures;
 }
 
 std::string to_json() {
@@ -219,6 +226,7 @@ std::string to_json() {
                             {"operator", v.access == ViewAccess::Operator}});
   }
   out["helpers"] = sql_helpers();
+  out["admin_procedures"] = sql_admin_procedures();
   return out.dump(2);
 }
 

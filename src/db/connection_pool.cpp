@@ -43,8 +43,10 @@ std::string build_conninfo(const config::DbConfig& c) {
   info += " keepalives_count=" + std::to_string(c.keepalives_count);
   info += " tcp_user_timeout=" + std::to_string(c.tcp_user_timeout_ms);
   info += " application_name=queen-broker";
+  // jit=off: JIT code is compiled per execution, never cached with a plan, and a statement whose estimate grows
+  // with the tables (100,000 partitions) paid 40-4,000 ms of compiling per pop (docs/procedures.md, plans).
   std::string options = "-c statement_timeout=" + std::to_string(c.statement_timeout_ms) +
-                        " -c lock_timeout=" + std::to_string(c.lock_timeout_ms) + " -c TimeZone=UTC";
+                        " -c lock_timeout=" + std::to_string(c.lock_timeout_ms) + " -c TimeZone=UTC -c jit=off";
   for (const auto& [name, value] : c.session_settings) options += " -c " + name + "=" + value;
   info += " options=" + quote_value(options);
   return info;

@@ -15,7 +15,7 @@ namespace queen::http {
 inline constexpr std::int64_t kMaxKvTtlMs = 100LL * 365 * 86400000;
 
 // The :key path parameter (already percent-decoded): a name (check_name,
-// input_limits.h) of 1..NAME_MAX_CHARS characters; queen.kv_check_key
+// input_limits.h) of 1..NAME_MAX_CHARS characters; queen_internal.kv_check_key
 // accepts up to 255.
 void validate_kv_key(const std::string& key, const config::LimitsConfig& limits = config::LimitsConfig{});
 

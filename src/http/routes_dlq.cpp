@@ -20,7 +20,7 @@ void register_dlq_routes(Router& router, const RouteContext& context) {
     return Response::json(200, render_dlq_page(broker.list_dlq(query), query));
   });
 
-  // At most queen.dlq_admin_max_per_call() (1000) entries per call: call again while it answers 1000.
+  // At most queen_internal.dlq_admin_max_per_call() (1000) entries per call: call again while it answers 1000.
   router.add("POST", "/api/v1/dlq/requeue", auth::AccessLevel::Admin, [&broker, &limits](const Request& request) {
     broker::DlqSelection selection = parse_dlq_selection_body(request.body, limits);
     selection.tenant = request.principal.tenant;

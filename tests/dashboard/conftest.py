@@ -10,7 +10,9 @@ Fixtures:
   browser       session   a headless Chromium
   page, auth_page         a dashboard_support.Page on broker / auth_broker in that browser
   seeded        session   real data on `broker`: a queue with pushed, acked and unacked messages and a consumer
-                          group, a queue with dead letters
+                          group (one message traced under a name), a queue with dead letters, a queue of
+                          LONG_LIST messages, one of LONG_LIST dead letters, a queue of ACCOUNT_PARTITIONS partitions acct-1.., and an idle
+                          group on an empty queue
   statistics    function  `seeded`, with the statistics recomputed now (POST /api/v1/stats/refresh)
   shots         session   where screenshots go: <run dir>/dashboard-screenshots (the run directory is kept)
 
@@ -26,17 +28,19 @@ from selenium.webdriver.chrome.service import Service
 
 from harness import Broker, TempDatabase, unique_name
 from harness.api import ack_item
-from harness.waiting import poll_until
 from harness import env as harness_env
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import auth_support  # noqa: E402
-from dashboard_support import WAIT_S, Page  # noqa: E402
+from dashboard_support import (ACCOUNT_PARTITIONS, LONG_LIST, TRACE_NAME, WAIT_S, WINDOW, Page,  # noqa: E402
+                               fail_until_dead, refresh_statistics)
 
 CHROMIUM = os.environ.get("QUEEN_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("QUEEN_CHROMEDRIVER", "/usr/bin/chromedriver")
 PAGE_LOAD_TIMEOUT_S = 30
-WINDOW = (1440, 1000)
+# Brokers flush their own figures (failed acks, requests) every second instead of every minute, so the overview's
+# failed-deliveries card has them at once.
+BROKER_ENV = {"BROKER_STATS_FLUSH_INTERVAL_MS": "1000"}
 AUTH_ENV = {"JWT_ENABLED": "true", "JWT_SECRET": auth_support.SECRET, "JWT_ISSUER": auth_support.ISSUER,
             "JWT_AUDIENCE": auth_support.AUDIENCE}
 
@@ -49,7 +53,7 @@ def database(pg):
 
 @pytest.fixture(scope="session")
 def broker(database):
-    instance = Broker(pg=database, name="dash").start()
+    instance = Broker(pg=database, name="dash", env=BROKER_ENV).start()
     yield instance
     instance.stop()
 
@@ -59,23 +63,6 @@ def auth_broker(database):
     instance = Broker(pg=database, name="dash-auth", env=AUTH_ENV).start()
     yield instance
     instance.stop()
-
-
-def fail_until_dead(client, queue, partition, transaction_id, attempts):
-    """Pop and fail the message `attempts` times (its retryLimit + 1): the last failure dead-letters it."""
-    for attempt in range(attempts):
-        msgs = poll_until(lambda: client.pop_messages(queue, partition=partition), timeout=10, interval=0.05,
-                          what=f"{transaction_id} delivery {attempt}")
-        assert msgs[0]["transactionId"] == transaction_id
-        resp = client.ack(transaction_id, msgs[0]["partitionId"], lease_id=msgs[0]["leaseId"], status="failed",
-                          error=f"card declined ({attempt})")
-        assert resp.status == 200 and resp.body[0]["dlq"] is (attempt == attempts - 1), resp
-
-
-def refresh_statistics(client):
-    """POST /api/v1/stats/refresh until it ran (it answers skipped while a reconciler batch is writing)."""
-    poll_until(lambda: (lambda r: r.status == 200 and r.body.get("skipped") is False)(
-        client.post("/api/v1/stats/refresh")), timeout=30, interval=0.2, what="a statistics refresh")
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +83,35 @@ def seeded(broker):
         for n, partition in ((1, "eu"), (2, "us")):
             assert c.push_one(dead, {"invoice": n}, partition=partition, transaction_id=f"inv-{n}").status == 201
             fail_until_dead(c, dead, partition, f"inv-{n}", attempts=2)
-    return {"orders": orders, "dead": dead, "group": group}
+        traced = read[0]
+        resp = c.post("/api/v1/traces", json={"transactionId": traced["transactionId"], "partitionId": traced["partitionId"],
+                                              "data": {"step": "charged"}, "traceNames": [TRACE_NAME],
+                                              "consumerGroup": group, "eventType": "info"})
+        assert resp.status == 201, resp
+        many, accounts, empty, idle = (unique_name("dash-many"), unique_name("dash-acct"), unique_name("dash-empty"),
+                                       "dash-idle")
+        resp = c.push([{"queue": many, "partition": "p", "transactionId": f"many-{n:03d}", "payload": {"n": n}}
+                       for n in range(LONG_LIST)])
+        assert resp.status == 201, resp
+        resp = c.push([{"queue": accounts, "partition": f"acct-{n}", "payload": {"account": n}}
+                       for n in range(1, ACCOUNT_PARTITIONS + 1)])
+        assert resp.status == 201, resp
+        # As many dead letters: retryLimit 0 dead-letters a message at its first failure.
+        dead_many = unique_name("dash-dead-many")
+        assert c.configure(dead_many, {"retryLimit": 0, "retryDelay": 0}).status == 200
+        resp = c.push([{"queue": dead_many, "partition": "p", "transactionId": f"dead-{n:03d}", "payload": {"n": n}}
+                       for n in range(LONG_LIST)])
+        assert resp.status == 201, resp
+        popped = c.pop_messages(dead_many, batch=LONG_LIST)
+        assert len(popped) == LONG_LIST, len(popped)
+        resp = c.ack_batch([ack_item(m, status="failed", error="rejected") for m in popped])
+        assert resp.status == 200 and all(r["dlq"] for r in resp.body), resp
+        # A group that polled a queue with nothing in it: a cursor row, nothing ever consumed.
+        assert c.configure(empty, {}).status == 200
+        assert c.pop_messages(empty, consumer_group=idle, wait="false") == []
+    return {"orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
+            "traced_partition_id": traced["partitionId"], "many": many, "dead_many": dead_many, "accounts": accounts, "empty": empty,
+            "idle": idle}
 
 
 @pytest.fixture

@@ -6,7 +6,32 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from harness.waiting import poll_until
+
 WAIT_S = 20
+WINDOW = (1440, 1000)
+# Seeded data (conftest.seeded): a listing longer than the page of 100 rows the dashboard asks for, so a detail
+# drawn under the list is out of view; partitions acct-1..acct-12 (natural order); a trace name.
+LONG_LIST = 120
+ACCOUNT_PARTITIONS = 12
+TRACE_NAME = "dash-checkout"
+
+
+def fail_until_dead(client, queue, partition, transaction_id, attempts):
+    """Pop and fail the message `attempts` times (its retryLimit + 1): the last failure dead-letters it."""
+    for attempt in range(attempts):
+        msgs = poll_until(lambda: client.pop_messages(queue, partition=partition), timeout=10, interval=0.05,
+                          what=f"{transaction_id} delivery {attempt}")
+        assert msgs[0]["transactionId"] == transaction_id
+        resp = client.ack(transaction_id, msgs[0]["partitionId"], lease_id=msgs[0]["leaseId"], status="failed",
+                          error=f"card declined ({attempt})")
+        assert resp.status == 200 and resp.body[0]["dlq"] is (attempt == attempts - 1), resp
+
+
+def refresh_statistics(client):
+    """POST /api/v1/stats/refresh until it ran (it answers skipped while a reconciler batch is writing)."""
+    poll_until(lambda: (lambda r: r.status == 200 and r.body.get("skipped") is False)(
+        client.post("/api/v1/stats/refresh")), timeout=30, interval=0.2, what="a statistics refresh")
 
 
 class Page:
@@ -87,6 +112,22 @@ class Page:
         """The banner's text once it shows an outcome of this kind (ok, error)."""
         el = self.wait_for(f"#banner[data-kind={kind}]", f"a {kind} banner")
         return el.text
+
+    def in_viewport(self, el):
+        """True when the element's box lies wholly inside the window's visible area."""
+        return self.browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0"
+            " && r.bottom <= window.innerHeight && r.right <= window.innerWidth;", el)
+
+    def color_scheme(self, scheme):
+        """Emulates prefers-color-scheme (light or dark) for this browser, as the system setting would."""
+        self.browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                     {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+    def time_zone(self, zone):
+        """The browser's own time zone (what a page's `local` is), as the system setting would set it."""
+        self.browser.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
 
     def shot(self, name):
         if self.shots:

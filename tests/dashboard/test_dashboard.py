@@ -38,6 +38,8 @@ def test_overview_shows_this_broker_its_spool_and_the_maintenance_flags(page, br
     ("groups", "page-groups"),
     ("messages", "page-messages"),
     ("dlq", "page-dlq"),
+    ("traces", "page-traces"),
+    ("analytics", "page-analytics"),
     ("system", "page-system"),
 ])
 def test_every_page_loads(page, route, marker):

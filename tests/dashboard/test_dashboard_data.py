@@ -21,7 +21,7 @@ def test_the_overview_shows_the_statistics_and_the_throughput_charts(page, stati
         page.wait_for(f"[data-test={chart}] canvas", f"the {chart} drawn")
         assert int(page.wait_for(f"[data-test={chart}]").get_attribute("data-points")) > 0
     legend = page.wait_for("[data-test=chart-hour] .u-legend").text
-    assert all(name in legend for name in ("pushed", "popped", "acked", "failed")), legend
+    assert all(name in legend for name in ("pushed", "popped", "acked", "dead-lettered")), legend
     page.shot("overview-data")
 
 

@@ -15,15 +15,32 @@ def broker_binary():
     return os.environ.get("QUEEN_BROKER_BIN") or os.path.join(REPO_ROOT, "build", "queen-broker")
 
 
+def previous_broker_binary():
+    """The previous release's broker (tests/upgrade): $QUEEN_PREV_BROKER_BIN, else what
+    scripts/build-previous.sh builds, build-prev/build/queen-broker in the repo."""
+    return os.environ.get("QUEEN_PREV_BROKER_BIN") or os.path.join(previous_build_dir(), "build", "queen-broker")
+
+
+def previous_build_dir():
+    return os.environ.get("BUILD_PREV") or os.path.join(REPO_ROOT, "build-prev")
+
+
 def default_pg_settings():
-    """The project cluster that `make test` starts (PG_HOST/PG_PORT/PG_DB/PG_USER/PG_PASSWORD)."""
+    """The project cluster that `make test` starts (PG_HOST/PG_PORT/PG_DB). Tests set up and inspect it as
+    PG_SUPERUSER/PG_SUPERUSER_PASSWORD; brokers connect as PG_USER/PG_PASSWORD (broker_pg_login)."""
     return {
         "host": os.environ.get("PG_HOST", "127.0.0.1"),
         "port": int(os.environ.get("PG_PORT") or os.environ.get("PGPORT") or 55432),
         "dbname": os.environ.get("PG_DB", "queen"),
-        "user": os.environ.get("PG_USER", "postgres"),
-        "password": os.environ.get("PG_PASSWORD", "postgres"),
+        "user": os.environ.get("PG_SUPERUSER", "postgres"),
+        "password": os.environ.get("PG_SUPERUSER_PASSWORD", "postgres"),
     }
+
+
+def broker_pg_login():
+    """(user, password) every broker of the suites connects as: PG_USER/PG_PASSWORD, by default the role
+    queen_broker, which executes the procedures the broker calls and nothing else (docs/procedures.md, Roles)."""
+    return os.environ.get("PG_USER", "queen_broker"), os.environ.get("PG_PASSWORD", "queen_broker")
 
 
 _session_dir = None

@@ -25,27 +25,37 @@ class PgError(RuntimeError):
 
 
 class PgTarget:
-    """One database on one server, addressed like the broker's PG_* variables."""
+    """One database on one server, addressed like the broker's PG_* variables.
 
-    def __init__(self, host="127.0.0.1", port=55432, dbname="queen", user="postgres", password="postgres"):
+    user/password: the login the tests' own SQL uses (a superuser: fixtures create databases and read
+    tables). broker_user/broker_password: the login brokers get (broker_env), by default
+    env.broker_pg_login(), i.e. queen_broker; never the superuser.
+    """
+
+    def __init__(self, host="127.0.0.1", port=55432, dbname="queen", user="postgres", password="postgres",
+                 broker_user=None, broker_password=None):
         self.host, self.port, self.dbname = host, int(port), dbname
         self.user, self.password = user, password
+        default_user, default_password = env.broker_pg_login()
+        self.broker_user = broker_user or default_user
+        self.broker_password = default_password if broker_password is None else broker_password
 
     @classmethod
     def from_env(cls):
-        """The project cluster used by `make test` (PG_HOST, PG_PORT, PG_DB, PG_USER, PG_PASSWORD)."""
+        """The project cluster used by `make test` (PG_HOST, PG_PORT, PG_DB; env.default_pg_settings)."""
         return cls(**env.default_pg_settings())
 
     def with_db(self, dbname):
-        return PgTarget(self.host, self.port, dbname, self.user, self.password)
+        return PgTarget(self.host, self.port, dbname, self.user, self.password, self.broker_user,
+                        self.broker_password)
 
     def url(self):
         return f"db:pg://{self.user}@{self.host}:{self.port}/{self.dbname}"
 
     def broker_env(self):
-        """The PG_* environment a broker needs to use this database."""
+        """The PG_* environment a broker needs to use this database (as broker_user)."""
         return {"PG_HOST": self.host, "PG_PORT": str(self.port), "PG_DB": self.dbname,
-                "PG_USER": self.user, "PG_PASSWORD": self.password}
+                "PG_USER": self.broker_user, "PG_PASSWORD": self.broker_password}
 
     def _client_env(self):
         e = dict(os.environ)
@@ -94,17 +104,24 @@ class PgTarget:
         return bool(self.with_db("postgres").scalar(
             "select 1 as present from pg_database where datname = :'name'", name=dbname))
 
-    def deploy(self, verify=False):
-        """sqitch deploy the repo's migrations into this database (it must exist).
+    def deploy(self, verify=False, to=None):
+        """sqitch deploy the repo's migrations into this database (it must exist); to="@v1.0.0" stops at
+        that tag (or change).
 
         verify=False by default: `make db` verifies the same migrations, and --verify doubles the
         time of a throwaway deploy.
         """
-        cmd = ["sqitch", "deploy"] + (["--verify"] if verify else []) + [self.url()]
+        return self.sqitch("deploy", *(["--verify"] if verify else []), *(["--to", to] if to else []))
+
+    def sqitch(self, command, *args):
+        """Run `sqitch COMMAND ARGS... <this database>` on the repo's plan (revert and rebase get -y);
+        returns its stdout, raises PgError with both outputs when it fails."""
+        cmd = ["sqitch", command] + (["-y"] if command in ("revert", "rebase") else []) + list(args) + [self.url()]
         proc = subprocess.run(cmd, cwd=env.REPO_ROOT,
                               capture_output=True, text=True, timeout=300, env=self._client_env())
         if proc.returncode != 0:
-            raise PgError(f"sqitch deploy into {self.url()} failed:\n{proc.stdout}\n{proc.stderr}")
+            raise PgError(f"sqitch {command} {' '.join(args)} on {self.url()} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc.stdout
 
     def __repr__(self):
         return f"PgTarget({self.host}:{self.port}/{self.dbname})"
@@ -117,15 +134,17 @@ class TempDatabase:
     other tests sharing the project database.
     """
 
-    def __init__(self, server, name=None):
+    def __init__(self, server, name=None, deploy_to=None):
+        """deploy_to: deploy only up to that tag or change (e.g. "@v1.0.0", the upgrade suite)."""
         self.server = server
         self.name = name or f"queen_it_{uuid.uuid4().hex[:10]}"
         self.target = server.with_db(self.name)
+        self.deploy_to = deploy_to
 
     def create(self):
         self.server.with_db("postgres").execute(f'create database "{self.name}";')
         try:
-            self.target.deploy()
+            self.target.deploy(to=self.deploy_to)
         except Exception:
             self.drop()
             raise

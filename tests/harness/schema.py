@@ -80,3 +80,22 @@ def stored_before(pg, queue, transaction_id, instant):
                  where q.name = :'queue' and m.transaction_id = :'txid') as copies""",
                     instant=instant, queue=queue, txid=transaction_id)
     return rows[0]["early"], rows[0]["copies"]
+
+
+def table_rows(pg, skip=()):
+    """Every row of every table of the queen schemas (queen, queen_internal, ...) as
+    {table name: sorted list of rows as dicts}, tables named without their schema so a table that moves
+    between them is still the same table. skip: table names left out."""
+    tables = pg.query("""
+        select n.nspname as schema, c.relname as name
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname like 'queen%' and c.relkind in ('r', 'p') and not c.relispartition
+        order by c.relname""")
+    rows = {}
+    for table in tables:
+        if table["name"] in skip:
+            continue
+        qualified = f'"{table["schema"]}"."{table["name"]}"'
+        rows[table["name"]] = pg.scalar(
+            f"select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]') as rows from {qualified} t")
+    return rows

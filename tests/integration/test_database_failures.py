@@ -130,7 +130,7 @@ def test_boot_stops_on_a_database_it_cannot_use(pg, case):
         status, seconds, log = boot_exit(pg.with_db(unique_name("queen_it_absent").replace("-", "_")))
         assert_refused_boot(status, seconds, log, "3D000", "PG_DB")
     elif case == "unknown role":
-        target = PgTarget(pg.host, pg.port, pg.dbname, "queen_it_no_such_role", "x")
+        target = PgTarget(pg.host, pg.port, pg.dbname, pg.user, pg.password, "queen_it_no_such_role", "x")
         status, seconds, log = boot_exit(target)
         assert_refused_boot(status, seconds, log, "28000", "PG_USER")
     else:
@@ -167,22 +167,24 @@ WRONG = "Wr0ng-Passw0rd-it"
 
 @pytest.fixture
 def password_cluster(pg_cluster):
-    """A private cluster where LOGIN must give its password (scram), everyone else is trusted as before."""
+    """A private cluster where LOGIN (a login granted queen_broker) must give its password (scram), everyone
+    else is trusted as before."""
     cluster = pg_cluster()
-    cluster.target.execute(f"create role {LOGIN} login superuser password '{RIGHT}';")
+    cluster.target.execute(f"create role {LOGIN} login in role queen_broker password '{RIGHT}';")
     hba = f"{cluster.data_dir}/pg_hba.conf"
     with open(hba) as fh:
         rules = fh.read()
     with open(hba, "w") as fh:
         fh.write(f"host all {LOGIN} 127.0.0.1/32 scram-sha-256\n" + rules)
     cluster.target.execute("select pg_reload_conf();")
-    wrong = PgTarget("127.0.0.1", cluster.port, cluster.dbname, LOGIN, "wrong")
+    wrong = PgTarget("127.0.0.1", cluster.port, cluster.dbname, LOGIN, "wrong")  # psql as LOGIN
     poll_until(lambda: not wrong.is_up(), timeout=10, what="pg_hba.conf reloaded")
     return cluster
 
 
 def test_boot_stops_on_a_wrong_password(password_cluster):
-    target = PgTarget("127.0.0.1", password_cluster.port, password_cluster.dbname, LOGIN, WRONG)
+    target = PgTarget("127.0.0.1", password_cluster.port, password_cluster.dbname,
+                      broker_user=LOGIN, broker_password=WRONG)
     status, seconds, log = boot_exit(target)
     assert_refused_boot(status, seconds, log, "28P01", "PG_PASSWORD")
     assert WRONG not in log
@@ -190,7 +192,8 @@ def test_boot_stops_on_a_wrong_password(password_cluster):
 
 def test_a_password_changed_at_run_time_makes_readiness_503_and_loses_nothing(password_cluster):
     admin = password_cluster.target
-    target = PgTarget("127.0.0.1", password_cluster.port, password_cluster.dbname, LOGIN, RIGHT)
+    target = PgTarget("127.0.0.1", password_cluster.port, password_cluster.dbname,
+                      broker_user=LOGIN, broker_password=RIGHT)
     broker = Broker(pg=target, name=f"it-dbfail-runtime-{unique_name('b')}")
     queue = unique_name("runtime")
     try:

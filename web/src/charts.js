@@ -1,7 +1,17 @@
 // Time-series charts with uPlot (web/vendor/uplot.iife.min.js, loaded before the modules as window.uPlot).
 // The statistics routes answer series as arrays of points, one object per time bucket; seriesOf() turns
 // such an array into uPlot's columns, tolerating the names a point's time and counters may have.
-import {h, isNumber} from './dom.js';
+import {h, isNumber, pick, timeZone, wallText} from './dom.js';
+
+export const HOUR_MS = 3600 * 1000;
+export const WEEK_MS = 7 * 24 * HOUR_MS;
+
+// The window [now - span, now] as the status route's from and to. Both are sent: with `to` left to the
+// server, the window is the span plus the request's transit, and the server picks the next bucket width
+// (an hour and a few milliseconds is 5-minute buckets, a week and a few milliseconds 6-hour ones).
+export function windowOf(spanMs, now = Date.now()) {
+  return {from: new Date(now - spanMs).toISOString(), to: new Date(now).toISOString()};
+}
 
 const TIME_KEYS = ['timestamp', 'time', 'bucket', 'bucketStart', 'minute', 'ts', 't', 'at'];
 const COLORS = ['#2563eb', '#16a34a', '#9333ea', '#dc2626', '#ea580c', '#0891b2', '#ca8a04', '#db2777'];
@@ -29,7 +39,7 @@ export function seriesOf(points, wanted) {
     .map((point) => ({point, at: point && typeof point === 'object' ? pointTime(point) : undefined}))
     .filter((row) => row.at !== undefined)
     .sort((a, b) => a.at - b.at);
-  const present = (key) => rows.some((row) => numeric(row.point[key]) !== undefined);
+  const present = (key) => rows.some((row) => numeric(pick(row.point, key)) !== undefined);
   let chosen = (wanted || [])
     .map((series) => ({label: series.label, key: series.keys.find(present)}))
     .filter((series) => series.key);
@@ -39,28 +49,75 @@ export function seriesOf(points, wanted) {
   }
   return {
     labels: chosen.map((series) => series.label),
-    data: [rows.map((row) => row.at), ...chosen.map((series) => rows.map((row) => numeric(row.point[series.key]) ?? null))],
+    data: [rows.map((row) => row.at), ...chosen.map((series) => rows.map((row) => numeric(pick(row.point, series.key)) ?? null))],
   };
+}
+
+// One series per entity (a queue, a broker) of one field, on the union of their times: entities is
+// [{name, points}]; the `max` entities with the largest sum are drawn, the rest left out (named in `omitted`).
+export function seriesPerEntity(entities, key, max = COLORS.length) {
+  const valued = entities.map((entity) => {
+    const byTime = new Map();
+    for (const point of Array.isArray(entity.points) ? entity.points : []) {
+      const at = point && typeof point === 'object' ? pointTime(point) : undefined;
+      const value = numeric(pick(point, key));
+      if (at !== undefined && value !== undefined) byTime.set(at, value);
+    }
+    let sum = 0;
+    for (const value of byTime.values()) sum += Math.abs(value);
+    return {name: entity.name, byTime, sum};
+  }).filter((entity) => entity.byTime.size > 0).sort((a, b) => b.sum - a.sum || String(a.name).localeCompare(String(b.name)));
+  // The busiest, drawn in name order: the same entities get the same colours on every chart of a page.
+  const drawn = valued.slice(0, max).sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  const times = [...new Set(drawn.flatMap((entity) => [...entity.byTime.keys()]))].sort((a, b) => a - b);
+  return {
+    labels: drawn.map((entity) => String(entity.name)),
+    data: [times, ...drawn.map((entity) => times.map((at) => entity.byTime.get(at) ?? null))],
+    omitted: valued.slice(max).map((entity) => entity.name),
+  };
+}
+
+// What one point of a series covers, for a chart's title: 'per minute', 'per 5 minutes', 'per hour'.
+export function bucketPhrase(minutes) {
+  if (!isNumber(minutes)) return 'per bucket';
+  if (minutes === 1) return 'per minute';
+  if (minutes === 60) return 'per hour';
+  if (minutes === 1440) return 'per day';
+  if (minutes % 60 === 0) return `per ${minutes / 60} hours`;
+  return `per ${minutes} minutes`;
+}
+
+// The theme's colours for the axes (the style sheet's variables, so the dark theme applies to charts too).
+function axisColors() {
+  const style = getComputedStyle(document.documentElement);
+  return {text: style.getPropertyValue('--muted').trim() || '#64748b', grid: style.getPropertyValue('--line').trim() || '#e2e8f0'};
 }
 
 function chartWidth(el) {
   return Math.max(280, Math.floor(el.getBoundingClientRect().width || el.parentElement?.clientWidth || 600) - 8);
 }
 
-// A chart that keeps its uPlot instance and swaps the data on refresh.
+// A chart that keeps its uPlot instance and swaps the data on refresh. Its title is
+// `${title} (${bucketPhrase(bucketMinutes)})` once an answer said its bucket width, so it cannot claim a
+// resolution the series does not have.
 export class TimeChart {
   constructor(title, test) {
     this.title = title;
     this.plot = null;
     this.labels = null;
     this.body = h('div', {class: 'chart-body'});
-    this.el = h('div', {class: 'chart', 'data-test': test}, h('h3', {}, title), this.body);
+    this.heading = h('h3', {'data-test': 'chart-title'}, title);
+    this.el = h('div', {class: 'chart', 'data-test': test}, this.heading, this.body);
     this.onResize = () => this.plot && this.plot.setSize({width: chartWidth(this.body), height: 200});
     window.addEventListener('resize', this.onResize);
   }
 
-  update({labels, data}) {
+  update({labels, data}, bucketMinutes) {
     this.el.dataset.points = String(data[0].length);
+    if (isNumber(bucketMinutes)) {
+      this.el.dataset.bucketMinutes = String(bucketMinutes);
+      this.heading.textContent = `${this.title} (${bucketPhrase(bucketMinutes)})`;
+    }
     if (typeof window.uPlot !== 'function') {
       this.body.replaceChildren(h('p', {class: 'muted'}, 'Charts unavailable (uPlot did not load).'));
       return;
@@ -79,11 +136,22 @@ export class TimeChart {
     if (this.plot) this.plot.destroy();
     this.body.replaceChildren();
     this.labels = labels;
+    const colors = axisColors();
+    const axis = {stroke: colors.text, grid: {stroke: colors.grid}, ticks: {stroke: colors.grid}};
+    const zone = timeZone();
     this.plot = new window.uPlot({
       width: chartWidth(this.body),
       height: 200,
-      series: [{}, ...labels.map((label, i) => ({label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true}))],
-      axes: [{}, {size: 60}],
+      // Axis and legend times in the dashboard's chosen zone, like every table.
+      tzDate: (ts) => window.uPlot.tzDate(new Date(ts * 1000), zone),
+      // Times as every table writes them (24-hour, the chosen zone), the date only when the span needs it.
+      series: [{value: (u, ts) => (ts === null || ts === undefined ? '–' : wallText(ts * 1000, zone))},
+        ...labels.map((label, i) => ({label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true}))],
+      axes: [{...axis, values: (u, splits) => {
+        const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
+        const [start, end] = span > 86400 ? [5, 16] : span < 120 ? [11, 19] : [11, 16];
+        return splits.map((ts) => wallText(ts * 1000, zone).slice(start, end));
+      }}, {...axis, size: 60}],
       scales: {y: {range: (u, min, max) => [0, Math.max(1, max)]}},
       legend: {live: true},
     }, data, this.body);

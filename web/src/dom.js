@@ -84,11 +84,85 @@ export function bytes(value) {
   return `${value.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
+// The time zone every time on the dashboard is shown and typed in: chosen by the user in the header (kept in
+// localStorage), UTC until they choose. 'local' is the browser's own zone.
+const ZONE_KEY = 'queen.dashboard.timeZone';
+
+export function timeZone() {
+  const chosen = localStorage.getItem(ZONE_KEY) || 'UTC';
+  return chosen === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : chosen;
+}
+
+export function timeZoneChoice() {
+  return localStorage.getItem(ZONE_KEY) || 'UTC';
+}
+
+export function setTimeZone(choice) {
+  localStorage.setItem(ZONE_KEY, choice);
+}
+
+const wallFormats = new Map();
+
+// The wall-clock fields of instant `ms` in the zone: {year, month, day, hour, minute, second}.
+function wallTime(ms, zone) {
+  if (!wallFormats.has(zone)) {
+    wallFormats.set(zone, new Intl.DateTimeFormat('en-US', {
+      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
+      hour: '2-digit', minute: '2-digit', second: '2-digit',
+    }));
+  }
+  const parts = Object.fromEntries(wallFormats.get(zone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  return {year: +parts.year, month: +parts.month, day: +parts.day, hour: +parts.hour % 24, minute: +parts.minute, second: +parts.second};
+}
+
+// 'YYYY-MM-DD HH:MM:SS' of instant `ms` in the chosen zone (24-hour, the form the filter inputs take).
+export function wallText(ms, zone = timeZone()) {
+  const w = wallTime(ms, zone);
+  const pad = (n, width = 2) => String(n).padStart(width, '0');
+  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}
+
+// The instant (epoch ms) of wall time 'YYYY-MM-DD HH:MM[:SS]' in the zone; undefined when it does not parse.
+export function instantOfWallText(value, zone = timeZone()) {
+  const match = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?\s*$/.exec(value || '');
+  if (!match) return undefined;
+  const [, y, mo, d, hh, mm, ss] = match.map(Number);
+  const asUtc = Date.UTC(y, mo - 1, d, hh, mm, ss || 0);
+  if (Number.isNaN(asUtc)) return undefined;
+  // The zone's offset at that wall time: try the offset of the naive guess, then of the corrected instant
+  // (they differ only across a daylight-saving change).
+  const offsetAt = (ms) => {
+    const w = wallTime(ms, zone);
+    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(ms / 1000) * 1000;
+  };
+  let instant = asUtc - offsetAt(asUtc);
+  instant = asUtc - offsetAt(instant);
+  return instant;
+}
+
+// A label for the zone: 'UTC', or the zone's name with its current offset ('Asia/Tokyo, UTC+9').
+export function zoneLabel(zone = timeZone()) {
+  if (zone === 'UTC' || zone === 'Etc/UTC') return 'UTC';
+  const now = Date.now();
+  const w = wallTime(now, zone);
+  const minutes = Math.round((Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(now / 1000) * 1000) / 60000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const offset = `UTC${sign}${Math.floor(abs / 60)}${abs % 60 ? `:${String(abs % 60).padStart(2, '0')}` : ''}`;
+  return `${zone}, ${offset}`;
+}
+
 export function time(value) {
   if (!value) return DASH;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return text(value);
-  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (Number.isNaN(ms)) return text(value);
+  return wallText(ms);
+}
+
+// A column header for times: 'Created (UTC)'.
+export function timeHeader(label) {
+  const zone = timeZone();
+  return `${label} (${zone === 'UTC' || zone === 'Etc/UTC' ? 'UTC' : zone})`;
 }
 
 // A card with a big number: stat('Pending', num(x), 'stat-pending').
@@ -110,7 +184,7 @@ export function table(columns, rows, options = {}) {
     const state = options.sortState || {};
     const arrow = state.key === column.key ? (state.desc ? ' ▼' : ' ▲') : '';
     return h('th', {
-      class: sortable ? 'sortable' : null,
+      class: [column.class, sortable ? 'sortable' : null].filter(Boolean).join(' ') || null,
       'data-sort': sortable ? column.key : null,
       onclick: sortable ? () => options.onSort(column.key) : null,
     }, column.label + arrow);
@@ -126,7 +200,15 @@ export function table(columns, rows, options = {}) {
       } : null,
     }, columns.map((column) => h('td', {class: column.class},
       column.render ? column.render(row) : text(pick(row, column.key))))));
-  return h('table', {class: 'grid'}, h('thead', {}, head), h('tbody', {}, body));
+  // Wide tables scroll sideways inside their box instead of widening the page (narrow windows).
+  return h('div', {class: 'table-scroll'}, h('table', {class: 'grid'}, h('thead', {}, head), h('tbody', {}, body)));
+}
+
+// Natural order: acct-2 before acct-10, case-insensitive.
+const natural = new Intl.Collator('en', {numeric: true, sensitivity: 'base'});
+
+export function naturalCompare(a, b) {
+  return natural.compare(String(a), String(b));
 }
 
 export function sortRows(rows, state) {
@@ -139,7 +221,7 @@ export function sortRows(rows, state) {
     if (x === undefined || x === null) return 1;
     if (y === undefined || y === null) return -1;
     if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
-    return sign * String(x).localeCompare(String(y));
+    return sign * naturalCompare(x, y);
   });
 }
 
@@ -160,14 +242,17 @@ export function button(label, onclick, attrs = {}) {
   return h('button', {type: 'button', ...attrs, onclick}, label);
 }
 
-// A local time from <input type="datetime-local"> as ISO 8601 UTC, or undefined when empty.
-export function isoFromLocalInput(value) {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+// A time typed in a filter ('YYYY-MM-DD HH:MM[:SS]' in the chosen zone) as ISO 8601 UTC, or undefined when
+// empty. A text that does not parse throws, so a search never silently drops a bound.
+export function isoFromWallInput(value, what = 'time') {
+  if (!value || !value.trim()) return undefined;
+  const ms = instantOfWallText(value);
+  if (ms === undefined) throw new Error(`${what}: write it as YYYY-MM-DD HH:MM[:SS] (${zoneLabel()}).`);
+  return new Date(ms).toISOString();
 }
 
-export function localInputValue(date) {
-  const pad = (n) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+// A text input for a time in the chosen zone, labelled with the zone.
+export function timeInput(attrs) {
+  return h('input', {type: 'text', inputmode: 'numeric', placeholder: 'YYYY-MM-DD HH:MM:SS', size: 19,
+    pattern: '\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?', title: `YYYY-MM-DD HH:MM[:SS], ${zoneLabel()}`, ...attrs});
 }

@@ -1,9 +1,11 @@
-// The dashboard shell: navigation (hash routes), the token form and the refresh loop. Each page module
-// exports create(params) -> {el, refresh(), destroy?(), poll}; pages with poll: true re-read their
-// statistics every POLL_INTERVAL_MS while the tab is visible, and never two reads at once.
+// The dashboard shell: navigation (hash routes), the time zone, the token form, the outage banner and the
+// refresh loop. Each page module exports create(params) -> {el, refresh(), destroy?(), poll}; pages with
+// poll: true re-read their statistics every POLL_INTERVAL_MS while the tab is visible, and never two reads
+// at once. The outage banner reads /health on the same beat on every page.
 import {setToken, token, tokenClaims} from './api.js';
-import {h, clear} from './dom.js';
+import {h, clear, setTimeZone, timeZoneChoice, zoneLabel} from './dom.js';
 import {notifyError} from './ui.js';
+import {checkOutage} from './outage.js';
 import * as overview from './page-overview.js';
 import * as queues from './page-queues.js';
 import * as queueDetail from './page-queue.js';
@@ -11,6 +13,8 @@ import * as groups from './page-groups.js';
 import * as messages from './page-messages.js';
 import * as deadLetters from './page-dlq.js';
 import * as system from './page-system.js';
+import * as traces from './page-traces.js';
+import * as analytics from './page-analytics.js';
 
 const POLL_INTERVAL_MS = 5000;
 
@@ -20,6 +24,8 @@ const NAV = [
   ['groups', 'Consumer groups'],
   ['messages', 'Messages'],
   ['dlq', 'Dead letters'],
+  ['traces', 'Traces'],
+  ['analytics', 'Analytics'],
   ['system', 'Spool & maintenance'],
 ];
 
@@ -36,6 +42,8 @@ function route() {
     case 'messages': return {name: 'messages', page: messages, params};
     case 'dlq': return {name: 'dlq', page: deadLetters, params};
     case 'system': return {name: 'system', page: system, params};
+    case 'traces': return {name: 'traces', page: traces, params};
+    case 'analytics': return {name: 'analytics', page: analytics, params};
     default: return {name: 'overview', page: overview, params};
   }
 }
@@ -108,20 +116,59 @@ function tokenForm() {
   return h('div', {class: 'token'}, status, form);
 }
 
+// The one time zone of every time shown and typed: UTC, the browser's, or any the browser knows.
+function zoneForm() {
+  const local = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const choice = timeZoneChoice();
+  const select = h('select', {'data-test': 'zone-select', 'aria-label': 'time zone'},
+    h('option', {value: 'UTC'}, 'UTC'),
+    h('option', {value: 'local'}, `browser (${local})`),
+    zones.filter((zone) => zone !== 'UTC').map((zone) => h('option', {value: zone}, zone)));
+  select.value = choice;
+  if (select.value !== choice) select.value = 'UTC';
+  const shown = h('span', {'data-test': 'zone-label'}, zoneLabel());
+  select.addEventListener('change', () => {
+    setTimeZone(select.value);
+    shown.textContent = zoneLabel();
+    show();
+  });
+  return h('label', {class: 'zone', title: 'Every time on the dashboard is shown and typed in this zone'}, 'Times in ', select, shown);
+}
+
 function layout() {
   const nav = h('nav', {}, NAV.map(([name, label]) => h('a', {href: `#/${name}`, 'data-nav': name}, label)));
   document.body.replaceChildren(
-    h('header', {class: 'top'}, h('a', {class: 'brand', href: '#/overview'}, 'Queen'), nav, tokenForm()),
+    h('header', {class: 'top'}, h('a', {class: 'brand', href: '#/overview'}, 'Queen'), nav,
+      h('div', {class: 'tools'}, zoneForm(), tokenForm())),
+    h('div', {id: 'outage', class: 'outage', role: 'alert', hidden: true, 'data-test': 'outage', 'data-state': 'unknown'}),
     h('div', {id: 'banner', class: 'banner', role: 'status', hidden: true}),
     h('main', {id: 'page'}));
+}
+
+let checkingOutage = false;
+
+async function outage() {
+  if (checkingOutage) return;
+  checkingOutage = true;
+  try {
+    await checkOutage(document.getElementById('outage'));
+  } finally {
+    checkingOutage = false;
+  }
 }
 
 layout();
 window.addEventListener('hashchange', show);
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible' && current && current.poll) refresh();
+  if (document.visibilityState !== 'visible') return;
+  outage();
+  if (current && current.poll) refresh();
 });
 setInterval(() => {
-  if (document.visibilityState === 'visible' && current && current.poll) refresh();
+  if (document.visibilityState !== 'visible') return;
+  outage();
+  if (current && current.poll) refresh();
 }, POLL_INTERVAL_MS);
 show();
+outage();

@@ -1,7 +1,8 @@
 // Dead letters: filter, inspect (payload and error), requeue or delete one, or every match of a queue.
 import {api, read, segment} from './api.js';
-import {button, h, clear, isoFromLocalInput, json, kvTable, num, pick, section, table, text, time} from './dom.js';
-import {confirmed, sectionError} from './ui.js';
+import {button, h, clear, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader, timeInput,
+  zoneLabel} from './dom.js';
+import {confirmed, drawer, notifyError, sectionError} from './ui.js';
 
 const PAGE_SIZE = 100;
 
@@ -10,18 +11,19 @@ export function create(params) {
     h('label', {}, 'Queue ', h('input', {name: 'queue', value: params.queue || '', 'data-test': 'dlq-queue'})),
     h('label', {}, 'Group ', h('input', {name: 'consumerGroup', value: params.consumerGroup || '', 'data-test': 'dlq-group'})),
     h('label', {}, 'Partition ', h('input', {name: 'partition', value: params.partition || '', 'data-test': 'dlq-partition'})),
-    h('label', {}, 'Failed from ', h('input', {type: 'datetime-local', name: 'from', step: 1, 'data-test': 'dlq-from'})),
-    h('label', {}, 'to ', h('input', {type: 'datetime-local', name: 'to', step: 1, 'data-test': 'dlq-to'})),
+    h('label', {}, timeHeader('Failed from'), timeInput({name: 'from', value: params.from || '', 'data-test': 'dlq-from'})),
+    h('label', {}, timeHeader('to'), timeInput({name: 'to', value: params.to || '', 'data-test': 'dlq-to'})),
     h('button', {type: 'submit', class: 'primary', 'data-test': 'dlq-apply'}, 'Search'));
   const summary = h('div', {class: 'toolbar'});
   const listing = h('div', {'data-test': 'dlq-list'});
-  const detail = h('div', {class: 'detail', 'data-test': 'dlq-detail'});
+  const detail = drawer('dlq-detail');
   const el = h('div', {class: 'page', 'data-test': 'page-dlq'},
     h('h1', {}, 'Dead letters'),
     form,
+    h('p', {class: 'muted'}, `Times in ${zoneLabel()} (the zone chosen in the header), typed as YYYY-MM-DD HH:MM:SS.`),
     summary,
     listing,
-    detail);
+    detail.el);
   let offset = 0;
 
   function filters() {
@@ -30,8 +32,8 @@ export function create(params) {
       queue: data.get('queue').trim(),
       consumerGroup: data.get('consumerGroup').trim(),
       partition: data.get('partition').trim(),
-      from: isoFromLocalInput(data.get('from')),
-      to: isoFromLocalInput(data.get('to')),
+      from: isoFromWallInput(data.get('from'), 'Failed from'),
+      to: isoFromWallInput(data.get('to'), 'to'),
     };
     // Only the filters given: the bulk routes take them as a JSON body, where "" is not "any".
     return Object.fromEntries(Object.entries(all).filter(([, value]) => value));
@@ -39,7 +41,7 @@ export function create(params) {
 
   function after(answer) {
     if (answer) {
-      clear(detail);
+      detail.close();
       search();
     }
   }
@@ -64,7 +66,13 @@ export function create(params) {
   }
 
   function bulk(kind, total) {
-    const f = filters();
+    let f;
+    try {
+      f = filters();
+    } catch (error) {
+      notifyError(error);
+      return;
+    }
     if (!f.queue) return;
     const requeue = kind === 'requeue';
     confirmed({
@@ -78,7 +86,7 @@ export function create(params) {
   }
 
   function inspect(entry) {
-    clear(detail,
+    detail.open(
       h('h2', {'data-test': 'dlq-detail-title'}, `${entry.queue} / ${entry.partition} / ${entry.transactionId}`),
       h('div', {class: 'toolbar'},
         button('Requeue…', () => requeueOne(entry), {'data-test': 'dlq-detail-requeue'}), ' ',
@@ -88,8 +96,8 @@ export function create(params) {
         ['Error', text(entry.errorMessage)],
         ['Retries', num(entry.retryCount)],
         ['Consumer group', text(entry.consumerGroup)],
-        ['Failed at', time(entry.failedAt)],
-        ['Created at', time(entry.createdAt)],
+        [timeHeader('Failed at'), time(entry.failedAt)],
+        [timeHeader('Created at'), time(entry.createdAt)],
         ['Message id', text(entry.id)],
         ['Producer', text(entry.producerSub)],
       ], 'dlq-fields'),
@@ -97,7 +105,14 @@ export function create(params) {
   }
 
   async function search() {
-    const answer = await read('api/v1/dlq', {...filters(), limit: PAGE_SIZE, offset});
+    let chosen;
+    try {
+      chosen = filters();
+    } catch (error) {
+      notifyError(error);
+      return;
+    }
+    const answer = await read('api/v1/dlq', {...chosen, limit: PAGE_SIZE, offset});
     if (answer.error) {
       clear(listing, sectionError(answer.error));
       clear(summary);
@@ -105,7 +120,7 @@ export function create(params) {
     }
     const rows = pick(answer.data, 'messages') || [];
     const total = pick(answer.data, 'total');
-    const queue = filters().queue;
+    const queue = chosen.queue;
     clear(summary,
       h('span', {class: 'muted', 'data-test': 'dlq-total'}, `${num(total)} dead letters match`),
       queue ? [' ',
@@ -114,7 +129,7 @@ export function create(params) {
         : h('span', {class: 'muted'}, ' (filter by a queue to act on every match)'));
     clear(listing,
       table([
-        {label: 'Failed at', key: 'failedAt', render: (d) => time(d.failedAt)},
+        {label: timeHeader('Failed at'), key: 'failedAt', render: (d) => time(d.failedAt)},
         {label: 'Queue', key: 'queue'},
         {label: 'Partition', key: 'partition'},
         {label: 'Group', key: 'consumerGroup'},
@@ -138,7 +153,7 @@ export function create(params) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     offset = 0;
-    clear(detail);
+    detail.close();
     search();
   });
 

@@ -2,8 +2,10 @@
 // payload and traces, and deletion. The listing reads the message log, so it runs when asked, not on the
 // refresh loop.
 import {api, read, segment} from './api.js';
-import {badge, button, h, clear, isoFromLocalInput, json, kvTable, localInputValue, num, pick, section, table, text, time} from './dom.js';
-import {confirmed, sectionError} from './ui.js';
+import {badge, button, h, clear, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader, timeInput,
+  wallText, zoneLabel} from './dom.js';
+import {confirmed, drawer, notifyError, sectionError} from './ui.js';
+import {traceTable} from './page-traces.js';
 
 const STATUSES = ['', 'pending', 'processing', 'completed', 'dead_letter'];
 const PAGE_SIZE = 100;
@@ -20,28 +22,28 @@ export function create(params) {
     h('label', {}, 'Partition ', h('input', {name: 'partition', value: params.partition || '', 'data-test': 'filter-partition'})),
     h('label', {}, 'Status ', h('select', {name: 'status', 'data-test': 'filter-status'},
       STATUSES.map((s) => h('option', {value: s, selected: s === (params.status || '') ? 'selected' : null}, s || 'any')))),
-    h('label', {}, 'From ', h('input', {type: 'datetime-local', name: 'from', step: 1, value: params.from || localInputValue(hourAgo), 'data-test': 'filter-from'})),
-    h('label', {}, 'To ', h('input', {type: 'datetime-local', name: 'to', step: 1, value: params.to || '', 'data-test': 'filter-to'})),
+    h('label', {}, timeHeader('From'), timeInput({name: 'from', value: params.from || wallText(hourAgo.getTime()), 'data-test': 'filter-from'})),
+    h('label', {}, timeHeader('To'), timeInput({name: 'to', value: params.to || '', 'data-test': 'filter-to'})),
     h('button', {type: 'submit', class: 'primary', 'data-test': 'filter-apply'}, 'Search'));
   const listing = h('div', {'data-test': 'message-list'});
-  const detail = h('div', {class: 'detail', 'data-test': 'message-detail'});
+  const detail = drawer('message-detail');
   const el = h('div', {class: 'page', 'data-test': 'page-messages'},
     h('h1', {}, 'Messages'),
     form,
-    h('p', {class: 'muted'}, 'Creation time in your local time zone; the broker looks at the last hour when From is empty.'),
+    h('p', {class: 'muted', 'data-test': 'zone-note'}, `Creation times in ${zoneLabel()} (the zone chosen in the header), typed as YYYY-MM-DD HH:MM:SS; the broker looks at the last hour when From is empty.`),
     listing,
-    detail);
+    detail.el);
   let offset = 0;
 
   async function showDetail(message) {
     const path = `${segment(message.partitionId)}/${segment(message.transactionId)}`;
     const [one, traces] = await Promise.all([read(`api/v1/messages/${path}`), read(`api/v1/traces/${path}`)]);
     if (one.error) {
-      clear(detail, sectionError(one.error));
+      detail.open(sectionError(one.error));
       return;
     }
     const m = one.data;
-    clear(detail,
+    detail.open(
       h('h2', {'data-test': 'message-detail-title'}, `${m.queue} / ${m.partition} / ${m.transactionId}`),
       h('div', {class: 'toolbar'},
         button('Delete message…', () => confirmed({
@@ -52,7 +54,7 @@ export function create(params) {
         }, () => api('DELETE', `api/v1/messages/${path}`), (answer) => text(pick(answer, 'message')) || 'Deleted.')
           .then((answer) => {
             if (answer) {
-              clear(detail);
+              detail.close();
               search();
             }
           }), {class: 'danger', 'data-test': 'message-delete'})),
@@ -60,8 +62,8 @@ export function create(params) {
         ['Status', statusBadge(m.status)],
         ['Message id', text(m.id)],
         ['Partition id', text(m.partitionId)],
-        ['Created', time(m.createdAt)],
-        ['Lease expires', time(m.leaseExpiresAt)],
+        [timeHeader('Created'), time(m.createdAt)],
+        [timeHeader('Lease expires'), time(m.leaseExpiresAt)],
         ['Encrypted', m.isEncrypted ? 'yes' : 'no'],
         ['Trace id', text(m.traceId)],
         ['Producer', text(m.producerSub)],
@@ -70,23 +72,25 @@ export function create(params) {
         ['Consumer groups', (m.consumerGroups || []).map((g) => `${g.name}: ${g.consumed ? 'consumed' : 'not yet'}`).join(', ') || '–'],
       ], 'message-fields'),
       section('Payload', h('div', {'data-test': 'message-payload'}, json(m.payload))),
-      section('Traces', traces.error ? sectionError(traces.error) : table([
-        {label: 'At', key: 'created_at', render: (t) => time(t.created_at)},
-        {label: 'Event', key: 'event_type'},
-        {label: 'Group', key: 'consumer_group'},
-        {label: 'Names', key: 'trace_names', render: (t) => (t.trace_names || []).join(', ')},
-        {label: 'Data', key: 'data', render: (t) => text(t.data)},
-      ], pick(traces.data, 'traces') || [], {rowAttrs: () => ({'data-test': 'trace-row'}), empty: 'No traces.'})));
+      section('Traces', traces.error ? sectionError(traces.error) : traceTable(pick(traces.data, 'traces') || []),
+        h('p', {}, h('a', {href: `#/traces?partitionId=${encodeURIComponent(m.partitionId)}&transactionId=${encodeURIComponent(m.transactionId)}`,
+          'data-test': 'message-traces-link'}, 'Traces of this message on their own page →'))));
   }
 
   async function search() {
     const data = new FormData(form);
+    let bounds;
+    try {
+      bounds = {from: isoFromWallInput(data.get('from'), 'From'), to: isoFromWallInput(data.get('to'), 'To')};
+    } catch (error) {
+      notifyError(error);
+      return;
+    }
     const answer = await read('api/v1/messages', {
       queue: data.get('queue').trim(),
       partition: data.get('partition').trim(),
       status: data.get('status'),
-      from: isoFromLocalInput(data.get('from')),
-      to: isoFromLocalInput(data.get('to')),
+      ...bounds,
       limit: PAGE_SIZE,
       offset,
     });
@@ -98,13 +102,13 @@ export function create(params) {
     clear(listing,
       h('p', {class: 'muted', 'data-test': 'message-count'}, `${rows.length} messages${offset ? ` from #${offset + 1}` : ''}; mode ${text(pick(answer.data, 'mode.type'))}`),
       table([
-        {label: 'Created', key: 'createdAt', render: (m) => time(m.createdAt)},
+        {label: timeHeader('Created'), key: 'createdAt', render: (m) => time(m.createdAt)},
         {label: 'Queue', key: 'queue'},
         {label: 'Partition', key: 'partition'},
         {label: 'Transaction id', key: 'transactionId'},
         {label: 'Status', key: 'status', render: (m) => statusBadge(m.status)},
-        {label: 'Groups consumed', key: 'busStatus', render: (m) => `${num(pick(m, 'busStatus.consumedBy'))}/${num(pick(m, 'busStatus.totalGroups'))}`},
-        {label: 'Lease expires', key: 'leaseExpiresAt', render: (m) => time(m.leaseExpiresAt)},
+        {label: 'Groups consumed', key: 'busStatus', class: 'n', render: (m) => `${num(pick(m, 'busStatus.consumedBy'))}/${num(pick(m, 'busStatus.totalGroups'))}`},
+        {label: timeHeader('Lease expires'), key: 'leaseExpiresAt', render: (m) => time(m.leaseExpiresAt)},
       ], rows, {
         onRowClick: showDetail,
         rowAttrs: (m) => ({'data-test': 'message-row', 'data-transaction': m.transactionId}),
@@ -118,7 +122,7 @@ export function create(params) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     offset = 0;
-    clear(detail);
+    detail.close();
     search();
   });
 

@@ -1,14 +1,12 @@
 // Overview: the cell at a glance. Counters and series come from the statistics routes (kept by the stats
 // job, never counted from the message log per request); the spool, the flags and the mesh are this broker's.
 import {read} from './api.js';
-import {TimeChart, seriesOf} from './charts.js';
+import {HOUR_MS, TimeChart, WEEK_MS, seriesOf, windowOf} from './charts.js';
 import {DASH, bool, badge, h, clear, num, pick, section, seconds, stat, table, text, time} from './dom.js';
 import {sectionError} from './ui.js';
 
 // The week chart changes slowly: re-read it every WEEK_EVERY_REFRESHES refreshes (about a minute).
 const WEEK_EVERY_REFRESHES = 12;
-const HOUR_MS = 3600 * 1000;
-const WEEK_MS = 7 * 24 * HOUR_MS;
 // A broker flushes its figures every minute (BROKER_STATS_FLUSH_INTERVAL_MS): silent after a few missed ones.
 const WORKER_SILENT_AFTER_S = 180;
 
@@ -16,8 +14,10 @@ export const THROUGHPUT_SERIES = [
   {label: 'pushed', keys: ['pushed', 'ingested', 'push', 'pushes', 'messagesPushed', 'ingestedCount']},
   {label: 'popped', keys: ['popped', 'pop', 'pops', 'delivered', 'messagesPopped']},
   {label: 'acked', keys: ['acked', 'ack', 'acks', 'processed', 'completed', 'messagesAcked', 'processedCount']},
-  {label: 'failed', keys: ['failed', 'failures', 'failedCount', 'messagesFailed', 'errors']},
+  // The statistics' "failed" of a bucket is the messages dead-lettered in it.
+  {label: 'dead-lettered', keys: ['failed', 'failures', 'failedCount', 'messagesFailed', 'errors']},
 ];
+
 
 export function throughputPoints(status) {
   const throughput = status && status.throughput;
@@ -70,13 +70,13 @@ function brokersTable(health, shared, status) {
   return table([
     {label: 'Broker', key: 'name'},
     {label: 'Role', key: 'kind'},
-    {label: 'State', key: 'state', render: (row) => badge(row.state, /^(healthy|connected|alive|reporting)/.test(row.state) ? 'ok' : 'warn')},
+    {label: 'State', key: 'state', render: (row) => badge(row.state, /^(healthy, database connected|connected|alive|reporting)$/.test(row.state) ? 'ok' : 'bad')},
     {label: 'Detail', key: 'detail'},
   ], rows, {rowAttrs: () => ({'data-test': 'broker-row'})});
 }
 
 export function create() {
-  const hourChart = new TimeChart('Throughput, last hour (per minute)', 'chart-hour');
+  const hourChart = new TimeChart('Throughput, last hour', 'chart-hour');
   const weekChart = new TimeChart('Throughput, last week', 'chart-week');
   const stats = h('div', {class: 'stats', 'data-test': 'overview-stats'});
   const flags = h('div', {'data-test': 'overview-maintenance'});
@@ -97,13 +97,13 @@ export function create() {
     const readWeek = refreshes % WEEK_EVERY_REFRESHES === 0;
     refreshes++;
     const [status, overview, health, buffers, maintenance, shared, week] = await Promise.all([
-      read('api/v1/status', {from: new Date(now - HOUR_MS).toISOString()}),
+      read('api/v1/status', windowOf(HOUR_MS, now)),
       read('api/v1/resources/overview'),
       read('health'),
       read('api/v1/status/buffers'),
       read('api/v1/system/maintenance'),
       read('api/v1/system/shared-state'),
-      readWeek ? read('api/v1/status', {from: new Date(now - WEEK_MS).toISOString()}) : null,
+      readWeek ? read('api/v1/status', windowOf(WEEK_MS, now)) : null,
     ]);
     const o = overview.data;
     const s = status.data;
@@ -111,15 +111,19 @@ export function create() {
       stat('Pending', num(pick(o, 'messages.pending') ?? pick(s, 'messages.pending')), 'stat-pending'),
       stat('Processing', num(pick(o, 'messages.processing') ?? pick(s, 'messages.processing')), 'stat-processing'),
       stat('Completed', num(pick(o, 'messages.completed') ?? pick(s, 'messages.completed')), 'stat-completed'),
-      stat('Failed', num(pick(o, 'messages.failed') ?? pick(s, 'messages.failed')), 'stat-failed'),
-      stat('Dead letters', num(dlqSize(o, s)), 'stat-dlq'),
+      // The resources route's messages.failed is the dead letters again, so the two cards count different
+      // things: what was dead-lettered in the hour (it stays counted after a requeue) and what is in the
+      // dead-letter queue now.
+      stat('Dead-lettered, last hour', num(pick(s, 'deadLetterQueue.addedInRange')), 'stat-dead-lettered',
+        `${num(pick(s, 'errors.total'))} errors (database, acks)`),
+      stat('Dead letters', num(dlqSize(o, s)), 'stat-dlq', 'in the dead-letter queue now'),
       stat('Time lag (max)', seconds(pick(o, 'lag.time.max')), 'stat-lag', `avg ${seconds(pick(o, 'lag.time.avg'))}`),
       stat('Offset lag (max)', num(pick(o, 'lag.offset.max')), 'stat-offset-lag', `avg ${num(pick(o, 'lag.offset.avg'), 1)}`),
       stat('Buffered events', num(pick(buffers.data, 'pending')), 'stat-buffered', `${num(pick(buffers.data, 'failed'))} failed`),
       stat('Queues', num(pick(o, 'queues')), 'stat-queues', `${num(pick(o, 'partitions'))} partitions`),
       stat('Statistics age', seconds(pick(o, 'statsAge') ?? pick(s, 'statsAge')), 'stat-age'));
-    hourChart.update(seriesOf(throughputPoints(s), THROUGHPUT_SERIES));
-    if (week) weekChart.update(seriesOf(throughputPoints(week.data), THROUGHPUT_SERIES));
+    hourChart.update(seriesOf(throughputPoints(s), THROUGHPUT_SERIES), pick(s, 'bucketMinutes'));
+    if (week) weekChart.update(seriesOf(throughputPoints(week.data), THROUGHPUT_SERIES), pick(week.data, 'bucketMinutes'));
 
     const failures = [status, overview, buffers].filter((r) => r.error).map((r) => r.error);
     clear(errors, failures.length ? sectionError(failures[0]) : null);

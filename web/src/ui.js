@@ -1,4 +1,4 @@
-// The banner (outcome of actions), the confirmation dialog and inline section errors.
+// The banner (outcome of actions), the confirmation dialog, inline section errors and the side panel.
 import {ApiError} from './api.js';
 import {h, clear} from './dom.js';
 
@@ -61,4 +61,32 @@ export async function confirmed(options, action, successMessage) {
     notifyError(error);
     return null;
   }
+}
+
+// The side panel a page shows a detail in (a message, a dead letter, a group): fixed to the right of the
+// window, so it opens where the user looks whatever the list's scroll, and stays there. One per page;
+// open() replaces its content, Escape or × closes it.
+export function drawer(test) {
+  const body = h('div', {class: 'drawer-body'});
+  const el = h('aside', {class: 'drawer', hidden: true, 'data-test': test, 'aria-label': 'detail'},
+    h('div', {class: 'drawer-head'}, h('span'),
+      h('button', {type: 'button', class: 'link', 'aria-label': 'close', 'data-test': 'drawer-close', onclick: () => close()}, '×')),
+    body);
+  function close() {
+    el.hidden = true;
+    body.replaceChildren();
+  }
+  document.addEventListener('keydown', (event) => {
+    if (!el.isConnected) return;
+    if (event.key === 'Escape' && !el.hidden && !document.querySelector('dialog[open]')) close();
+  });
+  return {
+    el,
+    open(...children) {
+      clear(body, ...children);
+      el.hidden = false;
+      el.scrollTop = 0;
+    },
+    close,
+  };
 }

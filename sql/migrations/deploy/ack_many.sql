@@ -1,5 +1,6 @@
 -- Deploy queen:ack_many to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Ack combining (docs/combining.md): several ack requests of one tenant in one
 -- transaction, so concurrent consumers share one commit. Each request keeps
@@ -12,15 +13,18 @@ BEGIN;
 CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (request_idx int, idx int, transaction_id text, success bool, error text, queue_name text,
                partition_name text, lease_released bool, dlq bool)
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
   v_max_requests CONSTANT int := 1000;
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   g record;
 BEGIN
   IF p_requests IS NULL OR jsonb_typeof(p_requests) <> 'array'
@@ -37,7 +41,7 @@ BEGIN
   FOR g IN
     WITH requests AS (
       SELECT (r.ord - 1)::int AS request_idx, r.e -> 'acks' AS acks,
-             coalesce(nullif(r.e ->> 'group', ''), queen.ack_lease_group(r.e -> 'acks', v_tenant),
+             coalesce(nullif(r.e ->> 'group', ''), queen_internal.ack_lease_group(r.e -> 'acks', v_tenant),
                       '__QUEUE_MODE__') AS consumer_group
         FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS r(e, ord)
     )

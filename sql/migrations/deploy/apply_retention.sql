@@ -1,11 +1,12 @@
 -- Deploy queen:apply_retention to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Deletes up to p_batch messages from the head of one partition that are older than
 -- p_cutoff and, when p_max_seq is given, at or below that seq (completed retention).
 -- Reads at most p_batch index entries: created_at grows with seq, so the deletable
 -- messages are a prefix. Each deleted key leaves a dedup tombstone until p_tombstone_until.
-CREATE FUNCTION queen.delete_partition_head(p_partition_id uuid, p_cutoff timestamptz, p_max_seq bigint,
+CREATE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamptz, p_max_seq bigint,
                                             p_batch int, p_tombstone_until timestamptz)
 RETURNS int
 LANGUAGE sql AS $$
@@ -28,20 +29,28 @@ LANGUAGE sql AS $$
   )
   SELECT count(*)::int FROM tombstones
 $$;
-COMMENT ON FUNCTION queen.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
   'Internal to apply_retention: deletes up to p_batch of the oldest messages of a partition created before p_cutoff (and seq <= p_max_seq when given), leaving dedup tombstones. Returns the count.';
 
 CREATE FUNCTION queen.apply_retention(p_batch int, p_dedup_window interval DEFAULT '24 hours',
                                       p_now timestamptz DEFAULT NULL)
 RETURNS int
-LANGUAGE plpgsql AS $$
+-- No JIT: the candidate query's cost estimate grows with the partitions, and compiling it cost more than running it.
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
   v_target record;
   v_count int;
+  -- Whether any queue keeps messages for a limited time. When none does (the default), the partition and
+  -- dead-letter sweeps below are skipped: planned for ORDER BY, they walk every partition to find none.
+  v_any_retention bool := EXISTS (SELECT 1 FROM queen.queues q
+                                   WHERE q.retention_enabled
+                                     AND (q.retention_seconds > 0 OR q.completed_retention_seconds > 0));
 BEGIN
-  PERFORM queen.check_at_least('batch', p_batch, 1);
+  PERFORM queen_internal.check_at_least('batch', p_batch, 1);
   IF p_dedup_window IS NULL OR p_dedup_window < interval '0' THEN
     RAISE EXCEPTION 'dedup window must be >= 0, got %', p_dedup_window USING ERRCODE = '22023';
   END IF;
@@ -61,20 +70,20 @@ BEGIN
                (SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id)
          WHERE q.completed_retention_seconds > 0
       ) r
-     WHERE q.retention_enabled
+     WHERE v_any_retention AND q.retention_enabled
        AND (r.kind = 'pending' OR r.max_seq > 0)
        AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1) < r.cutoff
      ORDER BY p.id
   LOOP
     EXIT WHEN v_budget <= 0;
-    v_count := queen.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
+    v_count := queen_internal.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
                                            v_now + p_dedup_window);
     v_budget := v_budget - v_count;
   END LOOP;
 
   -- Dead letters of retention-enabled queues age out with retentionSeconds (they
   -- outlive their message on purpose, but not forever).
-  IF v_budget > 0 THEN
+  IF v_budget > 0 AND v_any_retention THEN
     WITH doomed AS (
       SELECT d.message_id, d.consumer_group
         FROM queen.dlq d

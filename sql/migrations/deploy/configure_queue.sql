@@ -1,10 +1,11 @@
 -- Deploy queen:configure_queue to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Reads one integer option of POST /configure. Absent or JSON null = p_default.
 -- A non-integer JSON value (string, bool, 1.5, out of int range) or a value below
 -- p_min raises 22023 naming the option, so the broker can answer 400 with it.
-CREATE FUNCTION queen.option_int(p_options jsonb, p_key text, p_default int, p_min int DEFAULT 0)
+CREATE FUNCTION queen_internal.option_int(p_options jsonb, p_key text, p_default int, p_min int DEFAULT 0)
 RETURNS int
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -22,17 +23,17 @@ BEGIN
     RAISE EXCEPTION 'option % must be an integer, got %', p_key, v_value USING ERRCODE = '22023';
   END IF;
   IF p_min IS NOT NULL THEN
-    PERFORM queen.check_at_least('option ' || p_key, v_number::bigint, p_min);
+    PERFORM queen_internal.check_at_least('option ' || p_key, v_number::bigint, p_min);
   END IF;
   RETURN v_number::int;
 END;
 $$;
-COMMENT ON FUNCTION queen.option_int(jsonb, text, int, int) IS
+COMMENT ON FUNCTION queen_internal.option_int(jsonb, text, int, int) IS
   'Integer option p_key of a configure options object: default when absent/null, 22023 when not an integer or below p_min.';
 
 -- Reads one boolean option. Absent or JSON null = p_default; anything but a JSON
 -- boolean raises 22023.
-CREATE FUNCTION queen.option_bool(p_options jsonb, p_key text, p_default bool)
+CREATE FUNCTION queen_internal.option_bool(p_options jsonb, p_key text, p_default bool)
 RETURNS bool
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -47,11 +48,11 @@ BEGIN
   RETURN v_value::text::bool;
 END;
 $$;
-COMMENT ON FUNCTION queen.option_bool(jsonb, text, bool) IS
+COMMENT ON FUNCTION queen_internal.option_bool(jsonb, text, bool) IS
   'Boolean option p_key of a configure options object: default when absent/null, 22023 when not a JSON boolean.';
 
 -- The 15 options of a queue row, camelCase, with their JSON types (the configure echo).
-CREATE FUNCTION queen.queue_options_json(q queen.queues)
+CREATE FUNCTION queen_internal.queue_options_json(q queen.queues)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_build_object(
@@ -71,15 +72,17 @@ LANGUAGE sql IMMUTABLE AS $$
     'dlqAfterMaxRetries', q.dlq_after_max_retries,
     'encryptionEnabled', q.encryption_enabled)
 $$;
-COMMENT ON FUNCTION queen.queue_options_json(queen.queues) IS
+COMMENT ON FUNCTION queen_internal.queue_options_json(queen.queues) IS
   'The 15 configure options of a queue as a camelCase JSON object with numbers and booleans.';
 
 CREATE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb,
                                       p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_options jsonb := coalesce(p_options, '{}'::jsonb);
   v_queue queen.queues;
   v_partition_id uuid;
@@ -87,8 +90,8 @@ BEGIN
   IF p_queue IS NULL OR p_queue = '' THEN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
-  IF queen.name_problem(p_queue) IS NOT NULL THEN
-    RAISE EXCEPTION 'queue name %', queen.name_problem(p_queue) USING ERRCODE = '22023';
+  IF queen_internal.name_problem(p_queue) IS NOT NULL THEN
+    RAISE EXCEPTION 'queue name %', queen_internal.name_problem(p_queue) USING ERRCODE = '22023';
   END IF;
   IF jsonb_typeof(v_options) = 'null' THEN
     v_options := '{}'::jsonb;
@@ -103,21 +106,21 @@ BEGIN
     max_wait_time_seconds, dead_letter_queue, dlq_after_max_retries, encryption_enabled)
   VALUES (
     v_tenant, p_queue, coalesce(p_namespace, ''), coalesce(p_task, ''),
-    queen.option_int(v_options, 'leaseTime', 300),
-    queen.option_int(v_options, 'retryLimit', 3),
-    queen.option_int(v_options, 'retryDelay', 1000),
-    queen.option_int(v_options, 'priority', 0, NULL),
-    queen.option_int(v_options, 'delayedProcessing', 0),
-    queen.option_int(v_options, 'windowBuffer', 0),
-    queen.option_int(v_options, 'maxSize', 0),
-    queen.option_int(v_options, 'ttl', 3600),
-    queen.option_bool(v_options, 'retentionEnabled', false),
-    queen.option_int(v_options, 'retentionSeconds', 0),
-    queen.option_int(v_options, 'completedRetentionSeconds', 0),
-    queen.option_int(v_options, 'maxWaitTimeSeconds', 0),
-    queen.option_bool(v_options, 'deadLetterQueue', false),
-    queen.option_bool(v_options, 'dlqAfterMaxRetries', false),
-    queen.option_bool(v_options, 'encryptionEnabled', false))
+    queen_internal.option_int(v_options, 'leaseTime', 300),
+    queen_internal.option_int(v_options, 'retryLimit', 3),
+    queen_internal.option_int(v_options, 'retryDelay', 1000),
+    queen_internal.option_int(v_options, 'priority', 0, NULL),
+    queen_internal.option_int(v_options, 'delayedProcessing', 0),
+    queen_internal.option_int(v_options, 'windowBuffer', 0),
+    queen_internal.option_int(v_options, 'maxSize', 0),
+    queen_internal.option_int(v_options, 'ttl', 3600),
+    queen_internal.option_bool(v_options, 'retentionEnabled', false),
+    queen_internal.option_int(v_options, 'retentionSeconds', 0),
+    queen_internal.option_int(v_options, 'completedRetentionSeconds', 0),
+    queen_internal.option_int(v_options, 'maxWaitTimeSeconds', 0),
+    queen_internal.option_bool(v_options, 'deadLetterQueue', false),
+    queen_internal.option_bool(v_options, 'dlqAfterMaxRetries', false),
+    queen_internal.option_bool(v_options, 'encryptionEnabled', false))
   ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO UPDATE SET
     namespace = EXCLUDED.namespace, task = EXCLUDED.task,
     lease_time = EXCLUDED.lease_time, retry_limit = EXCLUDED.retry_limit,
@@ -136,7 +139,7 @@ BEGIN
   RETURNING id INTO v_partition_id;
   IF v_partition_id IS NOT NULL THEN
     -- a statement of its own, see add_partition_cursors
-    PERFORM queen.add_partition_cursors(ARRAY[v_partition_id]);
+    PERFORM queen_internal.add_partition_cursors(ARRAY[v_partition_id]);
   ELSE
     SELECT p.id INTO v_partition_id FROM queen.partitions p WHERE p.queue_id = v_queue.id AND p.name = 'Default';
   END IF;
@@ -146,7 +149,7 @@ BEGIN
     'partitionId', v_partition_id,
     'namespace', v_queue.namespace,
     'task', v_queue.task,
-    'options', queen.queue_options_json(v_queue));
+    'options', queen_internal.queue_options_json(v_queue));
 END;
 $$;
 COMMENT ON FUNCTION queen.configure_queue(text, text, text, jsonb, text) IS

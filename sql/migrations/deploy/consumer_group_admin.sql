@@ -5,12 +5,13 @@
 -- partitions.last_seq against the cursor, time lag from one index probe for the next
 -- unconsumed message), never a count over the message log.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Every cursor row of tenant p_tenant (optionally of one group) with its lag: offset
 -- lag = allocated sequence numbers after the cursor (messages removed by retention
 -- still count), next_at = creation time of the next unconsumed message (one
 -- primary-key probe, only for rows behind their partition's last_seq).
-CREATE FUNCTION queen.cursor_lags(p_tenant text, p_group text DEFAULT NULL)
+CREATE FUNCTION queen_internal.cursor_lags(p_tenant text, p_group text DEFAULT NULL)
 RETURNS TABLE (consumer_group text, queue_id uuid, queue_name text, partition_id uuid, partition_name text,
                lease_id uuid, lease_expires_at timestamptz, total_consumed bigint, last_consumed_at timestamptz,
                offset_lag bigint, next_at timestamptz)
@@ -24,30 +25,32 @@ LANGUAGE sql STABLE AS $$
                         WHERE p.last_seq > c.cursor_seq
                           AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
                         ORDER BY m.seq LIMIT 1) next_message ON true
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
 $$;
-COMMENT ON FUNCTION queen.cursor_lags(text, text) IS
+COMMENT ON FUNCTION queen_internal.cursor_lags(text, text) IS
   'Cursor rows of tenant p_tenant (of group p_group; null = every group) with offset lag (last_seq - cursor) and the creation time of the next unconsumed message (null = none).';
 
 -- Whole seconds from p_from to p_now, 0 when p_from is null.
-CREATE FUNCTION queen.lag_seconds(p_from timestamptz, p_now timestamptz) RETURNS bigint
+CREATE FUNCTION queen_internal.lag_seconds(p_from timestamptz, p_now timestamptz) RETURNS bigint
 LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(greatest(floor(extract(epoch FROM p_now - p_from)), 0)::bigint, 0)
 $$;
-COMMENT ON FUNCTION queen.lag_seconds(timestamptz, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.lag_seconds(timestamptz, timestamptz) IS
   'Whole seconds between p_from and p_now (never negative); 0 when p_from is null.';
 
 CREATE FUNCTION queen.list_consumer_groups(p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   WITH per_group AS (
     SELECT l.consumer_group, l.queue_id, l.queue_name,
            count(*) AS members,
            count(*) FILTER (WHERE l.offset_lag > 0) AS partitions_with_lag,
            sum(l.offset_lag) AS total_lag,
-           max(queen.lag_seconds(l.next_at, coalesce(p_now, now()))) AS max_time_lag,
+           max(queen_internal.lag_seconds(l.next_at, coalesce(p_now, now()))) AS max_time_lag,
            bool_or(l.total_consumed > 0 OR l.last_consumed_at IS NOT NULL) AS consumed
-      FROM queen.cursor_lags(p_tenant) l
+      FROM queen_internal.cursor_lags(p_tenant) l
      GROUP BY l.consumer_group, l.queue_id, l.queue_name
   )
   SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -60,8 +63,8 @@ LANGUAGE sql STABLE AS $$
            'maxTimeLag', g.max_time_lag,
            'state', CASE WHEN NOT g.consumed THEN 'Dead' WHEN g.max_time_lag > 300 THEN 'Lagging' ELSE 'Stable' END,
            'subscriptionMode', coalesce(s.mode, 'all'),
-           'subscriptionTimestamp', queen.iso_millis(s.start_at),
-           'subscriptionCreatedAt', queen.iso_millis(s.created_at))
+           'subscriptionTimestamp', queen_internal.iso_millis(s.start_at),
+           'subscriptionCreatedAt', queen_internal.iso_millis(s.created_at))
            ORDER BY g.consumer_group, g.queue_name), '[]'::jsonb)
     FROM per_group g
     LEFT JOIN LATERAL (SELECT s.mode, s.start_at, s.created_at FROM queen.subscriptions s
@@ -74,11 +77,13 @@ COMMENT ON FUNCTION queen.list_consumer_groups(text, timestamptz) IS
 CREATE FUNCTION queen.lagging_consumer_groups(p_min_lag_seconds bigint, p_tenant text,
                                               p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
 BEGIN
-  PERFORM queen.check_at_least('minLagSeconds', p_min_lag_seconds, 0);
+  PERFORM queen_internal.check_at_least('minLagSeconds', p_min_lag_seconds, 0);
   RETURN (
     SELECT coalesce(jsonb_agg(jsonb_build_object(
              'consumer_group', l.consumer_group,
@@ -87,12 +92,12 @@ BEGIN
              'partition_id', l.partition_id,
              'worker_id', CASE WHEN l.lease_expires_at > v_now THEN l.lease_id END,
              'offset_lag', l.offset_lag,
-             'time_lag_seconds', queen.lag_seconds(l.next_at, v_now),
-             'lag_hours', round(queen.lag_seconds(l.next_at, v_now) / 3600.0, 2),
-             'oldest_unconsumed_at', queen.iso_millis(l.next_at),
-             'last_consumed_at', queen.iso_millis(l.last_consumed_at))
+             'time_lag_seconds', queen_internal.lag_seconds(l.next_at, v_now),
+             'lag_hours', round(queen_internal.lag_seconds(l.next_at, v_now) / 3600.0, 2),
+             'oldest_unconsumed_at', queen_internal.iso_millis(l.next_at),
+             'last_consumed_at', queen_internal.iso_millis(l.last_consumed_at))
              ORDER BY l.next_at, l.consumer_group, l.queue_name, l.partition_name), '[]'::jsonb)
-      FROM queen.cursor_lags(p_tenant) l
+      FROM queen_internal.cursor_lags(p_tenant) l
      WHERE l.next_at <= v_now - p_min_lag_seconds * interval '1 second');
 END;
 $$;
@@ -101,19 +106,21 @@ COMMENT ON FUNCTION queen.lagging_consumer_groups(bigint, text, timestamptz) IS
 
 CREATE FUNCTION queen.consumer_group_detail(p_group text, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_object_agg(x.queue_name, jsonb_build_object('partitions', x.partitions)), '{}'::jsonb)
     FROM (SELECT l.queue_name,
                  jsonb_agg(jsonb_build_object(
                    'partition', l.partition_name,
                    'workerId', CASE WHEN l.lease_expires_at > coalesce(p_now, now()) THEN l.lease_id END,
-                   'lastConsumedAt', queen.iso_millis(l.last_consumed_at),
+                   'lastConsumedAt', queen_internal.iso_millis(l.last_consumed_at),
                    'totalConsumed', l.total_consumed,
                    'offsetLag', l.offset_lag,
-                   'timeLagSeconds', queen.lag_seconds(l.next_at, coalesce(p_now, now())),
+                   'timeLagSeconds', queen_internal.lag_seconds(l.next_at, coalesce(p_now, now())),
                    'leaseActive', coalesce(l.lease_expires_at > coalesce(p_now, now()), false))
                    ORDER BY l.partition_name) AS partitions
-            FROM queen.cursor_lags(p_tenant, p_group) l
+            FROM queen_internal.cursor_lags(p_tenant, p_group) l
            GROUP BY l.queue_name) x
 $$;
 COMMENT ON FUNCTION queen.consumer_group_detail(text, text, timestamptz) IS
@@ -124,7 +131,7 @@ COMMENT ON FUNCTION queen.consumer_group_detail(text, text, timestamptz) IS
 -- partition creation (the foreign-key share lock of their insert) take, so the group's
 -- registry row and its cursor rows change together. Queues the group is not on are not
 -- locked (a delete everywhere does not hold up the tenant's other pushes).
-CREATE FUNCTION queen.lock_group_queues(p_queue_ids uuid[], p_group text) RETURNS uuid[]
+CREATE FUNCTION queen_internal.lock_group_queues(p_queue_ids uuid[], p_group text) RETURNS uuid[]
 LANGUAGE sql AS $$
   SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}')
     FROM (SELECT q.id FROM queen.queues q
@@ -133,12 +140,14 @@ LANGUAGE sql AS $$
                   OR EXISTS (SELECT 1 FROM queen.consumers c WHERE c.queue_id = q.id AND c.consumer_group = p_group))
            ORDER BY q.id FOR UPDATE OF q) x
 $$;
-COMMENT ON FUNCTION queen.lock_group_queues(uuid[], text) IS
+COMMENT ON FUNCTION queen_internal.lock_group_queues(uuid[], text) IS
   'The queues among p_queue_ids where group p_group is registered or has cursor rows, locked FOR UPDATE in id order.';
 
 CREATE FUNCTION queen.delete_consumer_group(p_group text, p_queue text, p_delete_metadata bool,
                                             p_tenant text)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_ids uuid[];
@@ -151,8 +160,8 @@ BEGIN
     RAISE EXCEPTION 'queue must not be empty' USING ERRCODE = '22023';
   END IF;
   v_queue_ids := ARRAY(SELECT q.id FROM queen.queues q
-                        WHERE q.tenant = queen.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue));
-  PERFORM queen.lock_group_queues(v_queue_ids, p_group);
+                        WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue));
+  PERFORM queen_internal.lock_group_queues(v_queue_ids, p_group);
   -- The cursor rows and the registry go together: a registered group without cursor
   -- rows would never be offered a partition. The next pop by this name registers it
   -- again, at the start point its subscription (or the pop's parameters) gives.
@@ -163,7 +172,7 @@ BEGIN
     DELETE FROM queen.subscriptions s
      WHERE s.consumer_group = p_group
        AND (s.queue_id = ANY (v_queue_ids)
-            OR (p_queue IS NULL AND s.queue_id IS NULL AND s.tenant = queen.tenant_arg(p_tenant)));
+            OR (p_queue IS NULL AND s.queue_id IS NULL AND s.tenant = queen_internal.tenant_arg(p_tenant)));
   END IF;
   RETURN v_deleted;
 END;
@@ -173,6 +182,8 @@ COMMENT ON FUNCTION queen.delete_consumer_group(text, text, bool, text) IS
 
 CREATE FUNCTION queen.set_subscription_start(p_group text, p_start_at timestamptz, p_tenant text)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_updated int;
@@ -186,8 +197,8 @@ BEGIN
   UPDATE queen.subscriptions s
      SET start_at = p_start_at, mode = 'timestamp'
    WHERE s.consumer_group = p_group
-     AND (s.queue_id IN (SELECT q.id FROM queen.queues q WHERE q.tenant = queen.tenant_arg(p_tenant))
-          OR (s.queue_id IS NULL AND s.tenant = queen.tenant_arg(p_tenant)));
+     AND (s.queue_id IN (SELECT q.id FROM queen.queues q WHERE q.tenant = queen_internal.tenant_arg(p_tenant))
+          OR (s.queue_id IS NULL AND s.tenant = queen_internal.tenant_arg(p_tenant)));
   GET DIAGNOSTICS v_updated = ROW_COUNT;
   RETURN v_updated;
 END;
@@ -200,7 +211,7 @@ COMMENT ON FUNCTION queen.set_subscription_start(text, timestamptz, text) IS
 -- their leases, retry counters and retryDelay gates, and keeps pop's work list right:
 -- the rows become pending (a backwards move re-exposes messages), then those with
 -- nothing after their cursor are settled.
-CREATE FUNCTION queen.move_cursors(p_group text, p_partition_ids uuid[], p_to_end bool, p_at timestamptz)
+CREATE FUNCTION queen_internal.move_cursors(p_group text, p_partition_ids uuid[], p_to_end bool, p_at timestamptz)
 RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -214,22 +225,24 @@ BEGIN
   UPDATE queen.consumers c
      SET cursor_seq = CASE WHEN p_to_end THEN p.last_seq
                            -- "at or before p_at" = before the next microsecond (timestamptz resolution)
-                           ELSE queen.start_cursor(p.id, p.last_seq, p.last_message_at, p_at + interval '1 microsecond') END,
+                           ELSE queen_internal.start_cursor(p.id, p.last_seq, p.last_message_at, p_at + interval '1 microsecond') END,
          pending = true,
          lease_id = NULL, lease_expires_at = NULL, lease_count = 0, lease_acked = 0, lease_max_seq = 0,
          retry_count = 0, failed_lease_id = NULL, available_at = NULL
     FROM queen.partitions p
    WHERE p.id = c.partition_id AND c.partition_id = ANY (v_locked) AND c.consumer_group = p_group;
-  PERFORM queen.settle_drained(p_group, v_locked);
+  PERFORM queen_internal.settle_drained(p_group, v_locked);
   RETURN cardinality(v_locked);
 END;
 $$;
-COMMENT ON FUNCTION queen.move_cursors(text, uuid[], bool, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.move_cursors(text, uuid[], bool, timestamptz) IS
   'Internal to the seek procedures: moves the cursor rows of p_group on p_partition_ids to the newest message (p_to_end) or to the last message created at or before p_at, drops their leases, marks them pending and settles those with nothing left. Returns how many rows moved.';
 
 CREATE FUNCTION queen.seek_consumer_group(p_group text, p_queue text, p_to_end bool, p_at timestamptz,
                                           p_tenant text)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_id uuid;
@@ -240,11 +253,11 @@ BEGIN
   IF NOT coalesce(p_to_end, false) AND p_at IS NULL THEN
     RAISE EXCEPTION 'Must specify either ''toEnd'': true or ''timestamp''' USING ERRCODE = '22023';
   END IF;
-  SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_queue;
+  SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_queue;
   IF v_queue_id IS NULL THEN
     RETURN 0;
   END IF;
-  RETURN queen.move_cursors(p_group,
+  RETURN queen_internal.move_cursors(p_group,
                             ARRAY(SELECT c.partition_id FROM queen.consumers c
                                    WHERE c.queue_id = v_queue_id AND c.consumer_group = p_group),
                             coalesce(p_to_end, false), p_at);
@@ -255,6 +268,8 @@ COMMENT ON FUNCTION queen.seek_consumer_group(text, text, bool, timestamptz, tex
 
 CREATE FUNCTION queen.seek_partition_to_end(p_group text, p_queue text, p_partition text, p_tenant text)
 RETURNS TABLE (partition_found bool, cursor_moved_to timestamptz)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_partition record;
@@ -264,7 +279,7 @@ BEGIN
   END IF;
   SELECT p.id, p.queue_id, p.last_seq INTO v_partition
     FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id AND p.name = p_partition
-   WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_queue;
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_queue;
   IF NOT FOUND THEN
     RETURN QUERY SELECT false, NULL::timestamptz;
     RETURN;
@@ -273,7 +288,7 @@ BEGIN
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   VALUES (v_partition.id, p_group, v_partition.queue_id, v_partition.last_seq)
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
-  PERFORM queen.move_cursors(p_group, ARRAY[v_partition.id], true, NULL);
+  PERFORM queen_internal.move_cursors(p_group, ARRAY[v_partition.id], true, NULL);
   RETURN QUERY
     SELECT true, (SELECT m.created_at FROM queen.consumers c
                     JOIN queen.messages m ON m.partition_id = c.partition_id AND m.seq = c.cursor_seq

@@ -1,5 +1,6 @@
 -- Deploy queen:consumers to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Cursor and lease of one consumer group on one partition (the queue-mode group is
 -- named __QUEUE_MODE__). Sequence numbers are those of queen.messages.seq.
@@ -32,7 +33,7 @@ COMMENT ON TABLE queen.consumers IS
 COMMENT ON COLUMN queen.consumers.failed_lease_id IS
   'The lease a failed ack released; later failed acks of that lease are no-ops, so one failed batch costs one retry.';
 COMMENT ON COLUMN queen.consumers.pending IS
-  'Invariant: a row with a committed message after cursor_seq is pending. Rows are born pending, store_messages sets the rows of the partitions it writes pending (under the partition lock), and only queen.settle_drained clears it. A pending row may have nothing to deliver (the next pop or ack settles it).';
+  'Invariant: a row with a committed message after cursor_seq is pending. Rows are born pending, store_messages sets the rows of the partitions it writes pending (under the partition lock), and only queen_internal.settle_drained clears it. A pending row may have nothing to deliver (the next pop or ack settles it).';
 
 -- extend_lease and run_transaction (requiredLeases) find leases by id.
 CREATE INDEX consumers_lease_id_idx ON queen.consumers (lease_id) WHERE lease_id IS NOT NULL;
@@ -61,7 +62,7 @@ COMMENT ON TABLE queen.consumer_groups IS
 -- took the FK share lock on the queue row, which waits for (and then blocks) a
 -- registration holding the queue row FOR UPDATE, so this statement's snapshot sees
 -- every group registered before the partitions became visible.
-CREATE FUNCTION queen.add_partition_cursors(p_partition_ids uuid[]) RETURNS void
+CREATE FUNCTION queen_internal.add_partition_cursors(p_partition_ids uuid[]) RETURNS void
 LANGUAGE sql AS $$
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id)
   SELECT p.id, g.consumer_group, p.queue_id
@@ -71,7 +72,7 @@ LANGUAGE sql AS $$
    ORDER BY p.id, g.consumer_group
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING
 $$;
-COMMENT ON FUNCTION queen.add_partition_cursors(uuid[]) IS
+COMMENT ON FUNCTION queen_internal.add_partition_cursors(uuid[]) IS
   'Creates the cursor rows (cursor 0, pending) of the registered consumer groups (queen.consumer_groups) on newly created partitions.';
 
 -- Clears pending on the rows of group p_group on these partitions that have no message
@@ -80,7 +81,7 @@ COMMENT ON FUNCTION queen.add_partition_cursors(uuid[]) IS
 -- partition row is locked in share mode first and the check runs in the next statement,
 -- with a snapshot taken after the lock: every push of these partitions has committed and
 -- is seen, and a later push waits for this transaction and then sets pending again.
-CREATE FUNCTION queen.settle_drained(p_group text, p_partition_ids uuid[]) RETURNS int
+CREATE FUNCTION queen_internal.settle_drained(p_group text, p_partition_ids uuid[]) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_locked uuid[];
@@ -108,7 +109,7 @@ BEGIN
   RETURN v_settled;
 END;
 $$;
-COMMENT ON FUNCTION queen.settle_drained(text, uuid[]) IS
+COMMENT ON FUNCTION queen_internal.settle_drained(text, uuid[]) IS
   'Clears consumers.pending of group p_group on the given partitions where no message follows the cursor; skips (leaves pending) rows or partitions locked by others, so it never waits. Returns how many it cleared.';
 
 COMMIT;

@@ -1,7 +1,10 @@
 -- Deploy queen:delete_queue to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.delete_queue(p_queue text, p_tenant text) RETURNS bool
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_id uuid;
@@ -11,7 +14,7 @@ BEGIN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
   SELECT q.id INTO v_queue_id FROM queen.queues q
-   WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_queue FOR UPDATE;
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_queue FOR UPDATE;
   IF v_queue_id IS NULL THEN
     RETURN false;
   END IF;

@@ -1,5 +1,6 @@
 -- Deploy queen:dlq to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Dead letters, one per (message, consumer group): the DLQ is per group. The row
 -- copies what a reader needs (payload included) because retention may delete the
@@ -30,7 +31,7 @@ CREATE INDEX dlq_partition_failed_at_idx ON queen.dlq (partition_id, failed_at);
 -- routes (select_dead_letters): the entries of tenant p_tenant's queues matching
 -- queue, consumer group, partition, failure-time bounds and message id (null = any).
 -- SQL and STABLE, so the planner inlines it into the caller's query.
-CREATE FUNCTION queen.dlq_matching(p_tenant text, p_queue text, p_group text, p_partition text,
+CREATE FUNCTION queen_internal.dlq_matching(p_tenant text, p_queue text, p_group text, p_partition text,
                                    p_from timestamptz, p_to timestamptz, p_message_id uuid)
 RETURNS TABLE (message_id uuid, consumer_group text, failed_at timestamptz, queue_name text, partition_name text)
 LANGUAGE sql STABLE AS $$
@@ -38,7 +39,7 @@ LANGUAGE sql STABLE AS $$
     FROM queen.dlq d
     JOIN queen.partitions p ON p.id = d.partition_id
     JOIN queen.queues q ON q.id = p.queue_id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
      AND (p_queue IS NULL OR q.name = p_queue)
      AND (p_group IS NULL OR d.consumer_group = p_group)
      AND (p_partition IS NULL OR p.name = p_partition)
@@ -46,7 +47,7 @@ LANGUAGE sql STABLE AS $$
      AND (p_to IS NULL OR d.failed_at <= p_to)
      AND (p_message_id IS NULL OR d.message_id = p_message_id)
 $$;
-COMMENT ON FUNCTION queen.dlq_matching(text, text, text, text, timestamptz, timestamptz, uuid) IS
+COMMENT ON FUNCTION queen_internal.dlq_matching(text, text, text, text, timestamptz, timestamptz, uuid) IS
   'Internal to list_dlq and select_dead_letters: keys (with failure time, queue and partition name) of the DLQ entries of tenant p_tenant matching the filters (null = any).';
 
 COMMIT;

@@ -1,25 +1,26 @@
 -- Deploy queen:dlq_admin to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The most dead letters one requeue or delete call handles (docs/api-extensions.md):
 -- a call by filter touches at most this many entries; call again while it answers this many.
-CREATE FUNCTION queen.dlq_admin_max_per_call() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1000 $$;
-COMMENT ON FUNCTION queen.dlq_admin_max_per_call() IS
+CREATE FUNCTION queen_internal.dlq_admin_max_per_call() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 1000 $$;
+COMMENT ON FUNCTION queen_internal.dlq_admin_max_per_call() IS
   'The most DLQ entries one requeue or delete call handles: 1000.';
 
 -- The transactionId of a requeued copy: the original's (cut to 200 characters)
 -- and the dead message's id, so it is unique, bounded (<= 245 characters) and
 -- the same for every group's entry of one message (one copy per message).
-CREATE FUNCTION queen.requeued_transaction_id(p_transaction_id text, p_message_id uuid) RETURNS text
+CREATE FUNCTION queen_internal.requeued_transaction_id(p_transaction_id text, p_message_id uuid) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT left(p_transaction_id, 200) || '~requeue~' || p_message_id::text
 $$;
-COMMENT ON FUNCTION queen.requeued_transaction_id(text, uuid) IS
+COMMENT ON FUNCTION queen_internal.requeued_transaction_id(text, uuid) IS
   'transactionId of the requeued copy of dead message p_message_id: left(original, 200) || ''~requeue~'' || message id.';
 
 -- The DLQ entries of tenant p_tenant matching the listing's filters (null = any),
 -- oldest failure first, at most p_limit, locked for the caller.
-CREATE FUNCTION queen.select_dead_letters(p_queue text, p_group text, p_partition text, p_from timestamptz,
+CREATE FUNCTION queen_internal.select_dead_letters(p_queue text, p_group text, p_partition text, p_from timestamptz,
                                           p_to timestamptz, p_message_id uuid, p_limit int, p_tenant text)
 RETURNS TABLE (message_id uuid, consumer_group text)
 LANGUAGE sql AS $$
@@ -28,13 +29,13 @@ LANGUAGE sql AS $$
     FROM queen.dlq d
    WHERE (d.message_id, d.consumer_group::text) IN
          (SELECT f.message_id, f.consumer_group
-            FROM queen.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, p_message_id) f
+            FROM queen_internal.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, p_message_id) f
            ORDER BY f.failed_at, f.message_id, f.consumer_group
            LIMIT p_limit)
    ORDER BY d.failed_at, d.message_id, d.consumer_group
      FOR UPDATE OF d
 $$;
-COMMENT ON FUNCTION queen.select_dead_letters(text, text, text, timestamptz, timestamptz, uuid, int, text) IS
+COMMENT ON FUNCTION queen_internal.select_dead_letters(text, text, text, timestamptz, timestamptz, uuid, int, text) IS
   'Internal to requeue_dead_letters/delete_dead_letters: the matching DLQ keys of tenant p_tenant, oldest failure first, at most p_limit, row-locked.';
 
 -- Requeues the selected dead letters: one new message per dead message, appended
@@ -48,9 +49,11 @@ CREATE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text,
                                            p_to timestamptz, p_message_id uuid,
                                            p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_key_messages uuid[];
   v_key_groups text[];
   v_sub record;
@@ -63,13 +66,13 @@ BEGIN
   END IF;
   SELECT coalesce(array_agg(k.message_id), '{}'), coalesce(array_agg(k.consumer_group), '{}')
     INTO v_key_messages, v_key_groups
-    FROM queen.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
-                                   queen.dlq_admin_max_per_call(), v_tenant) k;
+    FROM queen_internal.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
+                                   queen_internal.dlq_admin_max_per_call(), v_tenant) k;
   -- one store_messages call per producer (the producer is per call)
   FOR v_sub IN
     SELECT x.producer_sub,
            jsonb_agg(jsonb_build_object('queue', x.queue_name, 'partition', x.partition_name, 'payload', x.payload,
-                                        'transactionId', queen.requeued_transaction_id(x.transaction_id, x.message_id),
+                                        'transactionId', queen_internal.requeued_transaction_id(x.transaction_id, x.message_id),
                                         'traceId', x.trace_id, 'encrypted', x.is_encrypted) ORDER BY x.failed_at, x.message_id) AS items,
            array_agg(x.message_id ORDER BY x.failed_at, x.message_id) AS message_ids
       FROM (SELECT DISTINCT ON (d.message_id) d.message_id, d.transaction_id, d.payload, d.trace_id, d.is_encrypted,
@@ -85,7 +88,7 @@ BEGIN
     SELECT v_stored_messages || coalesce(array_agg(v_sub.message_ids[r.idx + 1]), '{}'),
            v_queues || coalesce(array_agg(DISTINCT r.queue_name) FILTER (WHERE r.status = 'queued'), '{}')
       INTO v_stored_messages, v_queues
-      FROM queen.store_messages(v_sub.items, v_sub.producer_sub, NULL, v_tenant) r
+      FROM queen_internal.store_messages(v_sub.items, v_sub.producer_sub, NULL, v_tenant) r
      WHERE r.status IN ('queued', 'duplicate');
   END LOOP;
   DELETE FROM queen.dlq d USING unnest(v_key_messages, v_key_groups) k(message_id, consumer_group)
@@ -104,6 +107,8 @@ CREATE FUNCTION queen.delete_dead_letters(p_queue text, p_group text,
                                           p_to timestamptz, p_message_id uuid,
                                           p_tenant text)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_deleted int;
@@ -112,8 +117,8 @@ BEGIN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
   DELETE FROM queen.dlq d
-   USING queen.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
-                                   queen.dlq_admin_max_per_call(), p_tenant) k
+   USING queen_internal.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
+                                   queen_internal.dlq_admin_max_per_call(), p_tenant) k
    WHERE d.message_id = k.message_id AND d.consumer_group = k.consumer_group;
   GET DIAGNOSTICS v_deleted = ROW_COUNT;
   RETURN v_deleted;
@@ -127,6 +132,8 @@ COMMENT ON FUNCTION queen.delete_dead_letters(text, text, text, timestamptz, tim
 -- when tenant p_tenant has no DLQ entry for it.
 CREATE FUNCTION queen.retry_dead_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_message_id uuid;
@@ -135,7 +142,7 @@ BEGIN
   SELECT d.message_id INTO v_message_id
     FROM queen.dlq d
     JOIN queen.partitions p ON p.id = d.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen.tenant_arg(p_tenant)
+    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
    WHERE d.partition_id = p_partition_id AND d.transaction_id = p_transaction_id
    LIMIT 1;
   IF v_message_id IS NULL THEN
@@ -147,7 +154,7 @@ BEGIN
   END IF;
   RETURN jsonb_build_object('messageId', (SELECT m.id FROM queen.messages m
                                            WHERE m.partition_id = p_partition_id
-                                             AND m.transaction_id = queen.requeued_transaction_id(p_transaction_id, v_message_id)),
+                                             AND m.transaction_id = queen_internal.requeued_transaction_id(p_transaction_id, v_message_id)),
                             'queues', v_result -> 'queues');
 END;
 $$;

@@ -1,5 +1,6 @@
 -- Deploy queen:dlq_payload_once to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- A dead letter's payload, stored once per dead message however many groups
 -- dead-lettered it (docs/limits.md, "Listings"): queen.dlq keeps one narrow row
@@ -31,7 +32,7 @@ COMMENT ON TABLE queen.dlq IS
 -- entries counted in a later statement (a fresh snapshot under read committed),
 -- so a concurrent dead_letter() of the same message, which locks the payload row
 -- by its upsert, either keeps the copy or writes a new one after this commits.
-CREATE FUNCTION queen.dlq_forget_payloads() RETURNS trigger
+CREATE FUNCTION queen_internal.dlq_forget_payloads() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   v_ids uuid[];
@@ -48,10 +49,10 @@ BEGIN
   RETURN NULL;
 END;
 $$;
-COMMENT ON FUNCTION queen.dlq_forget_payloads() IS
+COMMENT ON FUNCTION queen_internal.dlq_forget_payloads() IS
   'Trigger after DELETE on queen.dlq: deletes the queen.dlq_payloads rows whose message has no DLQ entry left.';
 CREATE TRIGGER dlq_forget_payloads AFTER DELETE ON queen.dlq
-  REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION queen.dlq_forget_payloads();
+  REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.dlq_forget_payloads();
 
 -- Writes (or refreshes) the dead letter of message (p_partition_id, p_seq) for
 -- group p_group; the payload is copied once per message. The upsert's no-op
@@ -61,7 +62,7 @@ CREATE TRIGGER dlq_forget_payloads AFTER DELETE ON queen.dlq
 -- one, so eight groups dead-lettering one 1 MiB message at once left up to eight
 -- dead 1 MiB copies behind until vacuum. After the lock, a later writer finds the
 -- committed row and only takes the update branch.
-CREATE OR REPLACE FUNCTION queen.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text,
+CREATE OR REPLACE FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text,
                                              p_retry_count int)
 RETURNS void
 LANGUAGE sql AS $$
@@ -80,15 +81,15 @@ LANGUAGE sql AS $$
   ON CONFLICT ON CONSTRAINT dlq_pkey DO UPDATE
      SET error_message = EXCLUDED.error_message, retry_count = EXCLUDED.retry_count, failed_at = EXCLUDED.failed_at
 $$;
-COMMENT ON FUNCTION queen.dead_letter(uuid, bigint, text, text, int) IS
+COMMENT ON FUNCTION queen_internal.dead_letter(uuid, bigint, text, text, int) IS
   'Dead-letters one message for one consumer group (payload stored once per message in queen.dlq_payloads); a repeat refreshes error, retry count and failure time.';
 
 -- The default byte budget of one listing's payloads when the caller passes none
 -- (the broker passes QUEEN_LIST_MAX_PAYLOAD_BYTES).
-CREATE FUNCTION queen.list_max_payload_bytes() RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION queen_internal.list_max_payload_bytes() RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT 4194304::bigint
 $$;
-COMMENT ON FUNCTION queen.list_max_payload_bytes() IS
+COMMENT ON FUNCTION queen_internal.list_max_payload_bytes() IS
   'Default payload byte budget of one listing (4 MiB) when the caller passes none.';
 
 -- GET /api/v1/dlq. The page is chosen on the narrow entry rows (no payload
@@ -104,18 +105,20 @@ RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_na
                consumer_group text, error_message text, retry_count int, payload jsonb, payload_omitted bool,
                is_encrypted bool, producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz,
                total bigint)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  v_budget bigint := coalesce(p_max_payload_bytes, queen.list_max_payload_bytes());
+  v_budget bigint := coalesce(p_max_payload_bytes, queen_internal.list_max_payload_bytes());
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
-  PERFORM queen.check_at_least('maxPayloadBytes', v_budget, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('maxPayloadBytes', v_budget, 0);
   RETURN QUERY
   WITH matching AS (
     SELECT f.message_id, f.consumer_group, f.failed_at, f.queue_name, f.partition_name
-      FROM queen.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
+      FROM queen_internal.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
   ), page AS (
     SELECT m.*, (SELECT count(*) FROM matching) AS n FROM matching m
      ORDER BY m.failed_at DESC, m.message_id, m.consumer_group
@@ -148,9 +151,11 @@ CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text
                                                       p_to timestamptz, p_message_id uuid,
                                                       p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_key_messages uuid[];
   v_key_groups text[];
   v_sub record;
@@ -163,13 +168,13 @@ BEGIN
   END IF;
   SELECT coalesce(array_agg(k.message_id), '{}'), coalesce(array_agg(k.consumer_group), '{}')
     INTO v_key_messages, v_key_groups
-    FROM queen.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
-                                   queen.dlq_admin_max_per_call(), v_tenant) k;
+    FROM queen_internal.select_dead_letters(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
+                                   queen_internal.dlq_admin_max_per_call(), v_tenant) k;
   -- one store_messages call per producer (the producer is per call)
   FOR v_sub IN
     SELECT x.producer_sub,
            jsonb_agg(jsonb_build_object('queue', x.queue_name, 'partition', x.partition_name, 'payload', x.payload,
-                                        'transactionId', queen.requeued_transaction_id(x.transaction_id, x.message_id),
+                                        'transactionId', queen_internal.requeued_transaction_id(x.transaction_id, x.message_id),
                                         'traceId', x.trace_id, 'encrypted', x.is_encrypted) ORDER BY x.failed_at, x.message_id) AS items,
            array_agg(x.message_id ORDER BY x.failed_at, x.message_id) AS message_ids
       FROM (SELECT DISTINCT ON (d.message_id) d.message_id, d.transaction_id, pl.payload, d.trace_id, d.is_encrypted,
@@ -186,7 +191,7 @@ BEGIN
     SELECT v_stored_messages || coalesce(array_agg(v_sub.message_ids[r.idx + 1]), '{}'),
            v_queues || coalesce(array_agg(DISTINCT r.queue_name) FILTER (WHERE r.status = 'queued'), '{}')
       INTO v_stored_messages, v_queues
-      FROM queen.store_messages(v_sub.items, v_sub.producer_sub, NULL, v_tenant) r
+      FROM queen_internal.store_messages(v_sub.items, v_sub.producer_sub, NULL, v_tenant) r
      WHERE r.status IN ('queued', 'duplicate');
   END LOOP;
   DELETE FROM queen.dlq d USING unnest(v_key_messages, v_key_groups) k(message_id, consumer_group)

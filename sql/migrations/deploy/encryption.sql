@@ -3,9 +3,12 @@
 -- encrypts and decrypts; the database lists the queues that want it and takes
 -- the messages a pop found undecryptable out of the way, into the DLQ.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.encrypted_queue_names()
 RETURNS TABLE (tenant text, queue_name text)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT q.tenant::text, q.name::text FROM queen.queues q WHERE q.encryption_enabled ORDER BY q.tenant, q.name
 $$;
@@ -24,10 +27,12 @@ COMMENT ON FUNCTION queen.encrypted_queue_names() IS
 -- are touched: another tenant's item is skipped, like an unknown one.
 CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_count int := 0;
   r record;
   c queen.consumers;
@@ -41,10 +46,10 @@ BEGIN
   FOR r IN
     SELECT m.partition_id, array_agg(m.seq ORDER BY m.seq) AS seqs,
            array_agg(coalesce(x.e ->> 'error', 'undecryptable payload') ORDER BY m.seq) AS errors,
-           (array_agg(queen.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
+           (array_agg(queen_internal.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
       FROM jsonb_array_elements(p_items) AS x(e)
       CROSS JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m  -- one probe on both key columns
-                           WHERE m.partition_id = queen.uuid_or_null(x.e ->> 'partitionId')
+                           WHERE m.partition_id = queen_internal.uuid_or_null(x.e ->> 'partitionId')
                              AND m.transaction_id = x.e ->> 'transactionId' LIMIT 1) m
       JOIN queen.partitions p ON p.id = m.partition_id
       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
@@ -54,7 +59,7 @@ BEGIN
     SELECT * INTO c FROM queen.consumers cc
      WHERE cc.partition_id = r.partition_id AND cc.consumer_group = v_group FOR UPDATE;
     FOR i IN 1 .. cardinality(r.seqs) LOOP
-      PERFORM queen.dead_letter(r.partition_id, r.seqs[i], v_group, r.errors[i], coalesce(c.retry_count, 0));
+      PERFORM queen_internal.dead_letter(r.partition_id, r.seqs[i], v_group, r.errors[i], coalesce(c.retry_count, 0));
       v_count := v_count + 1;
     END LOOP;
     CONTINUE WHEN c.lease_id IS NULL OR c.lease_id IS DISTINCT FROM r.lease_id OR c.lease_expires_at <= now();

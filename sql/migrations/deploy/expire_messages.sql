@@ -1,9 +1,10 @@
 -- Deploy queen:expire_messages to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The age past which a queue's unconsumed messages expire, and the DLQ reason:
 -- the smaller of ttl and maxWaitTimeSeconds that is set (0 = off).
-CREATE FUNCTION queen.expiry_rule(q queen.queues, OUT max_age_seconds int, OUT reason text)
+CREATE FUNCTION queen_internal.expiry_rule(q queen.queues, OUT max_age_seconds int, OUT reason text)
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN q.ttl > 0 AND (q.max_wait_time_seconds = 0 OR q.ttl <= q.max_wait_time_seconds) THEN q.ttl
               ELSE nullif(q.max_wait_time_seconds, 0) END,
@@ -12,11 +13,26 @@ LANGUAGE sql IMMUTABLE AS $$
               WHEN q.max_wait_time_seconds > 0
               THEN format('Message expired: maxWaitTimeSeconds of %s s exceeded', q.max_wait_time_seconds) END
 $$;
-COMMENT ON FUNCTION queen.expiry_rule(queen.queues) IS
+COMMENT ON FUNCTION queen_internal.expiry_rule(queen.queues) IS
   'Expiry age of a queue (least of ttl and maxWaitTimeSeconds that is > 0; null = never) and the DLQ reason naming the option.';
 
+-- The queues with an expiry rule and the creation time before which their messages expire at p_now.
+CREATE FUNCTION queen_internal.expiry_cutoffs(p_now timestamptz, OUT queue_id uuid, OUT cutoff timestamptz, OUT reason text)
+RETURNS SETOF record
+LANGUAGE sql STABLE AS $$
+  SELECT q.id, p_now - rule.max_age_seconds * interval '1 second', rule.reason
+    FROM queen.queues q
+    CROSS JOIN LATERAL queen_internal.expiry_rule(q) rule
+   WHERE rule.max_age_seconds IS NOT NULL
+$$;
+COMMENT ON FUNCTION queen_internal.expiry_cutoffs(timestamptz) IS
+  'Internal to expire_messages: each queue with an expiry rule, the cutoff at p_now (messages created before it expire) and the DLQ reason.';
+
 CREATE FUNCTION queen.expire_messages(p_batch int, p_now timestamptz DEFAULT NULL) RETURNS int
-LANGUAGE plpgsql AS $$
+-- No JIT: the candidate queries' cost estimates grow with the partitions, and compiling them cost more than running them.
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
@@ -24,21 +40,25 @@ DECLARE
   v_last_seq bigint;
   v_count int;
 BEGIN
-  PERFORM queen.check_at_least('batch', p_batch, 1);
+  PERFORM queen_internal.check_at_least('batch', p_batch, 1);
 
   -- Messages nobody has a cursor for expire for the queue-mode group: give such
   -- partitions a queue-mode cursor row (at the beginning) so the loop below sees them.
+  -- MATERIALIZED: the creation-time filter must run before the cursor-row check, which otherwise
+  -- hash-joins every partition with every cursor row.
+  WITH aged AS MATERIALIZED (
+    SELECT p.id, p.queue_id, r.cutoff
+      FROM queen_internal.expiry_cutoffs(v_now) r
+      JOIN queen.partitions p ON p.queue_id = r.queue_id
+     -- A partition exists before its first message, so one created since the cutoff has nothing old enough.
+     WHERE p.last_seq > 0 AND p.created_at < r.cutoff
+  )
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
-  SELECT p.id, '__QUEUE_MODE__', p.queue_id, 0
-    FROM queen.queues q
-    CROSS JOIN LATERAL queen.expiry_rule(q) rule
-    JOIN queen.partitions p ON p.queue_id = q.id
-   WHERE rule.max_age_seconds IS NOT NULL
-     AND p.last_seq > 0
-     AND NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = p.id)
-     AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1)
-         < v_now - rule.max_age_seconds * interval '1 second'
-   ORDER BY p.id
+  SELECT a.id, '__QUEUE_MODE__', a.queue_id, 0
+    FROM aged a
+   WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = a.id)
+     AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = a.id ORDER BY m.seq LIMIT 1) < a.cutoff
+   ORDER BY a.id
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
 
   -- Every (partition, group) without a live lease whose next message is too old:
@@ -46,18 +66,16 @@ BEGIN
   -- Rows busy in a pop or ack are skipped (next cycle), leased batches are left to
   -- their consumer.
   FOR v_consumer IN
-    SELECT c.partition_id, c.consumer_group, c.cursor_seq, rule.reason,
-           v_now - rule.max_age_seconds * interval '1 second' AS cutoff
-      FROM queen.queues q
-      CROSS JOIN LATERAL queen.expiry_rule(q) rule
-      JOIN queen.partitions p ON p.queue_id = q.id
-      JOIN queen.consumers c ON c.partition_id = p.id
-     WHERE rule.max_age_seconds IS NOT NULL
-       AND p.last_seq > c.cursor_seq
+    SELECT c.partition_id, c.consumer_group, c.cursor_seq, r.reason, r.cutoff
+      FROM queen_internal.expiry_cutoffs(v_now) r
+      -- Only pending rows can have a message after their cursor (consumers.pending's invariant), and the
+      -- pop work-list index finds a queue's rows without reading its partitions.
+      JOIN queen.consumers c ON c.queue_id = r.queue_id AND c.pending
+      JOIN queen.partitions p ON p.id = c.partition_id
+     WHERE p.last_seq > c.cursor_seq
        AND (c.lease_id IS NULL OR c.lease_expires_at <= v_now)
        AND (SELECT m.created_at FROM queen.messages m
-             WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq ORDER BY m.seq LIMIT 1)
-           < v_now - rule.max_age_seconds * interval '1 second'
+             WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq ORDER BY m.seq LIMIT 1) < r.cutoff
      ORDER BY c.partition_id, c.consumer_group
        FOR UPDATE OF c SKIP LOCKED
   LOOP
@@ -72,7 +90,7 @@ BEGIN
       SELECT e.seq FROM expired e JOIN queen.messages m ON m.partition_id = v_consumer.partition_id AND m.seq = e.seq
        WHERE m.created_at < v_consumer.cutoff
     ), dead AS (
-      SELECT o.seq, queen.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)
+      SELECT o.seq, queen_internal.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)
         FROM old_enough o
     )
     SELECT max(d.seq), count(*) INTO v_last_seq, v_count FROM dead d;

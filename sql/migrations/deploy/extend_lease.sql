@@ -1,18 +1,21 @@
 -- Deploy queen:extend_lease to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds int, p_tenant text,
                                    p_now timestamptz DEFAULT NULL)
 RETURNS TABLE (success bool, expires_at timestamptz, error text)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_seconds int := coalesce(p_seconds, 60);
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_expires_at timestamptz;
 BEGIN
-  PERFORM queen.check_at_least('seconds', v_seconds, 1);
+  PERFORM queen_internal.check_at_least('seconds', v_seconds, 1);
   -- Another tenant's lease does not exist for this caller.
   IF NOT EXISTS (SELECT 1 FROM queen.consumers c
                    JOIN queen.partitions p ON p.id = c.partition_id

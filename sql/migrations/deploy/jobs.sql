@@ -6,6 +6,7 @@
 -- that already ran unrunnable for a broker that arrives later in the same cycle.
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE TABLE queen.job_runs (
   job         text        NOT NULL,
@@ -23,32 +24,34 @@ COMMENT ON TABLE queen.job_runs IS
 -- (hashtext is stable for a given PostgreSQL major version, which all brokers share
 -- because they share the database). The prefix keeps it apart from other users of
 -- advisory locks in the same database.
-CREATE FUNCTION queen.job_lock_key(p_job text) RETURNS bigint
+CREATE FUNCTION queen_internal.job_lock_key(p_job text) RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT AS $$
   SELECT hashtextextended('queen.job:' || p_job, 0)
 $$;
-COMMENT ON FUNCTION queen.job_lock_key(text) IS
+COMMENT ON FUNCTION queen_internal.job_lock_key(text) IS
   'The pg_advisory_xact_lock key electing the runner of job p_job.';
 
-CREATE FUNCTION queen.job_cycle(p_cycle_ms bigint, p_at timestamptz DEFAULT clock_timestamp())
+CREATE FUNCTION queen_internal.job_cycle(p_cycle_ms bigint, p_at timestamptz DEFAULT clock_timestamp())
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
-  PERFORM queen.check_at_least('cycle length ms', p_cycle_ms, 1);
+  PERFORM queen_internal.check_at_least('cycle length ms', p_cycle_ms, 1);
   RETURN floor(extract(epoch FROM p_at) * 1000 / p_cycle_ms)::bigint;
 END;
 $$;
-COMMENT ON FUNCTION queen.job_cycle(bigint, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.job_cycle(bigint, timestamptz) IS
   'The cycle number containing p_at for a job of period p_cycle_ms: floor(epoch_ms / p_cycle_ms). 22023 when p_cycle_ms < 1.';
 
 -- How many past cycles of a job are kept in queen.job_runs: enough for a DBA (and
 -- the HA tests) to see who ran what, bounded so the table never grows without end.
-CREATE FUNCTION queen.job_runs_kept() RETURNS int
+CREATE FUNCTION queen_internal.job_runs_kept() RETURNS int
 LANGUAGE sql IMMUTABLE AS $$ SELECT 1000 $$;
 
 CREATE FUNCTION queen.try_begin_job_cycle(p_job text, p_cycle_ms bigint, p_server_id text,
                                           p_now timestamptz DEFAULT NULL)
 RETURNS boolean
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_cycle bigint;
@@ -59,14 +62,14 @@ BEGIN
   IF p_server_id IS NULL OR p_server_id = '' THEN
     RAISE EXCEPTION 'server id is required' USING ERRCODE = '22023';
   END IF;
-  v_cycle := queen.job_cycle(p_cycle_ms, coalesce(p_now, clock_timestamp()));
+  v_cycle := queen_internal.job_cycle(p_cycle_ms, coalesce(p_now, clock_timestamp()));
 
   -- Cheap early exit for the common case: another broker already ran this cycle.
   IF EXISTS (SELECT 1 FROM queen.job_runs r WHERE r.job = p_job AND r.cycle = v_cycle) THEN
     RETURN false;
   END IF;
   -- Another broker is deciding this very moment: skip, it will win or it already did.
-  IF NOT pg_try_advisory_xact_lock(queen.job_lock_key(p_job)) THEN
+  IF NOT pg_try_advisory_xact_lock(queen_internal.job_lock_key(p_job)) THEN
     RETURN false;
   END IF;
 
@@ -78,7 +81,7 @@ BEGIN
   END IF;
 
   DELETE FROM queen.job_runs r
-   WHERE r.job = p_job AND r.cycle <= v_cycle - queen.job_runs_kept();
+   WHERE r.job = p_job AND r.cycle <= v_cycle - queen_internal.job_runs_kept();
   RETURN true;
 END;
 $$;
@@ -87,6 +90,8 @@ COMMENT ON FUNCTION queen.try_begin_job_cycle(text, bigint, text, timestamptz) I
 
 CREATE FUNCTION queen.finish_job_cycle(p_job text, p_server_id text, p_result jsonb DEFAULT NULL)
 RETURNS boolean
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 BEGIN
   -- The run being finished is this broker's newest run of the job; it may finish

@@ -1,12 +1,13 @@
 -- Deploy queen:listings_bounded to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The largest seq of partition p_partition_id whose message was created at or
 -- before p_at (0 when none), by bisection over the primary key: per partition,
 -- seq order and created_at order agree (store_messages), so about log2(last_seq)
 -- index probes, whatever the partition holds. Gaps (deleted messages) are fine:
 -- each probe reads the first message at or after the midpoint.
-CREATE FUNCTION queen.partition_seq_at(p_partition_id uuid, p_last_seq bigint, p_at timestamptz) RETURNS bigint
+CREATE FUNCTION queen_internal.partition_seq_at(p_partition_id uuid, p_last_seq bigint, p_at timestamptz) RETURNS bigint
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_lo bigint := 0;
@@ -28,7 +29,7 @@ BEGIN
   RETURN v_lo;
 END;
 $$;
-COMMENT ON FUNCTION queen.partition_seq_at(uuid, bigint, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.partition_seq_at(uuid, bigint, timestamptz) IS
   'The largest seq of the partition created at or before p_at (0 when none), in about log2(p_last_seq) primary-key probes.';
 
 -- GET /api/v1/messages, limit first. Per partition of the selection, the seq
@@ -49,6 +50,8 @@ CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
                                     p_to timestamptz, p_limit int, p_offset int,
                                     p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
@@ -58,23 +61,23 @@ DECLARE
   v_partitions uuid[];
   v_messages jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
   IF p_status IS NOT NULL AND p_status NOT IN ('pending', 'processing', 'completed', 'dead_letter') THEN
     RAISE EXCEPTION 'status must be pending, processing, completed or dead_letter' USING ERRCODE = '22023';
   END IF;
   v_take := p_limit + p_offset;
   SELECT array_agg(p.id) INTO v_partitions
     FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
      AND (p_queue IS NULL OR q.name = p_queue) AND (p_partition IS NULL OR p.name = p_partition)
      AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task);
   WITH ranges AS (
     SELECT p.id, p.name, q.name AS queue_name, q.namespace, q.task, q.priority,
            CASE WHEN p_status IS NULL THEN 1
-                ELSE queen.partition_seq_at(p.id, p.last_seq, v_from - interval '1 microsecond') + 1 END AS low_seq,
+                ELSE queen_internal.partition_seq_at(p.id, p.last_seq, v_from - interval '1 microsecond') + 1 END AS low_seq,
            CASE WHEN p.last_message_at <= v_to THEN p.last_seq
-                ELSE queen.partition_seq_at(p.id, p.last_seq, v_to) END AS high_seq,
+                ELSE queen_internal.partition_seq_at(p.id, p.last_seq, v_to) END AS high_seq,
            p.last_message_at, c.min_cursor, c.max_lease_seq
       FROM queen.partitions p
       JOIN queen.queues q ON q.id = p.queue_id
@@ -109,7 +112,7 @@ BEGIN
          WHERE m.partition_id = n.id AND m.seq BETWEEN n.lo AND n.hi
            AND (p_status IS NULL OR p_status <> 'dead_letter')
            AND (p_status IS NULL
-                OR (SELECT s.status FROM queen.message_delivery(n.id, m.id, m.seq, v_now) s) = p_status)
+                OR (SELECT s.status FROM queen_internal.message_delivery(n.id, m.id, m.seq, v_now) s) = p_status)
          ORDER BY m.seq DESC
          LIMIT v_take) m
      WHERE m.created_at >= v_from
@@ -133,12 +136,12 @@ BEGIN
            'status', s.status, 'queueStatus', s.queue_status,
            'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
            'traceId', g.trace_id, 'producerSub', g.producer_sub, 'queuePriority', g.priority,
-           'createdAt', queen.iso_millis(g.created_at),
-           'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) ORDER BY g.created_at DESC, g.id DESC), '[]'::jsonb)
+           'createdAt', queen_internal.iso_millis(g.created_at),
+           'leaseExpiresAt', queen_internal.iso_millis(s.lease_expires_at)) ORDER BY g.created_at DESC, g.id DESC), '[]'::jsonb)
     INTO v_messages
     FROM page g
-    CROSS JOIN LATERAL queen.message_delivery(g.partition_id, g.id, g.seq, v_now) s;
-  RETURN jsonb_build_object('messages', v_messages, 'mode', queen.partitions_mode(coalesce(v_partitions, '{}')));
+    CROSS JOIN LATERAL queen_internal.message_delivery(g.partition_id, g.id, g.seq, v_now) s;
+  RETURN jsonb_build_object('messages', v_messages, 'mode', queen_internal.partitions_mode(coalesce(v_partitions, '{}')));
 END;
 $$;
 COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
@@ -152,16 +155,18 @@ DROP FUNCTION queen.traces_by_name(text, int, int, text);
 CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
                                      p_tenant text, p_max_payload_bytes bigint DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
-  v_budget bigint := coalesce(p_max_payload_bytes, queen.list_max_payload_bytes());
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_budget bigint := coalesce(p_max_payload_bytes, queen_internal.list_max_payload_bytes());
   v_total bigint;
   v_traces jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
-  PERFORM queen.check_at_least('maxPayloadBytes', v_budget, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('maxPayloadBytes', v_budget, 0);
   SELECT count(*) INTO v_total FROM queen.message_traces t
    WHERE t.trace_names @> ARRAY[p_trace_name] AND t.tenant = v_tenant;
   WITH page AS (
@@ -183,7 +188,7 @@ BEGIN
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'id', s.id, 'transaction_id', s.transaction_id, 'partition_id', s.partition_id,
            'event_type', s.event_type, 'data', s.data, 'consumer_group', s.consumer_group,
-           'worker_id', s.worker_id, 'created_at', queen.iso_millis(s.created_at),
+           'worker_id', s.worker_id, 'created_at', queen_internal.iso_millis(s.created_at),
            'queue_name', q.name, 'partition_name', p.name,
            'message_payload', CASE WHEN s.first_of_message AND s.bytes_so_far <= v_budget THEN s.payload END,
            'message_encrypted', s.is_encrypted AND s.first_of_message AND s.bytes_so_far <= v_budget,

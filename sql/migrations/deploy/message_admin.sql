@@ -1,5 +1,6 @@
 -- Deploy queen:message_admin to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- GET /api/v1/messages reads a time window of the log. A BRIN index costs
 -- almost nothing on insert (messages arrive in created_at order) and lets the
@@ -8,26 +9,26 @@ CREATE INDEX messages_created_at_brin_idx ON queen.messages USING brin (created_
 
 -- The state of one message for one consumer group, from the group's cursor row:
 -- completed (the cursor passed it), processing (a live lease covers it) or pending.
-CREATE FUNCTION queen.message_group_state(c queen.consumers, p_seq bigint, p_now timestamptz) RETURNS text
+CREATE FUNCTION queen_internal.message_group_state(c queen.consumers, p_seq bigint, p_now timestamptz) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN c.cursor_seq >= p_seq THEN 'completed'
               WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > p_now AND p_seq <= c.lease_max_seq THEN 'processing'
               ELSE 'pending' END
 $$;
-COMMENT ON FUNCTION queen.message_group_state(queen.consumers, bigint, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.message_group_state(queen.consumers, bigint, timestamptz) IS
   'completed / processing / pending: the message at p_seq as the cursor row c sees it at p_now.';
 
 -- Everything the listing and the detail say about one message's delivery: its
 -- overall status, the queue-mode status, the bus groups that consumed it, the
 -- latest live lease and the DLQ entry count. One probe of the partition's cursor
 -- rows (few) and of the DLQ by message id.
-CREATE FUNCTION queen.message_delivery(p_partition_id uuid, p_message_id uuid, p_seq bigint, p_now timestamptz)
+CREATE FUNCTION queen_internal.message_delivery(p_partition_id uuid, p_message_id uuid, p_seq bigint, p_now timestamptz)
 RETURNS TABLE (status text, queue_status text, consumed_by int, total_groups int, lease_expires_at timestamptz,
                dead_letters int)
 LANGUAGE sql STABLE AS $$
   WITH g AS (
-    SELECT c.consumer_group, queen.message_group_state(c, p_seq, p_now) AS state,
-           CASE WHEN queen.message_group_state(c, p_seq, p_now) = 'processing' THEN c.lease_expires_at END AS lease_at
+    SELECT c.consumer_group, queen_internal.message_group_state(c, p_seq, p_now) AS state,
+           CASE WHEN queen_internal.message_group_state(c, p_seq, p_now) = 'processing' THEN c.lease_expires_at END AS lease_at
       FROM queen.consumers c WHERE c.partition_id = p_partition_id
   ), d AS (
     SELECT count(*)::int AS n, bool_or(x.consumer_group = '__QUEUE_MODE__') AS queue_mode
@@ -46,11 +47,11 @@ LANGUAGE sql STABLE AS $$
     FROM d LEFT JOIN g ON true
    GROUP BY d.n, d.queue_mode
 $$;
-COMMENT ON FUNCTION queen.message_delivery(uuid, uuid, bigint, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.message_delivery(uuid, uuid, bigint, timestamptz) IS
   'Delivery state of one message: status (dead_letter if any group dead-lettered it, completed once every cursor of the partition passed it, processing under a live lease, else pending), queue_status (the __QUEUE_MODE__ group''s, null without one), consumed_by/total_groups (named groups), the latest live lease expiry, the DLQ entry count.';
 
 -- The consumption mode of a set of partitions: queue mode, named groups, both or none.
-CREATE FUNCTION queen.partitions_mode(p_partition_ids uuid[]) RETURNS jsonb
+CREATE FUNCTION queen_internal.partitions_mode(p_partition_ids uuid[]) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object('hasQueueMode', coalesce(bool_or(x.g = '__QUEUE_MODE__'), false),
                             'busGroupsCount', count(*) FILTER (WHERE x.g <> '__QUEUE_MODE__'),
@@ -59,7 +60,7 @@ LANGUAGE sql STABLE AS $$
                                          WHEN count(*) > 0 THEN 'bus' ELSE 'none' END)
     FROM (SELECT DISTINCT c.consumer_group::text AS g FROM queen.consumers c WHERE c.partition_id = ANY (p_partition_ids)) x
 $$;
-COMMENT ON FUNCTION queen.partitions_mode(uuid[]) IS
+COMMENT ON FUNCTION queen_internal.partitions_mode(uuid[]) IS
   '{"hasQueueMode", "busGroupsCount", "type": queue|bus|hybrid|none} of the consumer groups with a cursor on the partitions.';
 
 -- GET /api/v1/messages: messages created in [p_from, p_to] (defaults: the last
@@ -71,6 +72,8 @@ CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
                                     p_to timestamptz, p_limit int, p_offset int,
                                     p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
@@ -79,14 +82,14 @@ DECLARE
   v_partitions uuid[];
   v_messages jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
   IF p_status IS NOT NULL AND p_status NOT IN ('pending', 'processing', 'completed', 'dead_letter') THEN
     RAISE EXCEPTION 'status must be pending, processing, completed or dead_letter' USING ERRCODE = '22023';
   END IF;
   SELECT array_agg(p.id) INTO v_partitions
     FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
      AND (p_queue IS NULL OR q.name = p_queue) AND (p_partition IS NULL OR p.name = p_partition)
      AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task);
   SELECT coalesce(jsonb_agg(x.item ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb) INTO v_messages
@@ -97,17 +100,17 @@ BEGIN
                  'status', s.status, 'queueStatus', s.queue_status,
                  'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
                  'traceId', m.trace_id, 'producerSub', m.producer_sub, 'queuePriority', q.priority,
-                 'createdAt', queen.iso_millis(m.created_at),
-                 'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) AS item
+                 'createdAt', queen_internal.iso_millis(m.created_at),
+                 'leaseExpiresAt', queen_internal.iso_millis(s.lease_expires_at)) AS item
             FROM queen.messages m
             JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id
-            CROSS JOIN LATERAL queen.message_delivery(m.partition_id, m.id, m.seq, v_now) s
+            CROSS JOIN LATERAL queen_internal.message_delivery(m.partition_id, m.id, m.seq, v_now) s
            WHERE m.partition_id = ANY (v_partitions) AND m.created_at BETWEEN v_from AND v_to
              AND (p_status IS NULL OR s.status = p_status)
            ORDER BY m.created_at DESC, m.id DESC
            LIMIT p_limit OFFSET p_offset) x;
-  RETURN jsonb_build_object('messages', v_messages, 'mode', queen.partitions_mode(coalesce(v_partitions, '{}')));
+  RETURN jsonb_build_object('messages', v_messages, 'mode', queen_internal.partitions_mode(coalesce(v_partitions, '{}')));
 END;
 $$;
 COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
@@ -117,6 +120,8 @@ COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestampt
 -- no such message. payload is as stored; the broker decrypts it when isEncrypted.
 CREATE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
            'id', m.id, 'transactionId', m.transaction_id, 'partitionId', m.partition_id,
@@ -125,23 +130,23 @@ LANGUAGE sql STABLE AS $$
            'payload', m.payload, 'status', s.status, 'queueStatus', s.queue_status,
            'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
            'isEncrypted', m.is_encrypted, 'traceId', m.trace_id, 'producerSub', m.producer_sub,
-           'createdAt', queen.iso_millis(m.created_at),
+           'createdAt', queen_internal.iso_millis(m.created_at),
            'errorMessage', dl.error_message, 'retryCount', dl.retry_count,
-           'leaseExpiresAt', queen.iso_millis(s.lease_expires_at),
+           'leaseExpiresAt', queen_internal.iso_millis(s.lease_expires_at),
            'queueConfig', jsonb_build_object('leaseTime', q.lease_time, 'retryLimit', q.retry_limit,
                                              'retryDelay', q.retry_delay_ms, 'ttl', q.ttl, 'priority', q.priority),
-           'mode', queen.partitions_mode(ARRAY[p.id]),
+           'mode', queen_internal.partitions_mode(ARRAY[p.id]),
            'consumerGroups', coalesce((
              SELECT jsonb_agg(jsonb_build_object(
                       'name', c.consumer_group, 'consumed', c.cursor_seq >= m.seq,
-                      'leaseExpiresAt', CASE WHEN queen.message_group_state(c, m.seq, clock_timestamp()) = 'processing'
-                                             THEN queen.iso_millis(c.lease_expires_at) END)
+                      'leaseExpiresAt', CASE WHEN queen_internal.message_group_state(c, m.seq, clock_timestamp()) = 'processing'
+                                             THEN queen_internal.iso_millis(c.lease_expires_at) END)
                       ORDER BY c.consumer_group)
                FROM queen.consumers c WHERE c.partition_id = m.partition_id), '[]'::jsonb))
     FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen.tenant_arg(p_tenant)
-    CROSS JOIN LATERAL queen.message_delivery(m.partition_id, m.id, m.seq, clock_timestamp()) s
+    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
+    CROSS JOIN LATERAL queen_internal.message_delivery(m.partition_id, m.id, m.seq, clock_timestamp()) s
     LEFT JOIN LATERAL (SELECT d.error_message, d.retry_count FROM queen.dlq d WHERE d.message_id = m.id
                         ORDER BY d.failed_at DESC LIMIT 1) dl ON true
    WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id
@@ -155,13 +160,15 @@ COMMENT ON FUNCTION queen.get_message(uuid, text, text) IS
 -- once (docs/procedures.md, "Dedup memory of a deleted message").
 CREATE FUNCTION queen.delete_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
 RETURNS bool
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_found bool := false;
   v_count int;
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
-                  WHERE p.id = p_partition_id AND q.tenant = queen.tenant_arg(p_tenant)) THEN
+                  WHERE p.id = p_partition_id AND q.tenant = queen_internal.tenant_arg(p_tenant)) THEN
     RETURN false;
   END IF;
   DELETE FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
@@ -183,6 +190,8 @@ COMMENT ON FUNCTION queen.delete_message(uuid, text, text) IS
 -- released. Null when the queue (or the named partition) does not exist.
 CREATE FUNCTION queen.clear_queue(p_queue text, p_partition text, p_tenant text)
 RETURNS bigint
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_queue_id uuid;
@@ -192,7 +201,7 @@ BEGIN
   IF p_queue IS NULL OR p_queue = '' THEN
     RAISE EXCEPTION 'queue is required' USING ERRCODE = '22023';
   END IF;
-  SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_queue;
+  SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_queue;
   IF v_queue_id IS NULL THEN
     RETURN NULL;
   END IF;
@@ -218,27 +227,29 @@ COMMENT ON FUNCTION queen.clear_queue(text, text, text) IS
   'Deletes every message of queue p_queue of tenant p_tenant (only partition p_partition when given) with their traces, DLQ entries and dedup tombstones, and releases the leases of those partitions; the queue, its options, partitions and cursors stay. Returns the number of messages deleted, null when the queue or the named partition does not exist. 22023 on a missing queue name.';
 
 -- GET /api/v1/resources/partitions: counters from the sequence allocator and the
--- cursors (like queen.compute_queue_stats), never from counting messages.
+-- cursors (like queen_internal.compute_queue_stats), never from counting messages.
 CREATE FUNCTION queen.list_partitions(p_queue text, p_limit int, p_offset int,
                                       p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_result jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
   SELECT jsonb_build_object('partitions', coalesce(jsonb_agg(x.item ORDER BY x.queue_name, x.name), '[]'::jsonb))
     INTO v_result
     FROM (SELECT q.name AS queue_name, p.name, jsonb_build_object(
-                 'id', p.id, 'name', p.name, 'queue', q.name, 'createdAt', queen.iso_millis(p.created_at),
+                 'id', p.id, 'name', p.name, 'queue', q.name, 'createdAt', queen_internal.iso_millis(p.created_at),
                  'messages', jsonb_build_object('total', p.last_seq,
                                                 'pending', p.last_seq - coalesce(c.min_cursor, 0))) AS item
             FROM queen.queues q
             JOIN queen.partitions p ON p.queue_id = q.id
             LEFT JOIN LATERAL (SELECT min(least(c.cursor_seq, p.last_seq)) AS min_cursor
                                  FROM queen.consumers c WHERE c.partition_id = p.id) c ON true
-           WHERE q.tenant = queen.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue)
+           WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND (p_queue IS NULL OR q.name = p_queue)
            ORDER BY q.name, p.name
            LIMIT p_limit OFFSET p_offset) x;
   RETURN v_result;
@@ -254,22 +265,24 @@ CREATE FUNCTION queen.dead_letter_message(p_partition_id uuid, p_transaction_id 
                                           p_error text,
                                           p_tenant text)
 RETURNS bool
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint;
 BEGIN
-  IF queen.name_problem(p_group) IS NOT NULL THEN
-    RAISE EXCEPTION 'consumerGroup %', queen.name_problem(p_group) USING ERRCODE = '22023';
+  IF queen_internal.name_problem(p_group) IS NOT NULL THEN
+    RAISE EXCEPTION 'consumerGroup %', queen_internal.name_problem(p_group) USING ERRCODE = '22023';
   END IF;
   SELECT m.seq INTO v_seq
     FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id
-    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen.tenant_arg(p_tenant)
+    JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
    WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
   IF v_seq IS NULL THEN
     RETURN false;
   END IF;
-  PERFORM queen.dead_letter(p_partition_id, v_seq, coalesce(p_group, '__QUEUE_MODE__'),
+  PERFORM queen_internal.dead_letter(p_partition_id, v_seq, coalesce(p_group, '__QUEUE_MODE__'),
                             coalesce(p_error, 'Moved to the DLQ by an operator'), 0);
   RETURN true;
 END;

@@ -1,5 +1,6 @@
 -- Deploy queen:pop_many to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Pop combining (docs/combining.md): p_requests pops with the same parameters in
 -- one transaction, so concurrent consumers share one commit. Each call of
@@ -14,10 +15,13 @@ CREATE FUNCTION queen.pop_many(p_requests int, p_queue text, p_partition text, p
 RETURNS TABLE (request_idx int, lease_id uuid, queue_name text, partition_name text, partition_id uuid,
                message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text,
                is_encrypted bool, created_at timestamptz, retry_count int)
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE

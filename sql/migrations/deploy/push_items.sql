@@ -2,30 +2,31 @@
 -- What a push item is: the JSON object push_messages, schedule_messages and the
 -- store read. Its fields are parsed here and nowhere else.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Namespace and task a push derives for a queue it creates: the parts of the name
 -- before and after the first '.' (docs/procedures.md, push_messages).
-CREATE FUNCTION queen.queue_namespace_of(p_queue text) RETURNS text
+CREATE FUNCTION queen_internal.queue_namespace_of(p_queue text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT split_part(p_queue, '.', 1) $$;
-COMMENT ON FUNCTION queen.queue_namespace_of(text) IS
+COMMENT ON FUNCTION queen_internal.queue_namespace_of(text) IS
   'Namespace derived from a queue name: the part before the first dot (the whole name without a dot).';
 
-CREATE FUNCTION queen.queue_task_of(p_queue text) RETURNS text
+CREATE FUNCTION queen_internal.queue_task_of(p_queue text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT AS $$
   SELECT CASE WHEN strpos(p_queue, '.') > 0 THEN substr(p_queue, strpos(p_queue, '.') + 1) ELSE '' END
 $$;
-COMMENT ON FUNCTION queen.queue_task_of(text) IS
+COMMENT ON FUNCTION queen_internal.queue_task_of(text) IS
   'Task derived from a queue name: the part after the first dot ('''' without a dot).';
 
 -- The partition a push item names: absent, null or '' = Default.
-CREATE FUNCTION queen.push_item_partition(p_item jsonb) RETURNS text
+CREATE FUNCTION queen_internal.push_item_partition(p_item jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(nullif(p_item ->> 'partition', ''), 'Default') $$;
-COMMENT ON FUNCTION queen.push_item_partition(jsonb) IS
+COMMENT ON FUNCTION queen_internal.push_item_partition(jsonb) IS
   'Partition name of a push item: its "partition", or Default when absent/null/empty.';
 
 -- deliverAt of a push item: an ISO-8601 timestamp string, or epoch milliseconds
 -- as a number or a string of digits. Null when the item has none.
-CREATE FUNCTION queen.push_item_deliver_at(p_item jsonb, p_idx int DEFAULT NULL) RETURNS timestamptz
+CREATE FUNCTION queen_internal.push_item_deliver_at(p_item jsonb, p_idx int DEFAULT NULL) RETURNS timestamptz
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_value jsonb := p_item -> 'deliverAt';
@@ -54,12 +55,12 @@ BEGIN
     coalesce(p_idx::text, '?'), v_value USING ERRCODE = '22023';
 END;
 $$;
-COMMENT ON FUNCTION queen.push_item_deliver_at(jsonb, int) IS
+COMMENT ON FUNCTION queen_internal.push_item_deliver_at(jsonb, int) IS
   'The deliverAt of a push item as timestamptz (ISO-8601 text, or epoch ms as number or digit string); null when absent. 22023 when unparsable (p_idx names the item in the message).';
 
 -- Rejects a malformed push request as a whole (the broker validates first and
 -- answers 400; this guards DBAs and other callers). Names the first bad item.
-CREATE FUNCTION queen.check_push_items(p_items jsonb) RETURNS void
+CREATE FUNCTION queen_internal.check_push_items(p_items jsonb) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   v_idx int;
@@ -72,9 +73,9 @@ BEGIN
     FROM (SELECT ord, CASE
             WHEN jsonb_typeof(e) <> 'object' THEN 'must be an object'
             WHEN jsonb_typeof(e -> 'queue') IS DISTINCT FROM 'string' OR e ->> 'queue' = '' THEN 'queue must be a non-empty string'
-            WHEN length(e ->> 'queue') > queen.name_max_chars() THEN 'queue ' || queen.name_problem(e ->> 'queue')
+            WHEN length(e ->> 'queue') > queen_internal.name_max_chars() THEN 'queue ' || queen_internal.name_problem(e ->> 'queue')
             WHEN coalesce(jsonb_typeof(e -> 'partition'), 'null') NOT IN ('null', 'string') THEN 'partition must be a string'
-            WHEN length(e ->> 'partition') > queen.name_max_chars() THEN 'partition ' || queen.name_problem(e ->> 'partition')
+            WHEN length(e ->> 'partition') > queen_internal.name_max_chars() THEN 'partition ' || queen_internal.name_problem(e ->> 'partition')
             WHEN coalesce(jsonb_typeof(e -> 'transactionId'), 'null') NOT IN ('null', 'string') THEN 'transactionId must be a string'
             WHEN coalesce(jsonb_typeof(e -> 'traceId'), 'null') NOT IN ('null', 'string')
               OR (e ->> 'traceId' <> '' AND e ->> 'traceId' !~* '^\{?[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}\}?$')
@@ -93,8 +94,8 @@ BEGIN
   END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.check_push_items(jsonb) IS
-  'Raises 22023 naming the first malformed push item (queue missing, a name longer than queen.name_max_chars(), wrong field types, traceId not a UUID).';
+COMMENT ON FUNCTION queen_internal.check_push_items(jsonb) IS
+  'Raises 22023 naming the first malformed push item (queue missing, a name longer than queen_internal.name_max_chars(), wrong field types, traceId not a UUID).';
 
 -- One result row of a push (push_messages, schedule_messages, store_messages):
 -- idx = the item's 0-based position in the call.

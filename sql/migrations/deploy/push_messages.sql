@@ -3,6 +3,7 @@
 -- whose deliverAt is still ahead, which become timers (schedule_messages). One
 -- call per push request, whatever it carries.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- One push item and where it goes: stored now, or scheduled as a timer.
 -- sub_idx is its position among the items going the same way.
@@ -15,10 +16,13 @@ CREATE TYPE queen.push_item_route AS (
 
 CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
 RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now        timestamptz := clock_timestamp();
@@ -26,10 +30,10 @@ DECLARE
   v_has_timers boolean;
   v_rows       queen.push_result[];
 BEGIN
-  PERFORM queen.check_push_items(p_items);
+  PERFORM queen_internal.check_push_items(p_items);
   -- Most pushes name no deliverAt at all; telling so is one expression, no query.
   IF NOT jsonb_path_exists(p_items, '$[*].deliverAt') THEN
-    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub, NULL, p_tenant);
+    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant);
     RETURN;
   END IF;
 
@@ -41,11 +45,11 @@ BEGIN
     FROM (SELECT t.idx, t.item, t.is_timer,
                  (row_number() OVER (PARTITION BY t.is_timer ORDER BY t.idx) - 1)::int AS sub_idx
             FROM (SELECT (x.ord - 1)::int AS idx, x.e AS item,
-                         coalesce(queen.push_item_deliver_at(x.e, (x.ord - 1)::int) > v_now, false) AS is_timer
+                         coalesce(queen_internal.push_item_deliver_at(x.e, (x.ord - 1)::int) > v_now, false) AS is_timer
                     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) t) r;
   IF NOT v_has_timers THEN
     -- only past (or null) deliverAt: a plain push
-    RETURN QUERY SELECT * FROM queen.store_messages(p_items, p_producer_sub, NULL, p_tenant);
+    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant);
     RETURN;
   END IF;
 
@@ -56,14 +60,14 @@ BEGIN
   SELECT coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id, r.queue_name,
                                 r.partition_name, r.error)::queen.push_result), '{}')
     INTO v_rows
-    FROM queen.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
+    FROM queen_internal.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
                                  FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub, NULL, p_tenant) r
     JOIN unnest(v_split) s ON NOT s.is_timer AND s.sub_idx = r.idx;
 
   SELECT v_rows || coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id,
                                           r.queue_name, r.partition_name, r.error)::queen.push_result), '{}')
     INTO v_rows
-    FROM queen.schedule_messages((SELECT jsonb_agg(s2.item ORDER BY s2.idx)
+    FROM queen_internal.schedule_messages((SELECT jsonb_agg(s2.item ORDER BY s2.idx)
                                     FROM unnest(v_split) s2 WHERE s2.is_timer), p_producer_sub, p_tenant) r
     JOIN unnest(v_split) s ON s.is_timer AND s.sub_idx = r.idx;
 

@@ -1,18 +1,19 @@
 -- Deploy queen:run_transaction to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- One ack operation of POST /transaction (docs/procedures.md, run_transaction): completed/success moves the
 -- cursor (forward only) and releases the lease once the batch is passed; failed/dlq
 -- dead-letter the message at once (no retries inside transactions), move the cursor
 -- to it and release the whole lease. Business failures are returned, not raised.
-CREATE FUNCTION queen.transaction_ack(p_op jsonb, p_now timestamptz, p_tenant text,
+CREATE FUNCTION queen_internal.transaction_ack(p_op jsonb, p_now timestamptz, p_tenant text,
                                       OUT success bool, OUT error text, OUT dlq bool)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
   v_status text := lower(coalesce(nullif(p_op ->> 'status', ''), 'completed'));
   v_lease_text text := nullif(p_op ->> 'leaseId', '');
-  v_partition_id uuid := queen.uuid_or_null(p_op ->> 'partitionId');
+  v_partition_id uuid := queen_internal.uuid_or_null(p_op ->> 'partitionId');
   v_seq bigint;
   c queen.consumers;
 BEGIN
@@ -28,16 +29,16 @@ BEGIN
   IF v_status NOT IN ('completed', 'success', 'failed', 'dlq') THEN
     error := 'Invalid status'; RETURN;
   END IF;
-  PERFORM queen.ensure_consumer(v_partition_id, v_group);
+  PERFORM queen_internal.ensure_consumer(v_partition_id, v_group);
   SELECT * INTO c FROM queen.consumers cc
    WHERE cc.partition_id = v_partition_id AND cc.consumer_group = v_group FOR UPDATE;
   IF v_lease_text IS NOT NULL
-     AND NOT coalesce(queen.uuid_or_null(v_lease_text) = c.lease_id AND c.lease_expires_at > p_now, false) THEN
+     AND NOT coalesce(queen_internal.uuid_or_null(v_lease_text) = c.lease_id AND c.lease_expires_at > p_now, false) THEN
     error := 'Invalid or expired lease'; RETURN;
   END IF;
 
   IF v_status IN ('failed', 'dlq') THEN
-    PERFORM queen.dead_letter(v_partition_id, v_seq, v_group, coalesce(nullif(p_op ->> 'error', ''), 'Unknown error'), 0);
+    PERFORM queen_internal.dead_letter(v_partition_id, v_seq, v_group, coalesce(nullif(p_op ->> 'error', ''), 'Unknown error'), 0);
     dlq := true;
   END IF;
   UPDATE queen.consumers t
@@ -54,17 +55,19 @@ BEGIN
   success := true;
 END;
 $$;
-COMMENT ON FUNCTION queen.transaction_ack(jsonb, timestamptz, text) IS
+COMMENT ON FUNCTION queen_internal.transaction_ack(jsonb, timestamptz, text) IS
   'Internal to run_transaction: applies one ack operation of tenant p_tenant at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
 
 CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text,
                                       p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
-  v_tenant text := queen.tenant_arg(p_tenant);
-  v_transaction_id uuid := queen.uuid_v7();
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_transaction_id uuid := queen_internal.uuid_v7();
   v_ops jsonb;
   v_required jsonb;
   v_op jsonb;
@@ -98,7 +101,7 @@ BEGIN
       IF NOT EXISTS (SELECT 1 FROM queen.consumers c
                        JOIN queen.partitions p ON p.id = c.partition_id
                        JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
-                      WHERE c.lease_id = queen.uuid_or_null(v_lease_text) AND c.lease_expires_at > v_now) THEN
+                      WHERE c.lease_id = queen_internal.uuid_or_null(v_lease_text) AND c.lease_expires_at > v_now) THEN
         RAISE EXCEPTION 'Required lease % is not held', v_lease_text USING ERRCODE = 'QT001';
       END IF;
     END LOOP;
@@ -106,7 +109,7 @@ BEGIN
     FOR v_op IN SELECT e FROM jsonb_array_elements(v_ops) e LOOP
       v_type := CASE WHEN jsonb_typeof(v_op) = 'object' THEN v_op ->> 'type' END;
       IF v_type = 'ack' THEN
-        v_ack := queen.transaction_ack(v_op, v_now, v_tenant);
+        v_ack := queen_internal.transaction_ack(v_op, v_now, v_tenant);
         IF NOT v_ack.success THEN
           RAISE EXCEPTION 'ACK operation failed: %', v_ack.error USING ERRCODE = 'QT001';
         END IF;

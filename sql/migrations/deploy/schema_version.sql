@@ -4,7 +4,10 @@
 -- (src/db/boot_check.cpp). Each release changes the literal through a new
 -- change or `sqitch rework` (docs/procedures.md, "Schema version").
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 CREATE FUNCTION queen.schema_version() RETURNS text
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT '1.0.0'::text $$;
 COMMENT ON FUNCTION queen.schema_version() IS
   'The release of the deployed queen schema (major.minor.patch); brokers refuse to start against an older one than they need.';

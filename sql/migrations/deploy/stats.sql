@@ -5,6 +5,7 @@
 -- than from counting messages, so a refresh costs per partition, not per message.
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE TABLE queen.queue_stats (
   queue_id          uuid        PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
@@ -26,45 +27,45 @@ COMMENT ON TABLE queen.queue_stats IS
 -- The reconciler refreshes the stalest rows first.
 CREATE INDEX queue_stats_updated_at_idx ON queen.queue_stats (updated_at);
 
--- The counters of one queue, computed now.
-CREATE FUNCTION queen.compute_queue_stats(p_queue_id uuid, p_now timestamptz DEFAULT NULL)
+-- The counters of one queue, computed now, in one pass: the queue's partitions hash-joined
+-- to its cursor rows, then one messages_pkey probe per partition that still has something
+-- pending (none for a drained one), so 100,000 drained partitions cost no probe each.
+CREATE FUNCTION queen_internal.compute_queue_stats(p_queue_id uuid, p_now timestamptz DEFAULT NULL)
 RETURNS queen.queue_stats
-LANGUAGE sql STABLE AS $$
+-- JIT would compile this one statement on every call (its cost estimate grows with the partitions) and double it.
+LANGUAGE sql STABLE SET jit = off AS $$
   WITH per_partition AS (
     SELECT p.id, p.last_seq, p.last_message_at,
-           coalesce(c.min_cursor, 0) AS min_cursor, coalesce(c.in_flight, 0) AS in_flight,
-           coalesce(c.consumed, 0) AS consumed,
-           -- One index probe per partition (messages_pkey): the oldest message not consumed by the slowest group.
-           (SELECT m.created_at FROM queen.messages m
-             WHERE m.partition_id = p.id AND m.seq > coalesce(c.min_cursor, 0)
-             ORDER BY m.seq LIMIT 1) AS oldest_pending_at
+           -- FILTER: least() ignores nulls, so a partition without cursor rows would count as drained.
+           coalesce(min(least(c.cursor_seq, p.last_seq)) FILTER (WHERE c.cursor_seq IS NOT NULL), 0) AS min_cursor,
+           coalesce(sum(CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > coalesce(p_now, clock_timestamp())
+                             THEN greatest(c.lease_count - c.lease_acked, 0) ELSE 0 END), 0) AS in_flight,
+           coalesce(sum(least(c.cursor_seq, p.last_seq)) FILTER (WHERE c.cursor_seq IS NOT NULL), 0) AS consumed
       FROM queen.partitions p
-      LEFT JOIN LATERAL (
-        SELECT min(least(c.cursor_seq, p.last_seq)) AS min_cursor,
-               sum(CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > coalesce(p_now, clock_timestamp())
-                        THEN greatest(c.lease_count - c.lease_acked, 0) ELSE 0 END) AS in_flight,
-               sum(least(c.cursor_seq, p.last_seq)) AS consumed
-          FROM queen.consumers c
-         WHERE c.partition_id = p.id
-      ) c ON true
+      LEFT JOIN queen.consumers c ON c.partition_id = p.id AND c.queue_id = p_queue_id
      WHERE p.queue_id = p_queue_id
+     GROUP BY p.id
   )
   SELECT p_queue_id,
-         (SELECT count(*) FROM per_partition)::int,
-         (SELECT count(DISTINCT c.consumer_group) FROM queen.consumers c
-           WHERE c.partition_id IN (SELECT id FROM per_partition))::int,
+         count(*)::int,
+         (SELECT count(DISTINCT c.consumer_group) FROM queen.consumers c WHERE c.queue_id = p_queue_id)::int,
          coalesce(sum(pp.last_seq), 0)::bigint,
          coalesce(sum(pp.last_seq - pp.min_cursor), 0)::bigint,
          coalesce(sum(pp.in_flight), 0)::bigint,
          coalesce(sum(pp.min_cursor), 0)::bigint,
-         (SELECT count(*) FROM queen.dlq d WHERE d.partition_id IN (SELECT id FROM per_partition))::bigint,
+         (SELECT count(*) FROM queen.dlq d
+           WHERE d.partition_id IN (SELECT p.id FROM queen.partitions p WHERE p.queue_id = p_queue_id))::bigint,
          max(pp.last_message_at),
          coalesce(p_now, clock_timestamp()),
          coalesce(sum(pp.consumed), 0)::bigint,
-         min(pp.oldest_pending_at)
+         -- The oldest message not consumed by the slowest group; CASE keeps the probe off drained partitions.
+         min(CASE WHEN pp.last_seq > pp.min_cursor
+                  THEN (SELECT m.created_at FROM queen.messages m
+                         WHERE m.partition_id = pp.id AND m.seq > pp.min_cursor
+                         ORDER BY m.seq LIMIT 1) END)
     FROM per_partition pp
 $$;
-COMMENT ON FUNCTION queen.compute_queue_stats(uuid, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.compute_queue_stats(uuid, timestamptz) IS
   'The queue_stats row of one queue computed from partitions, consumer cursors and leases (live at p_now, null = clock_timestamp()), and the DLQ (not stored).';
 
 -- Per-minute history of each queue, written by the reconciler: the deltas of
@@ -120,22 +121,24 @@ CREATE INDEX broker_stats_minutes_minute_idx ON queen.broker_stats_minutes (minu
 
 -- The advisory lock held by whoever is writing statistics (a reconciler batch
 -- or a manual refresh), so two writers never compute the same deltas twice.
-CREATE FUNCTION queen.stats_work_lock_key() RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $$ SELECT queen.job_lock_key('stats_reconcile:work') $$;
-COMMENT ON FUNCTION queen.stats_work_lock_key() IS
+CREATE FUNCTION queen_internal.stats_work_lock_key() RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT queen_internal.job_lock_key('stats_reconcile:work') $$;
+COMMENT ON FUNCTION queen_internal.stats_work_lock_key() IS
   'The pg_advisory_xact_lock key held while statistics are written (reconcile_stats, refresh_stats).';
 
 CREATE FUNCTION queen.reconcile_stats(p_limit int DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamptz DEFAULT NULL)
 RETURNS int
-LANGUAGE plpgsql AS $$
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+LANGUAGE plpgsql SET jit = off AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
   v_refreshed int;
 BEGIN
-  PERFORM queen.check_at_least('reconcile_stats limit', p_limit, 1);
-  PERFORM queen.check_at_least('reconcile_stats max age ms', p_max_age_ms, 0);
+  PERFORM queen_internal.check_at_least('reconcile_stats limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('reconcile_stats max age ms', p_max_age_ms, 0);
   -- Another writer (a manual refresh) is at work: it covers this batch.
-  IF NOT pg_try_advisory_xact_lock(queen.stats_work_lock_key()) THEN
+  IF NOT pg_try_advisory_xact_lock(queen_internal.stats_work_lock_key()) THEN
     RETURN 0;
   END IF;
   -- Queues without stats first, then the stalest; rows refreshed less than
@@ -149,7 +152,8 @@ BEGIN
      ORDER BY s.updated_at NULLS FIRST, q.id
      LIMIT p_limit
   ), fresh AS (
-    SELECT (queen.compute_queue_stats(stale.id, p_now)).* FROM stale
+    -- LATERAL, not (f(x)).*: the latter calls the function once per output column.
+    SELECT f.* FROM stale CROSS JOIN LATERAL queen_internal.compute_queue_stats(stale.id, p_now) f
   ), stored AS (
     INSERT INTO queen.queue_stats AS s
     SELECT * FROM fresh
@@ -188,14 +192,16 @@ COMMENT ON FUNCTION queen.reconcile_stats(int, bigint, timestamptz) IS
 
 CREATE FUNCTION queen.prune_stats_history(p_keep_hours int, p_limit int DEFAULT 10000, p_now timestamptz DEFAULT NULL)
 RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_before timestamptz;
   v_queue_rows int;
   v_broker_rows int;
 BEGIN
-  PERFORM queen.check_at_least('prune_stats_history keep hours', p_keep_hours, 1);
-  PERFORM queen.check_at_least('prune_stats_history limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('prune_stats_history keep hours', p_keep_hours, 1);
+  PERFORM queen_internal.check_at_least('prune_stats_history limit', p_limit, 1);
   v_before := coalesce(p_now, clock_timestamp()) - p_keep_hours * interval '1 hour';
   DELETE FROM queen.queue_stats_minutes h
    WHERE (h.queue_id, h.minute) IN (SELECT x.queue_id, x.minute FROM queen.queue_stats_minutes x
@@ -213,6 +219,8 @@ COMMENT ON FUNCTION queen.prune_stats_history(int, int, timestamptz) IS
 
 CREATE FUNCTION queen.record_broker_minute(p_server_id text, p_figures jsonb, p_now timestamptz DEFAULT NULL)
 RETURNS void
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 BEGIN
   IF p_server_id IS NULL OR p_server_id = '' THEN
@@ -252,6 +260,8 @@ COMMENT ON FUNCTION queen.record_broker_minute(text, jsonb, timestamptz) IS
 
 CREATE FUNCTION queen.refresh_stats(p_max_queues int DEFAULT 100000, p_budget_ms int DEFAULT 10000)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_started timestamptz := clock_timestamp();
@@ -260,9 +270,9 @@ DECLARE
   v_step int;
   v_complete boolean := false;
 BEGIN
-  PERFORM queen.check_at_least('refresh_stats max queues', p_max_queues, 1);
-  PERFORM queen.check_at_least('refresh_stats budget ms', p_budget_ms, 1);
-  IF NOT pg_try_advisory_xact_lock(queen.stats_work_lock_key()) THEN
+  PERFORM queen_internal.check_at_least('refresh_stats max queues', p_max_queues, 1);
+  PERFORM queen_internal.check_at_least('refresh_stats budget ms', p_budget_ms, 1);
+  IF NOT pg_try_advisory_xact_lock(queen_internal.stats_work_lock_key()) THEN
     RETURN jsonb_build_object('skipped', true, 'reason', 'another_instance_running');
   END IF;
   -- Stalest first in small batches, so the time budget bounds the call whatever the

@@ -1,18 +1,21 @@
 -- Deploy queen:stats_analytics to pg
 -- GET /api/v1/analytics/*: time series of brokers and queues (system, workers, PostgreSQL, queue lag and ops, parked long polls, retention runs).
--- Over the helpers of stats_views (queen.stats_time_range and the rest).
+-- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.analytics_system_metrics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN (
     WITH b AS (
-      SELECT b.server_id, queen.stats_bucket(b.minute, w.bucket_minutes) AS bucket,
+      SELECT b.server_id, queen_internal.stats_bucket(b.minute, w.bucket_minutes) AS bucket,
              (array_agg(b.hostname ORDER BY b.minute DESC))[1] AS hostname,
              (array_agg(b.port ORDER BY b.minute DESC))[1] AS port,
              count(*) AS samples, sum(b.requests) AS requests, sum(b.db_errors) AS db_errors,
@@ -28,7 +31,7 @@ BEGIN
     ), r AS (
       SELECT b.server_id, max(b.hostname) AS hostname, max(b.port) AS port,
              jsonb_agg(jsonb_build_object(
-               'timestamp', queen.iso_millis(b.bucket), 'sampleCount', b.samples,
+               'timestamp', queen_internal.iso_millis(b.bucket), 'sampleCount', b.samples,
                'metrics', jsonb_build_object(
                  'requests', b.requests, 'requestsPerSecond', round(b.requests / (w.bucket_minutes * 60.0), 3),
                  'dbErrors', b.db_errors,
@@ -56,14 +59,16 @@ COMMENT ON FUNCTION queen.analytics_system_metrics(text, jsonb) IS
   'GET /api/v1/analytics/system-metrics (from/to default the last hour; hostname, workerId = server id filters): per broker, bucketed requests, database errors, CPU, memory and pool figures. Broker-wide figures (not per tenant).';
 
 CREATE FUNCTION queen.analytics_worker_metrics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN (
     WITH b AS (
-      SELECT b.server_id, queen.stats_bucket(b.minute, w.bucket_minutes) AS bucket,
+      SELECT b.server_id, queen_internal.stats_bucket(b.minute, w.bucket_minutes) AS bucket,
              (array_agg(b.hostname ORDER BY b.minute DESC))[1] AS hostname,
              sum(b.push_requests) AS push_requests, sum(b.push_messages) AS push_messages,
              sum(b.pop_requests) AS pop_requests, sum(b.pop_messages) AS pop_messages,
@@ -77,7 +82,7 @@ BEGIN
     ), r AS (
       SELECT b.server_id, max(b.hostname) AS hostname,
              jsonb_agg(jsonb_build_object(
-               'timestamp', queen.iso_millis(b.bucket),
+               'timestamp', queen_internal.iso_millis(b.bucket),
                'pushRequests', b.push_requests, 'pushMessages', b.push_messages,
                'popRequests', b.pop_requests, 'popMessages', b.pop_messages,
                'ackMessages', b.ack_messages, 'ackFailed', b.ack_failed,
@@ -99,6 +104,8 @@ COMMENT ON FUNCTION queen.analytics_worker_metrics(text, jsonb) IS
   'GET /api/v1/analytics/worker-metrics (from/to default the last hour; hostname, workerId filters): per broker, bucketed push/pop/ack request and message counts, batch efficiency, parked pops and admission lanes. Broker-wide figures.';
 
 CREATE FUNCTION queen.analytics_postgres_stats(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
     'database', (SELECT jsonb_build_object(
@@ -117,26 +124,26 @@ LANGUAGE sql STABLE AS $$
     'tables', (SELECT coalesce(jsonb_agg(jsonb_build_object(
         'table', t.relname, 'liveRows', t.n_live_tup, 'deadRows', t.n_dead_tup,
         'sizeBytes', pg_total_relation_size(t.relid), 'sequentialScans', t.seq_scan, 'indexScans', t.idx_scan,
-        'lastAutovacuum', queen.iso_millis(t.last_autovacuum)) ORDER BY pg_total_relation_size(t.relid) DESC), '[]'::jsonb)
+        'lastAutovacuum', queen_internal.iso_millis(t.last_autovacuum)) ORDER BY pg_total_relation_size(t.relid) DESC), '[]'::jsonb)
       FROM pg_stat_user_tables t WHERE t.schemaname = 'queen'),
     'serverVersion', current_setting('server_version'),
-    'timestamp', queen.iso_millis(clock_timestamp()))
+    'timestamp', queen_internal.iso_millis(clock_timestamp()))
 $$;
 COMMENT ON FUNCTION queen.analytics_postgres_stats(text, jsonb) IS
   'GET /api/v1/analytics/postgres-stats: the database (size, connections, commits, cache hit ratio), connections by state, and the queen tables (estimated live/dead rows from the statistics collector, size). Database-wide figures.';
 
 -- Per-queue series for the queue-lag and queue-ops routes: one grouped pass over the
 -- minutes of the window (no per-queue call), buckets without a refresh left out.
-CREATE FUNCTION queen.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[]) RETURNS jsonb
+CREATE FUNCTION queen_internal.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[]) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN (
-    WITH q AS (SELECT id, name FROM queen.stats_queues(p_tenant, p_params)),
+    WITH q AS (SELECT id, name FROM queen_internal.stats_queues(p_tenant, p_params)),
     b AS (
-      SELECT h.queue_id, queen.stats_bucket(h.minute, w.bucket_minutes) AS bucket,
+      SELECT h.queue_id, queen_internal.stats_bucket(h.minute, w.bucket_minutes) AS bucket,
              sum(h.pushed) AS pushed, sum(h.popped) AS popped, sum(h.acked) AS acked,
              sum(h.dead_lettered) AS failed, round(avg(h.pending)) AS pending,
              round(avg(h.processing)) AS processing, max(h.lag_seconds) AS lag_seconds
@@ -146,7 +153,7 @@ BEGIN
        GROUP BY 1, 2
     ), points AS (
       SELECT b.queue_id, b.bucket, jsonb_build_object(
-               'timestamp', queen.iso_millis(b.bucket), 'pushed', b.pushed, 'popped', b.popped, 'acked', b.acked,
+               'timestamp', queen_internal.iso_millis(b.bucket), 'pushed', b.pushed, 'popped', b.popped, 'acked', b.acked,
                'failed', b.failed, 'pushedPerSecond', round(b.pushed / (w.bucket_minutes * 60.0), 3),
                'ackedPerSecond', round(b.acked / (w.bucket_minutes * 60.0), 3), 'pending', b.pending,
                'processing', b.processing, 'lagSeconds', round(b.lag_seconds::numeric, 3)) AS point
@@ -165,33 +172,39 @@ BEGIN
   );
 END;
 $$;
-COMMENT ON FUNCTION queen.analytics_per_queue(text, jsonb, text[]) IS
+COMMENT ON FUNCTION queen_internal.analytics_per_queue(text, jsonb, text[]) IS
   'Per queue of the tenant (queue, namespace, task filters) with history in the window (default the last hour): its bucketed points (buckets in which the reconciler refreshed it) reduced to the fields p_fields and timestamp.';
 
 CREATE FUNCTION queen.analytics_queue_lag(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
-  SELECT queen.analytics_per_queue(p_tenant, p_params, ARRAY['pending', 'processing', 'lagSeconds'])
+  SELECT queen_internal.analytics_per_queue(p_tenant, p_params, ARRAY['pending', 'processing', 'lagSeconds'])
 $$;
 COMMENT ON FUNCTION queen.analytics_queue_lag(text, jsonb) IS
   'GET /api/v1/analytics/queue-lag: per queue, bucketed pending, processing and lagSeconds (age of the oldest pending message).';
 
 CREATE FUNCTION queen.analytics_queue_ops(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
-  SELECT queen.analytics_per_queue(p_tenant, p_params,
+  SELECT queen_internal.analytics_per_queue(p_tenant, p_params,
                                    ARRAY['pushed', 'popped', 'acked', 'failed', 'pushedPerSecond', 'ackedPerSecond'])
 $$;
 COMMENT ON FUNCTION queen.analytics_queue_ops(text, jsonb) IS
   'GET /api/v1/analytics/queue-ops: per queue, bucketed pushed, popped, acked and failed (dead-lettered) counts and rates.';
 
 CREATE FUNCTION queen.analytics_parked_replicas(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN (
     WITH b AS (
-      SELECT b.server_id, queen.stats_bucket(b.minute, w.bucket_minutes) AS bucket, max(b.parked_pops) AS parked
+      SELECT b.server_id, queen_internal.stats_bucket(b.minute, w.bucket_minutes) AS bucket, max(b.parked_pops) AS parked
         FROM queen.broker_stats_minutes b
        WHERE b.minute >= w.first_bucket AND b.minute <= w.to_at
        GROUP BY 1, 2
@@ -202,7 +215,7 @@ BEGIN
       'replicas', coalesce((SELECT jsonb_agg(jsonb_build_object('workerId', r.server_id, 'series', r.series)
                                              ORDER BY r.server_id)
                               FROM (SELECT server_id, jsonb_agg(jsonb_build_object(
-                                      'timestamp', queen.iso_millis(bucket), 'parkedPops', parked) ORDER BY bucket) AS series
+                                      'timestamp', queen_internal.iso_millis(bucket), 'parkedPops', parked) ORDER BY bucket) AS series
                                       FROM b GROUP BY server_id) r), '[]'::jsonb))
   );
 END;
@@ -211,16 +224,18 @@ COMMENT ON FUNCTION queen.analytics_parked_replicas(text, jsonb) IS
   'GET /api/v1/analytics/queue-parked-replicas: per broker, the most long polls parked at a flush in each bucket (brokers count parked pops as a whole, not per queue, so the queue filter does not apply).';
 
 CREATE FUNCTION queen.analytics_retention(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN jsonb_build_object(
     'timeRange', w.time_range,
     'jobs', coalesce((SELECT jsonb_agg(jsonb_build_object('job', j.job, 'runs', j.runs) ORDER BY j.job)
                         FROM (SELECT r.job, jsonb_agg(jsonb_build_object(
-                                       'timestamp', queen.iso_millis(r.started_at), 'serverId', r.server_id,
+                                       'timestamp', queen_internal.iso_millis(r.started_at), 'serverId', r.server_id,
                                        'rows', coalesce((r.result->>'rows')::bigint, 0),
                                        'complete', (r.result->>'complete')::boolean,
                                        'durationMs', round(extract(epoch FROM r.finished_at - r.started_at)::numeric * 1000, 3))
@@ -233,7 +248,7 @@ BEGIN
                  'queue', q.name, 'retentionEnabled', q.retention_enabled, 'retentionSeconds', q.retention_seconds,
                  'completedRetentionSeconds', q.completed_retention_seconds, 'ttl', q.ttl,
                  'maxWaitTimeSeconds', q.max_wait_time_seconds) ORDER BY q.name)
-                          FROM queen.stats_queues(p_tenant, p_params) q), '[]'::jsonb));
+                          FROM queen_internal.stats_queues(p_tenant, p_params) q), '[]'::jsonb));
 END;
 $$;
 COMMENT ON FUNCTION queen.analytics_retention(text, jsonb) IS

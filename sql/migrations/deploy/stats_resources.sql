@@ -1,12 +1,15 @@
 -- Deploy queen:stats_resources to pg
 -- GET /api/v1/resources/*: the queues, groups, namespaces and tasks of the requester, with their counters.
--- Over the helpers of stats_views (queen.stats_time_range and the rest).
+-- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.resources_overview(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
-  WITH q AS (SELECT * FROM queen.stats_queues(p_tenant, '{}')),
+  WITH q AS (SELECT * FROM queen_internal.stats_queues(p_tenant, '{}')),
   s AS (SELECT s.*, extract(epoch FROM clock_timestamp() - s.oldest_pending_at) AS lag_s
           FROM queen.queue_stats s JOIN q ON q.id = s.queue_id),
   recent AS (
@@ -19,7 +22,7 @@ LANGUAGE sql STABLE AS $$
     'partitions', (SELECT coalesce(sum(partitions), 0) FROM s),
     'namespaces', (SELECT count(DISTINCT namespace) FROM q WHERE namespace <> ''),
     'tasks', (SELECT count(DISTINCT task) FROM q WHERE task <> ''),
-    'messages', (SELECT queen.stats_counters(sum(total), sum(pending), sum(processing), sum(completed),
+    'messages', (SELECT queen_internal.stats_counters(sum(total), sum(pending), sum(processing), sum(completed),
                                              sum(dead_letter))::jsonb FROM s),
     'lag', jsonb_build_object(
       'time', (SELECT jsonb_build_object(
@@ -33,16 +36,18 @@ LANGUAGE sql STABLE AS $$
                    'min', coalesce(min(pending), 0), 'max', coalesce(max(pending), 0)) FROM s)),
     'throughput', (SELECT jsonb_build_object('ingestedPerSecond', round(pushed / 300.0, 3),
                                              'processedPerSecond', round(acked / 300.0, 3)) FROM recent),
-    'timestamp', queen.iso_millis(clock_timestamp()),
-    'statsAge', (SELECT queen.stats_age_seconds(min(updated_at)) FROM s))
+    'timestamp', queen_internal.iso_millis(clock_timestamp()),
+    'statsAge', (SELECT queen_internal.stats_age_seconds(min(updated_at)) FROM s))
 $$;
 COMMENT ON FUNCTION queen.resources_overview(text, jsonb) IS
   'GET /api/v1/resources/overview for tenant p_tenant: counts of queues, partitions, namespaces and tasks, message counters, lag (time in seconds, offset in messages) over queues, throughput of the last 5 minutes, timestamp and statsAge (seconds since the stalest refresh).';
 
 CREATE FUNCTION queen.resources_queues(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   WITH q AS (
-    SELECT q.* FROM queen.stats_queues(p_tenant, p_params - 'queue') q
+    SELECT q.* FROM queen_internal.stats_queues(p_tenant, p_params - 'queue') q
      WHERE p_params->>'search' IS NULL
         OR strpos(lower(q.name), lower(p_params->>'search')) > 0
   ), page AS (
@@ -54,7 +59,7 @@ LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
     'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
         'id', p.id, 'name', p.name, 'namespace', nullif(p.namespace, ''), 'task', nullif(p.task, ''),
-        'createdAt', queen.iso_millis(p.created_at),
+        'createdAt', queen_internal.iso_millis(p.created_at),
         'partitions', coalesce(p.n_partitions, (SELECT count(*) FROM queen.partitions x WHERE x.queue_id = p.id)),
         'messages', jsonb_build_object('total', coalesce(p.total, 0), 'pending', coalesce(p.pending, 0),
                                        'processing', coalesce(p.processing, 0)))
@@ -67,28 +72,30 @@ COMMENT ON FUNCTION queen.resources_queues(text, jsonb) IS
   'GET /api/v1/resources/queues: the tenant''s queues (namespace, task and search = case-insensitive substring of the name filters), newest first, paged by limit (default 100) and offset, with partitions and message counters from queue_stats; total = matching queues.';
 
 CREATE FUNCTION queen.resources_queue(p_tenant text, p_params jsonb) RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   WITH q AS (SELECT * FROM queen.queues q
-              WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
-  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
-  t AS (SELECT s.* FROM q, queen.compute_queue_stats(q.id) s)
+              WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
+  p AS (SELECT x.* FROM q, queen_internal.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
+  t AS (SELECT s.* FROM q, queen_internal.compute_queue_stats(q.id) s)
   SELECT jsonb_build_object(
     'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-    'createdAt', queen.iso_millis(q.created_at),
+    'createdAt', queen_internal.iso_millis(q.created_at),
     'partitions', coalesce((SELECT jsonb_agg(jsonb_build_object(
-        'id', p.id, 'name', p.name, 'createdAt', queen.iso_millis(p.created_at),
-        'stats', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
-        'oldestMessage', queen.iso_millis(p.oldest_message_at), 'newestMessage', queen.iso_millis(p.newest_message_at))
+        'id', p.id, 'name', p.name, 'createdAt', queen_internal.iso_millis(p.created_at),
+        'stats', queen_internal.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
+        'oldestMessage', queen_internal.iso_millis(p.oldest_message_at), 'newestMessage', queen_internal.iso_millis(p.newest_message_at))
         ORDER BY p.name) FROM p), '[]'::jsonb),
     'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
                                      'total', (SELECT t.partitions FROM t)),
-    'totals', (SELECT queen.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter) FROM t))
+    'totals', (SELECT queen_internal.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter) FROM t))
     FROM q
 $$;
 COMMENT ON FUNCTION queen.resources_queue(text, jsonb) IS
   'GET /api/v1/resources/queues/:queue (p_params.queue, limit, offset): the queue with one page of its partitions (by name) and their live counters (total, pending, processing, completed, failed, deadLetter) and oldest/newest message times, pagination {limit, offset, total partitions}, and the whole queue''s totals computed now (compute_queue_stats); null when the tenant has no such queue.';
 
-CREATE FUNCTION queen.resources_groups(p_tenant text, p_by text) RETURNS jsonb
+CREATE FUNCTION queen_internal.resources_groups(p_tenant text, p_by text) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            p_by, g.key, 'queues', g.queues, 'partitions', g.partitions,
@@ -96,21 +103,25 @@ LANGUAGE sql STABLE AS $$
     FROM (SELECT CASE p_by WHEN 'namespace' THEN q.namespace ELSE q.task END AS key, count(*) AS queues,
                  coalesce(sum(s.partitions), 0) AS partitions, coalesce(sum(s.total), 0) AS total,
                  coalesce(sum(s.pending), 0) AS pending
-            FROM queen.stats_queues(p_tenant, '{}') q
+            FROM queen_internal.stats_queues(p_tenant, '{}') q
             LEFT JOIN queen.queue_stats s ON s.queue_id = q.id
            WHERE CASE p_by WHEN 'namespace' THEN q.namespace ELSE q.task END <> ''
            GROUP BY 1) g
 $$;
-COMMENT ON FUNCTION queen.resources_groups(text, text) IS
+COMMENT ON FUNCTION queen_internal.resources_groups(text, text) IS
   'The tenant''s queues grouped by namespace or task (p_by): [{<p_by>, queues, partitions, messages {total, pending}}]; queues without one are left out.';
 
 CREATE FUNCTION queen.resources_namespaces(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('namespaces', queen.resources_groups(p_tenant, 'namespace')) $$;
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('namespaces', queen_internal.resources_groups(p_tenant, 'namespace')) $$;
 COMMENT ON FUNCTION queen.resources_namespaces(text, jsonb) IS
   'GET /api/v1/resources/namespaces: {"namespaces": [{namespace, queues, partitions, messages {total, pending}}]}.';
 
 CREATE FUNCTION queen.resources_tasks(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('tasks', queen.resources_groups(p_tenant, 'task')) $$;
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('tasks', queen_internal.resources_groups(p_tenant, 'task')) $$;
 COMMENT ON FUNCTION queen.resources_tasks(text, jsonb) IS
   'GET /api/v1/resources/tasks: {"tasks": [{task, queues, partitions, messages {total, pending}}]}.';
 

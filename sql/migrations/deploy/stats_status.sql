@@ -1,15 +1,16 @@
 -- Deploy queen:stats_status to pg
 -- GET /api/v1/status*: the dashboard's status pages (overview, queues, one queue, its messages, analytics) over a time range.
--- Over the helpers of stats_views (queen.stats_time_range and the rest).
+-- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The brokers seen in [p_from, p_to] with their figures summed over it.
-CREATE FUNCTION queen.stats_workers(p_from timestamptz, p_to timestamptz) RETURNS jsonb
+CREATE FUNCTION queen_internal.stats_workers(p_from timestamptz, p_to timestamptz) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'workerId', w.server_id, 'hostname', w.hostname, 'port', w.port,
-           'lastSeen', queen.iso_millis(w.last_minute + interval '1 minute'),
+           'lastSeen', queen_internal.iso_millis(w.last_minute + interval '1 minute'),
            'requests', w.requests, 'pushMessages', w.push_messages, 'popMessages', w.pop_messages,
            'ackMessages', w.ack_messages, 'ackFailed', w.ack_failed, 'dbErrors', w.db_errors,
            'poolSize', w.pool_size, 'poolInUse', w.pool_in_use, 'parkedPops', w.parked_pops)
@@ -27,19 +28,21 @@ LANGUAGE sql STABLE AS $$
            WHERE b.minute >= date_trunc('minute', p_from) AND b.minute <= p_to
            GROUP BY b.server_id) w
 $$;
-COMMENT ON FUNCTION queen.stats_workers(timestamptz, timestamptz) IS
+COMMENT ON FUNCTION queen_internal.stats_workers(timestamptz, timestamptz) IS
   'Brokers with figures in [p_from, p_to]: counters summed over the window, gauges of their newest minute.';
 
 CREATE FUNCTION queen.status_overview(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
   v_ids uuid[];
   v_series jsonb;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
-  SELECT coalesce(array_agg(q.id), '{}') INTO v_ids FROM queen.stats_queues(p_tenant, p_params) q;
-  v_series := queen.stats_series(v_ids, w.from_at, w.to_at, w.bucket_minutes);
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
+  SELECT coalesce(array_agg(q.id), '{}') INTO v_ids FROM queen_internal.stats_queues(p_tenant, p_params) q;
+  v_series := queen_internal.stats_series(v_ids, w.from_at, w.to_at, w.bucket_minutes);
   RETURN (
     WITH s AS (SELECT s.*, q.name, q.namespace, q.task FROM queen.queue_stats s
                  JOIN queen.queues q ON q.id = s.queue_id WHERE s.queue_id = ANY (v_ids)),
@@ -66,11 +69,11 @@ BEGIN
       'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
           'id', s.queue_id, 'name', s.name, 'namespace', nullif(s.namespace, ''), 'task', nullif(s.task, ''),
           'partitions', s.partitions,
-          'messages', queen.stats_counters(s.total, s.pending, s.processing, s.completed, s.dead_letter),
+          'messages', queen_internal.stats_counters(s.total, s.pending, s.processing, s.completed, s.dead_letter),
           'pushed', coalesce(m.pushed, 0), 'popped', coalesce(m.popped, 0), 'acked', coalesce(m.acked, 0),
           'failed', coalesce(m.failed, 0)) ORDER BY s.name)
           FROM s LEFT JOIN moved m ON m.queue_id = s.queue_id), '[]'::jsonb),
-      'messages', (SELECT queen.stats_counters(sum(total)::bigint, sum(pending)::bigint, sum(processing)::bigint,
+      'messages', (SELECT queen_internal.stats_counters(sum(total)::bigint, sum(pending)::bigint, sum(processing)::bigint,
                                                sum(completed)::bigint, sum(dead_letter)::bigint) FROM s)
                   || (SELECT jsonb_build_object(
                         'requests', requests,
@@ -81,10 +84,10 @@ BEGIN
       'deadLetterQueue', jsonb_build_object(
           'total', (SELECT coalesce(sum(dead_letter), 0) FROM s),
           'addedInRange', (SELECT coalesce(sum(failed), 0) FROM moved)),
-      'workers', queen.stats_workers(w.from_at, w.to_at),
+      'workers', queen_internal.stats_workers(w.from_at, w.to_at),
       'errors', (SELECT jsonb_build_object('dbErrors', db_errors, 'ackFailed', ack_failed,
                                            'total', db_errors + ack_failed) FROM brokers),
-      'statsAge', (SELECT queen.stats_age_seconds(min(updated_at)) FROM s))
+      'statsAge', (SELECT queen_internal.stats_age_seconds(min(updated_at)) FROM s))
   );
 END;
 $$;
@@ -92,15 +95,17 @@ COMMENT ON FUNCTION queen.status_overview(text, jsonb) IS
   'GET /api/v1/status (from/to default the last hour; queue, namespace, task filters): timeRange, bucketMinutes, pointCount, throughput[] (stats_series), queues[] with counters and window totals, messages (counters, requests, batchEfficiency = pushed messages per push request), leases (live), deadLetterQueue, workers[] (brokers), errors (broker database errors and failed acks in the window), statsAge.';
 
 CREATE FUNCTION queen.status_queues(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
   v_limit int := coalesce((p_params->>'limit')::int, 100);
   v_offset int := coalesce((p_params->>'offset')::int, 0);
 BEGIN
-  w := queen.stats_time_range(p_params, interval '1 hour');
+  w := queen_internal.stats_time_range(p_params, interval '1 hour');
   RETURN (
-    WITH q AS (SELECT * FROM queen.stats_queues(p_tenant, p_params - 'queue')),
+    WITH q AS (SELECT * FROM queen_internal.stats_queues(p_tenant, p_params - 'queue')),
     page AS (SELECT q.*, s.partitions AS n_partitions, s.total, s.pending, s.processing, s.completed,
                     s.dead_letter, s.consumer_groups, s.oldest_pending_at, s.updated_at AS stats_at
                FROM q LEFT JOIN queen.queue_stats s ON s.queue_id = q.id
@@ -114,15 +119,15 @@ BEGIN
     SELECT jsonb_build_object(
       'queues', coalesce((SELECT jsonb_agg(jsonb_build_object(
           'id', p.id, 'name', p.name, 'namespace', nullif(p.namespace, ''), 'task', nullif(p.task, ''),
-          'createdAt', queen.iso_millis(p.created_at),
+          'createdAt', queen_internal.iso_millis(p.created_at),
           'partitions', coalesce(p.n_partitions, 0), 'consumerGroups', coalesce(p.consumer_groups, 0),
-          'messages', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
+          'messages', queen_internal.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
           'throughput', jsonb_build_object('pushed', coalesce(m.pushed, 0), 'popped', coalesce(m.popped, 0),
                                            'acked', coalesce(m.acked, 0), 'failed', coalesce(m.failed, 0)),
           'lag', jsonb_build_object(
               'offset', coalesce(p.pending, 0),
               'timeSeconds', round(coalesce(greatest(extract(epoch FROM clock_timestamp() - p.oldest_pending_at), 0), 0)::numeric, 3)),
-          'statsAge', queen.stats_age_seconds(p.stats_at)) ORDER BY p.name)
+          'statsAge', queen_internal.stats_age_seconds(p.stats_at)) ORDER BY p.name)
           FROM page p LEFT JOIN moved m ON m.queue_id = p.id), '[]'::jsonb),
       'timeRange', w.time_range,
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset, 'total', (SELECT count(*) FROM q)))
@@ -133,18 +138,20 @@ COMMENT ON FUNCTION queen.status_queues(text, jsonb) IS
   'GET /api/v1/status/queues: the tenant''s queues (namespace, task filters) by name, paged by limit (100) and offset, with counters, throughput in the window (default the last hour), lag and statsAge; pagination {limit, offset, total}.';
 
 CREATE FUNCTION queen.status_queue(p_tenant text, p_params jsonb) RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   WITH q AS (SELECT * FROM queen.queues q
-              WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
-  p AS (SELECT x.* FROM q, queen.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
-  t AS (SELECT s.* FROM q, queen.compute_queue_stats(q.id) s),
+              WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
+  p AS (SELECT x.* FROM q, queen_internal.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
+  t AS (SELECT s.* FROM q, queen_internal.compute_queue_stats(q.id) s),
   groups AS (SELECT c.partition_id, count(*) AS n,
                     count(*) FILTER (WHERE c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp()) AS leased
                FROM queen.consumers c WHERE c.partition_id IN (SELECT id FROM p) GROUP BY c.partition_id)
   SELECT jsonb_build_object(
     'queue', jsonb_build_object(
       'id', q.id, 'name', q.name, 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-      'createdAt', queen.iso_millis(q.created_at), 'updatedAt', queen.iso_millis(q.updated_at),
+      'createdAt', queen_internal.iso_millis(q.created_at), 'updatedAt', queen_internal.iso_millis(q.updated_at),
       'config', jsonb_build_object(
         'leaseTime', q.lease_time, 'retryLimit', q.retry_limit, 'retryDelay', q.retry_delay_ms,
         'priority', q.priority, 'delayedProcessing', q.delayed_processing, 'windowBuffer', q.window_buffer,
@@ -153,15 +160,15 @@ LANGUAGE sql STABLE AS $$
         'maxWaitTimeSeconds', q.max_wait_time_seconds, 'deadLetterQueue', q.dead_letter_queue,
         'dlqAfterMaxRetries', q.dlq_after_max_retries, 'encryptionEnabled', q.encryption_enabled)),
     'partitions', coalesce((SELECT jsonb_agg(jsonb_build_object(
-        'id', p.id, 'name', p.name, 'createdAt', queen.iso_millis(p.created_at),
-        'messages', queen.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
+        'id', p.id, 'name', p.name, 'createdAt', queen_internal.iso_millis(p.created_at),
+        'messages', queen_internal.stats_counters(p.total, p.pending, p.processing, p.completed, p.dead_letter),
         'consumerGroups', coalesce(g.n, 0), 'activeLeases', coalesce(g.leased, 0),
         'lagSeconds', round(coalesce(greatest(extract(epoch FROM clock_timestamp() - p.oldest_pending_at), 0), 0)::numeric, 3),
-        'oldestMessage', queen.iso_millis(p.oldest_message_at), 'newestMessage', queen.iso_millis(p.newest_message_at))
+        'oldestMessage', queen_internal.iso_millis(p.oldest_message_at), 'newestMessage', queen_internal.iso_millis(p.newest_message_at))
         ORDER BY p.name) FROM p LEFT JOIN groups g ON g.partition_id = p.id), '[]'::jsonb),
     'pagination', jsonb_build_object('limit', (p_params->>'limit')::int, 'offset', (p_params->>'offset')::int,
                                      'total', (SELECT t.partitions FROM t)),
-    'totals', (SELECT queen.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter)
+    'totals', (SELECT queen_internal.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter)
                       || jsonb_build_object('partitions', t.partitions) FROM t))
     FROM q
 $$;
@@ -169,6 +176,8 @@ COMMENT ON FUNCTION queen.status_queue(text, jsonb) IS
   'GET /api/v1/status/queues/:queue (p_params.queue, limit, offset): {queue {…, config}, partitions [one page by name: live counters, consumer groups, active leases, lag], pagination {limit, offset, total partitions}, totals of the whole queue computed now}; null when the tenant has no such queue.';
 
 CREATE FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_queue queen.queues;
@@ -176,7 +185,7 @@ DECLARE
   v_offset int := coalesce((p_params->>'offset')::int, 0);
 BEGIN
   SELECT * INTO v_queue FROM queen.queues q
-   WHERE q.tenant = queen.tenant_arg(p_tenant) AND q.name = p_params->>'queue';
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_params->>'queue';
   IF NOT FOUND THEN
     RETURN NULL;
   END IF;
@@ -208,7 +217,7 @@ BEGIN
              WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > clock_timestamp() AND x.seq <= c.lease_max_seq
                THEN 'processing'
              ELSE 'pending' END,
-          'createdAt', queen.iso_millis(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
+          'createdAt', queen_internal.iso_millis(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset))
       FROM page x
       LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = '__QUEUE_MODE__'
@@ -219,6 +228,8 @@ COMMENT ON FUNCTION queen.status_queue_messages(text, jsonb) IS
   'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, through messages_pkey. Null when the tenant has no such queue.';
 
 CREATE FUNCTION queen.status_analytics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w record;
@@ -227,7 +238,7 @@ DECLARE
   v_ids uuid[];
   v_series jsonb;
 BEGIN
-  w := queen.stats_time_range(p_params, interval '24 hours');
+  w := queen_internal.stats_time_range(p_params, interval '24 hours');
   v_minutes := CASE v_interval WHEN 'minute' THEN 1 WHEN 'day' THEN 1440 ELSE 60 END;
   IF v_interval NOT IN ('minute', 'hour', 'day') THEN
     v_interval := 'hour';
@@ -237,11 +248,11 @@ BEGIN
   WHILE extract(epoch FROM w.to_at - w.from_at) / 60 / v_minutes > 1500 LOOP
     v_minutes := v_minutes * 2;
   END LOOP;
-  SELECT coalesce(array_agg(q.id), '{}') INTO v_ids FROM queen.stats_queues(p_tenant, p_params) q;
-  v_series := queen.stats_series(v_ids, w.from_at, w.to_at, v_minutes);
+  SELECT coalesce(array_agg(q.id), '{}') INTO v_ids FROM queen_internal.stats_queues(p_tenant, p_params) q;
+  v_series := queen_internal.stats_series(v_ids, w.from_at, w.to_at, v_minutes);
   RETURN jsonb_build_object(
     'timeRange', w.time_range,
-    'from', queen.iso_millis(w.from_at), 'to', queen.iso_millis(w.to_at),
+    'from', queen_internal.iso_millis(w.from_at), 'to', queen_internal.iso_millis(w.to_at),
     'interval', v_interval, 'bucketMinutes', v_minutes,
     'dataPoints', (SELECT coalesce(jsonb_agg(e || jsonb_build_object('messages', e->'pushed')), '[]'::jsonb)
                      FROM jsonb_array_elements(v_series) e),

@@ -1,11 +1,12 @@
 -- Deploy queen:store_messages to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Messages of a queue not yet consumed by every consumer group of their partition
 -- (a partition nobody consumes counts all its messages). This is what maxSize caps.
 -- It reads only the pending tail of each partition, so its cost is bounded by the
 -- cap itself on a queue that enforces one.
-CREATE FUNCTION queen.queue_pending_count(p_queue_id uuid) RETURNS bigint
+CREATE FUNCTION queen_internal.queue_pending_count(p_queue_id uuid) RETURNS bigint
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(sum(pending.n), 0)::bigint
     FROM queen.partitions p
@@ -16,7 +17,7 @@ LANGUAGE sql STABLE AS $$
     ) pending
    WHERE p.queue_id = p_queue_id
 $$;
-COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
+COMMENT ON FUNCTION queen_internal.queue_pending_count(uuid) IS
   'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
 
 -- The partitions a batch of push items writes, locked: one row per distinct
@@ -35,14 +36,14 @@ CREATE TYPE queen.push_target AS (
   encryption_enabled bool
 );
 
-CREATE FUNCTION queen.lock_push_targets(p_items jsonb, p_tenant text) RETURNS queen.push_target[]
+CREATE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_tenant text) RETURNS queen.push_target[]
 -- PL/pgSQL, not SQL: the plan is cached per connection instead of planned on every push.
 LANGUAGE plpgsql AS $$
 BEGIN
   RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
                        k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
     FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
-            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen.push_item_partition(x.e) AS partition_name
+            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen_internal.push_item_partition(x.e) AS partition_name
                     FROM jsonb_array_elements(p_items) AS x(e)) n
             LEFT JOIN LATERAL (SELECT q.id, q.max_size, q.encryption_enabled FROM queen.queues q
                                 WHERE q.tenant = p_tenant AND q.name = n.queue_name) q ON true
@@ -53,7 +54,7 @@ BEGIN
     LEFT JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = k.partition_id FOR UPDATE) l ON true);
 END;
 $$;
-COMMENT ON FUNCTION queen.lock_push_targets(jsonb, text) IS
+COMMENT ON FUNCTION queen_internal.lock_push_targets(jsonb, text) IS
   'Internal to store_messages: the distinct (queue, partition) pairs of push items in tenant p_tenant, their partition rows locked FOR UPDATE in ascending id, with last_seq read under the lock; partition_id null for a pair not created yet.';
 
 -- store_messages in named steps. The helpers below are internal to it: PL/pgSQL, so each
@@ -65,7 +66,7 @@ COMMENT ON FUNCTION queen.lock_push_targets(jsonb, text) IS
 -- from the name; name order, so concurrent creators cannot deadlock. Missing
 -- partitions, in key order for the same reason, then (a statement later, see
 -- add_partition_cursors) the cursor rows of the groups registered on their queue.
-CREATE FUNCTION queen.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
+CREATE FUNCTION queen_internal.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
 RETURNS queen.push_target[]
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -73,7 +74,7 @@ DECLARE
   v_targets queen.push_target[];
 BEGIN
   INSERT INTO queen.queues (tenant, name, namespace, task)
-  SELECT p_tenant, n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
+  SELECT p_tenant, n.name, coalesce(n.namespace, queen_internal.queue_namespace_of(n.name)), coalesce(n.task, queen_internal.queue_task_of(n.name))
     FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
                  nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
             FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
@@ -93,9 +94,9 @@ BEGIN
   )
   SELECT array_agg(created.id) INTO v_created_partitions FROM created;
   IF v_created_partitions IS NOT NULL THEN
-    PERFORM queen.add_partition_cursors(v_created_partitions);
+    PERFORM queen_internal.add_partition_cursors(v_created_partitions);
   END IF;
-  v_targets := queen.lock_push_targets(p_items, p_tenant);
+  v_targets := queen_internal.lock_push_targets(p_items, p_tenant);
   IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
     -- its queue was deleted between the two statements: the caller may retry
     RAISE EXCEPTION 'store_messages: a queue of this push was deleted while the push created it'
@@ -104,23 +105,23 @@ BEGIN
   RETURN v_targets;
 END;
 $$;
-COMMENT ON FUNCTION queen.create_push_targets(jsonb, text, queen.push_target[]) IS
+COMMENT ON FUNCTION queen_internal.create_push_targets(jsonb, text, queen.push_target[]) IS
   'Internal to store_messages: creates the missing queues, partitions and cursor rows of push items of tenant p_tenant (name and key order), then returns lock_push_targets again; 40001 when a queue was deleted meanwhile.';
 
 -- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
 -- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every item
 -- of such a partition is refused, so the broker re-sends them encrypted, in order.
-CREATE FUNCTION queen.refused_push_partitions(p_items jsonb, p_targets queen.push_target[]) RETURNS uuid[]
+CREATE FUNCTION queen_internal.refused_push_partitions(p_items jsonb, p_targets queen.push_target[]) RETURNS uuid[]
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT array_agg(DISTINCT t.partition_id)
             FROM jsonb_array_elements(p_items) AS x(e)
-            JOIN unnest(p_targets) t ON t.queue_name = x.e ->> 'queue' AND t.partition_name = queen.push_item_partition(x.e)
+            JOIN unnest(p_targets) t ON t.queue_name = x.e ->> 'queue' AND t.partition_name = queen_internal.push_item_partition(x.e)
            WHERE t.encryption_enabled
              AND coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false));
 END;
 $$;
-COMMENT ON FUNCTION queen.refused_push_partitions(jsonb, queen.push_target[]) IS
+COMMENT ON FUNCTION queen_internal.refused_push_partitions(jsonb, queen.push_target[]) IS
   'Internal to store_messages: the partitions of encryptionEnabled queues that receive a plaintext item sent with keyHeld; every item of those partitions is refused.';
 
 -- One statement: dedup (within the batch, against stored rows and live tombstones),
@@ -131,7 +132,7 @@ COMMENT ON FUNCTION queen.refused_push_partitions(jsonb, queen.push_target[]) IS
 -- writer that skipped the partition lock, and is raised as such). Outcomes are computed
 -- with window functions over the items, never by joining the item list with itself,
 -- so the cost stays linear in the batch size.
-CREATE FUNCTION queen.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[],
+CREATE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[],
                                         p_targets queen.push_target[], p_refused_partitions uuid[],
                                         p_created_at timestamptz)
 RETURNS SETOF queen.push_result
@@ -141,12 +142,12 @@ BEGIN
   WITH items AS (
     SELECT (x.ord - 1)::int AS idx,
            x.e ->> 'queue' AS queue_name,
-           queen.push_item_partition(x.e) AS partition_name,
+           queen_internal.push_item_partition(x.e) AS partition_name,
            coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
-           coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
+           coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
+           coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
@@ -172,7 +173,7 @@ BEGIN
              OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
       FROM resolved r
   ), room AS (
-    SELECT r.queue_id, max(r.max_size) - queen.queue_pending_count(r.queue_id) AS free_slots
+    SELECT r.queue_id, max(r.max_size) - queen_internal.queue_pending_count(r.queue_id) AS free_slots
       FROM ranked r
      WHERE r.max_size > 0 AND r.is_new
      GROUP BY r.queue_id
@@ -229,7 +230,7 @@ BEGIN
    ORDER BY n.idx;
 END;
 $$;
-COMMENT ON FUNCTION queen.insert_push_items(jsonb, text, uuid[], queen.push_target[], uuid[], timestamptz) IS
+COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb, text, uuid[], queen.push_target[], uuid[], timestamptz) IS
   'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
 
 -- The one implementation of storing push items: creates missing queues and
@@ -241,16 +242,17 @@ COMMENT ON FUNCTION queen.insert_push_items(jsonb, text, uuid[], queen.push_targ
 -- push_messages (a push, and the stored half of a push with timers) and
 -- fire_locked_timers (timers coming due). Every queue it names is p_tenant's: another
 -- tenant's queue of the same name is never touched.
-CREATE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
+CREATE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
                                      p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
 RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, and never a sequential scan of a
--- table that was tiny when the plan was made (docs/procedures.md, plans)
+-- one plan per statement and connection, never re-planned per call, never a sequential scan of a
+-- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
 SET plan_cache_mode = force_generic_plan
 SET enable_seqscan = off
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_created_at timestamptz;
   v_targets queen.push_target[];
   v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
@@ -265,9 +267,9 @@ BEGIN
 
   -- 1. Lock the partitions (ascending id), reading last_seq under the lock; create the
   --    queues and partitions that do not exist yet.
-  v_targets := queen.lock_push_targets(p_items, v_tenant);
+  v_targets := queen_internal.lock_push_targets(p_items, v_tenant);
   IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
-    v_targets := queen.create_push_targets(p_items, v_tenant, v_targets);
+    v_targets := queen_internal.create_push_targets(p_items, v_tenant, v_targets);
   END IF;
   -- Per partition, seq order, created_at order and commit order agree: the timestamp is
   -- taken once the locks are held.
@@ -276,15 +278,15 @@ BEGIN
   -- 2. Encryption's safety net; a push without keyHeld items (a broker without a key)
   --    pays one scan of the items.
   IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
-    v_refused_partitions := queen.refused_push_partitions(p_items, v_targets);
+    v_refused_partitions := queen_internal.refused_push_partitions(p_items, v_targets);
   END IF;
 
   -- 3. Store them.
-  RETURN QUERY SELECT * FROM queen.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
+  RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
                                                      v_refused_partitions, v_created_at);
 END;
 $$;
-COMMENT ON FUNCTION queen.store_messages(jsonb, text, uuid[], text) IS
+COMMENT ON FUNCTION queen_internal.store_messages(jsonb, text, uuid[], text) IS
   'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
 
 COMMIT;

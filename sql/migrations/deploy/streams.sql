@@ -5,14 +5,13 @@
 -- operators (windows, gates, watermarks) run in the client SDK; the server only
 -- keeps rows and commits cycles atomically.
 BEGIN;
-
-CREATE SCHEMA IF NOT EXISTS queen_internal;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- One row per query of a tenant. The name is the SDK's queryId; the hash is the
 -- SDK's digest of its operator chain, so a changed chain is refused until the
 -- client asks for a reset.
 CREATE TABLE queen.stream_queries (
-  id           uuid              NOT NULL DEFAULT queen.uuid_v7(),
+  id           uuid              NOT NULL DEFAULT queen_internal.uuid_v7(),
   tenant       queen.tenant_text NOT NULL,
   name         queen.name_text   NOT NULL,
   source_queue queen.name_text   NOT NULL,  -- informational: not checked to exist
@@ -107,7 +106,7 @@ COMMENT ON FUNCTION queen_internal.stream_key_retention() IS
 
 -- ------------------------------------------------------------------- usage
 -- Adds deltas to this session's stripe of p_tenant; growth is checked against
--- the tenant's quota (queen.check_tenant_quota with quota stream_state_bytes:
+-- the tenant's quota (queen_internal.check_tenant_quota with quota stream_state_bytes:
 -- session setting queen.tenant_max_stream_state_bytes, QQ429 past it).
 CREATE FUNCTION queen_internal.add_stream_usage(p_tenant text, p_keys bigint, p_bytes bigint) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -118,13 +117,13 @@ BEGIN
     RETURN;
   END IF;
   INSERT INTO queen.stream_usage AS u (tenant, stripe, state_keys, state_bytes)
-  VALUES (p_tenant, (pg_backend_pid() % queen.tenant_usage_stripes())
-                    + CASE WHEN p_bytes < 0 THEN queen.tenant_usage_stripes() ELSE 0 END, p_keys, p_bytes)
+  VALUES (p_tenant, (pg_backend_pid() % queen_internal.tenant_usage_stripes())
+                    + CASE WHEN p_bytes < 0 THEN queen_internal.tenant_usage_stripes() ELSE 0 END, p_keys, p_bytes)
   ON CONFLICT ON CONSTRAINT stream_usage_pkey DO UPDATE
      SET state_keys = u.state_keys + EXCLUDED.state_keys, state_bytes = u.state_bytes + EXCLUDED.state_bytes;
   IF p_bytes > 0 THEN
     SELECT coalesce(sum(u.state_bytes), 0) INTO v_bytes FROM queen.stream_usage u WHERE u.tenant = p_tenant;
-    PERFORM queen.check_tenant_quota(p_tenant, 'stream_state_bytes', v_bytes);
+    PERFORM queen_internal.check_tenant_quota(p_tenant, 'stream_state_bytes', v_bytes);
   END IF;
 END;
 $$;
@@ -132,9 +131,11 @@ COMMENT ON FUNCTION queen_internal.add_stream_usage(text, bigint, bigint) IS
   'Adds key and byte deltas to this session''s stripe of p_tenant''s stream usage (give-back on separate stripes); growth past QUEEN_TENANT_MAX_STREAM_STATE_BYTES raises QQ429.';
 
 CREATE FUNCTION queen.stream_usage_of(p_tenant text, OUT state_keys bigint, OUT state_bytes bigint)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(sum(u.state_keys), 0)::bigint, coalesce(sum(u.state_bytes), 0)::bigint
-    FROM queen.stream_usage u WHERE u.tenant = queen.tenant_arg(p_tenant)
+    FROM queen.stream_usage u WHERE u.tenant = queen_internal.tenant_arg(p_tenant)
 $$;
 COMMENT ON FUNCTION queen.stream_usage_of(text) IS
   'The stream state tenant p_tenant ('''' = default) stores now: keys and counted bytes.';
@@ -157,9 +158,12 @@ CREATE TRIGGER stream_queries_give_back BEFORE DELETE ON queen.stream_queries
 
 -- ---------------------------------------------------------------- register
 CREATE FUNCTION queen.stream_register_query(p_request jsonb, p_tenant text) RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_name text := p_request ->> 'name';
   v_source text := p_request ->> 'source_queue';
   v_sink text := nullif(p_request ->> 'sink_queue', '');
@@ -217,16 +221,19 @@ COMMENT ON FUNCTION queen.stream_register_query(jsonb, text) IS
 -- The query of a (tenant, query id): null when the id is not a UUID or not the tenant's.
 CREATE FUNCTION queen_internal.stream_query_of(p_tenant text, p_query_id text) RETURNS queen.stream_queries
 LANGUAGE sql STABLE AS $$
-  SELECT s.* FROM queen.stream_queries s WHERE s.id = queen.uuid_or_null(p_query_id) AND s.tenant = p_tenant
+  SELECT s.* FROM queen.stream_queries s WHERE s.id = queen_internal.uuid_or_null(p_query_id) AND s.tenant = p_tenant
 $$;
 COMMENT ON FUNCTION queen_internal.stream_query_of(text, text) IS
   'The stream query with id p_query_id of tenant p_tenant; null when p_query_id is not a UUID or names no query of the tenant.';
 
 CREATE FUNCTION queen.stream_state_get(p_request jsonb, p_tenant text) RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+SET jit = off
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
-  v_partition_id uuid := queen.uuid_or_null(p_request ->> 'partition_id');
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_partition_id uuid := queen_internal.uuid_or_null(p_request ->> 'partition_id');
   v_keys text[];
   v_prefix text := nullif(p_request ->> 'key_prefix', '');
   v_ripe numeric := CASE WHEN jsonb_typeof(p_request -> 'ripe_at_or_before') = 'number'
@@ -235,7 +242,7 @@ DECLARE
   v_rows jsonb;
   v_count bigint;
 BEGIN
-  IF queen.uuid_or_null(p_request ->> 'query_id') IS NULL THEN
+  IF queen_internal.uuid_or_null(p_request ->> 'query_id') IS NULL THEN
     RETURN jsonb_build_object('success', false, 'error', 'query_id must be a UUID');
   ELSIF v_partition_id IS NULL THEN
     RETURN jsonb_build_object('success', false, 'error', 'partition_id must be a UUID');
@@ -343,7 +350,7 @@ $$;
 COMMENT ON FUNCTION queen_internal.apply_stream_state_ops(queen.stream_queries, uuid, jsonb, timestamptz) IS
   'Internal to stream_cycle: applies state ops [{type: upsert|delete, key, value?}] in order to one shard (the last op of a key decides), keeps the tenant''s usage; returns the op count. QS001 on an unknown type or a bad key; 22023 past QUEEN_STREAM_MAX_STATE_OPS or QUEEN_STREAM_MAX_VALUE_BYTES; QQ429 past the state quota.';
 
--- The source ack of a cycle: queen.transaction_ack (the ack of POST /transaction:
+-- The source ack of a cycle: queen_internal.transaction_ack (the ack of POST /transaction:
 -- the message by (transactionId, partition), the lease fence, the cursor moving
 -- forward only, failed/dlq dead-lettered at once) followed by the lease release
 -- the cycle asks for. Raises QS001 with the reason on a failed ack.
@@ -363,7 +370,7 @@ BEGIN
   IF v_status NOT IN ('completed', 'success', 'failed', 'dlq') THEN
     RAISE EXCEPTION 'Unknown ack.status: %', p_ack ->> 'status' USING ERRCODE = 'QS001';
   END IF;
-  v_ack := queen.transaction_ack(jsonb_build_object(
+  v_ack := queen_internal.transaction_ack(jsonb_build_object(
              'transactionId', p_ack ->> 'transactionId', 'partitionId', p_partition_id, 'consumerGroup', p_group,
              'leaseId', p_ack ->> 'leaseId', 'status', v_status,
              'error', coalesce(nullif(p_ack ->> 'error', ''), 'Streaming cycle reported failure')), p_now, p_tenant);
@@ -383,16 +390,19 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen_internal.stream_ack(jsonb, uuid, text, bool, timestamptz, text) IS
-  'Internal to stream_cycle: the source ack {transactionId, leaseId?, status? (completed|success|failed|dlq), count?, error?} of partition p_partition_id for group p_group through queen.transaction_ack, then (completed, p_release) the lease cleared. Raises QS001 with Message not found / Invalid or expired lease / Unknown ack.status.';
+  'Internal to stream_cycle: the source ack {transactionId, leaseId?, status? (completed|success|failed|dlq), count?, error?} of partition p_partition_id for group p_group through queen_internal.transaction_ack, then (completed, p_release) the lease cleared. Raises QS001 with Message not found / Invalid or expired lease / Unknown ack.status.';
 
 CREATE FUNCTION queen.stream_cycle(p_cycle jsonb, p_producer_sub text, p_tenant text, p_now timestamptz DEFAULT NULL)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
+SET jit = off
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
-  v_tenant text := queen.tenant_arg(p_tenant);
-  v_query_id uuid := queen.uuid_or_null(p_cycle ->> 'query_id');
-  v_partition_id uuid := queen.uuid_or_null(p_cycle ->> 'partition_id');
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_query_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'query_id');
+  v_partition_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'partition_id');
   v_group text := coalesce(nullif(p_cycle ->> 'consumer_group', ''), '__QUEUE_MODE__');
   v_release bool := coalesce(NOT (jsonb_typeof(p_cycle -> 'release_lease') = 'boolean'
                                   AND NOT (p_cycle ->> 'release_lease')::bool), true);
@@ -482,5 +492,11 @@ END;
 $$;
 COMMENT ON FUNCTION queen.stream_cycle(jsonb, text, text, timestamptz) IS
   'POST /streams/v1/cycle for tenant p_tenant, in one transaction: the state ops of (query_id, partition_id) in order, the push_items through queen.push_messages (producer p_producer_sub; dedup, tenants, encryption as any push; duplicate is not an error), then the source ack {transactionId, leaseId?, status?, count?, error?} for consumer_group with its lease fence, the lease released unless release_lease is false. idempotency_key (our extension): a key already committed for the shard answers {success:true, replayed:true} and changes nothing. A failed check (unknown query, bad op, failed push item, Message not found, Invalid or expired lease, Unknown ack.status) rolls everything back: {success:false, error, ...}. 22023 for a malformed body or past a QUEEN_STREAM_* bound; QQ429 past the state quota.';
+
+-- Who may call them (docs/procedures.md, Roles): the broker its three routes, readers the two reads, DBAs all.
+GRANT EXECUTE ON FUNCTION queen.stream_register_query, queen.stream_cycle, queen.stream_state_get TO queen_broker;
+GRANT EXECUTE ON FUNCTION queen.stream_state_get, queen.stream_usage_of TO queen_reader;
+GRANT EXECUTE ON FUNCTION queen.stream_register_query, queen.stream_cycle, queen.stream_state_get,
+                          queen.stream_usage_of TO queen_admin;
 
 COMMIT;

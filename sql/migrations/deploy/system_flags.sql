@@ -1,7 +1,8 @@
 -- Deploy queen:system_flags to pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE FUNCTION queen.check_system_flag_key(p_key text) RETURNS void
+CREATE FUNCTION queen_internal.check_system_flag_key(p_key text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF p_key IS NULL OR p_key NOT IN ('maintenance', 'pop_maintenance') THEN
@@ -10,13 +11,15 @@ BEGIN
   END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.check_system_flag_key(text) IS
+COMMENT ON FUNCTION queen_internal.check_system_flag_key(text) IS
   'Raises 22023 unless p_key is a known system flag (maintenance, pop_maintenance).';
 
 CREATE FUNCTION queen.set_system_flag(p_key text, p_enabled bool) RETURNS bool
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM queen.check_system_flag_key(p_key);
+  PERFORM queen_internal.check_system_flag_key(p_key);
   IF p_enabled IS NULL THEN
     RAISE EXCEPTION 'enabled must be true or false' USING ERRCODE = '22023';
   END IF;
@@ -30,9 +33,11 @@ COMMENT ON FUNCTION queen.set_system_flag(text, bool) IS
   'Sets a cluster-wide flag: maintenance (pushes go to the spool) or pop_maintenance (pops return nothing). Returns the new value. 22023 on an unknown key.';
 
 CREATE FUNCTION queen.get_system_flag(p_key text) RETURNS bool
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  PERFORM queen.check_system_flag_key(p_key);
+  PERFORM queen_internal.check_system_flag_key(p_key);
   RETURN coalesce((SELECT (s.value ->> 'enabled')::bool FROM queen.system_state s WHERE s.key = p_key), false);
 END;
 $$;

@@ -14,6 +14,7 @@
 -- session without the settings (a DBA's psql) is limited by override rows only
 -- when it turns overrides on.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The overrides of the new quotas: null = the broker default, 0 = unlimited.
 ALTER TABLE queen.tenant_quotas
@@ -57,19 +58,19 @@ CREATE TABLE queen.tenant_usage (
 COMMENT ON TABLE queen.tenant_usage IS
   'What each tenant stores, summed over its stripes (one row per stripe a session wrote through): KV keys and bytes, traces and trace bytes, queues, partitions, registered consumer groups. Maintained by triggers; read by queen.tenant_usage_of.';
 
-CREATE FUNCTION queen.tenant_usage_stripes() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 16 $$;
-COMMENT ON FUNCTION queen.tenant_usage_stripes() IS
+CREATE FUNCTION queen_internal.tenant_usage_stripes() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 16 $$;
+COMMENT ON FUNCTION queen_internal.tenant_usage_stripes() IS
   'Stripes per tenant for growth (0-15, by session) and as many for give-back (16-31): at most 32 usage rows a tenant.';
 
 -- The storage quotas: name, usage column, override column, broker variable.
-CREATE FUNCTION queen.storage_quota_names() RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+CREATE FUNCTION queen_internal.storage_quota_names() RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT ARRAY['kv_keys', 'kv_bytes', 'traces', 'trace_bytes', 'queues', 'partitions', 'consumer_groups']
 $$;
-COMMENT ON FUNCTION queen.storage_quota_names() IS
+COMMENT ON FUNCTION queen_internal.storage_quota_names() IS
   'The quotas the usage triggers enforce; each has a tenant_usage column, a tenant_quotas max_<name> override and a broker variable QUEEN_TENANT_MAX_<NAME>.';
 
 -- The limit of one quota for one tenant in this session (0 = unlimited).
-CREATE FUNCTION queen.tenant_quota_limit(p_tenant text, p_quota text) RETURNS bigint
+CREATE FUNCTION queen_internal.tenant_quota_limit(p_tenant text, p_quota text) RETURNS bigint
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_override bigint;
@@ -82,7 +83,7 @@ BEGIN
              WHEN 'consumer_groups' THEN t.max_consumer_groups WHEN 'dead_letters' THEN t.max_dead_letters
            END
       INTO v_override
-      FROM queen.tenant_quotas t WHERE t.tenant = queen.tenant_arg(p_tenant);
+      FROM queen.tenant_quotas t WHERE t.tenant = queen_internal.tenant_arg(p_tenant);
     IF v_override IS NOT NULL THEN
       RETURN v_override;
     END IF;
@@ -90,15 +91,15 @@ BEGIN
   RETURN coalesce(nullif(current_setting('queen.tenant_max_' || p_quota, true), '')::bigint, 0);
 END;
 $$;
-COMMENT ON FUNCTION queen.tenant_quota_limit(text, text) IS
+COMMENT ON FUNCTION queen_internal.tenant_quota_limit(text, text) IS
   'The limit of quota p_quota (a storage_quota_names() entry or dead_letters) for tenant p_tenant in this session: the tenant_quotas override when queen.tenant_quota_overrides is on and the override is set, else the session setting queen.tenant_max_<quota> (set by the broker), else 0 (unlimited).';
 
 -- Raises QQ429 when quota p_quota of p_tenant is exceeded by p_usage. The
 -- message names the quota and the broker variable that sets it.
-CREATE FUNCTION queen.check_tenant_quota(p_tenant text, p_quota text, p_usage bigint) RETURNS void
+CREATE FUNCTION queen_internal.check_tenant_quota(p_tenant text, p_quota text, p_usage bigint) RETURNS void
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_limit bigint := queen.tenant_quota_limit(p_tenant, p_quota);
+  v_limit bigint := queen_internal.tenant_quota_limit(p_tenant, p_quota);
 BEGIN
   IF v_limit > 0 AND p_usage > v_limit THEN
     RAISE EXCEPTION '% quota of % reached (% %, QUEEN_TENANT_MAX_%)',
@@ -110,13 +111,13 @@ BEGIN
   END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.check_tenant_quota(text, text, bigint) IS
+COMMENT ON FUNCTION queen_internal.check_tenant_quota(text, text, bigint) IS
   'Raises SQLSTATE QQ429 ("<quota> quota of <tenant> reached (<limit> <unit>, QUEEN_TENANT_MAX_<QUOTA>)") when p_usage exceeds the tenant''s limit of p_quota; nothing when the limit is 0.';
 
 -- Adds deltas to the session's stripe of p_tenant; when any delta is positive,
 -- the grown quotas are checked against the tenant's summed usage (giving back
 -- never fails). Called by the triggers below, one call per tenant per statement.
-CREATE FUNCTION queen.add_tenant_usage(p_tenant text, p_kv_keys bigint DEFAULT 0, p_kv_bytes bigint DEFAULT 0,
+CREATE FUNCTION queen_internal.add_tenant_usage(p_tenant text, p_kv_keys bigint DEFAULT 0, p_kv_bytes bigint DEFAULT 0,
                                        p_traces bigint DEFAULT 0, p_trace_bytes bigint DEFAULT 0,
                                        p_queues bigint DEFAULT 0, p_partitions bigint DEFAULT 0,
                                        p_consumer_groups bigint DEFAULT 0, p_give_back bool DEFAULT false)
@@ -125,8 +126,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_usage record;
   -- Growth and give-back use separate stripes (see the triggers below).
-  v_stripe smallint := pg_backend_pid() % queen.tenant_usage_stripes()
-                       + CASE WHEN p_give_back THEN queen.tenant_usage_stripes() ELSE 0 END;
+  v_stripe smallint := pg_backend_pid() % queen_internal.tenant_usage_stripes()
+                       + CASE WHEN p_give_back THEN queen_internal.tenant_usage_stripes() ELSE 0 END;
 BEGIN
   IF p_kv_keys = 0 AND p_kv_bytes = 0 AND p_traces = 0 AND p_trace_bytes = 0 AND p_queues = 0
      AND p_partitions = 0 AND p_consumer_groups = 0 THEN
@@ -145,30 +146,32 @@ BEGIN
     RETURN;
   END IF;
   SELECT * INTO v_usage FROM queen.tenant_usage_of(p_tenant);
-  IF p_kv_keys > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'kv_keys', v_usage.kv_keys); END IF;
-  IF p_kv_bytes > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'kv_bytes', v_usage.kv_bytes); END IF;
-  IF p_traces > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'traces', v_usage.traces); END IF;
-  IF p_trace_bytes > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'trace_bytes', v_usage.trace_bytes); END IF;
-  IF p_queues > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'queues', v_usage.queues); END IF;
-  IF p_partitions > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'partitions', v_usage.partitions); END IF;
+  IF p_kv_keys > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'kv_keys', v_usage.kv_keys); END IF;
+  IF p_kv_bytes > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'kv_bytes', v_usage.kv_bytes); END IF;
+  IF p_traces > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'traces', v_usage.traces); END IF;
+  IF p_trace_bytes > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'trace_bytes', v_usage.trace_bytes); END IF;
+  IF p_queues > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'queues', v_usage.queues); END IF;
+  IF p_partitions > 0 THEN PERFORM queen_internal.check_tenant_quota(p_tenant, 'partitions', v_usage.partitions); END IF;
   IF p_consumer_groups > 0 THEN
-    PERFORM queen.check_tenant_quota(p_tenant, 'consumer_groups', v_usage.consumer_groups);
+    PERFORM queen_internal.check_tenant_quota(p_tenant, 'consumer_groups', v_usage.consumer_groups);
   END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool) IS
-  'Internal to the usage triggers: adds the deltas to this session''s stripe of p_tenant (a give-back stripe when p_give_back) and, for every positive delta, raises QQ429 when the tenant''s usage of that quota is now past its limit (queen.tenant_quota_limit).';
+COMMENT ON FUNCTION queen_internal.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool) IS
+  'Internal to the usage triggers: adds the deltas to this session''s stripe of p_tenant (a give-back stripe when p_give_back) and, for every positive delta, raises QQ429 when the tenant''s usage of that quota is now past its limit (queen_internal.tenant_quota_limit).';
 
 CREATE FUNCTION queen.tenant_usage_of(p_tenant text DEFAULT '',
                                       OUT kv_keys bigint, OUT kv_bytes bigint, OUT traces bigint,
                                       OUT trace_bytes bigint, OUT queues bigint, OUT partitions bigint,
                                       OUT consumer_groups bigint)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(sum(u.kv_keys), 0)::bigint, coalesce(sum(u.kv_bytes), 0)::bigint,
          coalesce(sum(u.traces), 0)::bigint, coalesce(sum(u.trace_bytes), 0)::bigint,
          coalesce(sum(u.queues), 0)::bigint, coalesce(sum(u.partitions), 0)::bigint,
          coalesce(sum(u.consumer_groups), 0)::bigint
-    FROM queen.tenant_usage u WHERE u.tenant = queen.tenant_arg(p_tenant)
+    FROM queen.tenant_usage u WHERE u.tenant = queen_internal.tenant_arg(p_tenant)
 $$;
 COMMENT ON FUNCTION queen.tenant_usage_of(text) IS
   'What tenant p_tenant ('''' = default) stores now, as counted by the usage triggers: KV keys and bytes, traces and trace bytes, queues, partitions, registered consumer groups.';
@@ -196,7 +199,7 @@ SELECT t.tenant, 0,
 -- delete never waits for a transaction that is counting growth.
 
 -- counted_bytes of a KV row or trace, computed from the value as written.
-CREATE FUNCTION queen.set_counted_bytes() RETURNS trigger
+CREATE FUNCTION queen_internal.set_counted_bytes() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_TABLE_NAME = 'kv' THEN
@@ -208,12 +211,12 @@ BEGIN
 END;
 $$;
 CREATE TRIGGER kv_counted_bytes BEFORE INSERT OR UPDATE OF value ON queen.kv
-  FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.set_counted_bytes();
 CREATE TRIGGER message_traces_counted_bytes BEFORE INSERT OR UPDATE OF data ON queen.message_traces
-  FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.set_counted_bytes();
 
 -- Growth, per created (or rewritten) row.
-CREATE FUNCTION queen.count_growth() RETURNS trigger
+CREATE FUNCTION queen_internal.count_growth() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   v_tenant text;
@@ -221,78 +224,78 @@ BEGIN
   CASE TG_TABLE_NAME
     WHEN 'kv' THEN
       IF TG_OP = 'INSERT' THEN
-        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_keys => 1, p_kv_bytes => NEW.counted_bytes);
+        PERFORM queen_internal.add_tenant_usage(NEW.tenant, p_kv_keys => 1, p_kv_bytes => NEW.counted_bytes);
       ELSE
-        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_bytes => NEW.counted_bytes - OLD.counted_bytes);
+        PERFORM queen_internal.add_tenant_usage(NEW.tenant, p_kv_bytes => NEW.counted_bytes - OLD.counted_bytes);
       END IF;
     WHEN 'message_traces' THEN
       IF TG_OP = 'INSERT' THEN
-        PERFORM queen.add_tenant_usage(NEW.tenant, p_traces => 1, p_trace_bytes => NEW.counted_bytes);
+        PERFORM queen_internal.add_tenant_usage(NEW.tenant, p_traces => 1, p_trace_bytes => NEW.counted_bytes);
       ELSE
-        PERFORM queen.add_tenant_usage(NEW.tenant, p_trace_bytes => NEW.counted_bytes - OLD.counted_bytes);
+        PERFORM queen_internal.add_tenant_usage(NEW.tenant, p_trace_bytes => NEW.counted_bytes - OLD.counted_bytes);
       END IF;
     WHEN 'queues' THEN
-      PERFORM queen.add_tenant_usage(NEW.tenant, p_queues => 1);
+      PERFORM queen_internal.add_tenant_usage(NEW.tenant, p_queues => 1);
     ELSE
       -- partitions, consumer_groups: their queue's tenant.
       SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
       IF FOUND AND TG_TABLE_NAME = 'partitions' THEN
-        PERFORM queen.add_tenant_usage(v_tenant, p_partitions => 1);
+        PERFORM queen_internal.add_tenant_usage(v_tenant, p_partitions => 1);
       ELSIF FOUND THEN
-        PERFORM queen.add_tenant_usage(v_tenant, p_consumer_groups => 1);
+        PERFORM queen_internal.add_tenant_usage(v_tenant, p_consumer_groups => 1);
       END IF;
   END CASE;
   RETURN NULL;
 END;
 $$;
 CREATE TRIGGER kv_usage_growth AFTER INSERT OR UPDATE OF value ON queen.kv
-  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.count_growth();
 CREATE TRIGGER message_traces_usage_growth AFTER INSERT OR UPDATE OF data ON queen.message_traces
-  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.count_growth();
 CREATE TRIGGER queues_usage_growth AFTER INSERT ON queen.queues
-  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.count_growth();
 CREATE TRIGGER partitions_usage_growth AFTER INSERT ON queen.partitions
-  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.count_growth();
 CREATE TRIGGER consumer_groups_usage_growth AFTER INSERT ON queen.consumer_groups
-  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.count_growth();
 
 -- Give-back of KV rows: per statement (the TTL pruner deletes in batches),
 -- tenants in name order.
-CREATE FUNCTION queen.kv_give_back() RETURNS trigger
+CREATE FUNCTION queen_internal.kv_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
 BEGIN
   FOR r IN SELECT o.tenant, count(*) AS keys, sum(o.counted_bytes)::bigint AS bytes
              FROM old_rows o GROUP BY o.tenant ORDER BY o.tenant LOOP
-    PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => -r.keys, p_kv_bytes => -r.bytes, p_give_back => true);
+    PERFORM queen_internal.add_tenant_usage(r.tenant, p_kv_keys => -r.keys, p_kv_bytes => -r.bytes, p_give_back => true);
   END LOOP;
   RETURN NULL;
 END;
 $$;
 CREATE TRIGGER kv_usage_give_back AFTER DELETE ON queen.kv REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_give_back();
+  FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.kv_give_back();
 
 -- Traces: per row. They are removed by the cascade from their message, one
 -- internal statement per deleted message: a row trigger costs only where a
 -- trace exists, a statement trigger would run for every message deleted.
-CREATE FUNCTION queen.trace_give_back() RETURNS trigger
+CREATE FUNCTION queen_internal.trace_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM queen.add_tenant_usage(OLD.tenant, p_traces => -1, p_trace_bytes => -OLD.counted_bytes, p_give_back => true);
+  PERFORM queen_internal.add_tenant_usage(OLD.tenant, p_traces => -1, p_trace_bytes => -OLD.counted_bytes, p_give_back => true);
   RETURN NULL;
 END;
 $$;
 CREATE TRIGGER message_traces_usage_give_back AFTER DELETE ON queen.message_traces
-  FOR EACH ROW EXECUTE FUNCTION queen.trace_give_back();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.trace_give_back();
 
 -- A deleted queue gives back itself, its partitions and its registered groups
 -- here, before the cascade removes them: once the queue row is gone, their
 -- own delete triggers can no longer find its tenant (and so count nothing).
-CREATE FUNCTION queen.queue_give_back() RETURNS trigger
+CREATE FUNCTION queen_internal.queue_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM queen.add_tenant_usage(OLD.tenant, p_queues => -1,
+  PERFORM queen_internal.add_tenant_usage(OLD.tenant, p_queues => -1,
             p_partitions => -(SELECT count(*) FROM queen.partitions p WHERE p.queue_id = OLD.id),
             p_consumer_groups => -(SELECT count(*) FROM queen.consumer_groups g WHERE g.queue_id = OLD.id),
             p_give_back => true);
@@ -300,11 +303,11 @@ BEGIN
 END;
 $$;
 CREATE TRIGGER queues_usage_give_back BEFORE DELETE ON queen.queues
-  FOR EACH ROW EXECUTE FUNCTION queen.queue_give_back();
+  FOR EACH ROW EXECUTE FUNCTION queen_internal.queue_give_back();
 
 -- Partitions and groups removed while their queue stays (a group deleted by
 -- DELETE /consumer-groups): per statement, their queue's tenant.
-CREATE FUNCTION queen.queue_child_give_back() RETURNS trigger
+CREATE FUNCTION queen_internal.queue_child_give_back() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
@@ -312,18 +315,18 @@ BEGIN
   FOR r IN SELECT q.tenant, count(*) AS n FROM old_rows c JOIN queen.queues q ON q.id = c.queue_id
             GROUP BY q.tenant ORDER BY q.tenant LOOP
     IF TG_TABLE_NAME = 'partitions' THEN
-      PERFORM queen.add_tenant_usage(r.tenant, p_partitions => -r.n, p_give_back => true);
+      PERFORM queen_internal.add_tenant_usage(r.tenant, p_partitions => -r.n, p_give_back => true);
     ELSE
-      PERFORM queen.add_tenant_usage(r.tenant, p_consumer_groups => -r.n, p_give_back => true);
+      PERFORM queen_internal.add_tenant_usage(r.tenant, p_consumer_groups => -r.n, p_give_back => true);
     END IF;
   END LOOP;
   RETURN NULL;
 END;
 $$;
 CREATE TRIGGER partitions_usage_give_back AFTER DELETE ON queen.partitions REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
+  FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.queue_child_give_back();
 CREATE TRIGGER consumer_groups_usage_give_back AFTER DELETE ON queen.consumer_groups REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
+  FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.queue_child_give_back();
 
 -- The overrides of every quota.
 DROP FUNCTION queen.set_tenant_quota(text, bigint, double precision, int);
@@ -334,9 +337,11 @@ CREATE FUNCTION queen.set_tenant_quota(p_tenant text, p_max_pending bigint DEFAU
                                        p_max_dead_letters bigint DEFAULT NULL, p_max_queues bigint DEFAULT NULL,
                                        p_max_partitions bigint DEFAULT NULL, p_max_consumer_groups bigint DEFAULT NULL)
 RETURNS void
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_all numeric[] := ARRAY[p_max_pending, p_push_rate, p_push_burst, p_max_kv_keys, p_max_kv_bytes, p_max_traces,
                            p_max_trace_bytes, p_max_dead_letters, p_max_queues, p_max_partitions,
                            p_max_consumer_groups];
@@ -373,13 +378,15 @@ CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz,
                                          OUT max_dead_letters bigint, OUT dead_letters bigint)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT t.max_pending, t.push_rate, t.push_burst, st.pending, st.counted_at, t.max_dead_letters, st.dead_letters
     FROM (SELECT coalesce(sum(s.pending), 0)::bigint AS pending, max(s.updated_at) AS counted_at,
                  coalesce(sum(s.dead_letter), 0)::bigint AS dead_letters
             FROM queen.queues q JOIN queen.queue_stats s ON s.queue_id = q.id
-           WHERE q.tenant = queen.tenant_arg(p_tenant)) st
-    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen.tenant_arg(p_tenant)
+           WHERE q.tenant = queen_internal.tenant_arg(p_tenant)) st
+    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen_internal.tenant_arg(p_tenant)
 $$;
 COMMENT ON FUNCTION queen.tenant_quota_state(text) IS
   'Quota overrides of tenant p_tenant the broker enforces itself (nulls when none), its pending messages and dead letters summed from queen.queue_stats (as fresh as the statistics reconciler left them) and counted_at, the newest refresh among those rows (null: none yet).';

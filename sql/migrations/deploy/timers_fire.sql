@@ -5,10 +5,13 @@
 -- fire only acts on rows whose claim is still held, so a timer fires once.
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE FUNCTION queen.claim_due_timers(p_server_id text, p_limit int, p_lease_ms int,
                                        p_now timestamptz DEFAULT NULL)
 RETURNS SETOF bigint
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
@@ -16,8 +19,8 @@ BEGIN
   IF p_server_id IS NULL OR p_server_id = '' THEN
     RAISE EXCEPTION 'server id is required' USING ERRCODE = '22023';
   END IF;
-  PERFORM queen.check_at_least('claim limit', p_limit, 1);
-  PERFORM queen.check_at_least('claim lease ms', p_lease_ms, 1);
+  PERFORM queen_internal.check_at_least('claim limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('claim lease ms', p_lease_ms, 1);
   -- Due and not held by a live claim; rows another broker is claiming or firing
   -- right now are skipped, not waited for.
   RETURN QUERY
@@ -47,7 +50,7 @@ COMMENT ON FUNCTION queen.claim_due_timers(text, int, int, timestamptz) IS
 -- given when it was scheduled. Timers whose message is stored or was already
 -- there are deleted; a timer whose store failed keeps its claim (it is retried
 -- when the claim expires) and records why.
-CREATE FUNCTION queen.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text DEFAULT '') RETURNS int
+CREATE FUNCTION queen_internal.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text DEFAULT '') RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   v_items       jsonb;
@@ -76,7 +79,7 @@ BEGIN
   -- messages it inserted (a statement does not see rows written by a function it calls).
   SELECT array_agg(v_ids[r.idx + 1]), array_agg(r.status), array_agg(r.error)
     INTO v_timer_ids, v_statuses, v_errors
-    FROM queen.store_messages(v_items, p_producer_sub, v_message_ids, p_tenant) r;
+    FROM queen_internal.store_messages(v_items, p_producer_sub, v_message_ids, p_tenant) r;
 
   -- Stored now, or already there (the timer's transactionId was pushed meanwhile):
   -- either way the timer is done.
@@ -92,10 +95,12 @@ BEGIN
   RETURN v_done;
 END;
 $$;
-COMMENT ON FUNCTION queen.fire_locked_timers(bigint[], text, text) IS
+COMMENT ON FUNCTION queen_internal.fire_locked_timers(bigint[], text, text) IS
   'Internal to fire_timers: stores the messages of the given (already locked) timers, all of tenant p_tenant, through store_messages with producer p_producer_sub and the message ids given at schedule time, deletes the timers that completed (queued or duplicate) and records the error on the others. Returns how many completed.';
 
 CREATE FUNCTION queen.fire_timers(p_server_id text, p_ids bigint[], p_now timestamptz DEFAULT NULL) RETURNS int
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now   timestamptz := coalesce(p_now, clock_timestamp());
@@ -135,7 +140,7 @@ BEGIN
      GROUP BY t.tenant, t.producer_sub
   LOOP
     BEGIN
-      v_fired := v_fired + queen.fire_locked_timers(v_group.ids, v_group.producer_sub, v_group.tenant);
+      v_fired := v_fired + queen_internal.fire_locked_timers(v_group.ids, v_group.producer_sub, v_group.tenant);
     EXCEPTION WHEN OTHERS THEN
       -- One timer the store rejects must not hold back the others forever (they
       -- would be claimed together again): retry them one by one, and leave the
@@ -147,7 +152,7 @@ BEGIN
       BEGIN
         FOREACH v_id IN ARRAY v_group.ids LOOP
           BEGIN
-            v_fired := v_fired + queen.fire_locked_timers(ARRAY[v_id], v_group.producer_sub, v_group.tenant);
+            v_fired := v_fired + queen_internal.fire_locked_timers(ARRAY[v_id], v_group.producer_sub, v_group.tenant);
           EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS v_error = MESSAGE_TEXT;
             UPDATE queen.timers t
@@ -165,6 +170,8 @@ COMMENT ON FUNCTION queen.fire_timers(text, bigint[], timestamptz) IS
   'Fires the timers p_ids that p_server_id still holds with a claim unexpired at p_now (null = clock_timestamp()), in one transaction: their messages are stored through store_messages (keeping transactionId and the message id given at schedule time) and the timers deleted. A timer whose message already exists completes without a second message; a claim lost to expiry fires nothing; a timer the store rejects (e.g. maxSize) keeps its claim and last_error and is retried after the claim expires. Returns the number of timers completed.';
 
 CREATE FUNCTION queen.next_timer_due() RETURNS timestamptz
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   -- An unclaimed timer is due at deliver_at; a claimed one can be claimed again
   -- (if its fire did not complete) when the claim expires, which is always after
@@ -178,6 +185,8 @@ COMMENT ON FUNCTION queen.next_timer_due() IS
 -- The queues of some timers (ids claimed by a sweeper), so the broker that fires
 -- them can wake the long polls parked on exactly those queues.
 CREATE FUNCTION queen.timer_queue_names(p_ids bigint[]) RETURNS SETOF text
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT DISTINCT t.queue_name FROM queen.timers t WHERE t.id = ANY (p_ids) ORDER BY 1
 $$;

@@ -1,13 +1,14 @@
 -- Revert queen:kv from pg
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 DROP FUNCTION queen.kv_prune_expired(int, timestamptz);
 DROP FUNCTION queen.kv_delete(text, text, timestamptz);
 DROP FUNCTION queen.kv_get(text, text, timestamptz);
 DROP FUNCTION queen.kv_set(text, jsonb, bigint, text, timestamptz);
-DROP FUNCTION queen.kv_is_live(timestamptz, timestamptz);
-DROP FUNCTION queen.kv_check_key(text);
+DROP FUNCTION queen_internal.kv_is_live(timestamptz, timestamptz);
+DROP FUNCTION queen_internal.kv_check_key(text);
 DROP TABLE queen.kv;
 
 COMMIT;

@@ -1,15 +1,18 @@
 -- Revert queen:listings_bounded from pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 DROP FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text);
 DROP FUNCTION queen.traces_by_name(text, int, int, text, bigint);
-DROP FUNCTION queen.partition_seq_at(uuid, bigint, timestamptz);
+DROP FUNCTION queen_internal.partition_seq_at(uuid, bigint, timestamptz);
 CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
                                     p_namespace text, p_task text,
                                     p_status text, p_from timestamptz,
                                     p_to timestamptz, p_limit int, p_offset int,
                                     p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
@@ -18,14 +21,14 @@ DECLARE
   v_partitions uuid[];
   v_messages jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
   IF p_status IS NOT NULL AND p_status NOT IN ('pending', 'processing', 'completed', 'dead_letter') THEN
     RAISE EXCEPTION 'status must be pending, processing, completed or dead_letter' USING ERRCODE = '22023';
   END IF;
   SELECT array_agg(p.id) INTO v_partitions
     FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id
-   WHERE q.tenant = queen.tenant_arg(p_tenant)
+   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
      AND (p_queue IS NULL OR q.name = p_queue) AND (p_partition IS NULL OR p.name = p_partition)
      AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task);
   SELECT coalesce(jsonb_agg(x.item ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb) INTO v_messages
@@ -36,17 +39,17 @@ BEGIN
                  'status', s.status, 'queueStatus', s.queue_status,
                  'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
                  'traceId', m.trace_id, 'producerSub', m.producer_sub, 'queuePriority', q.priority,
-                 'createdAt', queen.iso_millis(m.created_at),
-                 'leaseExpiresAt', queen.iso_millis(s.lease_expires_at)) AS item
+                 'createdAt', queen_internal.iso_millis(m.created_at),
+                 'leaseExpiresAt', queen_internal.iso_millis(s.lease_expires_at)) AS item
             FROM queen.messages m
             JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id
-            CROSS JOIN LATERAL queen.message_delivery(m.partition_id, m.id, m.seq, v_now) s
+            CROSS JOIN LATERAL queen_internal.message_delivery(m.partition_id, m.id, m.seq, v_now) s
            WHERE m.partition_id = ANY (v_partitions) AND m.created_at BETWEEN v_from AND v_to
              AND (p_status IS NULL OR s.status = p_status)
            ORDER BY m.created_at DESC, m.id DESC
            LIMIT p_limit OFFSET p_offset) x;
-  RETURN jsonb_build_object('messages', v_messages, 'mode', queen.partitions_mode(coalesce(v_partitions, '{}')));
+  RETURN jsonb_build_object('messages', v_messages, 'mode', queen_internal.partitions_mode(coalesce(v_partitions, '{}')));
 END;
 $$;
 COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
@@ -55,21 +58,23 @@ COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestampt
 CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
                                      p_tenant text)
 RETURNS jsonb
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_total bigint;
   v_traces jsonb;
 BEGIN
-  PERFORM queen.check_at_least('limit', p_limit, 1);
-  PERFORM queen.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
   SELECT count(*) INTO v_total FROM queen.message_traces t
    WHERE t.trace_names @> ARRAY[p_trace_name] AND t.tenant = v_tenant;
   SELECT coalesce(jsonb_agg(x.trace ORDER BY x.created_at DESC, x.id), '[]'::jsonb) INTO v_traces
     FROM (SELECT t.id, t.created_at, jsonb_build_object(
                  'id', t.id, 'transaction_id', t.transaction_id, 'partition_id', t.partition_id,
                  'event_type', t.event_type, 'data', t.data, 'consumer_group', t.consumer_group,
-                 'worker_id', t.worker_id, 'created_at', queen.iso_millis(t.created_at),
+                 'worker_id', t.worker_id, 'created_at', queen_internal.iso_millis(t.created_at),
                  'queue_name', q.name, 'partition_name', p.name, 'message_payload', m.payload,
                  'message_encrypted', m.is_encrypted, 'trace_names', to_jsonb(t.trace_names)) AS trace
             FROM queen.message_traces t

@@ -1,10 +1,11 @@
 -- Revert queen:stats_resources from pg
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 DROP FUNCTION queen.resources_tasks(text, jsonb);
 DROP FUNCTION queen.resources_namespaces(text, jsonb);
-DROP FUNCTION queen.resources_groups(text, text);
+DROP FUNCTION queen_internal.resources_groups(text, text);
 DROP FUNCTION queen.resources_queue(text, jsonb);
 DROP FUNCTION queen.resources_queues(text, jsonb);
 DROP FUNCTION queen.resources_overview(text, jsonb);

@@ -1,6 +1,6 @@
 -- Revert queen:streams from pg
--- The queen_internal schema stays: other changes keep their helpers there.
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 DROP FUNCTION queen.stream_cycle(jsonb, text, text, timestamptz);
 DROP FUNCTION queen_internal.stream_ack(jsonb, uuid, text, bool, timestamptz, text);
 DROP FUNCTION queen_internal.apply_stream_state_ops(queen.stream_queries, uuid, jsonb, timestamptz);

@@ -1,5 +1,6 @@
 -- Revert queen:tenant_usage from pg
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 DROP TRIGGER consumer_groups_usage_give_back ON queen.consumer_groups;
 DROP TRIGGER partitions_usage_give_back ON queen.partitions;
 DROP TRIGGER queues_usage_give_back ON queen.queues;
@@ -12,18 +13,18 @@ DROP TRIGGER message_traces_usage_growth ON queen.message_traces;
 DROP TRIGGER kv_usage_growth ON queen.kv;
 DROP TRIGGER message_traces_counted_bytes ON queen.message_traces;
 DROP TRIGGER kv_counted_bytes ON queen.kv;
-DROP FUNCTION queen.queue_child_give_back();
-DROP FUNCTION queen.queue_give_back();
-DROP FUNCTION queen.trace_give_back();
-DROP FUNCTION queen.kv_give_back();
-DROP FUNCTION queen.count_growth();
-DROP FUNCTION queen.set_counted_bytes();
-DROP FUNCTION queen.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool);
+DROP FUNCTION queen_internal.queue_child_give_back();
+DROP FUNCTION queen_internal.queue_give_back();
+DROP FUNCTION queen_internal.trace_give_back();
+DROP FUNCTION queen_internal.kv_give_back();
+DROP FUNCTION queen_internal.count_growth();
+DROP FUNCTION queen_internal.set_counted_bytes();
+DROP FUNCTION queen_internal.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool);
 DROP FUNCTION queen.tenant_usage_of(text);
-DROP FUNCTION queen.check_tenant_quota(text, text, bigint);
-DROP FUNCTION queen.tenant_quota_limit(text, text);
-DROP FUNCTION queen.storage_quota_names();
-DROP FUNCTION queen.tenant_usage_stripes();
+DROP FUNCTION queen_internal.check_tenant_quota(text, text, bigint);
+DROP FUNCTION queen_internal.tenant_quota_limit(text, text);
+DROP FUNCTION queen_internal.storage_quota_names();
+DROP FUNCTION queen_internal.tenant_usage_stripes();
 DROP TABLE queen.tenant_usage;
 ALTER TABLE queen.message_traces DROP COLUMN counted_bytes;
 ALTER TABLE queen.kv DROP COLUMN counted_bytes;
@@ -33,12 +34,14 @@ DROP FUNCTION queen.tenant_quota_state(text);
 CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz)
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT t.max_pending, t.push_rate, t.push_burst, st.pending, st.counted_at
     FROM (SELECT coalesce(sum(s.pending), 0)::bigint AS pending, max(s.updated_at) AS counted_at
             FROM queen.queues q JOIN queen.queue_stats s ON s.queue_id = q.id
-           WHERE q.tenant = queen.tenant_arg(p_tenant)) st
-    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen.tenant_arg(p_tenant)
+           WHERE q.tenant = queen_internal.tenant_arg(p_tenant)) st
+    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen_internal.tenant_arg(p_tenant)
 $$;
 COMMENT ON FUNCTION queen.tenant_quota_state(text) IS
   'Quota overrides of tenant p_tenant (nulls when none), its pending messages summed from queen.queue_stats (as fresh as the statistics reconciler left them) and counted_at, the newest refresh among those rows (null: none yet).';
@@ -47,9 +50,11 @@ DROP FUNCTION queen.set_tenant_quota(text, bigint, double precision, int, bigint
 CREATE FUNCTION queen.set_tenant_quota(p_tenant text, p_max_pending bigint DEFAULT NULL,
                                        p_push_rate double precision DEFAULT NULL, p_push_burst int DEFAULT NULL)
 RETURNS void
+SECURITY DEFINER
+SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
 BEGIN
   IF p_max_pending < 0 OR p_push_rate < 0 OR p_push_burst < 0 THEN
     RAISE EXCEPTION 'tenant quotas must not be negative' USING ERRCODE = '22023';

@@ -1,11 +1,12 @@
 -- Revert queen:timers_fire from pg
 
 BEGIN;
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 DROP FUNCTION queen.timer_queue_names(bigint[]);
 DROP FUNCTION queen.next_timer_due();
 DROP FUNCTION queen.fire_timers(text, bigint[], timestamptz);
-DROP FUNCTION queen.fire_locked_timers(bigint[], text, text);
+DROP FUNCTION queen_internal.fire_locked_timers(bigint[], text, text);
 DROP FUNCTION queen.claim_due_timers(text, int, int, timestamptz);
 
 COMMIT;

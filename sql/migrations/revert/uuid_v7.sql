@@ -1,5 +1,6 @@
 -- Revert queen:uuid_v7 from pg
 BEGIN;
-DROP FUNCTION queen.uuid_v7_ordinal(timestamptz, int);
-DROP FUNCTION queen.uuid_v7(timestamptz);
+SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+DROP FUNCTION queen_internal.uuid_v7_ordinal(timestamptz, int);
+DROP FUNCTION queen_internal.uuid_v7(timestamptz);
 COMMIT;

@@ -3,4 +3,4 @@
 SELECT message_id, consumer_group, partition_id, seq, transaction_id, trace_id, producer_sub,
        is_encrypted, error_message, retry_count, message_created_at, failed_at
   FROM queen.dlq WHERE false;
-SELECT has_function_privilege('queen.dlq_matching(text, text, text, text, timestamptz, timestamptz, uuid)', 'execute');
+SELECT has_function_privilege('queen_internal.dlq_matching(text, text, text, text, timestamptz, timestamptz, uuid)', 'execute');

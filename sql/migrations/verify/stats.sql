@@ -8,7 +8,7 @@ SELECT queue_id, partitions, consumer_groups, total, pending, processing, comple
 SELECT queue_id, minute, pushed, popped, acked, dead_lettered, pending, processing, dead_letter, lag_seconds
   FROM queen.queue_stats_minutes WHERE false;
 SELECT server_id, minute, requests, pool_in_use, lanes FROM queen.broker_stats_minutes WHERE false;
-SELECT has_function_privilege('queen.compute_queue_stats(uuid, timestamptz)', 'execute');
+SELECT has_function_privilege('queen_internal.compute_queue_stats(uuid, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.reconcile_stats(int, bigint, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.prune_stats_history(int, int, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.record_broker_minute(text, jsonb, timestamptz)', 'execute');

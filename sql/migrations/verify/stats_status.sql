@@ -2,7 +2,7 @@
 
 BEGIN;
 
-SELECT has_function_privilege('queen.stats_workers(timestamptz, timestamptz)', 'execute');
+SELECT has_function_privilege('queen_internal.stats_workers(timestamptz, timestamptz)', 'execute');
 SELECT has_function_privilege('queen.status_overview(text, jsonb)', 'execute');
 SELECT has_function_privilege('queen.status_queues(text, jsonb)', 'execute');
 SELECT has_function_privilege('queen.status_queue(text, jsonb)', 'execute');

@@ -44,10 +44,15 @@ TEST(BuildConninfo, QuotesValues) {
 
 }  // namespace
 
+TEST(BuildConninfo, EverySessionRunsWithoutJit) {
+  const std::string info = build_conninfo(DbConfig{});
+  EXPECT_TRUE(has(info, " -c jit=off")) << info;
+}
+
 TEST(BuildConninfo, SessionSettingsTravelAsOptions) {
   DbConfig c;
   c.session_settings = {{"queen.tenant_max_kv_keys", "100"}, {"queen.tenant_quota_overrides", "off"}};
   const std::string info = build_conninfo(c);
-  EXPECT_TRUE(has(info, "-c TimeZone=UTC -c queen.tenant_max_kv_keys=100 -c queen.tenant_quota_overrides=off'"))
+  EXPECT_TRUE(has(info, "-c TimeZone=UTC -c jit=off -c queen.tenant_max_kv_keys=100 -c queen.tenant_quota_overrides=off'"))
       << info;
 }

@@ -79,7 +79,7 @@ TEST(DbError, LogTextIsCompleteClientTextIsThePrimaryMessage) {
 
 TEST(DbError, TheTwoArgumentFormCutsItsOwnTextTheSameWay) {
   const DbError e("ERROR:  kv key is longer than 255 characters (300)\nCONTEXT:  PL/pgSQL function "
-                  "queen.kv_check_key(text) line 6 at RAISE\nunnamed portal parameter $1 = 'kkkk'",
+                  "queen_internal.kv_check_key(text) line 6 at RAISE\nunnamed portal parameter $1 = 'kkkk'",
                   "22023");
   EXPECT_EQ(e.client_message(), "kv key is longer than 255 characters (300)");
   EXPECT_NE(std::string(e.what()).find("unnamed portal"), std::string::npos);

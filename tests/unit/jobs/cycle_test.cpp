@@ -8,7 +8,7 @@ TEST(JobCycle, IsFloorOfEpochMsOverCycle) {
   EXPECT_EQ(cycle_of(5'999, 1'000), 5);
   EXPECT_EQ(cycle_of(6'000, 1'000), 6);
   EXPECT_EQ(cycle_of(0, 1'000), 0);
-  // 2025-01-01T00:01:30Z in minute cycles, the value queen.job_cycle gives.
+  // 2025-01-01T00:01:30Z in minute cycles, the value queen_internal.job_cycle gives.
   EXPECT_EQ(cycle_of(1'735'689'690'000, 60'000), 28'928'161);
 }
 

@@ -1,0 +1,8 @@
+-- Revert queen:internal_schema from pg
+BEGIN;
+
+ALTER DEFAULT PRIVILEGES FOR ROLE queen_owner IN SCHEMA queen REVOKE SELECT ON TABLES FROM queen_admin;
+ALTER DEFAULT PRIVILEGES FOR ROLE queen_owner GRANT EXECUTE ON FUNCTIONS TO PUBLIC;
+DROP SCHEMA queen_internal;
+
+COMMIT;
