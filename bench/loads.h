@@ -4,8 +4,10 @@
 // after they stop, so a cost covers the measured window and nothing else (no pre-fill, no setup).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,23 @@
 namespace bench {
 
 using BenchClock = std::chrono::steady_clock;
+
+// Counters shared by the worker threads of one scenario.
+struct SharedProgress {
+    std::atomic<std::int64_t> claimedMessages{0}; // budget handed out to workers (count bound)
+    std::atomic<std::int64_t> messages{0};
+    std::atomic<std::int64_t> requests{0};
+    std::atomic<std::int64_t> errors{0};
+    std::atomic<bool> stop{false};
+    std::mutex errorMutex;
+    std::string firstError;
+
+    void fail(const std::string& what) {
+        errors.fetch_add(1, std::memory_order_relaxed);
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (firstError.empty()) firstError = what;
+    }
+};
 
 // How a load spreads beyond one broker, the queue-mode cursor and the (i + k) mod P partition
 // rotation (the growth scenarios, growth.h). The default changes nothing.

@@ -17,7 +17,7 @@ bool parseInt64(const std::string& text, std::int64_t& out) {
 bool isKnownScenario(const std::string& name) {
     for (const char* known : {kScenarioPush, kScenarioPopAck, kScenarioWake, kScenarioRawPush, kScenarioRawLease,
                               kScenarioSteady, kScenarioGrowPartitions, kScenarioGrowGroups, kScenarioGrowPayload,
-                              kScenarioGrowBrokers, kScenarioLatency})
+                              kScenarioGrowBrokers, kScenarioLatency, kScenarioStream})
         if (name == known) return true;
     return false;
 }
@@ -245,7 +245,7 @@ std::string usageText() {
   --duration S              seconds per push / pop+ack scenario (default 10)
   --batches LIST            batch sizes, e.g. 1,10,100 (default)
   --scenario LIST           push,popack,wake,raw-push,raw-lease,steady,grow-partitions,grow-groups,
-                            grow-payload,grow-brokers,latency (default push,popack,wake, and
+                            grow-payload,grow-brokers,latency,stream (default push,popack,wake, and
                             raw-push,raw-lease when --raw-pg-url is given)
   --json FILE               also write the results as JSON
   --max-messages N          count bound per scenario (default 5000000)

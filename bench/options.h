@@ -24,6 +24,9 @@ inline constexpr const char* kScenarioGrowGroups = "grow-groups";
 inline constexpr const char* kScenarioGrowPayload = "grow-payload";
 inline constexpr const char* kScenarioGrowBrokers = "grow-brokers";
 inline constexpr const char* kScenarioLatency = "latency";
+// A stream query (tumbling one-second count) run as the stream SDKs run it, at batch 100 (streams.cpp).
+inline constexpr const char* kScenarioStream = "stream";
+inline constexpr int kStreamBatch = 100;
 
 struct BenchOptions {
     std::string url = "http://127.0.0.1:6632";

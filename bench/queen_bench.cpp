@@ -128,6 +128,11 @@ int run(const bench::BenchOptions& options) {
     }
     if (!options.rawPostgresUrl.empty()) anchors.dropTables();
     if (wants(options, bench::kScenarioWake)) runIfAlive([&] { return runner.runWake(); });
+    if (wants(options, bench::kScenarioStream)) {
+        runIfAlive([&] { return runner.runStream(bench::kStreamBatch); });
+        if (!results.empty() && results.back().scenario == bench::kScenarioStream)
+            emit(bench::formatStreamLine(results.back()));
+    }
 
     std::optional<bench::SteadyResult> steady;
     if (wants(options, bench::kScenarioSteady) && !brokerLost && !brokerAlive(options, address)) {

@@ -238,6 +238,17 @@ std::string formatScenarioLine(const ScenarioResult& result) {
     return line;
 }
 
+std::string formatStreamLine(const ScenarioResult& result) {
+    const auto detail = [&result](const char* key) {
+        const auto it = result.details.find(key);
+        return it == result.details.end() ? 0.0 : it->second;
+    };
+    return format("stream    batch %d: %.1f cycles/s, %.1f msg/s, %.0f cycles (%.0f refused), %.0f windows emitted (",
+                  result.batch, detail("cyclesPerSecond"), result.messagesPerSecond, detail("cycles"),
+                  detail("refusedCycles"), detail("windowsEmitted")) +
+           costWords(result.cost) + ")";
+}
+
 std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue) {
     return format("steady: %d rounds of %.1f s on queue %s (batch %d, %d connections, %d partitions): each pushes for "
                   "half the round, then pop+acks what is there for the other half",

@@ -28,6 +28,8 @@ std::string formatColumnTitles();
 // One line per scenario; the wake scenario prints "-" for msg/s; "-" for a cost not measured;
 // push and popack end with their ratio to the anchor of the same batch ("0.84x raw").
 std::string formatScenarioLine(const ScenarioResult& result);
+// The stream scenario's own figures under its line: cycles/s, msg/s, CPU per message.
+std::string formatStreamLine(const ScenarioResult& result);
 // The steady scenario: what it runs, one line per round, the two verdicts.
 std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue);
 std::string formatSteadyRound(const SteadyRound& round);

@@ -40,23 +40,6 @@ double secondsBetween(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double>(to - from).count();
 }
 
-// Counters shared by the worker threads of one scenario.
-struct SharedProgress {
-    std::atomic<std::int64_t> claimedMessages{0}; // budget handed out to workers (count bound)
-    std::atomic<std::int64_t> messages{0};
-    std::atomic<std::int64_t> requests{0};
-    std::atomic<std::int64_t> errors{0};
-    std::atomic<bool> stop{false};
-    std::mutex errorMutex;
-    std::string firstError;
-
-    void fail(const std::string& what) {
-        errors.fetch_add(1, std::memory_order_relaxed);
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (firstError.empty()) firstError = what;
-    }
-};
-
 
 // Takes up to `want` messages from the scenario's count budget; 0 once it is spent.
 int claimBudget(SharedProgress& progress, std::int64_t limit, int want) {

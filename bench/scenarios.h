@@ -65,6 +65,9 @@ public:
     ScenarioResult runPush(int batch);
     ScenarioResult runPopAck(int batch);
     ScenarioResult runWake();
+    // A stream query as the SDKs run it (streams.cpp): per pop of `batch`, per partition a state read
+    // and one cycle (state ops, sink pushes, the ack); messages are the ones acked through cycles.
+    ScenarioResult runStream(int batch);
 
     // A fresh queue name, remembered for cleanup; not created on the broker.
     std::string newQueue(const std::string& kind, int batch);

@@ -1,6 +1,7 @@
 #include "wire.h"
 
 #include <algorithm>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,8 @@ std::optional<std::vector<PoppedMessage>> parsePopMessages(std::string_view body
         item.partitionId = message.value("partitionId", "");
         const auto lease = message.find("leaseId");
         if (lease != message.end() && lease->is_string()) item.leaseId = lease->get<std::string>();
+        const auto created = message.find("createdAt");
+        if (created != message.end() && created->is_string()) item.createdAt = created->get<std::string>();
         if (item.transactionId.empty() || item.partitionId.empty()) return std::nullopt;
         popped.push_back(std::move(item));
     }
@@ -125,6 +128,86 @@ std::optional<std::int64_t> countAckSuccesses(std::string_view body) {
 
 std::string buildConfigureBody(const std::string& queue) {
     return json{{"queue", queue}, {"options", json::object()}}.dump();
+}
+
+std::string buildStreamQueryBody(const std::string& name, const std::string& source, const std::string& sink) {
+    return json{{"name", name}, {"source_queue", source}, {"sink_queue", sink}, {"config_hash", "bench-tumbling-1s"}}
+        .dump();
+}
+
+std::optional<std::string> parseStreamQueryId(std::string_view body) {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object() || parsed.value("success", false) != true) return std::nullopt;
+    const auto id = parsed.find("query_id");
+    if (id == parsed.end() || !id->is_string()) return std::nullopt;
+    return id->get<std::string>();
+}
+
+std::string buildStateReadBody(const std::string& queryId, const std::string& partitionId) {
+    return json{{"query_id", queryId}, {"partition_id", partitionId}, {"keys", json::array()}}.dump();
+}
+
+std::optional<std::vector<std::pair<std::string, std::int64_t>>> parseWindowCounts(std::string_view body) {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object() || parsed.value("success", false) != true) return std::nullopt;
+    const auto rows = parsed.find("rows");
+    if (rows == parsed.end() || !rows->is_array()) return std::nullopt;
+    std::vector<std::pair<std::string, std::int64_t>> counts;
+    for (const json& row : *rows) {
+        if (!row.is_object() || !row.contains("key") || !row["key"].is_string()) continue;
+        const json* count = nullptr;
+        if (row.contains("value") && row["value"].is_object() && row["value"].contains("acc") &&
+            row["value"]["acc"].is_object() && row["value"]["acc"].contains("count"))
+            count = &row["value"]["acc"]["count"];
+        counts.emplace_back(row["key"].get<std::string>(),
+                            count != nullptr && count->is_number_integer() ? count->get<std::int64_t>() : 0);
+    }
+    return counts;
+}
+
+WindowCycle buildWindowCycle(const std::string& queryId, const std::string& group, const std::string& sink,
+                             const std::vector<PoppedMessage>& messages,
+                             const std::vector<std::pair<std::string, std::int64_t>>& state) {
+    static const std::string kTag = std::string("tumb:1") + '\x1f';
+    std::map<std::string, std::int64_t> windows(state.begin(), state.end()); // key order = time order
+    std::string latest;
+    for (const PoppedMessage& message : messages) {
+        const std::string second = message.createdAt.substr(0, 19); // 2026-12-02T17:20:05
+        ++windows[kTag + second];
+        latest = std::max(latest, second);
+    }
+    WindowCycle cycle;
+    json ops = json::array();
+    json pushes = json::array();
+    for (const auto& [key, count] : windows) {
+        const std::string second = key.substr(kTag.size());
+        if (second < latest) {
+            ops.push_back({{"type", "delete"}, {"key", key}});
+            pushes.push_back({{"queue", sink}, {"partition", messages.front().partitionId},
+                              {"payload", {{"window", second}, {"count", count}}}});
+            ++cycle.emits;
+        } else {
+            ops.push_back({{"type", "upsert"}, {"key", key}, {"value", {{"acc", {{"count", count}}}}}});
+            ++cycle.upserts;
+        }
+    }
+    const PoppedMessage& last = messages.back();
+    cycle.body = json{{"query_id", queryId},
+                      {"partition_id", last.partitionId},
+                      {"consumer_group", group},
+                      {"state_ops", std::move(ops)},
+                      {"push_items", std::move(pushes)},
+                      {"ack", {{"transactionId", last.transactionId},
+                               {"leaseId", last.leaseId},
+                               {"status", "completed"},
+                               {"count", messages.size()}}}}
+                     .dump();
+    return cycle;
+}
+
+bool cycleSucceeded(std::string_view body) {
+    const json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    return parsed.is_object() && parsed.value("success", false) == true;
 }
 
 std::string encodePathSegment(std::string_view segment) {

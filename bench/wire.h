@@ -56,6 +56,7 @@ struct PoppedMessage {
     std::string transactionId;
     std::string partitionId;
     std::string leaseId;
+    std::string createdAt; // ISO-8601, as the broker wrote it (empty when absent)
 };
 
 // The messages of a 200 pop answer; nullopt if the body is not a pop answer.
@@ -70,6 +71,33 @@ std::optional<std::int64_t> countAckSuccesses(std::string_view body);
 
 // POST /api/v1/configure body creating `queue` with server-default options.
 std::string buildConfigureBody(const std::string& queue);
+
+// --- The stream scenario (streams.h): the calls of a stream SDK running a tumbling count window.
+
+// POST /streams/v1/queries body registering `name` over `source`.
+std::string buildStreamQueryBody(const std::string& name, const std::string& source, const std::string& sink);
+// The query_id of a successful registration; nullopt otherwise.
+std::optional<std::string> parseStreamQueryId(std::string_view body);
+// POST /streams/v1/state/get body reading a whole shard.
+std::string buildStateReadBody(const std::string& queryId, const std::string& partitionId);
+// The window counts of a state read: key -> value.acc.count; nullopt if it is not a successful read.
+std::optional<std::vector<std::pair<std::string, std::int64_t>>> parseWindowCounts(std::string_view body);
+
+// What one cycle of a one-second tumbling count over a partition's batch carries.
+struct WindowCycle {
+    std::string body;   // the POST /streams/v1/cycle body
+    int upserts = 0;    // windows still open, written back
+    int emits = 0;      // windows closed by the batch's latest second: pushed to the sink and deleted
+};
+
+// The SDK's step for one partition's messages (in pop order): each message counts into the window
+// of its createdAt second; every window older than the batch's latest second closes. The ack is
+// the last message's, count N, with its lease.
+WindowCycle buildWindowCycle(const std::string& queryId, const std::string& group, const std::string& sink,
+                             const std::vector<PoppedMessage>& messages,
+                             const std::vector<std::pair<std::string, std::int64_t>>& state);
+// "success": true in a cycle answer.
+bool cycleSucceeded(std::string_view body);
 
 // Percent-encodes a path segment (RFC 3986 unreserved characters pass through).
 std::string encodePathSegment(std::string_view segment);

@@ -20,6 +20,7 @@
 #   BENCH_RAW_DB          scratch database of the raw-push and raw-lease anchors, same cluster (default
 #                         queen_bench_raw; created when missing, its tables recreated by every run)
 #   BENCH_STEADY=0        skip the steady scenario (ten push-then-pop+ack rounds on one queue)
+#   BENCH_STREAM=0        skip the stream scenario (a tumbling-window stream query at batch 100: cycles/s, msg/s)
 #   BENCH_GROW_PARTITIONS=0  skip grow-partitions (push, pop+ack with 10 -> 1,000 -> 100,000 partitions)
 #   BENCH_GROW_GROUPS=0   skip grow-groups (pop+ack with 1 -> 10 -> 50 consumer groups on one queue)
 #   BENCH_GROW_PAYLOAD=0  skip grow-payload (push, pop+ack of 100 B -> 64 KiB -> 1 MiB payloads)
@@ -144,20 +145,23 @@ RAW_DB=${BENCH_RAW_DB:-queen_bench_raw}
 psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -tAc "select 1 from pg_database where datname = '$RAW_DB'" |
   grep -q 1 || psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d postgres -qc "create database \"$RAW_DB\""
 MAIN_SCENARIOS=raw-push,push,raw-lease,popack,wake
+[ "${BENCH_STREAM:-1}" = 0 ] || MAIN_SCENARIOS=$MAIN_SCENARIOS,stream
 [ "${BENCH_STEADY:-1}" = 0 ] || MAIN_SCENARIOS=$MAIN_SCENARIOS,steady
 
 # The main run's bound, from what it runs: per batch size the two anchors and the two broker
 # scenarios (4 durations), the raw-lease pre-fill (at most ~15 s) and the pop+ack pre-fill (at most
 # 30 s, queen-bench's own limit) and 10 s of set-up; the wake scenario (at most one duration); the
-# steady rounds; 40 s of start-up, cleanup and slack.
+# stream scenario (its pre-fill, at most 30 s, and one duration); the steady rounds; 40 s of start-up,
+# cleanup and slack.
 main_timeout() {
-  local duration batches rounds round_seconds steady_seconds=0
+  local duration batches rounds round_seconds steady_seconds=0 stream_seconds=0
   duration=$(bench_arg --duration 10)
   batches=$(bench_arg --batches 1,10,100 | tr ',' '\n' | grep -c .)
   rounds=$(bench_arg --steady-rounds 10)
   round_seconds=$(bench_arg --steady-round-seconds 10)
   case ",$(bench_arg --scenario "$MAIN_SCENARIOS")," in *,steady,*) steady_seconds=$((rounds * ${round_seconds%.*} + 10)) ;; esac
-  awk -v d="$duration" -v b="$batches" -v s="$steady_seconds" 'BEGIN { printf "%d", b * (4 * d + 55) + d + s + 40 }'
+  case ",$(bench_arg --scenario "$MAIN_SCENARIOS")," in *,stream,*) stream_seconds=$((${duration%.*} + 40)) ;; esac
+  awk -v d="$duration" -v b="$batches" -v s="$((steady_seconds + stream_seconds))" 'BEGIN { printf "%d", b * (4 * d + 55) + d + s + 40 }'
 }
 MAIN_TIMEOUT_S=${BENCH_MAIN_TIMEOUT_S:-$(main_timeout)}
 echo "bench: main run: $MAIN_SCENARIOS, bounded by ${MAIN_TIMEOUT_S}s; anchors in database $RAW_DB"

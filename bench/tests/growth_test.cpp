@@ -96,7 +96,7 @@ TEST(GrowthWire, IncompressibleFillerIsFixedVariedAndJsonSafe) {
 }
 
 TEST(GrowthWire, AckNamesTheConsumerGroup) {
-    const std::vector<PoppedMessage> messages = {{"t1", "p1", "l1"}};
+    const std::vector<PoppedMessage> messages = {{"t1", "p1", "l1", ""}};
     EXPECT_TRUE(json::parse(buildAckBatchBody(messages))["consumerGroup"].is_null());
     EXPECT_EQ(json::parse(buildAckBatchBody(messages, "g3"))["consumerGroup"], "g3");
 }

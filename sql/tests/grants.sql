@@ -28,11 +28,15 @@ INSERT INTO expected VALUES
   ('queen.schema_version', 'BRA'), ('queen.seek_consumer_group', 'B-A'), ('queen.seek_partition_to_end', 'B-A'),
   ('queen.set_subscription_start', 'B-A'), ('queen.set_system_flag', 'B-A'), ('queen.set_tenant_quota', '--A'),
   ('queen.status_analytics', 'BRA'), ('queen.status_overview', 'BRA'), ('queen.status_queue', 'BRA'),
-  ('queen.status_queue_messages', 'BRA'), ('queen.status_queues', 'BRA'), ('queen.tenant_quota_state', 'BRA'),
+  ('queen.status_queue_messages', 'BRA'), ('queen.status_queues', 'BRA'), ('queen.stream_cycle', 'B-A'),
+  ('queen.stream_register_query', 'B-A'), ('queen.stream_state_get', 'BRA'), ('queen.stream_usage_of', '-RA'), ('queen.tenant_quota_state', 'BRA'),
   ('queen.tenant_usage_of', '-RA'), ('queen.timer_queue_names', 'BRA'), ('queen.trace_names', 'BRA'),
   ('queen.traces_by_name', 'BRA'), ('queen.try_begin_job_cycle', 'B-A');
 -- The helpers: their owner only (they run inside a SECURITY DEFINER procedure of schema queen).
 INSERT INTO expected SELECT f, '---' FROM unnest(ARRAY[
+  'queen_internal.add_stream_usage', 'queen_internal.apply_stream_state_ops', 'queen_internal.check_stream_limit',
+  'queen_internal.stream_ack', 'queen_internal.stream_final_ops', 'queen_internal.stream_key_retention',
+  'queen_internal.stream_limit', 'queen_internal.stream_query_give_back', 'queen_internal.stream_query_of',
   'queen_internal.ack_item_rows', 'queen_internal.ack_lease_group', 'queen_internal.add_partition_cursors',
   'queen_internal.add_tenant_usage', 'queen_internal.analytics_per_queue', 'queen_internal.check_ack_items',
   'queen_internal.check_at_least', 'queen_internal.check_push_items', 'queen_internal.check_schedule_items',

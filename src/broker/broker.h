@@ -17,6 +17,7 @@
 #include "broker/payload_encryption.h"
 #include "broker/pop_combiner.h"
 #include "broker/push_combiner.h"
+#include "broker/streams.h"
 #include "broker/tenant_quotas.h"
 #include "broker/transactions.h"
 #include "broker/types.h"
@@ -89,6 +90,13 @@ class Broker {
   // POST /api/v1/transaction (transactions.cpp): one run_transaction call;
   // business failures come back as success:false, an outage as Unavailable.
   TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin);
+
+  // The stream routes (streams.cpp, docs/streams.md): one procedure call each.
+  // Their business answers (a config_hash mismatch, a failed cycle) come back
+  // with success false; an outage is Unavailable, never spooled.
+  StreamOutcome register_stream_query(const StreamQueryRegistration& registration, const std::string& tenant);
+  StreamOutcome read_stream_state(const StreamStateRead& read, const std::string& tenant);  // the Read lane
+  StreamOutcome run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin);
 
   // GET /api/v1/dlq and DELETE /api/v1/resources/queues/:queue (admin.cpp).
   // delete_queue returns whether the tenant's queue existed.
@@ -175,6 +183,9 @@ class Broker {
   // One run_transaction call; its result in `outcome`, summarized.
   TransactionSummary call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
                                           TransactionOutcome& outcome);
+  // One stream_cycle call; its result in `outcome`, summarized.
+  StreamCycleSummary call_stream_cycle(const StreamCycleCommand& command, const PushOrigin& origin,
+                                       StreamOutcome& outcome);
   [[noreturn]] void rethrow_as_broker_error(const db::DbError& error, bool transient_is_unavailable = true);
 
   const config::Config config_;

@@ -28,6 +28,10 @@ namespace queen::broker {
 inline constexpr const char* kEncryptionRequiredStatus = "encryption_required";
 // Part of the error store_messages gives a refused item; a transaction's rollback reason carries it.
 inline constexpr const char* kPlaintextRefusedText = "plaintext refused, the broker must encrypt";
+// Whether a rolled-back result (a transaction's, a stream cycle's) was refused for plaintext.
+inline bool names_refused_plaintext(const std::string& result_json) {
+  return result_json.find(kPlaintextRefusedText) != std::string::npos;
+}
 // What configure answers (`warning`) when a queue asks for encryption on a broker without a usable key.
 inline constexpr const char* kNoEncryptionKeyWarning =
     "encryptionEnabled is set but this broker has no valid QUEEN_ENCRYPTION_KEY: payloads of this queue are "

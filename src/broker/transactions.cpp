@@ -15,18 +15,8 @@
 namespace queen::broker {
 namespace {
 
-std::int64_t now_epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 void seal_transaction(const PayloadEncryption& encryption, const std::string& tenant, TransactionCommand& command) {
   for (auto& op : command.operations) encryption.seal_items(tenant, op.items);
-}
-
-// The rollback reason store_messages gives for plaintext sent to an encrypted queue.
-bool refused_plaintext(const std::string& result_json) {
-  return result_json.find(kPlaintextRefusedText) != std::string::npos;
 }
 
 }  // namespace
@@ -77,21 +67,33 @@ TransactionSummary summarize_transaction_result(const std::string& result_json) 
   return summary;
 }
 
+std::int64_t now_epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void add_queues_to_wake(const std::vector<PushItem>& items, std::int64_t now_ms, std::set<std::string>& queues) {
+  for (const auto& item : items) {
+    if (!item.deliver_at_ms || *item.deliver_at_ms <= now_ms) queues.insert(item.queue);
+  }
+}
+
 std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms) {
   std::set<std::string> queues;
-  for (const auto& op : command.operations) {
-    for (const auto& item : op.items) {
-      if (!item.deliver_at_ms || *item.deliver_at_ms <= now_ms) queues.insert(item.queue);
-    }
-  }
+  for (const auto& op : command.operations) add_queues_to_wake(op.items, now_ms, queues);
   return queues;
+}
+
+bool schedules_timers(const std::vector<PushItem>& items, std::int64_t now_ms) {
+  for (const auto& item : items) {
+    if (item.deliver_at_ms && *item.deliver_at_ms > now_ms) return true;
+  }
+  return false;
 }
 
 bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   for (const auto& op : command.operations) {
-    for (const auto& item : op.items) {
-      if (item.deliver_at_ms && *item.deliver_at_ms > now_ms) return true;
-    }
+    if (schedules_timers(op.items, now_ms)) return true;
   }
   return false;
 }
@@ -131,7 +133,7 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command, const Pus
   seal_transaction(encryption_, origin.tenant, command);
   TransactionOutcome outcome;
   TransactionSummary summary = call_run_transaction(command, origin, outcome);
-  if (!summary.success && encryption_.enabled() && refused_plaintext(outcome.result_json)) {
+  if (!summary.success && encryption_.enabled() && names_refused_plaintext(outcome.result_json)) {
     // This broker's list of encrypted queues was stale and the database
     // rolled everything back: re-read the list, seal, run once more.
     try {

@@ -53,9 +53,14 @@ TransactionSummary summarize_transaction_result(const std::string& result_json);
 // After a commit: the queues whose new messages are poppable now (pushed items
 // without a future deliverAt), whose parked long polls should wake.
 std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms);
+// The system clock in epoch ms: what a deliverAt is compared with after a commit.
+std::int64_t now_epoch_ms();
+// The same for pushed items of any use case (a transaction's, a stream cycle's).
+void add_queues_to_wake(const std::vector<PushItem>& items, std::int64_t now_ms, std::set<std::string>& queues);
 
 // After a commit: true when an item was scheduled (deliverAt after now_ms),
 // so the sweeper should look now rather than at its next sleep ceiling.
 bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms);
+bool schedules_timers(const std::vector<PushItem>& items, std::int64_t now_ms);
 
 }  // namespace queen::broker

@@ -384,6 +384,10 @@ void read_limits(EnvReader& r, Config& c) {
   c.limits.list_max_payload_bytes =
       r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES", c.limits.list_max_payload_bytes);
   c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET", c.limits.list_max_offset);
+  c.limits.stream_max_value_bytes = r.integer("QUEEN_STREAM_MAX_VALUE_BYTES", c.limits.stream_max_value_bytes);
+  c.limits.stream_max_state_ops = r.int32("QUEEN_STREAM_MAX_STATE_OPS", c.limits.stream_max_state_ops);
+  c.limits.stream_max_push_items = r.int32("QUEEN_STREAM_MAX_PUSH_ITEMS", c.limits.stream_max_push_items);
+  c.limits.stream_max_read_keys = r.int32("QUEEN_STREAM_MAX_READ_KEYS", c.limits.stream_max_read_keys);
 }
 
 // Per-tenant push quotas (docs/tenants.md).
@@ -403,7 +407,9 @@ void read_tenant_quotas(EnvReader& r, Config& c) {
   s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES", s.queues);
   s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS", s.partitions);
   s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS", s.consumer_groups);
+  s.stream_state_bytes = r.integer("QUEEN_TENANT_MAX_STREAM_STATE_BYTES", s.stream_state_bytes);
   c.db.session_settings = storage_quota_settings(q);
+  for (auto& setting : stream_limit_settings(c.limits)) c.db.session_settings.push_back(std::move(setting));
 }
 
 // One lane of the admission arbiter: QUEEN_FLOW_<LANE>_{SLOTS,QUEUE,WAIT_MS}.
@@ -564,7 +570,16 @@ std::vector<std::pair<std::string, std::string>> storage_quota_settings(const Te
           {"queen.tenant_max_queues", std::to_string(s.queues)},
           {"queen.tenant_max_partitions", std::to_string(s.partitions)},
           {"queen.tenant_max_consumer_groups", std::to_string(s.consumer_groups)},
+          {"queen.tenant_max_stream_state_bytes", std::to_string(s.stream_state_bytes)},
           {"queen.tenant_quota_overrides", q.overrides ? "on" : "off"}};
+}
+
+std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& l) {
+  // Names as queen_internal.stream_limit reads them (sql/migrations/deploy/streams.sql).
+  return {{"queen.stream_max_value_bytes", std::to_string(l.stream_max_value_bytes)},
+          {"queen.stream_max_state_ops", std::to_string(l.stream_max_state_ops)},
+          {"queen.stream_max_push_items", std::to_string(l.stream_max_push_items)},
+          {"queen.stream_max_read_keys", std::to_string(l.stream_max_read_keys)}};
 }
 
 std::vector<std::string> describe_settings(const std::vector<Setting>& settings) {
@@ -664,7 +679,8 @@ std::vector<std::string> describe_config(const Config& c) {
   const TenantStorageQuotas& sq = c.tenant_quotas.storage;
   s << "config: tenant storage quotas kv_keys=" << sq.kv_keys << " kv_bytes=" << sq.kv_bytes
     << " traces=" << sq.traces << " trace_bytes=" << sq.trace_bytes << " dead_letters=" << sq.dead_letters
-    << " queues=" << sq.queues << " partitions=" << sq.partitions << " consumer_groups=" << sq.consumer_groups;
+    << " queues=" << sq.queues << " partitions=" << sq.partitions << " consumer_groups=" << sq.consumer_groups
+    << " stream_state_bytes=" << sq.stream_state_bytes;
   flush();
   describe_jwt(s, c.jwt);
   flush();

@@ -177,6 +177,12 @@ struct LimitsConfig {
   // QUEEN_LIST_MAX_OFFSET: the largest `offset` of a paged listing (400 past it): an offset's rows are read and
   // skipped, so deep pages go by from/to instead (docs/limits.md, "Listings")
   int list_max_offset = 10000;
+  // Stream cycles and state reads (docs/streams.md, "Limits"): enforced by the stream procedures, which read
+  // them as the session settings queen.stream_max_* (stream_limit_settings); past one the answer is 400 naming it.
+  std::int64_t stream_max_value_bytes = 1LL << 20;  // QUEEN_STREAM_MAX_VALUE_BYTES: one state value, as JSON text
+  int stream_max_state_ops = 10000;                 // QUEEN_STREAM_MAX_STATE_OPS: state operations of one cycle
+  int stream_max_push_items = 10000;                // QUEEN_STREAM_MAX_PUSH_ITEMS: sink pushes of one cycle
+  int stream_max_read_keys = 10000;                 // QUEEN_STREAM_MAX_READ_KEYS: keys asked or rows read by one state read
 };
 
 // The admission arbiter (docs/flow-control.md): database slots per lane.
@@ -217,6 +223,7 @@ struct TenantStorageQuotas {
   std::int64_t queues = 10000;            // QUEEN_TENANT_MAX_QUEUES
   std::int64_t partitions = 1000000;      // QUEEN_TENANT_MAX_PARTITIONS
   std::int64_t consumer_groups = 10000;   // QUEEN_TENANT_MAX_CONSUMER_GROUPS: registered (queue, group) pairs
+  std::int64_t stream_state_bytes = 1LL << 30;  // QUEEN_TENANT_MAX_STREAM_STATE_BYTES: stream state key + value bytes
 };
 
 struct TenantQuotaConfig {
@@ -318,6 +325,10 @@ std::vector<std::string> describe_settings(const std::vector<Setting>& settings)
 // queen.tenant_max_<quota> for each quota it enforces and
 // queen.tenant_quota_overrides (on/off).
 std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& quotas);
+
+// The session settings that hand the stream bounds to the database:
+// queen.stream_max_<bound> (value_bytes, state_ops, push_items, read_keys).
+std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& limits);
 
 const char* to_string(FsyncMode mode) noexcept;
 

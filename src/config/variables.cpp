@@ -244,6 +244,14 @@ std::vector<Variable> build_table() {
   t.push_back(integer(kLimits, "QUEEN_LIST_MAX_PAYLOAD_BYTES", "4194304", 0, 1LL << 30, "bytes",
                       "payload bytes one listing answer carries (later rows come without payload)"));
   t.push_back(integer(kLimits, "QUEEN_LIST_MAX_OFFSET", "10000", 0, 100000000, "", "largest offset of a paged listing"));
+  t.push_back(integer(kLimits, "QUEEN_STREAM_MAX_VALUE_BYTES", "1048576", 0, 1LL << 30, "bytes",
+                      "one stream state value, as JSON text (0: unlimited)"));
+  t.push_back(integer(kLimits, "QUEEN_STREAM_MAX_STATE_OPS", "10000", 0, 10000000, "",
+                      "state operations of one stream cycle (0: unlimited)"));
+  t.push_back(integer(kLimits, "QUEEN_STREAM_MAX_PUSH_ITEMS", "10000", 0, 10000000, "",
+                      "sink pushes of one stream cycle (0: unlimited)"));
+  t.push_back(integer(kLimits, "QUEEN_STREAM_MAX_READ_KEYS", "10000", 0, 10000000, "",
+                      "keys asked or rows answered by one stream state read (0: unlimited)"));
 
   constexpr std::string_view kTenants = "Tenant quotas";
   t.push_back(integer(kTenants, "QUEEN_TENANT_MAX_PENDING", "0", 0, kMaxQuota, "messages",
@@ -268,6 +276,8 @@ std::vector<Variable> build_table() {
                       "partitions per tenant (0: unlimited)"));
   t.push_back(integer(kTenants, "QUEEN_TENANT_MAX_CONSUMER_GROUPS", "10000", 0, kMaxQuota, "",
                       "registered (queue, group) pairs per tenant (0: unlimited)"));
+  t.push_back(integer(kTenants, "QUEEN_TENANT_MAX_STREAM_STATE_BYTES", "1073741824", 0, kMaxQuota, "bytes",
+                      "stream state key and value bytes per tenant (0: unlimited)"));
 
   constexpr std::string_view kFlow = "Flow control";
   t.push_back(derived(integer(kFlow, "QUEEN_FLOW_SLOTS", "C = min(DB_POOL_SIZE, HTTP_MAX_THREADS)", 1, 10000, "",

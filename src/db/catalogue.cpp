@@ -96,12 +96,15 @@ const std::vector<const char*>& sql_helpers() {
       "ack_item_rows",
       "ack_lease_group",
       "add_partition_cursors",
+      "add_stream_usage",
       "add_tenant_usage",
       "analytics_per_queue",
+      "apply_stream_state_ops",
       "check_ack_items",
       "check_at_least",
       "check_push_items",
       "check_schedule_items",
+      "check_stream_limit",
       "check_system_flag_key",
       "check_tenant_quota",
       "compute_queue_stats",
@@ -178,6 +181,12 @@ const std::vector<const char*>& sql_helpers() {
       "stats_workers",
       "storage_quota_names",
       "store_ack_state",
+      "stream_ack",
+      "stream_final_ops",
+      "stream_key_retention",
+      "stream_limit",
+      "stream_query_give_back",
+      "stream_query_of",
       "store_messages",
       "subscription_start_at",
       "tenant_arg",
@@ -197,6 +206,7 @@ const std::vector<const char*>& sql_helpers() {
 const std::vector<const char*>& sql_admin_procedures() {
   static const std::vector<const char*> procedures = {
       "set_tenant_quota",
+      "stream_usage_of",
       "tenant_usage_of",
   };
   return procedures;

@@ -295,6 +295,10 @@ struct KvRows {
   X(GetSystemFlag, "get_system_flag", BoolValue, Text)                                                           \
   X(SchemaVersion, "schema_version", TextValue)                                                                 \
   X(RunTransaction, "run_transaction", Json, Jsonb, Text, Text)                                                  \
+  /* Stream queries (docs/streams.md): register, read a shard, commit a cycle. */                                 \
+  X(StreamRegisterQuery, "stream_register_query", Json, Jsonb, Text)                                             \
+  X(StreamStateGet, "stream_state_get", Json, Jsonb, Text)                                                       \
+  X(StreamCycle, "stream_cycle", Json, Jsonb, Text, Text)                                                        \
   X(ListDlq, "list_dlq", DlqRows, Text, Text, Text, EpochMs, EpochMs, Int, Int, Text, Int8)                      \
   X(DeleteQueue, "delete_queue", BoolValue, Text, Text)                                                          \
   X(QuotaStateOfTenant, "tenant_quota_state", QuotaRows, Text)                                                     \

@@ -77,6 +77,18 @@ std::string Database::run_transaction(const std::string& ops_json, const PushOri
   return call_first<RunTransaction>(runner_, ops_json, origin.producer_sub, origin.tenant).value_or(std::string());
 }
 
+std::string Database::stream_register_query(const std::string& request_json, const std::string& tenant) {
+  return call_first<StreamRegisterQuery>(runner_, request_json, tenant).value_or(std::string());
+}
+
+std::string Database::stream_state_get(const std::string& request_json, const std::string& tenant) {
+  return call_first<StreamStateGet>(runner_, request_json, tenant).value_or(std::string());
+}
+
+std::string Database::stream_cycle(const std::string& cycle_json, const PushOrigin& origin) {
+  return call_first<StreamCycle>(runner_, cycle_json, origin.producer_sub, origin.tenant).value_or(std::string());
+}
+
 DlqPage Database::list_dlq(const DlqQuery& q) {
   QUEEN_ASSERT(q.limit >= 1 && q.offset >= 0, "the HTTP layer clamps limit and offset");
   return runner_.run("list_dlq", [&](pqxx::nontransaction& tx) {

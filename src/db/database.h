@@ -25,6 +25,9 @@ class Database final : public Procedures {
   bool get_system_flag(const std::string& key) override;
   std::chrono::microseconds ping() override;
   std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) override;
+  std::string stream_register_query(const std::string& request_json, const std::string& tenant) override;
+  std::string stream_state_get(const std::string& request_json, const std::string& tenant) override;
+  std::string stream_cycle(const std::string& cycle_json, const PushOrigin& origin) override;
   DlqPage list_dlq(const DlqQuery& query) override;
   bool delete_queue(const std::string& queue, const std::string& tenant) override;
   TenantQuotaState tenant_quota_state(const std::string& tenant) override;

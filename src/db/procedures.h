@@ -261,6 +261,14 @@ class Procedures {
   // queen.run_transaction: ops_json is the request body {operations,
   // requiredLeases}; returns the procedure's jsonb result as text.
   virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) = 0;
+  // Stream queries (docs/streams.md); each returns the procedure's jsonb result as text.
+  // queen.stream_register_query: request_json {name, source_queue, config_hash, sink_queue?, reset?}.
+  virtual std::string stream_register_query(const std::string& request_json, const std::string& tenant) = 0;
+  // queen.stream_state_get: request_json {query_id, partition_id, keys?, key_prefix?, ripe_at_or_before?}.
+  virtual std::string stream_state_get(const std::string& request_json, const std::string& tenant) = 0;
+  // queen.stream_cycle: cycle_json {query_id, partition_id, consumer_group?, release_lease?, state_ops?,
+  // push_items?, ack?, idempotency_key?}; the pushes are stamped with origin's producer.
+  virtual std::string stream_cycle(const std::string& cycle_json, const PushOrigin& origin) = 0;
   // queen.pop_many: `requests` pop_messages calls with the same parameters in
   // one transaction, each with its own lease.
   virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) = 0;

@@ -17,6 +17,7 @@ Router build_router(const RouteContext& context) {
   register_kv_routes(router, context);
   register_cluster_routes(router, context);
   register_transaction_routes(router, context);
+  register_stream_routes(router, context);
   register_dlq_routes(router, context);
   register_view_routes(router, context);
   register_resource_routes(router, context);

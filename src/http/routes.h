@@ -52,6 +52,7 @@ void register_kv_routes(Router& router, const RouteContext& context);           
 void register_cluster_routes(Router& router, const RouteContext& context);      // /api/v1/system/shared-state
 void register_transaction_routes(Router& router, const RouteContext& context);  // /api/v1/transaction
 void register_dlq_routes(Router& router, const RouteContext& context);          // /api/v1/dlq
+void register_stream_routes(Router& router, const RouteContext& context);       // /streams/v1/*
 void register_resource_routes(Router& router, const RouteContext& context);     // /api/v1/resources/*
 void register_consumer_group_routes(Router& router, const RouteContext& context);  // /api/v1/consumer-groups/*
 void register_status_routes(Router& router, const RouteContext& context);       // /api/v1/status*, /stats/refresh

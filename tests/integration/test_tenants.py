@@ -143,3 +143,27 @@ def test_spooled_pushes_replay_into_the_tenants_queue(as_user):
     assert sorted(m["data"]["i"] for m in got) == [0, 1, 2]
     assert {m["producerSub"] for m in got} == {"alice"}
     assert pop_all(default, queue) == [], "replay must not put acme's messages in the default tenant"
+
+
+def test_stream_queries_are_per_tenant_and_their_pushes_carry_the_subject(as_user):
+    acme, globex = as_user("alice", "acme"), as_user("gina", "globex")
+    name, source, sink = unique_name("counts"), unique_name("src"), unique_name("sink")
+    body = {"name": name, "source_queue": source, "config_hash": "h1"}
+    a = acme.post("/streams/v1/queries", body).body
+    g = globex.post("/streams/v1/queries", {**body, "config_hash": "h2"})
+    assert g.status == 200 and g.body["fresh"] is True, "another tenant's query of the same name is its own"
+    assert a["query_id"] != g.body["query_id"]
+    shard = {"query_id": a["query_id"], "partition_id": a["query_id"]}
+    refused = globex.post("/streams/v1/cycle", {**shard, "state_ops": [{"type": "upsert", "key": "k"}]})
+    assert refused.body["success"] is False, "a query id of another tenant does not exist for it"
+    done = acme.post("/streams/v1/cycle", {**shard, "state_ops": [{"type": "upsert", "key": "k", "value": 1}],
+                                           "push_items": [{"queue": sink, "payload": {"n": 1}}]})
+    assert done.body["success"] is True, done.body
+    assert acme.post("/streams/v1/state/get", shard).body["rows"][0]["value"] == 1
+    assert globex.post("/streams/v1/state/get", shard).body == {"success": True, "rows": []}
+    assert pop_all(globex, sink) == []
+    pushed = poll_until(lambda: pop_all(acme, sink), what="the cycle's push in acme's sink")
+    assert pushed[0]["producerSub"] == "alice"
+    reader = as_user("rita", "acme", role="read-only")
+    assert reader.post("/streams/v1/state/get", shard).status == 200
+    assert reader.post("/streams/v1/cycle", shard).status == 403

@@ -58,7 +58,10 @@ TEST(TenantQuotaConfig, StorageQuotasAreOnByDefaultAndReachEveryConnection) {
       {"queen.tenant_max_kv_keys", "100000"},    {"queen.tenant_max_kv_bytes", "1073741824"},
       {"queen.tenant_max_traces", "1000000"},    {"queen.tenant_max_trace_bytes", "1073741824"},
       {"queen.tenant_max_queues", "10000"},      {"queen.tenant_max_partitions", "1000000"},
-      {"queen.tenant_max_consumer_groups", "10000"}, {"queen.tenant_quota_overrides", "off"}};
+      {"queen.tenant_max_consumer_groups", "10000"}, {"queen.tenant_max_stream_state_bytes", "1073741824"},
+      {"queen.tenant_quota_overrides", "off"},     {"queen.stream_max_value_bytes", "1048576"},
+      {"queen.stream_max_state_ops", "10000"},     {"queen.stream_max_push_items", "10000"},
+      {"queen.stream_max_read_keys", "10000"}};
   EXPECT_EQ(c.db.session_settings, expected);
 }
 
@@ -81,7 +84,9 @@ TEST(TenantQuotaConfig, StorageQuotasAreReadAndZeroIsUnlimited) {
             settings.end());
   for (const char* name : {"QUEEN_TENANT_MAX_KV_KEYS", "QUEEN_TENANT_MAX_KV_BYTES", "QUEEN_TENANT_MAX_TRACES",
                            "QUEEN_TENANT_MAX_TRACE_BYTES", "QUEEN_TENANT_MAX_DEAD_LETTERS", "QUEEN_TENANT_MAX_QUEUES",
-                           "QUEEN_TENANT_MAX_PARTITIONS", "QUEEN_TENANT_MAX_CONSUMER_GROUPS"}) {
+                           "QUEEN_TENANT_MAX_PARTITIONS", "QUEEN_TENANT_MAX_CONSUMER_GROUPS",
+                           "QUEEN_TENANT_MAX_STREAM_STATE_BYTES", "QUEEN_STREAM_MAX_VALUE_BYTES",
+                           "QUEEN_STREAM_MAX_STATE_OPS", "QUEEN_STREAM_MAX_PUSH_ITEMS", "QUEEN_STREAM_MAX_READ_KEYS"}) {
     EXPECT_NE(config_error_of({{name, "-1"}}).find(name), std::string::npos) << name;
   }
 }

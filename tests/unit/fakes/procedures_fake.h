@@ -62,6 +62,18 @@ class ProceduresFake : public db::Procedures {
     count("run_transaction");
     return "{\"success\":true,\"results\":[]}";
   }
+  std::string stream_register_query(const std::string&, const std::string&) override {
+    count("stream_register_query");
+    return R"({"success":true,"query_id":"00000000-0000-0000-0000-000000000001","fresh":true,"reset":false})";
+  }
+  std::string stream_state_get(const std::string&, const std::string&) override {
+    count("stream_state_get");
+    return R"({"success":true,"rows":[]})";
+  }
+  std::string stream_cycle(const std::string&, const db::PushOrigin&) override {
+    count("stream_cycle");
+    return R"json({"success":false,"error":"Unknown query_id"})json";
+  }
   std::vector<db::CombinedPopRow> pop_many(int, const db::PopRequest&) override {
     count("pop_many");
     return {};

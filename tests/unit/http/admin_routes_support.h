@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the transaction, DLQ and queue-deletion route tests: a broker on
+// Shared by the transaction, stream, DLQ and queue-deletion route tests: a broker on
 // an in-memory database stand-in, the three route groups behind a real
 // Dispatcher (so error envelopes and status codes are the wire ones), and a
 // ClusterHooks recorder for the after-commit announcements.
@@ -31,6 +31,23 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   std::vector<std::string> transaction_calls;
   std::optional<std::string> last_producer_sub;
   std::string last_tenant;
+
+  // The stream calls: canned answers, the documents they were given in call order.
+  std::string register_result = R"({"success":true,"query_id":"q-1","name":"counts","fresh":true,"reset":false})";
+  std::string state_result = R"({"success":true,"rows":[]})";
+  std::string cycle_result = R"({"success":true,"push_results":[{"index":0,"status":"queued"}],"ack_result":null})";
+  std::vector<std::string> stream_requests;
+
+  std::string stream_register_query(const std::string& request_json, const std::string& tenant) override {
+    return stream_answer(request_json, tenant, register_result);
+  }
+  std::string stream_state_get(const std::string& request_json, const std::string& tenant) override {
+    return stream_answer(request_json, tenant, state_result);
+  }
+  std::string stream_cycle(const std::string& cycle_json, const db::PushOrigin& origin) override {
+    last_producer_sub = origin.producer_sub;
+    return stream_answer(cycle_json, origin.tenant, cycle_result);
+  }
 
   db::DlqPage dlq_page;
   std::vector<db::DlqQuery> dlq_calls;
@@ -95,6 +112,12 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   void fail_if_asked() {
     if (failure) throw *failure;
   }
+  std::string stream_answer(const std::string& request_json, const std::string& tenant, const std::string& result) {
+    stream_requests.push_back(request_json);
+    last_tenant = tenant;
+    fail_if_asked();
+    return result;
+  }
 };
 
 class RecordingClusterHooks : public broker::ClusterHooks {
@@ -123,6 +146,7 @@ struct AdminRoutesFixture {
     http::Router router;
     const http::RouteContext context{broker, metrics, config};
     http::register_transaction_routes(router, context);
+    http::register_stream_routes(router, context);
     http::register_dlq_routes(router, context);
     http::register_resource_routes(router, context);
     http::register_push_routes(router, context);

@@ -1,0 +1,71 @@
+#pragma once
+// The stream queries of the official stream SDKs (docs/streams.md) as broker
+// use cases: register a query, read a shard of its state, commit a cycle. The
+// SDK runs every operator; the server keeps the state rows and commits each
+// cycle (state ops, sink pushes, source ack) in one queen.stream_cycle call.
+// A cycle is never spooled: without PostgreSQL it fails (503) and the SDK
+// retries, and its lease (or idempotency key) makes the retry safe.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/types.h"
+
+namespace queen::broker {
+
+// POST /streams/v1/queries.
+struct StreamQueryRegistration {
+  std::string name;  // the SDK's queryId
+  std::string source_queue;
+  std::optional<std::string> sink_queue;
+  std::string config_hash;
+  bool reset = false;
+};
+
+// POST /streams/v1/state/get: the filters are ANDed; none reads the whole shard.
+struct StreamStateRead {
+  std::string query_id;
+  std::string partition_id;
+  std::vector<std::string> keys;               // empty: no key filter
+  std::optional<std::string> key_prefix;       // an exact prefix
+  std::optional<std::string> ripe_at_or_before_json;  // a JSON number, as sent
+};
+
+// POST /streams/v1/cycle. The state ops and the ack travel verbatim (the
+// database judges them); the pushes are typed so they get exactly the
+// treatment of /push (validation, minted transactionIds, encryption).
+struct StreamCycleCommand {
+  std::string query_id;
+  std::string partition_id;
+  std::optional<std::string> consumer_group;  // empty: queue mode
+  bool release_lease = true;
+  std::string state_ops_json = "[]";
+  std::vector<PushItem> push_items;
+  std::optional<std::string> ack_json;         // the ack object as sent; empty: no ack (an idle flush)
+  std::optional<std::string> idempotency_key;  // our extension: a retried cycle with it changes nothing
+};
+
+// A procedure's answer: the body, and whether it says success.
+struct StreamOutcome {
+  std::string result_json;
+  bool success = false;
+};
+
+// What a committed cycle did, for the follow-up work.
+struct StreamCycleSummary {
+  bool success = false;
+  std::size_t queued = 0;  // push results stored now
+  bool acked = false;      // an ack result
+};
+
+// The procedures' request documents (stream_register_query, stream_state_get, stream_cycle).
+std::string encode_stream_registration(const StreamQueryRegistration& registration);
+std::string encode_stream_state_read(const StreamStateRead& read);
+std::string encode_stream_cycle(const StreamCycleCommand& command);
+
+// Reads a stream procedure's result. Throws std::invalid_argument when it is
+// not a JSON object with a boolean `success` (a broken contract).
+StreamCycleSummary summarize_stream_result(const std::string& result_json);
+
+}  // namespace queen::broker
