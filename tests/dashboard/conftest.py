@@ -12,7 +12,8 @@ Fixtures:
   seeded        session   real data on `broker`: a queue with pushed, acked and unacked messages and a consumer
                           group (one message traced under a name), a queue with dead letters, a queue of
                           LONG_LIST messages, one of LONG_LIST dead letters, a queue of ACCOUNT_PARTITIONS partitions acct-1.., and an idle
-                          group on an empty queue
+                          group on an empty queue; KV keys <kv>-2 (with a time to live) and <kv>-10 (none), and a
+                          timer (a push with deliverAt) due TIMER_DELAY_MS after the seed
   statistics    function  `seeded`, with the statistics recomputed now (POST /api/v1/stats/refresh)
   shots         session   where screenshots go: <run dir>/dashboard-screenshots (the run directory is kept)
 
@@ -21,19 +22,20 @@ Every wait is on a condition (WebDriverWait) with a bounded timeout; no sleeps.
 import os
 import shutil
 import sys
+import time
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from harness import Broker, TempDatabase, unique_name
-from harness.api import ack_item
+from harness.api import ack_item, quote
 from harness import env as harness_env
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import auth_support  # noqa: E402
-from dashboard_support import (ACCOUNT_PARTITIONS, LONG_LIST, TRACE_NAME, WAIT_S, WINDOW, Page,  # noqa: E402
-                               fail_until_dead, refresh_statistics)
+from dashboard_support import (ACCOUNT_PARTITIONS, KV_TTL_MS, LONG_LIST, TIMER_DELAY_MS, TRACE_NAME, WAIT_S,  # noqa: E402
+                               WINDOW, Page, fail_until_dead, refresh_statistics)
 
 CHROMIUM = os.environ.get("QUEEN_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("QUEEN_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -109,7 +111,16 @@ def seeded(broker):
         # A group that polled a queue with nothing in it: a cursor row, nothing ever consumed.
         assert c.configure(empty, {}).status == 200
         assert c.pop_messages(empty, consumer_group=idle, wait="false") == []
-    return {"orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
+        kv = unique_name("dash-kv")
+        resp = c.request("PUT", f"/api/v1/kv/{quote(kv)}-2", json={"value": {"plan": "gold", "seats": 12}, "ttlMs": KV_TTL_MS})
+        assert resp.status == 200 and resp.body["expiresAt"], resp
+        kv_expires_at = resp.body["expiresAt"]
+        assert c.request("PUT", f"/api/v1/kv/{quote(kv)}-10", json={"value": "no expiry"}).status == 200
+        timer_queue = unique_name("dash-timer")
+        resp = c.push([{"queue": timer_queue, "partition": "p", "transactionId": "timer-1", "payload": {"reminder": 1},
+                        "deliverAt": int(time.time() * 1000) + TIMER_DELAY_MS}])
+        assert resp.status == 201 and resp.body[0]["status"] == "queued", resp
+    return {"kv": kv, "kv_expires_at": kv_expires_at, "timer_queue": timer_queue, "orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
             "traced_partition_id": traced["partitionId"], "many": many, "dead_many": dead_many, "accounts": accounts, "empty": empty,
             "idle": idle}
 

@@ -15,6 +15,9 @@ WINDOW = (1440, 1000)
 LONG_LIST = 120
 ACCOUNT_PARTITIONS = 12
 TRACE_NAME = "dash-checkout"
+# A KV key that expires in an hour, and a timer due two seconds after the seed.
+KV_TTL_MS = 3_600_000
+TIMER_DELAY_MS = 2000
 
 
 def fail_until_dead(client, queue, partition, transaction_id, attempts):

@@ -40,6 +40,8 @@ def test_overview_shows_this_broker_its_spool_and_the_maintenance_flags(page, br
     ("dlq", "page-dlq"),
     ("traces", "page-traces"),
     ("analytics", "page-analytics"),
+    ("kv", "page-kv"),
+    ("timers", "page-timers"),
     ("system", "page-system"),
 ])
 def test_every_page_loads(page, route, marker):

@@ -1,13 +1,19 @@
 """What the dashboard's figures say (issue 25, item 4): charts have the buckets their titles name, cards and labels
 say what they count, partitions are in natural order, options have readable names and units, each queue has rate
-charts from the analytics routes, and traces and analytics have pages of their own."""
+charts from the analytics routes, and traces, analytics, the KV store and timers have pages of their own."""
+import datetime
 import re
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
+import auth_support
 from dashboard_support import ACCOUNT_PARTITIONS, TRACE_NAME, fail_until_dead, refresh_statistics
 from harness import unique_name
 from harness.api import quote
+from harness.waiting import poll_until
+
+ADMIN = auth_support.hs256(roles=["admin"], sub="dash-admin")
 
 HOUR_POINTS = 60    # an hour in 1-minute buckets: 60 or 61 points (the first bucket holds the window's start)
 WEEK_POINTS = 168   # a week in 1-hour buckets
@@ -136,3 +142,83 @@ def test_the_analytics_page_draws_queues_brokers_jobs_and_the_database(page, sta
     week = page.wait_for("[data-test=chart-queues-pushed]")
     page.until(lambda d: week.get_attribute("data-bucket-minutes") == "60", "hour buckets over a week")
     assert "per hour" in week.text
+
+
+def right_aligned(page, css):
+    """For each numeric cell of the first row of the table at css: (its header's text, header and cell aligned right)."""
+    return page.browser.execute_script("""
+      const table = document.querySelector(arguments[0]), heads = table.querySelectorAll('thead th');
+      return [...table.querySelectorAll('tbody tr:first-child td.n')].map((td) => [heads[td.cellIndex].textContent,
+        getComputedStyle(heads[td.cellIndex]).textAlign === 'right' && getComputedStyle(td).textAlign === 'right']);""", css)
+
+
+def test_the_kv_page_lists_the_keys_looked_up_in_natural_order_with_their_expiry_in_the_chosen_zone(page, seeded):
+    from zoneinfo import ZoneInfo
+    kv, zone = seeded["kv"], "Asia/Tokyo"
+    page.open("kv")
+    page.wait_text("[data-test=kv-list] td.empty", lambda t: "No key looked up yet" in t, "the empty state")
+    page.shot("kv-empty")
+    try:
+        Select(page.wait_for("[data-test=zone-select]")).select_by_value(zone)
+        page.wait_text("[data-test=zone-label]", lambda t: zone in t, f"the zone shown as {zone}")
+        for key in (f"{kv}-10", f"{kv}-2", f"{kv}-missing"):
+            field = page.wait_for("[data-test=kv-key-input]")
+            field.clear()
+            field.send_keys(key)
+            page.click("[data-test=kv-lookup]")
+            page.wait_text("[data-test=kv-detail-title]", lambda t, key=key: t == key, f"{key}'s detail")
+        page.click("[data-test=kv-detail] [data-test=drawer-close]")
+        page.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-test=kv-row]")) == 3, "three keys listed")
+        keys = [r.get_attribute("data-key") for r in page.all("[data-test=kv-row]")]
+        assert keys == [f"{kv}-2", f"{kv}-10", f"{kv}-missing"], keys
+        states = [r.get_attribute("data-state") for r in page.all("[data-test=kv-row]")]
+        assert states == ["present", "present", "absent"], states
+        expires = datetime.datetime.fromisoformat(seeded["kv_expires_at"].replace("Z", "+00:00"))
+        expected = expires.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
+        cells = [c.text for c in page.wait_for(f"[data-test=kv-row][data-key='{kv}-2']").find_elements(By.CSS_SELECTOR, "td")]
+        assert cells[2] == expected, (cells, expected)
+        assert cells[3].endswith(" min") or cells[3].endswith(" h"), cells  # time left of an hour's TTL
+        assert page.wait_for(f"[data-test=kv-row][data-key='{kv}-10']").find_elements(By.CSS_SELECTOR, "td")[2].text == "never"
+        assert zone in page.wait_for("[data-test=kv-list] th:nth-child(3)").text
+        aligned = right_aligned(page, "[data-test=kv-list] table")
+        assert aligned and all(ok for _, ok in aligned), aligned
+        page.click(f"[data-test=kv-row][data-key='{kv}-2'] td")
+        page.wait_text("[data-test=kv-value]", lambda t: '"seats": 12' in t, "the value in the side panel")
+        assert page.in_viewport(page.wait_for("[data-test=kv-detail-title]"))
+        assert expected in page.wait_for("[data-test=kv-fields]").text
+        page.shot("kv")
+    finally:
+        page.browser.execute_script("localStorage.removeItem('queen.dashboard.timeZone')")
+
+
+def shared_state(instance):
+    with instance.client() as client:
+        resp = client.request("GET", "/api/v1/system/shared-state", headers=auth_support.bearer(ADMIN))
+    assert resp.status == 200, resp
+    return resp.body
+
+
+def test_the_timers_page_shows_the_sweeper_of_the_broker_that_fired_the_seeded_timer(page, auth_page, seeded, broker,
+                                                                                     auth_broker):
+    queue = seeded["timer_queue"]
+    with broker.client() as client:
+        poll_until(lambda: client.get(f"/api/v1/messages?queue={quote(queue)}").body["messages"], timeout=30,
+                   interval=0.2, what="the seeded timer fired into a message")
+    # Both brokers run a sweeper on the database; either may have fired it.
+    fired = {name: shared_state(instance)["sweeper"]["timers_fired"]
+             for name, instance in (("broker", broker), ("auth", auth_broker))}
+    assert sum(fired.values()) >= 1, fired
+    name = max(fired, key=fired.get)
+    view = page if name == "broker" else auth_page
+    view.open("timers", token=None if name == "broker" else ADMIN)
+    row = view.wait_for("[data-test=timer-row][data-counter=timers_fired]")
+    view.until(lambda d: int(row.find_elements(By.CSS_SELECTOR, "td")[1].text.replace(",", "")) >= fired[name],
+               f"at least {fired[name]} timers fired")
+    assert "fired" in view.wait_for("[data-test=timers-summary]").text
+    aligned = right_aligned(view, "[data-test=timer-list] table")
+    assert len(aligned) == 2 and all(ok for _, ok in aligned), aligned
+    view.click("[data-test=timer-row][data-counter=timers_fired] td")
+    title = view.wait_text("[data-test=timer-detail-title]", lambda t: t == "Timers fired", "the counter's detail")
+    assert title and view.in_viewport(view.wait_for("[data-test=timer-detail-title]"))
+    assert "queen_sweeper_timers_fired_total" in view.wait_for("[data-test=timer-fields]").text
+    view.shot("timers")

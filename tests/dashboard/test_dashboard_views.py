@@ -12,7 +12,7 @@ from dashboard_support import WINDOW
 from harness.api import quote
 
 NARROW = (800, 900)
-ROUTES = ("overview", "queues", "groups", "messages", "dlq", "traces", "analytics", "system")
+ROUTES = ("overview", "queues", "groups", "messages", "dlq", "traces", "analytics", "kv", "timers", "system")
 WALL = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
 # How far a time the page shows may be from the moment the test expects (seeding and the page's own clock).
 CLOCK_SLACK = datetime.timedelta(minutes=10)
@@ -197,7 +197,7 @@ def test_the_theme_follows_prefers_color_scheme(page, statistics):
     assert luminance(light["body"]) > 0.8 and luminance(light["text"]) < 0.3, light
     page.color_scheme("dark")
     try:
-        for route in ("overview", f"queues/{quote(statistics['orders'])}", "groups"):
+        for route in ("overview", f"queues/{quote(statistics['orders'])}", "groups", "kv", "timers"):
             page.open(route)
             dark = colours(page)
             assert luminance(dark["body"]) < 0.2, f"{route}: background not dark: {dark}"

@@ -15,6 +15,8 @@ import * as deadLetters from './page-dlq.js';
 import * as system from './page-system.js';
 import * as traces from './page-traces.js';
 import * as analytics from './page-analytics.js';
+import * as kv from './page-kv.js';
+import * as timers from './page-timers.js';
 
 const POLL_INTERVAL_MS = 5000;
 
@@ -26,6 +28,8 @@ const NAV = [
   ['dlq', 'Dead letters'],
   ['traces', 'Traces'],
   ['analytics', 'Analytics'],
+  ['kv', 'KV'],
+  ['timers', 'Timers'],
   ['system', 'Spool & maintenance'],
 ];
 
@@ -44,6 +48,8 @@ function route() {
     case 'system': return {name: 'system', page: system, params};
     case 'traces': return {name: 'traces', page: traces, params};
     case 'analytics': return {name: 'analytics', page: analytics, params};
+    case 'kv': return {name: 'kv', page: kv, params};
+    case 'timers': return {name: 'timers', page: timers, params};
     default: return {name: 'overview', page: overview, params};
   }
 }
