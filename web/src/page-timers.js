@@ -76,7 +76,7 @@ export function create() {
     rows = COUNTERS.filter(([counter]) => sweeper[counter] !== undefined).map(([counter, label, series, meaning]) => ({
       counter, label, series, meaning, total: sweeper[counter], sincePageOpened: sweeper[counter] - (first[counter] || 0)}));
     summary.textContent = Number(sweeper.timers_fired) > 0
-      ? `Broker ${text(broker)} fired ${num(sweeper.timers_fired)} timers since it started; read at ${time(readAt)} (${zoneLabel()}).`
+      ? `Broker ${text(broker)} fired ${num(sweeper.timers_fired)} timer${Number(sweeper.timers_fired) === 1 ? '' : 's'} since it started; read at ${time(readAt)} (${zoneLabel()}).`
       : `Broker ${text(broker)} has fired no timer since it started (another broker of the cell may have); read at ${time(readAt)} (${zoneLabel()}).`;
     render();
   }
