@@ -225,6 +225,16 @@ export function sortRows(rows, state) {
   });
 }
 
+// A table's onSort for rows ordered by sortRows(rows, state): a click on a column sorts by it (descending first
+// when firstDesc), a second click on it reverses; then render() draws the rows again.
+export function sortBy(state, render, firstDesc = false) {
+  return (key) => {
+    state.desc = state.key === key ? !state.desc : firstDesc;
+    state.key = key;
+    render();
+  };
+}
+
 export function kvTable(entries, test) {
   return h('table', {class: 'kv', 'data-test': test},
     h('tbody', {}, entries.map(([key, value]) => h('tr', {}, h('th', {}, key), h('td', {}, value)))));

@@ -1,7 +1,7 @@
 // Consumer groups: one row per (group, queue) with its lag; seek a group's cursors on a queue to a time or
 // to the end, or delete them, each after a confirmation.
 import {api, read, segment} from './api.js';
-import {badge, button, h, clear, isoFromWallInput, naturalCompare, num, pick, seconds, sortRows, table, text, time, timeHeader,
+import {badge, button, h, clear, isoFromWallInput, naturalCompare, num, pick, seconds, sortBy, sortRows, table, text, time, timeHeader,
   timeInput, wallText, zoneLabel} from './dom.js';
 import {confirmed, drawer, sectionError} from './ui.js';
 
@@ -119,11 +119,7 @@ export function create(params) {
       ]},
     ], shown, {
       sortState,
-      onSort: (key) => {
-        sortState.desc = sortState.key === key ? !sortState.desc : true;
-        sortState.key = key;
-        render();
-      },
+      onSort: sortBy(sortState, render, true),
       onRowClick: showDetail,
       rowAttrs: (g) => ({'data-test': 'group-row', 'data-group': g.name, 'data-queue': g.queueName}),
       empty: rows.length ? 'No group matches.' : 'No consumer groups yet.',

@@ -2,7 +2,7 @@
 // value in the side panel. The broker has no route that lists keys (only GET /api/v1/kv/:key reads one), so
 // the list is the keys looked up in this browser (kept in localStorage, at most WATCHED_MAX).
 import {read, segment} from './api.js';
-import {button, h, clear, json, kvTable, naturalCompare, num, pick, seconds, section, sortRows, table, text, time,
+import {button, h, clear, json, kvTable, naturalCompare, num, pick, seconds, section, sortBy, sortRows, table, text, time,
   timeHeader} from './dom.js';
 import {drawer, sectionError} from './ui.js';
 
@@ -84,11 +84,7 @@ export function create(params) {
       {label: 'Value', key: 'value', class: 'clip', sort: false, render: (r) => (r.state === 'present' ? JSON.stringify(r.value) : text(null))},
     ], sortRows(rows, sortState), {
       sortState,
-      onSort: (key) => {
-        sortState.desc = sortState.key === key ? !sortState.desc : false;
-        sortState.key = key;
-        render();
-      },
+      onSort: sortBy(sortState, render),
       onRowClick: inspect,
       rowAttrs: (r) => ({'data-test': 'kv-row', 'data-key': r.key, 'data-state': r.state}),
       empty: 'No key looked up yet: type one above.',

@@ -1,6 +1,6 @@
 // Queues: every queue of the tenant with its counters (from the statistics), searchable and sortable.
 import {read} from './api.js';
-import {h, clear, num, pick, sortRows, table, text, time} from './dom.js';
+import {h, clear, num, pick, sortBy, sortRows, table, text, time} from './dom.js';
 import {sectionError} from './ui.js';
 
 const LIST_LIMIT = 1000;
@@ -33,11 +33,7 @@ export function create(params) {
       {label: 'Created', key: 'createdAt', render: (row) => time(row.createdAt)},
     ], shown, {
       sortState,
-      onSort: (key) => {
-        sortState.desc = sortState.key === key ? !sortState.desc : false;
-        sortState.key = key;
-        render();
-      },
+      onSort: sortBy(sortState, render),
       rowAttrs: (row) => ({'data-test': 'queue-row', 'data-queue': text(row.name)}),
       empty: rows.length ? 'No queue matches.' : 'No queues yet.',
     }));

@@ -2,7 +2,7 @@
 // pruned, failures) and since the page opened, from GET /api/v1/system/shared-state (operator). The broker has no
 // route that lists pending timers (they are rows of queen.timers until they fire), so none is shown.
 import {read} from './api.js';
-import {h, clear, kvTable, num, pick, section, sortRows, table, text, time, timeHeader, zoneLabel} from './dom.js';
+import {h, clear, kvTable, num, pick, section, sortBy, sortRows, table, text, time, timeHeader, zoneLabel} from './dom.js';
 import {drawer, sectionError} from './ui.js';
 
 const COUNTERS = [
@@ -51,11 +51,7 @@ export function create() {
       {label: 'Prometheus series', key: 'series', render: (r) => text(r.series)},
     ], sortRows(rows, sortState), {
       sortState,
-      onSort: (key) => {
-        sortState.desc = sortState.key === key ? !sortState.desc : false;
-        sortState.key = key;
-        render();
-      },
+      onSort: sortBy(sortState, render),
       onRowClick: inspect,
       rowAttrs: (r) => ({'data-test': 'timer-row', 'data-counter': r.counter}),
       empty: 'This broker reports no sweeper.',
