@@ -120,9 +120,9 @@ def seeded(broker):
         resp = c.push([{"queue": timer_queue, "partition": "p", "transactionId": "timer-1", "payload": {"reminder": 1},
                         "deliverAt": int(time.time() * 1000) + TIMER_DELAY_MS}])
         assert resp.status == 201 and resp.body[0]["status"] == "queued", resp
-    return {"kv": kv, "kv_expires_at": kv_expires_at, "timer_queue": timer_queue, "orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
+    return {"orders": orders, "dead": dead, "group": group, "traced": traced["transactionId"],
             "traced_partition_id": traced["partitionId"], "many": many, "dead_many": dead_many, "accounts": accounts, "empty": empty,
-            "idle": idle}
+            "idle": idle, "kv": kv, "kv_expires_at": kv_expires_at, "timer_queue": timer_queue}
 
 
 @pytest.fixture
