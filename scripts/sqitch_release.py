@@ -6,7 +6,8 @@
     scripts/sqitch_release.py check-tagged      fail when a script of a tagged change differs from its tagged version
 
 The commit of a release is the commit of git tag TAG when that tag exists, else the first commit whose plan
-carries the tag line `@TAG`, so a clone without tags (or a CI checkout of a branch) finds it too. A shallow
+carries the tag line `@TAG` as the plan carries it now, so a clone without tags (or a CI checkout of a branch)
+finds it too. A shallow
 clone finds neither: every command then fails with a message, never skips.
 
 check-tagged compares, for every tag of the plan and every change it contains, the deploy, revert and verify
@@ -131,10 +132,15 @@ def release_commit(tag, root=REPO_ROOT):
                                f"the git tag and the sqitch tag disagree")
         return commit
     # -G: commits whose diff adds or removes a line matching; the oldest one that holds the line added it.
+    # The line must be the one the plan carries now: a tag line of that name withdrawn before its release
+    # (and written again, with another date, where the release really was made) is not the release.
+    current = read_plan(root)
+    wanted = current.lines[current.tag_lines[tag]].strip() if tag in current.tag_lines else None
     found = git("log", "--reverse", "--format=%H", "-G", f"^@{tag} ", "--", PLAN, root=root, check=False)
     for commit in found.stdout.split():
         plan = plan_at(commit, root)
-        if plan is not None and tag in plan.tag_lines:
+        if plan is not None and tag in plan.tag_lines and (
+                wanted is None or plan.lines[plan.tag_lines[tag]].strip() == wanted):
             return commit
     shallow = git("rev-parse", "--is-shallow-repository", root=root, check=False).stdout.strip() == "true"
     hint = (" This clone is shallow: fetch the history (git fetch --unshallow --tags)." if shallow else

@@ -162,6 +162,21 @@ def test_the_release_is_the_git_tag_or_else_the_commit_that_added_the_tag_line(r
         sqitch_release.release_commit("v1.0.0", repo.root)
 
 
+def test_a_tag_line_withdrawn_before_its_release_is_not_the_release(repo):
+    """A plan that dropped its tag line and wrote it again later (another date): without a git tag the release
+    is the commit of the line the plan carries now, not the first commit with a tag of that name."""
+    plan = repo.path("sql/migrations/sqitch.plan")
+    with open(plan) as fh:
+        lines = fh.read().splitlines(keepends=True)
+    with open(plan, "w") as fh:
+        fh.writelines(line for line in lines if not line.startswith("@v1.0.0 "))
+    repo.commit("tag withdrawn")
+    repo.run("sqitch", "tag", "v1.0.0", "-n", "release, made again")
+    again = repo.commit("release v1.0.0, made again")
+    assert sqitch_release.release_commit("v1.0.0", repo.root) == again
+    assert repo.check()[0] == []
+
+
 def test_a_tag_no_commit_carries_fails_with_what_to_do(repo):
     repo.run("sqitch", "tag", "v2.0.0", "-n", "not committed")
     with pytest.raises(sqitch_release.ReleaseError, match="cannot find the commit of release v2.0.0.*git fetch"):

@@ -1,26 +1,28 @@
--- Deploy queen:ack_many to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:ack_many to pg (release 1.0.0, a rework of ack_many@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- ack_many@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Ack combining (docs/combining.md): several ack requests of one tenant in one
--- transaction, so concurrent consumers share one commit. Each request keeps
--- its own group: a named one, or (null) the group its lease names, else queue
--- mode, exactly as ack_messages decides it alone. The requests of one group go
--- through one ack_messages call (groups in name order, partitions in id order
--- inside it: the lock order every ack follows, so combined calls cannot
--- deadlock). The caller never combines two requests that name a common
--- partition, so each request is answered as it would be alone.
-CREATE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (request_idx int, idx int, transaction_id text, success bool, error text, queue_name text,
-               partition_name text, lease_released bool, dlq bool)
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.ack_many(jsonb,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.ack_many(p_requests jsonb, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(request_idx integer, idx integer, transaction_id text, success boolean, error text, queue_name text, partition_name text, lease_released boolean, dlq boolean)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 #variable_conflict use_column
 DECLARE
   v_max_requests CONSTANT int := 1000;
@@ -60,8 +62,10 @@ BEGIN
       FROM queen.ack_messages(g.acks, g.consumer_group, p_tenant, p_now) r;
   END LOOP;
 END;
-$$;
-COMMENT ON FUNCTION queen.ack_many(jsonb, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.ack_many(jsonb,text,timestamp with time zone) IS
   'Ack combining: applies ack requests [{group: text|null, acks: [...]}, ...] (1..1000) of tenant p_tenant in one transaction, each with its own group (null = the group holding one of its leases, else queue mode) through ack_messages; one row per item with request_idx and idx (0-based, within its request). Requests must not share a partition.';
+
+RESET ROLE;
 
 COMMIT;

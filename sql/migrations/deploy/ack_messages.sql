@@ -1,39 +1,40 @@
--- Deploy queen:ack_messages to pg
+-- Deploy queen:ack_messages to pg (release 1.0.0, a rework of ack_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- ack_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- A text as uuid, or null when it is not one (no exception block: those cost a
--- subtransaction per call, and acks parse ids per item).
-CREATE FUNCTION queen_internal.uuid_or_null(p_text text) RETURNS uuid
-LANGUAGE sql IMMUTABLE AS $$
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.uuid_or_null(text),
+  queen.ensure_consumer(uuid,text),
+  queen.store_ack_state(queen.consumers,bigint,timestamp with time zone,bigint),
+  queen.ack_lease_group(jsonb,text),
+  queen.check_ack_items(jsonb),
+  queen.ack_item_rows(jsonb,text),
+  queen.lock_ack_cursor(uuid,text),
+  queen.ack_messages(jsonb,text,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.uuid_or_null(p_text text)
+ RETURNS uuid
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
   SELECT CASE WHEN p_text ~* '^\{?[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}\}?$' THEN p_text::uuid END
-$$;
-COMMENT ON FUNCTION queen_internal.uuid_or_null(text) IS 'p_text cast to uuid, or null when it is not a UUID.';
+$function$;
+COMMENT ON FUNCTION queen_internal.uuid_or_null(text) IS
+  'p_text cast to uuid, or null when it is not a UUID.';
 
--- Writes (or refreshes) the dead letter of message (p_partition_id, p_seq) for group
--- p_group, copying the payload so the entry outlives the message row.
-CREATE FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text, p_retry_count int)
-RETURNS void
-LANGUAGE sql AS $$
-  INSERT INTO queen.dlq AS d (message_id, consumer_group, partition_id, seq, transaction_id, payload, trace_id,
-                              producer_sub, is_encrypted, error_message, retry_count, message_created_at, failed_at)
-  SELECT m.id, p_group, m.partition_id, m.seq, m.transaction_id, m.payload, m.trace_id, m.producer_sub,
-         m.is_encrypted, p_error, p_retry_count, m.created_at, clock_timestamp()
-    FROM queen.messages m
-   WHERE m.partition_id = p_partition_id AND m.seq = p_seq
-  ON CONFLICT ON CONSTRAINT dlq_pkey DO UPDATE
-     SET error_message = EXCLUDED.error_message, retry_count = EXCLUDED.retry_count, failed_at = EXCLUDED.failed_at
-$$;
-COMMENT ON FUNCTION queen_internal.dead_letter(uuid, bigint, text, text, int) IS
-  'Dead-letters one message for one consumer group (payload copied); a repeat refreshes error, retry count and failure time.';
-
--- The cursor row of (partition, group), created when missing at the group's start
--- point (an ack may arrive for a group that never popped this partition).
--- PL/pgSQL rather than SQL here and in store_ack_state: their statements are planned once
--- per connection instead of on every call (an SQL function with a table in it is never
--- inlined, and was half of an ack's time).
-CREATE FUNCTION queen_internal.ensure_consumer(p_partition_id uuid, p_group text) RETURNS void
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.ensure_consumer(p_partition_id uuid, p_group text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, p_group, p.queue_id,
@@ -45,17 +46,14 @@ BEGIN
      AND NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group)
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.ensure_consumer(uuid, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.ensure_consumer(uuid,text) IS
   'Creates the consumers row of (partition, group) if missing, at the group''s subscription start point.';
 
--- Writes the working copy of a cursor row back after ack_messages processed the
--- items of its partition; cursor movement counts as consumption. True when the row is
--- pending and the cursor moved up to p_last_seq (the partition's last seq as the caller
--- read it): the caller then settles it (settle_drained re-checks under the partition lock).
-CREATE FUNCTION queen_internal.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamptz, p_last_seq bigint)
-RETURNS bool
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamp with time zone, p_last_seq bigint)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_settle bool;
 BEGIN
@@ -73,18 +71,15 @@ BEGIN
   RETURNING t.pending AND c.cursor_seq > p_start_cursor AND c.cursor_seq >= p_last_seq INTO v_settle;
   RETURN v_settle;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.store_ack_state(queen.consumers, bigint, timestamptz, bigint) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.store_ack_state(queen.consumers,bigint,timestamp with time zone,bigint) IS
   'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages. True when the pending row''s cursor moved up to p_last_seq (a row to settle).';
 
--- The group an ack without a group belongs to: the one holding one of its
--- (partitionId, leaseId) pairs, one index probe per item, so queue-mode acks stay
--- cheap. PL/pgSQL so the plan is cached. A LATERAL with LIMIT, not a join: as a join,
--- a plan made before the first ANALYZE hashed every leased cursor row (the whole
--- partial index on lease_id, dead entries included) on every ack, and acks grew
--- dearer with every pop since the last vacuum (docs/performance.md, steadiness).
-CREATE FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text) RETURNS text
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text)
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 BEGIN
   RETURN (SELECT c.consumer_group
             FROM jsonb_array_elements(p_acks) e
@@ -96,18 +91,15 @@ BEGIN
             JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
            LIMIT 1);
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.ack_lease_group(jsonb, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.ack_lease_group(jsonb,text) IS
   'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 
--- ack_messages in named steps. The helpers below are internal to it: PL/pgSQL, so each
--- statement's plan is cached per connection, called once per request or once per
--- partition (never per item), and run inside ack_messages, whose SET plan_cache_mode
--- applies to their statements too.
-
--- The shape every ack item must have: 22023 otherwise.
-CREATE FUNCTION queen_internal.check_ack_items(p_acks jsonb) RETURNS void
-LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.check_ack_items(p_acks jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 BEGIN
   IF p_acks IS NULL OR jsonb_typeof(p_acks) <> 'array' THEN
     RAISE EXCEPTION 'acknowledgments array is required' USING ERRCODE = '22023';
@@ -117,19 +109,15 @@ BEGIN
     RAISE EXCEPTION 'each acknowledgment must be an object with a transactionId string' USING ERRCODE = '22023';
   END IF;
 END;
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.check_ack_items(jsonb) IS
   'Internal to ack_messages: 22023 unless p_acks is an array of objects with a transactionId string.';
 
--- The items of an ack request with their message, grouped by partition (ascending id:
--- cursor rows are locked in a fixed order, so concurrent acks cannot deadlock) and in
--- message order inside a partition; items whose message is not found come first, with
--- a null seq. Only a partition of tenant p_tenant's queues counts: another tenant's
--- message is "not found".
-CREATE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
-RETURNS TABLE (idx int, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint,
-               last_seq bigint, partition_name text, queue_name text, retry_limit int, retry_delay_ms int)
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
+ RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
@@ -150,14 +138,14 @@ BEGIN
                         LIMIT 1) m ON true
    ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.ack_item_rows(jsonb, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.ack_item_rows(jsonb,text) IS
   'Internal to ack_messages: the ack items with their message (partition, seq; null when not found in tenant p_tenant) and queue retry options, in partition id then seq order.';
 
--- The cursor row of (partition, group), locked, created first when missing (an ack may
--- arrive for a group that never popped this partition).
-CREATE FUNCTION queen_internal.lock_ack_cursor(p_partition_id uuid, p_group text) RETURNS queen.consumers
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.lock_ack_cursor(p_partition_id uuid, p_group text)
+ RETURNS queen.consumers
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   c queen.consumers;
 BEGIN
@@ -170,22 +158,19 @@ BEGIN
   END IF;
   RETURN c;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.lock_ack_cursor(uuid, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.lock_ack_cursor(uuid,text) IS
   'Internal to ack_messages: the cursor row of (p_partition_id, p_group) locked FOR UPDATE, created at the group''s start point when missing.';
 
-CREATE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text,
-                                   p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (idx int, transaction_id text, success bool, error text, queue_name text, partition_name text,
-               lease_released bool, dlq bool)
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(idx integer, transaction_id text, success boolean, error text, queue_name text, partition_name text, lease_released boolean, dlq boolean)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 #variable_conflict use_column
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
@@ -318,8 +303,10 @@ BEGIN
     FROM unnest(a_idx, a_txid, a_success, a_error, a_queue, a_partition, a_released, a_dlq) AS u(i, t, s, e, q, p, l, d)
    ORDER BY u.i;
 END;
-$$;
-COMMENT ON FUNCTION queen.ack_messages(jsonb, text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.ack_messages(jsonb,text,text,timestamp with time zone) IS
   'Applies acks [{transactionId, partitionId, leaseId?, status?, error?}] of tenant p_tenant ('''' = default; a partition of another tenant''s queue answers Message not found) for group p_group (null = the group holding the given leaseId, else queue mode). completed/success move the cursor forward; failed releases the batch (one retry per batch, retryDelay gate) or dead-letters it once retryLimit is spent; dlq dead-letters; retry releases without spending a retry. One row per item, in request order: Message not found / Invalid or expired lease / Invalid status are per-item failures. Leases and the retryDelay gate are judged at p_now (null = now()).';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,15 +1,24 @@
--- Deploy queen:apply_retention to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:apply_retention to pg (release 1.0.0, a rework of apply_retention@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- apply_retention@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Deletes up to p_batch messages from the head of one partition that are older than
--- p_cutoff and, when p_max_seq is given, at or below that seq (completed retention).
--- Reads at most p_batch index entries: created_at grows with seq, so the deletable
--- messages are a prefix. Each deleted key leaves a dedup tombstone until p_tombstone_until.
-CREATE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamptz, p_max_seq bigint,
-                                            p_batch int, p_tombstone_until timestamptz)
-RETURNS int
-LANGUAGE sql AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.delete_partition_head(uuid,timestamp with time zone,bigint,integer,timestamp with time zone),
+  queen.apply_retention(integer,interval,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_tombstone_until timestamp with time zone)
+ RETURNS integer
+ LANGUAGE sql
+AS $function$
   WITH head AS (
     SELECT m.seq, m.created_at FROM queen.messages m
      WHERE m.partition_id = p_partition_id AND (p_max_seq IS NULL OR m.seq <= p_max_seq)
@@ -28,17 +37,17 @@ LANGUAGE sql AS $$
     RETURNING 1
   )
   SELECT count(*)::int FROM tombstones
-$$;
-COMMENT ON FUNCTION queen_internal.delete_partition_head(uuid, timestamptz, bigint, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.delete_partition_head(uuid,timestamp with time zone,bigint,integer,timestamp with time zone) IS
   'Internal to apply_retention: deletes up to p_batch of the oldest messages of a partition created before p_cutoff (and seq <= p_max_seq when given), leaving dedup tombstones. Returns the count.';
 
-CREATE FUNCTION queen.apply_retention(p_batch int, p_dedup_window interval DEFAULT '24 hours',
-                                      p_now timestamptz DEFAULT NULL)
-RETURNS int
--- No JIT: the candidate query's cost estimate grows with the partitions, and compiling it cost more than running it.
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql SET jit = off AS $$
+CREATE OR REPLACE FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval DEFAULT '24:00:00'::interval, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET jit TO 'off'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
@@ -115,8 +124,10 @@ BEGIN
 
   RETURN p_batch - v_budget;
 END;
-$$;
-COMMENT ON FUNCTION queen.apply_retention(int, interval, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.apply_retention(integer,interval,timestamp with time zone) IS
   'Retention sweep for queues with retentionEnabled: deletes messages older than retentionSeconds, and messages older than completedRetentionSeconds that every cursor of their partition has passed; each deleted key keeps a dedup tombstone for p_dedup_window (QUEEN_DEDUP_WINDOW_MS). Also deletes DLQ entries older than retentionSeconds and tombstones past their window. Ages are measured at p_now (null = now()). At most p_batch rows in total; returns how many were deleted (call again while it returns p_batch).';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,13 +1,27 @@
--- Deploy queen:configure_queue to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:configure_queue to pg (release 1.0.0, a rework of configure_queue@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- configure_queue@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Reads one integer option of POST /configure. Absent or JSON null = p_default.
--- A non-integer JSON value (string, bool, 1.5, out of int range) or a value below
--- p_min raises 22023 naming the option, so the broker can answer 400 with it.
-CREATE FUNCTION queen_internal.option_int(p_options jsonb, p_key text, p_default int, p_min int DEFAULT 0)
-RETURNS int
-LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.option_int(jsonb,text,integer,integer),
+  queen.option_bool(jsonb,text,boolean),
+  queen.queue_options_json(queen.queues),
+  queen.configure_queue(text,text,text,jsonb,text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.option_int(p_options jsonb, p_key text, p_default integer, p_min integer DEFAULT 0)
+ RETURNS integer
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 DECLARE
   v_value jsonb := p_options -> p_key;
   v_number numeric;
@@ -27,15 +41,15 @@ BEGIN
   END IF;
   RETURN v_number::int;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.option_int(jsonb, text, int, int) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.option_int(jsonb,text,integer,integer) IS
   'Integer option p_key of a configure options object: default when absent/null, 22023 when not an integer or below p_min.';
 
--- Reads one boolean option. Absent or JSON null = p_default; anything but a JSON
--- boolean raises 22023.
-CREATE FUNCTION queen_internal.option_bool(p_options jsonb, p_key text, p_default bool)
-RETURNS bool
-LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.option_bool(p_options jsonb, p_key text, p_default boolean)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 DECLARE
   v_value jsonb := p_options -> p_key;
 BEGIN
@@ -47,14 +61,15 @@ BEGIN
   END IF;
   RETURN v_value::text::bool;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.option_bool(jsonb, text, bool) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.option_bool(jsonb,text,boolean) IS
   'Boolean option p_key of a configure options object: default when absent/null, 22023 when not a JSON boolean.';
 
--- The 15 options of a queue row, camelCase, with their JSON types (the configure echo).
-CREATE FUNCTION queen_internal.queue_options_json(q queen.queues)
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.queue_options_json(q queen.queues)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
   SELECT jsonb_build_object(
     'leaseTime', q.lease_time,
     'retryLimit', q.retry_limit,
@@ -71,16 +86,16 @@ LANGUAGE sql IMMUTABLE AS $$
     'deadLetterQueue', q.dead_letter_queue,
     'dlqAfterMaxRetries', q.dlq_after_max_retries,
     'encryptionEnabled', q.encryption_enabled)
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.queue_options_json(queen.queues) IS
   'The 15 configure options of a queue as a camelCase JSON object with numbers and booleans.';
 
-CREATE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb,
-                                      p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.configure_queue(p_queue text, p_namespace text, p_task text, p_options jsonb, p_tenant text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_options jsonb := coalesce(p_options, '{}'::jsonb);
@@ -151,8 +166,10 @@ BEGIN
     'task', v_queue.task,
     'options', queen_internal.queue_options_json(v_queue));
 END;
-$$;
-COMMENT ON FUNCTION queen.configure_queue(text, text, text, jsonb, text) IS
+$function$;
+COMMENT ON FUNCTION queen.configure_queue(text,text,text,jsonb,text) IS
   'Creates or fully replaces queue p_queue of tenant p_tenant ('''' = default) (options absent from p_options reset to defaults; unknown keys ignored) and its Default partition. Returns {queueId, partitionId (Default), namespace, task, options (all 15, camelCase)}. 22023 on a missing queue name or a mistyped option.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,21 +1,34 @@
--- Deploy queen:consumer_group_admin to pg
--- Consumer-group administration (docs/procedures.md, "Consumer-group administration"):
--- the listings the dashboard reads and the operations that move or remove a group's
--- cursors. Listings cost one row per cursor row of the tenant (lag from
--- partitions.last_seq against the cursor, time lag from one index probe for the next
--- unconsumed message), never a count over the message log.
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:consumer_group_admin to pg (release 1.0.0, a rework of consumer_group_admin@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- consumer_group_admin@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Every cursor row of tenant p_tenant (optionally of one group) with its lag: offset
--- lag = allocated sequence numbers after the cursor (messages removed by retention
--- still count), next_at = creation time of the next unconsumed message (one
--- primary-key probe, only for rows behind their partition's last_seq).
-CREATE FUNCTION queen_internal.cursor_lags(p_tenant text, p_group text DEFAULT NULL)
-RETURNS TABLE (consumer_group text, queue_id uuid, queue_name text, partition_id uuid, partition_name text,
-               lease_id uuid, lease_expires_at timestamptz, total_consumed bigint, last_consumed_at timestamptz,
-               offset_lag bigint, next_at timestamptz)
-LANGUAGE sql STABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.cursor_lags(text,text),
+  queen.lag_seconds(timestamp with time zone,timestamp with time zone),
+  queen.list_consumer_groups(text,timestamp with time zone),
+  queen.lagging_consumer_groups(bigint,text,timestamp with time zone),
+  queen.consumer_group_detail(text,text,timestamp with time zone),
+  queen.lock_group_queues(uuid[],text),
+  queen.delete_consumer_group(text,text,boolean,text),
+  queen.set_subscription_start(text,timestamp with time zone,text),
+  queen.move_cursors(text,uuid[],boolean,timestamp with time zone),
+  queen.seek_consumer_group(text,text,boolean,timestamp with time zone,text),
+  queen.seek_partition_to_end(text,text,text,text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.cursor_lags(p_tenant text, p_group text DEFAULT NULL::text)
+ RETURNS TABLE(consumer_group text, queue_id uuid, queue_name text, partition_id uuid, partition_name text, lease_id uuid, lease_expires_at timestamp with time zone, total_consumed bigint, last_consumed_at timestamp with time zone, offset_lag bigint, next_at timestamp with time zone)
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT c.consumer_group, q.id, q.name, p.id, p.name, c.lease_id, c.lease_expires_at, c.total_consumed,
          c.last_consumed_at, greatest(p.last_seq - c.cursor_seq, 0), next_message.created_at
     FROM queen.queues q
@@ -26,23 +39,26 @@ LANGUAGE sql STABLE AS $$
                           AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
                         ORDER BY m.seq LIMIT 1) next_message ON true
    WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
-$$;
-COMMENT ON FUNCTION queen_internal.cursor_lags(text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.cursor_lags(text,text) IS
   'Cursor rows of tenant p_tenant (of group p_group; null = every group) with offset lag (last_seq - cursor) and the creation time of the next unconsumed message (null = none).';
 
--- Whole seconds from p_from to p_now, 0 when p_from is null.
-CREATE FUNCTION queen_internal.lag_seconds(p_from timestamptz, p_now timestamptz) RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.lag_seconds(p_from timestamp with time zone, p_now timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
   SELECT coalesce(greatest(floor(extract(epoch FROM p_now - p_from)), 0)::bigint, 0)
-$$;
-COMMENT ON FUNCTION queen_internal.lag_seconds(timestamptz, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.lag_seconds(timestamp with time zone,timestamp with time zone) IS
   'Whole seconds between p_from and p_now (never negative); 0 when p_from is null.';
 
-CREATE FUNCTION queen.list_consumer_groups(p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.list_consumer_groups(p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   WITH per_group AS (
     SELECT l.consumer_group, l.queue_id, l.queue_name,
            count(*) AS members,
@@ -70,16 +86,16 @@ LANGUAGE sql STABLE AS $$
     LEFT JOIN LATERAL (SELECT s.mode, s.start_at, s.created_at FROM queen.subscriptions s
                         WHERE s.consumer_group = g.consumer_group AND s.queue_id = g.queue_id
                           AND s.partition_name = '' LIMIT 1) s ON true
-$$;
-COMMENT ON FUNCTION queen.list_consumer_groups(text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.list_consumer_groups(text,timestamp with time zone) IS
   'GET /api/v1/consumer-groups: one object per (group, queue) with cursor rows of tenant p_tenant (queue mode = __QUEUE_MODE__): members (cursor rows), partitionsWithLag, totalLag (sequence numbers), maxTimeLag (s, at p_now), state (Dead = never consumed, Lagging = maxTimeLag > 300 s, else Stable) and the queue-wide subscription record (mode all and null timestamps without one).';
 
-CREATE FUNCTION queen.lagging_consumer_groups(p_min_lag_seconds bigint, p_tenant text,
-                                              p_now timestamptz DEFAULT NULL)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.lagging_consumer_groups(p_min_lag_seconds bigint, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
 BEGIN
@@ -100,15 +116,16 @@ BEGIN
       FROM queen_internal.cursor_lags(p_tenant) l
      WHERE l.next_at <= v_now - p_min_lag_seconds * interval '1 second');
 END;
-$$;
-COMMENT ON FUNCTION queen.lagging_consumer_groups(bigint, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.lagging_consumer_groups(bigint,text,timestamp with time zone) IS
   'GET /api/v1/consumer-groups/lagging: the cursor rows of tenant p_tenant whose oldest unconsumed message is at least p_min_lag_seconds old at p_now, most lagging first, as snake_case objects. 22023 on a negative p_min_lag_seconds.';
 
-CREATE FUNCTION queen.consumer_group_detail(p_group text, p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.consumer_group_detail(p_group text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT coalesce(jsonb_object_agg(x.queue_name, jsonb_build_object('partitions', x.partitions)), '{}'::jsonb)
     FROM (SELECT l.queue_name,
                  jsonb_agg(jsonb_build_object(
@@ -122,33 +139,30 @@ LANGUAGE sql STABLE AS $$
                    ORDER BY l.partition_name) AS partitions
             FROM queen_internal.cursor_lags(p_tenant, p_group) l
            GROUP BY l.queue_name) x
-$$;
-COMMENT ON FUNCTION queen.consumer_group_detail(text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.consumer_group_detail(text,text,timestamp with time zone) IS
   'GET /api/v1/consumer-groups/:group: {queue: {partitions: [...]}} over the queues of tenant p_tenant where group p_group has cursor rows; {} for an unknown group.';
 
--- The queues among p_queue_ids where group p_group is registered or has cursor rows,
--- locked FOR UPDATE in id order: the lock registration (register_consumer_group) and
--- partition creation (the foreign-key share lock of their insert) take, so the group's
--- registry row and its cursor rows change together. Queues the group is not on are not
--- locked (a delete everywhere does not hold up the tenant's other pushes).
-CREATE FUNCTION queen_internal.lock_group_queues(p_queue_ids uuid[], p_group text) RETURNS uuid[]
-LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.lock_group_queues(p_queue_ids uuid[], p_group text)
+ RETURNS uuid[]
+ LANGUAGE sql
+AS $function$
   SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}')
     FROM (SELECT q.id FROM queen.queues q
            WHERE q.id = ANY (p_queue_ids)
              AND (EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_id = q.id AND g.consumer_group = p_group)
                   OR EXISTS (SELECT 1 FROM queen.consumers c WHERE c.queue_id = q.id AND c.consumer_group = p_group))
            ORDER BY q.id FOR UPDATE OF q) x
-$$;
-COMMENT ON FUNCTION queen_internal.lock_group_queues(uuid[], text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.lock_group_queues(uuid[],text) IS
   'The queues among p_queue_ids where group p_group is registered or has cursor rows, locked FOR UPDATE in id order.';
 
-CREATE FUNCTION queen.delete_consumer_group(p_group text, p_queue text, p_delete_metadata bool,
-                                            p_tenant text)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.delete_consumer_group(p_group text, p_queue text, p_delete_metadata boolean, p_tenant text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_queue_ids uuid[];
   v_deleted int;
@@ -176,15 +190,16 @@ BEGIN
   END IF;
   RETURN v_deleted;
 END;
-$$;
-COMMENT ON FUNCTION queen.delete_consumer_group(text, text, bool, text) IS
+$function$;
+COMMENT ON FUNCTION queen.delete_consumer_group(text,text,boolean,text) IS
   'Removes group p_group from queue p_queue (null = every queue) of tenant p_tenant: its cursor rows (and so its leases) and its registration; with p_delete_metadata also its subscription records (with p_queue null, its namespace/task records of the tenant too). Returns the number of cursor rows removed (0 for an unknown group or queue). 22023 on an empty group or queue name.';
 
-CREATE FUNCTION queen.set_subscription_start(p_group text, p_start_at timestamptz, p_tenant text)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.set_subscription_start(p_group text, p_start_at timestamp with time zone, p_tenant text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_updated int;
 BEGIN
@@ -202,18 +217,14 @@ BEGIN
   GET DIAGNOSTICS v_updated = ROW_COUNT;
   RETURN v_updated;
 END;
-$$;
-COMMENT ON FUNCTION queen.set_subscription_start(text, timestamptz, text) IS
+$function$;
+COMMENT ON FUNCTION queen.set_subscription_start(text,timestamp with time zone,text) IS
   'POST /api/v1/consumer-groups/:group/subscription: every subscription record of group p_group in tenant p_tenant starts at p_start_at (mode timestamp). Only partitions the group has no cursor row on yet are affected. Returns the records updated. 22023 on an empty group or a null timestamp.';
 
--- Puts the cursor rows of group p_group on these partitions at p_to_end ? the newest
--- message : the last message created at or before p_at (0 = nothing consumed), drops
--- their leases, retry counters and retryDelay gates, and keeps pop's work list right:
--- the rows become pending (a backwards move re-exposes messages), then those with
--- nothing after their cursor are settled.
-CREATE FUNCTION queen_internal.move_cursors(p_group text, p_partition_ids uuid[], p_to_end bool, p_at timestamptz)
-RETURNS int
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.move_cursors(p_group text, p_partition_ids uuid[], p_to_end boolean, p_at timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_locked uuid[];
 BEGIN
@@ -234,16 +245,16 @@ BEGIN
   PERFORM queen_internal.settle_drained(p_group, v_locked);
   RETURN cardinality(v_locked);
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.move_cursors(text, uuid[], bool, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.move_cursors(text,uuid[],boolean,timestamp with time zone) IS
   'Internal to the seek procedures: moves the cursor rows of p_group on p_partition_ids to the newest message (p_to_end) or to the last message created at or before p_at, drops their leases, marks them pending and settles those with nothing left. Returns how many rows moved.';
 
-CREATE FUNCTION queen.seek_consumer_group(p_group text, p_queue text, p_to_end bool, p_at timestamptz,
-                                          p_tenant text)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.seek_consumer_group(p_group text, p_queue text, p_to_end boolean, p_at timestamp with time zone, p_tenant text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_queue_id uuid;
 BEGIN
@@ -262,15 +273,16 @@ BEGIN
                                    WHERE c.queue_id = v_queue_id AND c.consumer_group = p_group),
                             coalesce(p_to_end, false), p_at);
 END;
-$$;
-COMMENT ON FUNCTION queen.seek_consumer_group(text, text, bool, timestamptz, text) IS
+$function$;
+COMMENT ON FUNCTION queen.seek_consumer_group(text,text,boolean,timestamp with time zone,text) IS
   'POST /api/v1/consumer-groups/:group/queues/:queue/seek: on every partition of queue p_queue (tenant p_tenant) where group p_group has a cursor row, puts the cursor at the newest message (p_to_end) or on the last message created at or before p_at (nothing consumed when there is none), dropping leases, in one transaction. The next pop sees re-exposed messages. Returns the partitions moved (0 for an unknown queue or group). 22023 on a missing group/queue or neither p_to_end nor p_at.';
 
-CREATE FUNCTION queen.seek_partition_to_end(p_group text, p_queue text, p_partition text, p_tenant text)
-RETURNS TABLE (partition_found bool, cursor_moved_to timestamptz)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.seek_partition_to_end(p_group text, p_queue text, p_partition text, p_tenant text)
+ RETURNS TABLE(partition_found boolean, cursor_moved_to timestamp with time zone)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_partition record;
 BEGIN
@@ -294,8 +306,10 @@ BEGIN
                     JOIN queen.messages m ON m.partition_id = c.partition_id AND m.seq = c.cursor_seq
                    WHERE c.partition_id = v_partition.id AND c.consumer_group = p_group);
 END;
-$$;
-COMMENT ON FUNCTION queen.seek_partition_to_end(text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.seek_partition_to_end(text,text,text,text) IS
   'POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek: puts group p_group''s cursor on partition p_partition of queue p_queue (tenant p_tenant) at its newest message (creating the cursor row if the group has none there), dropping the lease. Returns (false, null) for an unknown queue or partition, else (true, creation time of the message the cursor is on; null for an empty partition). 22023 on a missing name.';
+
+RESET ROLE;
 
 COMMIT;

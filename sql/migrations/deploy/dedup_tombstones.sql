@@ -1,6 +1,5 @@
 -- Deploy queen:dedup_tombstones to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- When retention deletes a message its (partition, transactionId) stays here until
 -- expires_at (deletion time + QUEEN_DEDUP_WINDOW_MS), so a replayed spool file cannot

@@ -1,40 +1,24 @@
--- Deploy queen:dlq to pg
+-- Deploy queen:dlq to pg (release 1.0.0, a rework of dlq@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- dlq@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- Dead letters, one per (message, consumer group): the DLQ is per group. The row
--- copies what a reader needs (payload included) because retention may delete the
--- message itself later.
-CREATE TABLE queen.dlq (
-  message_id         uuid        NOT NULL,
-  consumer_group     queen.name_text NOT NULL,
-  partition_id       uuid        NOT NULL REFERENCES queen.partitions (id) ON DELETE CASCADE,
-  seq                bigint      NOT NULL,
-  transaction_id     text        NOT NULL,
-  payload            jsonb,
-  trace_id           uuid,
-  producer_sub       text,
-  is_encrypted       boolean     NOT NULL DEFAULT false,
-  error_message      text        NOT NULL,
-  retry_count        int         NOT NULL DEFAULT 0,
-  message_created_at timestamptz NOT NULL,
-  failed_at          timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT dlq_pkey PRIMARY KEY (message_id, consumer_group)
-);
-COMMENT ON TABLE queen.dlq IS
-  'Dead-lettered messages per (message, consumer group) with the error, the retry count at the time and a copy of the payload.';
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- list_dlq filters by partition and pages by failure time; the FK cascade needs partition_id too.
-CREATE INDEX dlq_partition_failed_at_idx ON queen.dlq (partition_id, failed_at);
+DROP FUNCTION
+  queen.dlq_matching(text,text,text,text,timestamp with time zone,timestamp with time zone,uuid);
 
--- The one DLQ filter, shared by the listing (list_dlq) and the requeue and delete
--- routes (select_dead_letters): the entries of tenant p_tenant's queues matching
--- queue, consumer group, partition, failure-time bounds and message id (null = any).
--- SQL and STABLE, so the planner inlines it into the caller's query.
-CREATE FUNCTION queen_internal.dlq_matching(p_tenant text, p_queue text, p_group text, p_partition text,
-                                   p_from timestamptz, p_to timestamptz, p_message_id uuid)
-RETURNS TABLE (message_id uuid, consumer_group text, failed_at timestamptz, queue_name text, partition_name text)
-LANGUAGE sql STABLE AS $$
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.dlq_matching(p_tenant text, p_queue text, p_group text, p_partition text, p_from timestamp with time zone, p_to timestamp with time zone, p_message_id uuid)
+ RETURNS TABLE(message_id uuid, consumer_group text, failed_at timestamp with time zone, queue_name text, partition_name text)
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT d.message_id, d.consumer_group::text, d.failed_at, q.name::text, p.name::text
     FROM queen.dlq d
     JOIN queen.partitions p ON p.id = d.partition_id
@@ -46,8 +30,10 @@ LANGUAGE sql STABLE AS $$
      AND (p_from IS NULL OR d.failed_at >= p_from)
      AND (p_to IS NULL OR d.failed_at <= p_to)
      AND (p_message_id IS NULL OR d.message_id = p_message_id)
-$$;
-COMMENT ON FUNCTION queen_internal.dlq_matching(text, text, text, text, timestamptz, timestamptz, uuid) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.dlq_matching(text,text,text,text,timestamp with time zone,timestamp with time zone,uuid) IS
   'Internal to list_dlq and select_dead_letters: keys (with failure time, queue and partition name) of the DLQ entries of tenant p_tenant matching the filters (null = any).';
+
+RESET ROLE;
 
 COMMIT;

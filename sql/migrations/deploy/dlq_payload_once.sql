@@ -1,71 +1,30 @@
--- Deploy queen:dlq_payload_once to pg
+-- Deploy queen:dlq_payload_once to pg (release 1.0.0, a rework of dlq_payload_once@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- dlq_payload_once@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- A dead letter's payload, stored once per dead message however many groups
--- dead-lettered it (docs/limits.md, "Listings"): queen.dlq keeps one narrow row
--- per (message, group) and reads the payload from here. The copy outlives the
--- message row on purpose (retention may delete the message first).
--- payload_bytes is the payload's JSON text size, taken once at insert, so
--- listings can keep to a byte budget without detoasting payloads they omit.
-CREATE TABLE queen.dlq_payloads (
-  message_id    uuid   PRIMARY KEY,
-  partition_id  uuid   NOT NULL REFERENCES queen.partitions (id) ON DELETE CASCADE,
-  payload       jsonb,
-  payload_bytes bigint NOT NULL
-);
-COMMENT ON TABLE queen.dlq_payloads IS
-  'One payload copy per dead-lettered message, shared by its queen.dlq entries of every group; removed with the last of them.';
-CREATE INDEX dlq_payloads_partition_idx ON queen.dlq_payloads (partition_id);
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
-INSERT INTO queen.dlq_payloads (message_id, partition_id, payload, payload_bytes)
-SELECT DISTINCT ON (d.message_id) d.message_id, d.partition_id, d.payload, coalesce(octet_length(d.payload::text), 4)
-  FROM queen.dlq d
- ORDER BY d.message_id, d.failed_at DESC;
-ALTER TABLE queen.dlq DROP COLUMN payload;
-COMMENT ON TABLE queen.dlq IS
-  'Dead-lettered messages per (message, consumer group) with the error and the retry count at the time; the payload is in queen.dlq_payloads, once per message.';
+-- What refers to the functions replaced below.
+DROP TRIGGER dlq_forget_payloads ON queen.dlq;
 
--- Every way a dead letter goes (requeue, delete, delete_message, clear_queue,
--- retention, a partition cascade) ends here: a payload whose message has no
--- entry left goes too. The payload rows are locked first and the remaining
--- entries counted in a later statement (a fresh snapshot under read committed),
--- so a concurrent dead_letter() of the same message, which locks the payload row
--- by its upsert, either keeps the copy or writes a new one after this commits.
-CREATE FUNCTION queen_internal.dlq_forget_payloads() RETURNS trigger
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_ids uuid[];
-BEGIN
-  SELECT array_agg(x.message_id ORDER BY x.message_id) INTO v_ids
-    FROM (SELECT p.message_id FROM queen.dlq_payloads p
-           WHERE p.message_id IN (SELECT DISTINCT g.message_id FROM gone g)
-           ORDER BY p.message_id FOR UPDATE) x;
-  IF v_ids IS NOT NULL THEN
-    DELETE FROM queen.dlq_payloads p
-     WHERE p.message_id = ANY (v_ids)
-       AND NOT EXISTS (SELECT 1 FROM queen.dlq d WHERE d.message_id = p.message_id);
-  END IF;
-  RETURN NULL;
-END;
-$$;
-COMMENT ON FUNCTION queen_internal.dlq_forget_payloads() IS
-  'Trigger after DELETE on queen.dlq: deletes the queen.dlq_payloads rows whose message has no DLQ entry left.';
-CREATE TRIGGER dlq_forget_payloads AFTER DELETE ON queen.dlq
-  REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.dlq_forget_payloads();
+DROP FUNCTION
+  queen.dead_letter(uuid,bigint,text,text,integer),
+  queen.requeue_dead_letters(text,text,text,timestamp with time zone,timestamp with time zone,uuid,text),
+  queen.dlq_forget_payloads(),
+  queen.list_max_payload_bytes(),
+  queen.list_dlq(text,text,text,timestamp with time zone,timestamp with time zone,integer,integer,text,bigint);
 
--- Writes (or refreshes) the dead letter of message (p_partition_id, p_seq) for
--- group p_group; the payload is copied once per message. The upsert's no-op
--- update locks the payload row (see dlq_forget_payloads).
--- Writers of one message's dead letters queue on a transaction lock first: an
--- ON CONFLICT insert writes (and TOASTs) its row before it finds a concurrent
--- one, so eight groups dead-lettering one 1 MiB message at once left up to eight
--- dead 1 MiB copies behind until vacuum. After the lock, a later writer finds the
--- committed row and only takes the update branch.
-CREATE OR REPLACE FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text,
-                                             p_retry_count int)
-RETURNS void
-LANGUAGE sql AS $$
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text, p_retry_count integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
   SELECT pg_advisory_xact_lock(hashtextextended('queen.dead_letter:' || p_partition_id || ':' || p_seq, 0));
   INSERT INTO queen.dlq_payloads AS x (message_id, partition_id, payload, payload_bytes)
   SELECT m.id, m.partition_id, m.payload, coalesce(octet_length(m.payload::text), 4)
@@ -80,80 +39,16 @@ LANGUAGE sql AS $$
    WHERE m.partition_id = p_partition_id AND m.seq = p_seq
   ON CONFLICT ON CONSTRAINT dlq_pkey DO UPDATE
      SET error_message = EXCLUDED.error_message, retry_count = EXCLUDED.retry_count, failed_at = EXCLUDED.failed_at
-$$;
-COMMENT ON FUNCTION queen_internal.dead_letter(uuid, bigint, text, text, int) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.dead_letter(uuid,bigint,text,text,integer) IS
   'Dead-letters one message for one consumer group (payload stored once per message in queen.dlq_payloads); a repeat refreshes error, retry count and failure time.';
 
--- The default byte budget of one listing's payloads when the caller passes none
--- (the broker passes QUEEN_LIST_MAX_PAYLOAD_BYTES).
-CREATE FUNCTION queen_internal.list_max_payload_bytes() RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT 4194304::bigint
-$$;
-COMMENT ON FUNCTION queen_internal.list_max_payload_bytes() IS
-  'Default payload byte budget of one listing (4 MiB) when the caller passes none.';
-
--- GET /api/v1/dlq. The page is chosen on the narrow entry rows (no payload
--- read); payloads are then joined for the page's rows only, in page order, while
--- their JSON text sizes add up to at most p_max_payload_bytes: later rows come
--- with payload null and payload_omitted.
-DROP FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text);
-CREATE FUNCTION queen.list_dlq(p_queue text, p_group text, p_partition text,
-                               p_from timestamptz, p_to timestamptz,
-                               p_limit int, p_offset int, p_tenant text,
-                               p_max_payload_bytes bigint DEFAULT NULL)
-RETURNS TABLE (message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text,
-               consumer_group text, error_message text, retry_count int, payload jsonb, payload_omitted bool,
-               is_encrypted bool, producer_sub text, trace_id uuid, created_at timestamptz, failed_at timestamptz,
-               total bigint)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
-#variable_conflict use_column
-DECLARE
-  v_budget bigint := coalesce(p_max_payload_bytes, queen_internal.list_max_payload_bytes());
-BEGIN
-  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
-  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
-  PERFORM queen_internal.check_at_least('maxPayloadBytes', v_budget, 0);
-  RETURN QUERY
-  WITH matching AS (
-    SELECT f.message_id, f.consumer_group, f.failed_at, f.queue_name, f.partition_name
-      FROM queen_internal.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
-  ), page AS (
-    SELECT m.*, (SELECT count(*) FROM matching) AS n FROM matching m
-     ORDER BY m.failed_at DESC, m.message_id, m.consumer_group
-     LIMIT p_limit OFFSET p_offset
-  ), sized AS (
-    SELECT pg.*, d.transaction_id, d.partition_id, d.error_message, d.retry_count, d.is_encrypted, d.producer_sub,
-           d.trace_id, d.message_created_at,
-           sum(coalesce(pl.payload_bytes, 4)) OVER (ORDER BY pg.failed_at DESC, pg.message_id, pg.consumer_group
-                                                    ROWS UNBOUNDED PRECEDING) AS bytes_so_far
-      FROM page pg
-      JOIN queen.dlq d ON d.message_id = pg.message_id AND d.consumer_group = pg.consumer_group
-      LEFT JOIN queen.dlq_payloads pl ON pl.message_id = pg.message_id
-  )
-  SELECT s.message_id, s.transaction_id, s.partition_id, s.queue_name::text, s.partition_name::text,
-         s.consumer_group::text, s.error_message, s.retry_count,
-         CASE WHEN s.bytes_so_far <= v_budget THEN (SELECT pl.payload FROM queen.dlq_payloads pl
-                                                     WHERE pl.message_id = s.message_id) END,
-         s.bytes_so_far > v_budget, s.is_encrypted, s.producer_sub, s.trace_id, s.message_created_at, s.failed_at,
-         s.n
-    FROM sized s
-   ORDER BY s.failed_at DESC, s.message_id, s.consumer_group;
-END;
-$$;
-COMMENT ON FUNCTION queen.list_dlq(text, text, text, timestamptz, timestamptz, int, int, text, bigint) IS
-  'Dead letters of the queues of tenant p_tenant matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Payloads (stored once per message) are returned in page order while their JSON text sizes add up to at most p_max_payload_bytes (null = list_max_payload_bytes()); later rows have payload null and payload_omitted. Every row carries total = matching entries before paging; an offset past the end returns no rows. Cost: one pass over the matching narrow entry rows (sort and total), payloads read for the page only. 22023 on limit < 1, offset < 0 or a negative budget.';
-
--- DLQ requeue reads the payload from queen.dlq_payloads; otherwise as before.
-CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text,
-                                                      p_partition text, p_from timestamptz,
-                                                      p_to timestamptz, p_message_id uuid,
-                                                      p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(p_queue text, p_group text, p_partition text, p_from timestamp with time zone, p_to timestamp with time zone, p_message_id uuid, p_tenant text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_key_messages uuid[];
@@ -200,6 +95,87 @@ BEGIN
   RETURN jsonb_build_object('requeued', v_requeued,
                             'queues', (SELECT coalesce(jsonb_agg(DISTINCT n), '[]'::jsonb) FROM unnest(v_queues) n));
 END;
-$$;
+$function$;
+COMMENT ON FUNCTION queen.requeue_dead_letters(text,text,text,timestamp with time zone,timestamp with time zone,uuid,text) IS
+  'Requeues up to dlq_admin_max_per_call() DLQ entries of tenant p_tenant matching the filters (queue, group, partition, failed_at window, message id; null = any; queue or message id required), oldest failure first: one new message per dead message in its partition (payload, trace id and producer copied, transactionId requeued_transaction_id()), seen by every group that reads the partition; the entries whose copy was stored (or already existed) are deleted. Returns {"requeued": entries removed, "queues": [queues that received a new message]}. 22023 without queue and message id.';
+
+CREATE OR REPLACE FUNCTION queen_internal.dlq_forget_payloads()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_ids uuid[];
+BEGIN
+  SELECT array_agg(x.message_id ORDER BY x.message_id) INTO v_ids
+    FROM (SELECT p.message_id FROM queen.dlq_payloads p
+           WHERE p.message_id IN (SELECT DISTINCT g.message_id FROM gone g)
+           ORDER BY p.message_id FOR UPDATE) x;
+  IF v_ids IS NOT NULL THEN
+    DELETE FROM queen.dlq_payloads p
+     WHERE p.message_id = ANY (v_ids)
+       AND NOT EXISTS (SELECT 1 FROM queen.dlq d WHERE d.message_id = p.message_id);
+  END IF;
+  RETURN NULL;
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.dlq_forget_payloads() IS
+  'Trigger after DELETE on queen.dlq: deletes the queen.dlq_payloads rows whose message has no DLQ entry left.';
+
+CREATE OR REPLACE FUNCTION queen_internal.list_max_payload_bytes()
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  SELECT 4194304::bigint
+$function$;
+COMMENT ON FUNCTION queen_internal.list_max_payload_bytes() IS
+  'Default payload byte budget of one listing (4 MiB) when the caller passes none.';
+
+CREATE OR REPLACE FUNCTION queen.list_dlq(p_queue text, p_group text, p_partition text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer, p_tenant text, p_max_payload_bytes bigint DEFAULT NULL::bigint)
+ RETURNS TABLE(message_id uuid, transaction_id text, partition_id uuid, queue_name text, partition_name text, consumer_group text, error_message text, retry_count integer, payload jsonb, payload_omitted boolean, is_encrypted boolean, producer_sub text, trace_id uuid, created_at timestamp with time zone, failed_at timestamp with time zone, total bigint)
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+  v_budget bigint := coalesce(p_max_payload_bytes, queen_internal.list_max_payload_bytes());
+BEGIN
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
+  PERFORM queen_internal.check_at_least('maxPayloadBytes', v_budget, 0);
+  RETURN QUERY
+  WITH matching AS (
+    SELECT f.message_id, f.consumer_group, f.failed_at, f.queue_name, f.partition_name
+      FROM queen_internal.dlq_matching(p_tenant, p_queue, p_group, p_partition, p_from, p_to, NULL) f
+  ), page AS (
+    SELECT m.*, (SELECT count(*) FROM matching) AS n FROM matching m
+     ORDER BY m.failed_at DESC, m.message_id, m.consumer_group
+     LIMIT p_limit OFFSET p_offset
+  ), sized AS (
+    SELECT pg.*, d.transaction_id, d.partition_id, d.error_message, d.retry_count, d.is_encrypted, d.producer_sub,
+           d.trace_id, d.message_created_at,
+           sum(coalesce(pl.payload_bytes, 4)) OVER (ORDER BY pg.failed_at DESC, pg.message_id, pg.consumer_group
+                                                    ROWS UNBOUNDED PRECEDING) AS bytes_so_far
+      FROM page pg
+      JOIN queen.dlq d ON d.message_id = pg.message_id AND d.consumer_group = pg.consumer_group
+      LEFT JOIN queen.dlq_payloads pl ON pl.message_id = pg.message_id
+  )
+  SELECT s.message_id, s.transaction_id, s.partition_id, s.queue_name::text, s.partition_name::text,
+         s.consumer_group::text, s.error_message, s.retry_count,
+         CASE WHEN s.bytes_so_far <= v_budget THEN (SELECT pl.payload FROM queen.dlq_payloads pl
+                                                     WHERE pl.message_id = s.message_id) END,
+         s.bytes_so_far > v_budget, s.is_encrypted, s.producer_sub, s.trace_id, s.message_created_at, s.failed_at,
+         s.n
+    FROM sized s
+   ORDER BY s.failed_at DESC, s.message_id, s.consumer_group;
+END;
+$function$;
+COMMENT ON FUNCTION queen.list_dlq(text,text,text,timestamp with time zone,timestamp with time zone,integer,integer,text,bigint) IS
+  'Dead letters of the queues of tenant p_tenant matching the filters (null = any; p_from/p_to bound failed_at), newest failure first, paged by p_limit/p_offset. Payloads (stored once per message) are returned in page order while their JSON text sizes add up to at most p_max_payload_bytes (null = list_max_payload_bytes()); later rows have payload null and payload_omitted. Every row carries total = matching entries before paging; an offset past the end returns no rows. Cost: one pass over the matching narrow entry rows (sort and total), payloads read for the page only. 22023 on limit < 1, offset < 0 or a negative budget.';
+
+RESET ROLE;
+
+CREATE TRIGGER dlq_forget_payloads AFTER DELETE ON queen.dlq REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION queen_internal.dlq_forget_payloads();
 
 COMMIT;

@@ -1,35 +1,37 @@
--- Deploy queen:encryption to pg
--- The database side of payload encryption (docs/encryption.md): the broker
--- encrypts and decrypts; the database lists the queues that want it and takes
--- the messages a pop found undecryptable out of the way, into the DLQ.
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:encryption to pg (release 1.0.0, a rework of encryption@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- encryption@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
-CREATE FUNCTION queen.encrypted_queue_names()
-RETURNS TABLE (tenant text, queue_name text)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.encrypted_queue_names(),
+  queen.dead_letter_undecryptable(jsonb,text,text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.encrypted_queue_names()
+ RETURNS TABLE(tenant text, queue_name text)
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT q.tenant::text, q.name::text FROM queen.queues q WHERE q.encryption_enabled ORDER BY q.tenant, q.name
-$$;
+$function$;
 COMMENT ON FUNCTION queen.encrypted_queue_names() IS
   'The queues of every tenant configured with encryptionEnabled, as (tenant, queue_name) ('''' = the default tenant); the brokers refresh their list from it.';
 
--- p_items: [{partitionId, transactionId, leaseId?, error}] for consumer group p_group
--- (null = queue mode). Each message is dead-lettered with its error. When the
--- pop's lease is still held, the undecryptable messages are taken out of it so
--- the partition never stalls on them: a leading run is consumed at once (the
--- cursor passes it); a trailing run leaves the lease (its last good message
--- ends the batch) and is met again, as a leading run, by the next pop; one in
--- the middle is passed by the ack of a later message. A batch with nothing
--- good left is consumed and its lease released. The cursor never passes a
--- message the consumer has not acknowledged. Only partitions of p_tenant's queues
--- are touched: another tenant's item is skipped, like an unknown one.
-CREATE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
   v_tenant text := queen_internal.tenant_arg(p_tenant);
@@ -86,8 +88,10 @@ BEGIN
   END LOOP;
   RETURN v_count;
 END;
-$$;
-COMMENT ON FUNCTION queen.dead_letter_undecryptable(jsonb, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.dead_letter_undecryptable(jsonb,text,text) IS
   'A pop of tenant p_tenant ('''' = default; another tenant''s partitions are skipped) met messages it cannot decrypt (tampered, unknown key, malformed envelope): each [{partitionId, transactionId, leaseId?, error}] is dead-lettered for group p_group (null = queue mode) with its error, and taken out of the still-held lease so the partition does not stall. Returns the number dead-lettered.';
+
+RESET ROLE;
 
 COMMIT;

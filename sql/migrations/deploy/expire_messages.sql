@@ -1,38 +1,55 @@
--- Deploy queen:expire_messages to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:expire_messages to pg (release 1.0.0, a rework of expire_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- expire_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- The age past which a queue's unconsumed messages expire, and the DLQ reason:
--- the smaller of ttl and maxWaitTimeSeconds that is set (0 = off).
-CREATE FUNCTION queen_internal.expiry_rule(q queen.queues, OUT max_age_seconds int, OUT reason text)
-LANGUAGE sql IMMUTABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.expiry_rule(queen.queues),
+  queen.expire_messages(integer,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.expiry_rule(q queen.queues, OUT max_age_seconds integer, OUT reason text)
+ RETURNS record
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
   SELECT CASE WHEN q.ttl > 0 AND (q.max_wait_time_seconds = 0 OR q.ttl <= q.max_wait_time_seconds) THEN q.ttl
               ELSE nullif(q.max_wait_time_seconds, 0) END,
          CASE WHEN q.ttl > 0 AND (q.max_wait_time_seconds = 0 OR q.ttl <= q.max_wait_time_seconds)
               THEN format('Message expired: ttl of %s s exceeded', q.ttl)
               WHEN q.max_wait_time_seconds > 0
               THEN format('Message expired: maxWaitTimeSeconds of %s s exceeded', q.max_wait_time_seconds) END
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.expiry_rule(queen.queues) IS
   'Expiry age of a queue (least of ttl and maxWaitTimeSeconds that is > 0; null = never) and the DLQ reason naming the option.';
 
--- The queues with an expiry rule and the creation time before which their messages expire at p_now.
-CREATE FUNCTION queen_internal.expiry_cutoffs(p_now timestamptz, OUT queue_id uuid, OUT cutoff timestamptz, OUT reason text)
-RETURNS SETOF record
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.expiry_cutoffs(p_now timestamp with time zone, OUT queue_id uuid, OUT cutoff timestamp with time zone, OUT reason text)
+ RETURNS SETOF record
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT q.id, p_now - rule.max_age_seconds * interval '1 second', rule.reason
     FROM queen.queues q
     CROSS JOIN LATERAL queen_internal.expiry_rule(q) rule
    WHERE rule.max_age_seconds IS NOT NULL
-$$;
-COMMENT ON FUNCTION queen_internal.expiry_cutoffs(timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.expiry_cutoffs(timestamp with time zone) IS
   'Internal to expire_messages: each queue with an expiry rule, the cutoff at p_now (messages created before it expire) and the DLQ reason.';
 
-CREATE FUNCTION queen.expire_messages(p_batch int, p_now timestamptz DEFAULT NULL) RETURNS int
--- No JIT: the candidate queries' cost estimates grow with the partitions, and compiling them cost more than running them.
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql SET jit = off AS $$
+CREATE OR REPLACE FUNCTION queen.expire_messages(p_batch integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET jit TO 'off'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_budget int := p_batch;
@@ -103,8 +120,10 @@ BEGIN
   END LOOP;
   RETURN p_batch - v_budget;
 END;
-$$;
-COMMENT ON FUNCTION queen.expire_messages(int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.expire_messages(integer,timestamp with time zone) IS
   'Eviction sweep: for queues with ttl or maxWaitTimeSeconds, dead-letters (per consumer group; queue mode when no group has a cursor) up to p_batch unconsumed messages older than the smaller limit, with a reason naming the option, and moves those cursors past them. Leased batches and rows busy elsewhere are skipped. Ages are measured at p_now (null = now()). Returns the number of DLQ entries written.';
+
+RESET ROLE;
 
 COMMIT;

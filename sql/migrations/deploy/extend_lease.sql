@@ -1,13 +1,25 @@
--- Deploy queen:extend_lease to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:extend_lease to pg (release 1.0.0, a rework of extend_lease@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- extend_lease@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
-CREATE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds int, p_tenant text,
-                                   p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (success bool, expires_at timestamptz, error text)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.extend_lease(uuid,integer,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds integer, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(success boolean, expires_at timestamp with time zone, error text)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
@@ -37,8 +49,10 @@ BEGIN
     RETURN QUERY SELECT false, NULL::timestamptz, 'Lease not found'::text;
   END IF;
 END;
-$$;
-COMMENT ON FUNCTION queen.extend_lease(uuid, int, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.extend_lease(uuid,integer,text,timestamp with time zone) IS
   'Renews every unexpired lease with id p_lease_id (a lease on a queue of tenant p_tenant, '''' = default; another tenant''s lease is not found) to max(expiry, p_now + p_seconds) (p_now null = now()); never revives an expired lease and never touches cursor, n, k or retries. One row: (true, new expiry, null) or (false, null, Lease not found | Lease already expired).';
+
+RESET ROLE;
 
 COMMIT;

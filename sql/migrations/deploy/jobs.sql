@@ -1,58 +1,58 @@
--- Deploy queen:jobs to pg
--- Single-runner jobs: each cycle of a periodic job (retention, eviction, the
--- statistics reconciler) runs on exactly one broker. The election is a
--- transaction-scoped advisory lock plus a row per (job, cycle): the lock
--- serializes the brokers that try at the same instant, and the row makes a cycle
--- that already ran unrunnable for a broker that arrives later in the same cycle.
+-- Deploy queen:jobs to pg (release 1.0.0, a rework of jobs@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- jobs@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE TABLE queen.job_runs (
-  job         text        NOT NULL,
-  cycle       bigint      NOT NULL,
-  server_id   text        NOT NULL,
-  started_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
-  finished_at timestamptz,
-  result      jsonb,
-  PRIMARY KEY (job, cycle)
-);
-COMMENT ON TABLE queen.job_runs IS
-  'One row per executed cycle of a single-runner job: which broker ran it, when, and its result summary. cycle = floor(epoch_ms / cycle_ms).';
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- The advisory lock key of a job: stable across brokers, releases and restarts
--- (hashtext is stable for a given PostgreSQL major version, which all brokers share
--- because they share the database). The prefix keeps it apart from other users of
--- advisory locks in the same database.
-CREATE FUNCTION queen_internal.job_lock_key(p_job text) RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT AS $$
+DROP FUNCTION
+  queen.job_lock_key(text),
+  queen.job_cycle(bigint,timestamp with time zone),
+  queen.job_runs_kept(),
+  queen.try_begin_job_cycle(text,bigint,text,timestamp with time zone),
+  queen.finish_job_cycle(text,text,jsonb);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.job_lock_key(p_job text)
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE STRICT
+AS $function$
   SELECT hashtextextended('queen.job:' || p_job, 0)
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.job_lock_key(text) IS
   'The pg_advisory_xact_lock key electing the runner of job p_job.';
 
-CREATE FUNCTION queen_internal.job_cycle(p_cycle_ms bigint, p_at timestamptz DEFAULT clock_timestamp())
-RETURNS bigint
-LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.job_cycle(p_cycle_ms bigint, p_at timestamp with time zone DEFAULT clock_timestamp())
+ RETURNS bigint
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 BEGIN
   PERFORM queen_internal.check_at_least('cycle length ms', p_cycle_ms, 1);
   RETURN floor(extract(epoch FROM p_at) * 1000 / p_cycle_ms)::bigint;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.job_cycle(bigint, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.job_cycle(bigint,timestamp with time zone) IS
   'The cycle number containing p_at for a job of period p_cycle_ms: floor(epoch_ms / p_cycle_ms). 22023 when p_cycle_ms < 1.';
 
--- How many past cycles of a job are kept in queen.job_runs: enough for a DBA (and
--- the HA tests) to see who ran what, bounded so the table never grows without end.
-CREATE FUNCTION queen_internal.job_runs_kept() RETURNS int
-LANGUAGE sql IMMUTABLE AS $$ SELECT 1000 $$;
+CREATE OR REPLACE FUNCTION queen_internal.job_runs_kept()
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT 1000 $function$;
 
-CREATE FUNCTION queen.try_begin_job_cycle(p_job text, p_cycle_ms bigint, p_server_id text,
-                                          p_now timestamptz DEFAULT NULL)
-RETURNS boolean
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.try_begin_job_cycle(p_job text, p_cycle_ms bigint, p_server_id text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_cycle bigint;
 BEGIN
@@ -84,15 +84,16 @@ BEGIN
    WHERE r.job = p_job AND r.cycle <= v_cycle - queen_internal.job_runs_kept();
   RETURN true;
 END;
-$$;
-COMMENT ON FUNCTION queen.try_begin_job_cycle(text, bigint, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.try_begin_job_cycle(text,bigint,text,timestamp with time zone) IS
   'Elects the broker that runs the current cycle of p_job (cycle = floor(epoch_ms / p_cycle_ms) of p_now, null = clock_timestamp()): true to exactly one caller per cycle cluster-wide, false to every other caller and to later callers in the same cycle. Records the run in queen.job_runs. 22023 on an empty job or server id or p_cycle_ms < 1.';
 
-CREATE FUNCTION queen.finish_job_cycle(p_job text, p_server_id text, p_result jsonb DEFAULT NULL)
-RETURNS boolean
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.finish_job_cycle(p_job text, p_server_id text, p_result jsonb DEFAULT NULL::jsonb)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 BEGIN
   -- The run being finished is this broker's newest run of the job; it may finish
   -- in a later cycle than the one it started in, so the cycle is not recomputed.
@@ -105,8 +106,10 @@ BEGIN
      AND r.server_id = p_server_id;
   RETURN FOUND;
 END;
-$$;
-COMMENT ON FUNCTION queen.finish_job_cycle(text, text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.finish_job_cycle(text,text,jsonb) IS
   'Marks the newest run of p_job by p_server_id as finished with a result summary (informational: the election does not depend on it). False when that run does not exist or is already finished.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,28 +1,29 @@
--- Deploy queen:kv to pg
--- The KV store: one JSON value per key with an optional time to live.
--- Expiry is decided by reads (an expired row reads as absent at once); deleting
--- the expired rows is housekeeping done by every broker's sweeper in bounded batches.
+-- Deploy queen:kv to pg (release 1.0.0, a rework of kv@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- kv@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE TABLE queen.kv (
-  tenant     queen.tenant_text NOT NULL DEFAULT '',  -- each tenant has its own keys (docs/tenants.md)
-  key        queen.name_text NOT NULL,
-  value      jsonb NOT NULL,
-  expires_at timestamptz,
-  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  CONSTRAINT kv_pkey PRIMARY KEY (tenant, key)
-);
-COMMENT ON TABLE queen.kv IS
-  'KV store: a JSON value per (tenant, key); expires_at null = no TTL. Rows past expires_at read as absent and are pruned by queen.kv_prune_expired.';
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- Only rows with a TTL are ever pruned: keep the index to them.
-CREATE INDEX kv_expires_at_idx ON queen.kv (expires_at) WHERE expires_at IS NOT NULL;
+DROP FUNCTION
+  queen.kv_check_key(text),
+  queen.kv_is_live(timestamp with time zone,timestamp with time zone),
+  queen.kv_set(text,jsonb,bigint,text,timestamp with time zone),
+  queen.kv_get(text,text,timestamp with time zone),
+  queen.kv_delete(text,text,timestamp with time zone),
+  queen.kv_prune_expired(integer,timestamp with time zone);
 
--- One place for the key rules, shared by every KV procedure.
-CREATE FUNCTION queen_internal.kv_check_key(p_key text) RETURNS void
-LANGUAGE plpgsql IMMUTABLE AS $$
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.kv_check_key(p_key text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 BEGIN
   IF p_key IS NULL OR p_key = '' THEN
     RAISE EXCEPTION 'kv key is required' USING ERRCODE = '22023';
@@ -31,23 +32,24 @@ BEGIN
     RAISE EXCEPTION 'kv key % (%)', queen_internal.name_problem(p_key), length(p_key) USING ERRCODE = '22023';
   END IF;
 END;
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.kv_check_key(text) IS
   'Raises 22023 when a KV key is null, empty or longer than queen_internal.name_max_chars() (255) characters.';
 
--- Whether a row with this expires_at reads as present at p_now: the TTL rule of
--- every read.
-CREATE FUNCTION queen_internal.kv_is_live(p_expires_at timestamptz, p_now timestamptz) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT p_expires_at IS NULL OR p_expires_at > p_now $$;
-COMMENT ON FUNCTION queen_internal.kv_is_live(timestamptz, timestamptz) IS
+CREATE OR REPLACE FUNCTION queen_internal.kv_is_live(p_expires_at timestamp with time zone, p_now timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$ SELECT p_expires_at IS NULL OR p_expires_at > p_now $function$;
+COMMENT ON FUNCTION queen_internal.kv_is_live(timestamp with time zone,timestamp with time zone) IS
   'True when a KV row expiring at p_expires_at (null = never) is still live at p_now.';
 
-CREATE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint, p_tenant text,
-                             p_now timestamptz DEFAULT NULL)
-RETURNS timestamptz
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.kv_set(p_key text, p_value jsonb, p_ttl_ms bigint, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now        timestamptz := coalesce(p_now, clock_timestamp());
   v_tenant     text := queen_internal.tenant_arg(p_tenant);
@@ -70,15 +72,16 @@ BEGIN
     SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at, updated_at = EXCLUDED.updated_at;
   RETURN v_expires_at;
 END;
-$$;
-COMMENT ON FUNCTION queen.kv_set(text, jsonb, bigint, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.kv_set(text,jsonb,bigint,text,timestamp with time zone) IS
   'Stores p_value under p_key of tenant p_tenant ('''' = default; insert or replace). p_ttl_ms null = no expiry, 0 = expired at once; the TTL counts from p_now (null = clock_timestamp()). Returns the new expires_at (null without TTL). 22023 on a bad key, SQL NULL value or negative TTL.';
 
-CREATE FUNCTION queen.kv_get(p_key text, p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (value jsonb, expires_at timestamptz)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.kv_get(p_key text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(value jsonb, expires_at timestamp with time zone)
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 BEGIN
   PERFORM queen_internal.kv_check_key(p_key);
   RETURN QUERY
@@ -87,14 +90,16 @@ BEGIN
      WHERE k.tenant = queen_internal.tenant_arg(p_tenant) AND k.key = p_key
        AND queen_internal.kv_is_live(k.expires_at, coalesce(p_now, clock_timestamp()));
 END;
-$$;
-COMMENT ON FUNCTION queen.kv_get(text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.kv_get(text,text,timestamp with time zone) IS
   'The value and expires_at of p_key of tenant p_tenant ('''' = default); no row when the key is absent or its TTL has passed at p_now (null = clock_timestamp()), even before the sweeper deletes it. 22023 on a bad key.';
 
-CREATE FUNCTION queen.kv_delete(p_key text, p_tenant text, p_now timestamptz DEFAULT NULL) RETURNS boolean
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.kv_delete(p_key text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_was_live boolean;
 BEGIN
@@ -105,14 +110,16 @@ BEGIN
   -- An expired row is removed too, but it already read as absent: report false.
   RETURN coalesce(v_was_live, false);
 END;
-$$;
-COMMENT ON FUNCTION queen.kv_delete(text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.kv_delete(text,text,timestamp with time zone) IS
   'Deletes p_key of tenant p_tenant ('''' = default). True when a value live at p_now (null = clock_timestamp()) was deleted, false when the key was absent or already expired. 22023 on a bad key.';
 
-CREATE FUNCTION queen.kv_prune_expired(p_limit int, p_now timestamptz DEFAULT NULL) RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.kv_prune_expired(p_limit integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_deleted int;
 BEGIN
@@ -130,8 +137,10 @@ BEGIN
   GET DIAGNOSTICS v_deleted = ROW_COUNT;
   RETURN v_deleted;
 END;
-$$;
-COMMENT ON FUNCTION queen.kv_prune_expired(int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.kv_prune_expired(integer,timestamp with time zone) IS
   'Deletes at most p_limit KV rows expired at p_now (null = clock_timestamp()), oldest expiry first, rows locked by another pruner skipped. Returns the number deleted. 22023 when p_limit < 1.';
+
+RESET ROLE;
 
 COMMIT;

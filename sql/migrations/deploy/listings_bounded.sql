@@ -1,14 +1,26 @@
--- Deploy queen:listings_bounded to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:listings_bounded to pg (release 1.0.0, a rework of listings_bounded@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- listings_bounded@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- The largest seq of partition p_partition_id whose message was created at or
--- before p_at (0 when none), by bisection over the primary key: per partition,
--- seq order and created_at order agree (store_messages), so about log2(last_seq)
--- index probes, whatever the partition holds. Gaps (deleted messages) are fine:
--- each probe reads the first message at or after the midpoint.
-CREATE FUNCTION queen_internal.partition_seq_at(p_partition_id uuid, p_last_seq bigint, p_at timestamptz) RETURNS bigint
-LANGUAGE plpgsql STABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.partition_seq_at(uuid,bigint,timestamp with time zone),
+  queen.list_messages(text,text,text,text,text,timestamp with time zone,timestamp with time zone,integer,integer,text),
+  queen.traces_by_name(text,integer,integer,text,bigint);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.partition_seq_at(p_partition_id uuid, p_last_seq bigint, p_at timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 DECLARE
   v_lo bigint := 0;
   v_hi bigint := coalesce(p_last_seq, 0);
@@ -28,31 +40,16 @@ BEGIN
   END LOOP;
   RETURN v_lo;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.partition_seq_at(uuid, bigint, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.partition_seq_at(uuid,bigint,timestamp with time zone) IS
   'The largest seq of the partition created at or before p_at (0 when none), in about log2(p_last_seq) primary-key probes.';
 
--- GET /api/v1/messages, limit first. Per partition of the selection, the seq
--- range of the window [p_from, p_to] (bisection only when p_to is before the
--- partition's last message), narrowed by the status filter where the cursors
--- decide it (completed = at or below the slowest cursor, pending and processing
--- above it, processing at or below the newest live lease); without a status
--- filter only the limit + offset partitions with the newest messages of the
--- window (one probe each); then at most limit + offset messages per partition
--- newest first through the primary key,
--- merged, paged, and the delivery status computed for the page's rows only.
--- A status filter is evaluated per scanned row inside the narrowed range.
--- dead_letter reads the partition's DLQ entries instead.
-DROP FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text);
-CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
-                                    p_namespace text, p_task text,
-                                    p_status text, p_from timestamptz,
-                                    p_to timestamptz, p_limit int, p_offset int,
-                                    p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.list_messages(p_queue text, p_partition text, p_namespace text, p_task text, p_status text, p_from timestamp with time zone, p_to timestamp with time zone, p_limit integer, p_offset integer, p_tenant text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now timestamptz := clock_timestamp();
   v_to timestamptz := coalesce(p_to, date_trunc('minute', now()) + interval '1 minute');
@@ -143,21 +140,16 @@ BEGIN
     CROSS JOIN LATERAL queen_internal.message_delivery(g.partition_id, g.id, g.seq, v_now) s;
   RETURN jsonb_build_object('messages', v_messages, 'mode', queen_internal.partitions_mode(coalesce(v_partitions, '{}')));
 END;
-$$;
-COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
+$function$;
+COMMENT ON FUNCTION queen.list_messages(text,text,text,text,text,timestamp with time zone,timestamp with time zone,integer,integer,text) IS
   'Messages of tenant p_tenant created in [p_from, p_to] (defaults: now - 1 hour, the next whole minute), newest first, paged, without payloads: {"messages": [{id, transactionId, partitionId, queuePath, queue, partition, namespace, task, status, queueStatus, busStatus: {consumedBy, totalGroups}, traceId, producerSub, queuePriority, createdAt, leaseExpiresAt}], "mode": {hasQueueMode, busGroupsCount, type}}. Limit first: at most limit + offset rows per selected partition read through the primary key, status computed for the page only (docs/limits.md, "Listings"). 22023 on limit < 1, offset < 0 or an unknown status.';
 
--- GET /api/v1/traces/by-name/:traceName. A message's payload appears once per
--- page, on its newest trace of the page, while the page's payload bytes add up
--- to at most p_max_payload_bytes; every other trace has message_payload null and
--- payloadOmitted true (message_encrypted false, there is nothing to open).
-DROP FUNCTION queen.traces_by_name(text, int, int, text);
-CREATE FUNCTION queen.traces_by_name(p_trace_name text, p_limit int, p_offset int,
-                                     p_tenant text, p_max_payload_bytes bigint DEFAULT NULL)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.traces_by_name(p_trace_name text, p_limit integer, p_offset integer, p_tenant text, p_max_payload_bytes bigint DEFAULT NULL::bigint)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_budget bigint := coalesce(p_max_payload_bytes, queen_internal.list_max_payload_bytes());
@@ -203,8 +195,10 @@ BEGIN
   RETURN jsonb_build_object('traces', v_traces, 'total', v_total,
                             'pagination', jsonb_build_object('limit', p_limit, 'offset', p_offset));
 END;
-$$;
-COMMENT ON FUNCTION queen.traces_by_name(text, int, int, text, bigint) IS
+$function$;
+COMMENT ON FUNCTION queen.traces_by_name(text,integer,integer,text,bigint) IS
   'Traces of tenant p_tenant carrying p_trace_name, newest first, paged: {"traces": [{id, transaction_id, partition_id, event_type, data, consumer_group, worker_id, created_at, queue_name, partition_name, message_payload, message_encrypted, trace_names[, payloadOmitted]}], "total", "pagination": {limit, offset}}. A message''s payload is on its newest trace of the page only, while the page''s payload bytes stay within p_max_payload_bytes (null = list_max_payload_bytes()); other traces carry message_payload null and payloadOmitted true. message_payload is as stored (the broker decrypts it and drops message_encrypted). 22023 on limit < 1, offset < 0 or a negative budget.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,31 +1,43 @@
--- Deploy queen:message_admin to pg
+-- Deploy queen:message_admin to pg (release 1.0.0, a rework of message_admin@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- message_admin@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- GET /api/v1/messages reads a time window of the log. A BRIN index costs
--- almost nothing on insert (messages arrive in created_at order) and lets the
--- listing read only the block ranges of the window, never the whole log.
-CREATE INDEX messages_created_at_brin_idx ON queen.messages USING brin (created_at) WITH (autosummarize = on);
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- The state of one message for one consumer group, from the group's cursor row:
--- completed (the cursor passed it), processing (a live lease covers it) or pending.
-CREATE FUNCTION queen_internal.message_group_state(c queen.consumers, p_seq bigint, p_now timestamptz) RETURNS text
-LANGUAGE sql STABLE AS $$
+DROP FUNCTION
+  queen.message_group_state(queen.consumers,bigint,timestamp with time zone),
+  queen.message_delivery(uuid,uuid,bigint,timestamp with time zone),
+  queen.partitions_mode(uuid[]),
+  queen.get_message(uuid,text,text),
+  queen.delete_message(uuid,text,text),
+  queen.clear_queue(text,text,text),
+  queen.list_partitions(text,integer,integer,text),
+  queen.dead_letter_message(uuid,text,text,text,text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.message_group_state(c queen.consumers, p_seq bigint, p_now timestamp with time zone)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT CASE WHEN c.cursor_seq >= p_seq THEN 'completed'
               WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > p_now AND p_seq <= c.lease_max_seq THEN 'processing'
               ELSE 'pending' END
-$$;
-COMMENT ON FUNCTION queen_internal.message_group_state(queen.consumers, bigint, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.message_group_state(queen.consumers,bigint,timestamp with time zone) IS
   'completed / processing / pending: the message at p_seq as the cursor row c sees it at p_now.';
 
--- Everything the listing and the detail say about one message's delivery: its
--- overall status, the queue-mode status, the bus groups that consumed it, the
--- latest live lease and the DLQ entry count. One probe of the partition's cursor
--- rows (few) and of the DLQ by message id.
-CREATE FUNCTION queen_internal.message_delivery(p_partition_id uuid, p_message_id uuid, p_seq bigint, p_now timestamptz)
-RETURNS TABLE (status text, queue_status text, consumed_by int, total_groups int, lease_expires_at timestamptz,
-               dead_letters int)
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.message_delivery(p_partition_id uuid, p_message_id uuid, p_seq bigint, p_now timestamp with time zone)
+ RETURNS TABLE(status text, queue_status text, consumed_by integer, total_groups integer, lease_expires_at timestamp with time zone, dead_letters integer)
+ LANGUAGE sql
+ STABLE
+AS $function$
   WITH g AS (
     SELECT c.consumer_group, queen_internal.message_group_state(c, p_seq, p_now) AS state,
            CASE WHEN queen_internal.message_group_state(c, p_seq, p_now) = 'processing' THEN c.lease_expires_at END AS lease_at
@@ -46,83 +58,31 @@ LANGUAGE sql STABLE AS $$
          d.n
     FROM d LEFT JOIN g ON true
    GROUP BY d.n, d.queue_mode
-$$;
-COMMENT ON FUNCTION queen_internal.message_delivery(uuid, uuid, bigint, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.message_delivery(uuid,uuid,bigint,timestamp with time zone) IS
   'Delivery state of one message: status (dead_letter if any group dead-lettered it, completed once every cursor of the partition passed it, processing under a live lease, else pending), queue_status (the __QUEUE_MODE__ group''s, null without one), consumed_by/total_groups (named groups), the latest live lease expiry, the DLQ entry count.';
 
--- The consumption mode of a set of partitions: queue mode, named groups, both or none.
-CREATE FUNCTION queen_internal.partitions_mode(p_partition_ids uuid[]) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.partitions_mode(p_partition_ids uuid[])
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT jsonb_build_object('hasQueueMode', coalesce(bool_or(x.g = '__QUEUE_MODE__'), false),
                             'busGroupsCount', count(*) FILTER (WHERE x.g <> '__QUEUE_MODE__'),
                             'type', CASE WHEN bool_or(x.g = '__QUEUE_MODE__') AND bool_or(x.g <> '__QUEUE_MODE__') THEN 'hybrid'
                                          WHEN bool_or(x.g = '__QUEUE_MODE__') THEN 'queue'
                                          WHEN count(*) > 0 THEN 'bus' ELSE 'none' END)
     FROM (SELECT DISTINCT c.consumer_group::text AS g FROM queen.consumers c WHERE c.partition_id = ANY (p_partition_ids)) x
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.partitions_mode(uuid[]) IS
   '{"hasQueueMode", "busGroupsCount", "type": queue|bus|hybrid|none} of the consumer groups with a cursor on the partitions.';
 
--- GET /api/v1/messages: messages created in [p_from, p_to] (defaults: the last
--- hour, to the next whole minute), newest first, paged. Filters: queue,
--- partition, namespace, task, status (pending|processing|completed|dead_letter).
-CREATE FUNCTION queen.list_messages(p_queue text, p_partition text,
-                                    p_namespace text, p_task text,
-                                    p_status text, p_from timestamptz,
-                                    p_to timestamptz, p_limit int, p_offset int,
-                                    p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  v_now timestamptz := clock_timestamp();
-  v_to timestamptz := coalesce(p_to, date_trunc('minute', now()) + interval '1 minute');
-  v_from timestamptz := coalesce(p_from, now() - interval '1 hour');
-  v_partitions uuid[];
-  v_messages jsonb;
-BEGIN
-  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
-  PERFORM queen_internal.check_at_least('offset', p_offset, 0);
-  IF p_status IS NOT NULL AND p_status NOT IN ('pending', 'processing', 'completed', 'dead_letter') THEN
-    RAISE EXCEPTION 'status must be pending, processing, completed or dead_letter' USING ERRCODE = '22023';
-  END IF;
-  SELECT array_agg(p.id) INTO v_partitions
-    FROM queen.queues q JOIN queen.partitions p ON p.queue_id = q.id
-   WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
-     AND (p_queue IS NULL OR q.name = p_queue) AND (p_partition IS NULL OR p.name = p_partition)
-     AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task);
-  SELECT coalesce(jsonb_agg(x.item ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb) INTO v_messages
-    FROM (SELECT m.created_at, m.id, jsonb_build_object(
-                 'id', m.id, 'transactionId', m.transaction_id, 'partitionId', m.partition_id,
-                 'queuePath', q.name || '/' || p.name, 'queue', q.name, 'partition', p.name,
-                 'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-                 'status', s.status, 'queueStatus', s.queue_status,
-                 'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
-                 'traceId', m.trace_id, 'producerSub', m.producer_sub, 'queuePriority', q.priority,
-                 'createdAt', queen_internal.iso_millis(m.created_at),
-                 'leaseExpiresAt', queen_internal.iso_millis(s.lease_expires_at)) AS item
-            FROM queen.messages m
-            JOIN queen.partitions p ON p.id = m.partition_id
-            JOIN queen.queues q ON q.id = p.queue_id
-            CROSS JOIN LATERAL queen_internal.message_delivery(m.partition_id, m.id, m.seq, v_now) s
-           WHERE m.partition_id = ANY (v_partitions) AND m.created_at BETWEEN v_from AND v_to
-             AND (p_status IS NULL OR s.status = p_status)
-           ORDER BY m.created_at DESC, m.id DESC
-           LIMIT p_limit OFFSET p_offset) x;
-  RETURN jsonb_build_object('messages', v_messages, 'mode', queen_internal.partitions_mode(coalesce(v_partitions, '{}')));
-END;
-$$;
-COMMENT ON FUNCTION queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text) IS
-  'Messages of tenant p_tenant created in [p_from, p_to] (defaults: now - 1 hour, the next whole minute), newest first, paged, without payloads: {"messages": [{id, transactionId, partitionId, queuePath, queue, partition, namespace, task, status, queueStatus, busStatus: {consumedBy, totalGroups}, traceId, producerSub, queuePriority, createdAt, leaseExpiresAt}], "mode": {hasQueueMode, busGroupsCount, type}}. Reads the window through a BRIN index on created_at. 22023 on limit < 1, offset < 0 or an unknown status.';
-
--- GET /api/v1/messages/:partitionId/:transactionId: null when tenant p_tenant has
--- no such message. payload is as stored; the broker decrypts it when isEncrypted.
-CREATE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT jsonb_build_object(
            'id', m.id, 'transactionId', m.transaction_id, 'partitionId', m.partition_id,
            'queuePath', q.name || '/' || p.name, 'queue', q.name, 'partition', p.name,
@@ -150,19 +110,16 @@ LANGUAGE sql STABLE AS $$
     LEFT JOIN LATERAL (SELECT d.error_message, d.retry_count FROM queen.dlq d WHERE d.message_id = m.id
                         ORDER BY d.failed_at DESC LIMIT 1) dl ON true
    WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id
-$$;
-COMMENT ON FUNCTION queen.get_message(uuid, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.get_message(uuid,text,text) IS
   'One message of tenant p_tenant with its payload as stored, delivery state (see message_delivery), latest DLQ error and retry count (null when not dead-lettered), queueConfig {leaseTime, retryLimit, retryDelay, ttl, priority}, mode and consumerGroups [{name, consumed, leaseExpiresAt}]; null when there is no such message.';
 
--- DELETE /api/v1/messages/:partitionId/:transactionId. Deleting a message
--- forgets it entirely: the row (its traces follow by cascade), its DLQ entries
--- and any dedup tombstone of the key, so the transactionId is accepted again at
--- once (docs/procedures.md, "Dedup memory of a deleted message").
-CREATE FUNCTION queen.delete_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
-RETURNS bool
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.delete_message(p_partition_id uuid, p_transaction_id text, p_tenant text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_found bool := false;
   v_count int;
@@ -180,19 +137,16 @@ BEGIN
   DELETE FROM queen.dedup_tombstones t WHERE t.partition_id = p_partition_id AND t.transaction_id = p_transaction_id;
   RETURN v_found;
 END;
-$$;
-COMMENT ON FUNCTION queen.delete_message(uuid, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.delete_message(uuid,text,text) IS
   'Deletes the message (p_partition_id, p_transaction_id) of tenant p_tenant with its traces, its DLQ entries of every group and any dedup tombstone of the key (the transactionId is accepted again at once). True when a message or a DLQ entry existed.';
 
--- DELETE /api/v1/queues/:queue/clear: every message of the queue (or of one
--- partition), with their traces, DLQ entries and dedup tombstones. The queue,
--- its options, partitions and cursors stay; leases on the removed messages are
--- released. Null when the queue (or the named partition) does not exist.
-CREATE FUNCTION queen.clear_queue(p_queue text, p_partition text, p_tenant text)
-RETURNS bigint
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.clear_queue(p_queue text, p_partition text, p_tenant text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_queue_id uuid;
   v_partition_ids uuid[];
@@ -222,18 +176,16 @@ BEGIN
    WHERE c.partition_id = ANY (v_partition_ids) AND c.lease_id IS NOT NULL;
   RETURN v_deleted;
 END;
-$$;
-COMMENT ON FUNCTION queen.clear_queue(text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.clear_queue(text,text,text) IS
   'Deletes every message of queue p_queue of tenant p_tenant (only partition p_partition when given) with their traces, DLQ entries and dedup tombstones, and releases the leases of those partitions; the queue, its options, partitions and cursors stay. Returns the number of messages deleted, null when the queue or the named partition does not exist. 22023 on a missing queue name.';
 
--- GET /api/v1/resources/partitions: counters from the sequence allocator and the
--- cursors (like queen_internal.compute_queue_stats), never from counting messages.
-CREATE FUNCTION queen.list_partitions(p_queue text, p_limit int, p_offset int,
-                                      p_tenant text)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.list_partitions(p_queue text, p_limit integer, p_offset integer, p_tenant text)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_result jsonb;
 BEGIN
@@ -254,20 +206,16 @@ BEGIN
            LIMIT p_limit OFFSET p_offset) x;
   RETURN v_result;
 END;
-$$;
-COMMENT ON FUNCTION queen.list_partitions(text, int, int, text) IS
+$function$;
+COMMENT ON FUNCTION queen.list_partitions(text,integer,integer,text) IS
   'Partitions of tenant p_tenant (of queue p_queue when given), by queue then name, paged: {"partitions": [{id, name, queue, createdAt, messages: {total (messages ever stored), pending (not yet consumed by the slowest group)}}]}. 22023 on limit < 1 or offset < 0.';
 
--- POST /api/v1/messages/:partitionId/:transactionId/dlq: dead-letters the message
--- for one group (queue mode by default) with error p_error, as an exhausted ack would.
-CREATE FUNCTION queen.dead_letter_message(p_partition_id uuid, p_transaction_id text,
-                                          p_group text,
-                                          p_error text,
-                                          p_tenant text)
-RETURNS bool
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.dead_letter_message(p_partition_id uuid, p_transaction_id text, p_group text, p_error text, p_tenant text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_seq bigint;
 BEGIN
@@ -286,8 +234,10 @@ BEGIN
                             coalesce(p_error, 'Moved to the DLQ by an operator'), 0);
   RETURN true;
 END;
-$$;
-COMMENT ON FUNCTION queen.dead_letter_message(uuid, text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.dead_letter_message(uuid,text,text,text,text) IS
   'Records a DLQ entry for the message (p_partition_id, p_transaction_id) of tenant p_tenant and group p_group (default __QUEUE_MODE__) with error p_error and retry count 0; the cursor does not move. False when there is no such message. 22023 on an invalid group name.';
+
+RESET ROLE;
 
 COMMIT;

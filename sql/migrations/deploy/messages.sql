@@ -1,6 +1,5 @@
 -- Deploy queen:messages to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- The message log. Deliberately narrow and with only the two indexes the procedures
 -- need: the primary key (partition_id, seq) drives every read in delivery order, and

@@ -1,6 +1,5 @@
 -- Deploy queen:partitions to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- An ordered lane of messages. last_seq is the sequence allocator of the lane: a
 -- push locks the row (ascending id order across the partitions of one call), takes
@@ -8,7 +7,7 @@ SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 -- equals commit order (docs/procedures.md, "Ordering model"). last_message_at is the
 -- newest message's created_at (windowBuffer, subscription start points).
 CREATE TABLE queen.partitions (
-  id              uuid        PRIMARY KEY DEFAULT queen_internal.uuid_v7(),
+  id              uuid        PRIMARY KEY DEFAULT queen.uuid_v7(),
   queue_id        uuid        NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
   name            queen.name_text NOT NULL,
   last_seq        bigint      NOT NULL DEFAULT 0,

@@ -1,28 +1,28 @@
--- Deploy queen:pop_many to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:pop_many to pg (release 1.0.0, a rework of pop_many@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- pop_many@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Pop combining (docs/combining.md): p_requests pops with the same parameters in
--- one transaction, so concurrent consumers share one commit. Each call of
--- pop_messages mints its own lease; a later call cannot claim a partition an
--- earlier one leased, because its lease filter sees that (uncommitted, own)
--- lease, so every request gets its own messages, as if it had popped alone.
-CREATE FUNCTION queen.pop_many(p_requests int, p_queue text, p_partition text, p_group text, p_batch int,
-                               p_partitions int, p_auto_ack bool,
-                               p_subscription_mode text, p_subscription_from text,
-                               p_namespace text, p_task text,
-                               p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (request_idx int, lease_id uuid, queue_name text, partition_name text, partition_id uuid,
-               message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text,
-               is_encrypted bool, created_at timestamptz, retry_count int)
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.pop_many(integer,text,text,text,integer,integer,boolean,text,text,text,text,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.pop_many(p_requests integer, p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(request_idx integer, lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 #variable_conflict use_column
 DECLARE
   v_max_requests CONSTANT int := 1000;
@@ -41,8 +41,10 @@ BEGIN
     EXIT WHEN NOT FOUND;
   END LOOP;
 END;
-$$;
-COMMENT ON FUNCTION queen.pop_many(int, text, text, text, int, int, bool, text, text, text, text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.pop_many(integer,text,text,text,integer,integer,boolean,text,text,text,text,text,timestamp with time zone) IS
   'Pop combining: calls pop_messages p_requests times (1..1000) with the same parameters in one transaction and returns its rows with request_idx (0-based), each call with its own lease id and partitions; stops at the first call that finds nothing.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,14 +1,35 @@
--- Deploy queen:pop_messages to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:pop_messages to pg (release 1.0.0, a rework of pop_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- pop_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- The start point a pop request asks for when a named group joins (docs/procedures.md, pop_messages):
--- subscriptionFrom wins over subscriptionMode; 'now', 'new' and 'new-only' mean now;
--- an ISO timestamp means that time; anything else (all, from_beginning, '', an
--- unparsable timestamp) means the whole history and yields nulls.
-CREATE FUNCTION queen_internal.requested_subscription(p_mode text, p_from text, p_now timestamptz,
-                                             OUT mode text, OUT start_at timestamptz)
-LANGUAGE plpgsql STABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.requested_subscription(text,text,timestamp with time zone),
+  queen.subscription_start_at(text,uuid,text,text,text,text),
+  queen.start_cursor(uuid,bigint,timestamp with time zone,timestamp with time zone),
+  queen.cursor_is_free(uuid,timestamp with time zone,timestamp with time zone,integer,timestamp with time zone),
+  queen.create_cursors(uuid[],text,text,text,text),
+  queen.register_consumer_group(uuid,text,text,text,text),
+  queen.pop_queue_ids(text,text,text,text),
+  queen.pop_record_start_point(text,text,uuid[],text,uuid,text,text,text,text,timestamp with time zone),
+  queen.pop_candidates(uuid[],uuid,text,integer,timestamp with time zone),
+  queen.pop_claim_partitions(uuid[],text,integer,timestamp with time zone),
+  queen.pop_lease_messages(uuid[],text,integer,boolean,uuid,timestamp with time zone),
+  queen.pop_messages(text,text,text,integer,integer,boolean,text,text,text,text,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.requested_subscription(p_mode text, p_from text, p_now timestamp with time zone, OUT mode text, OUT start_at timestamp with time zone)
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 BEGIN
   IF coalesce(p_from, '') <> '' THEN
     IF lower(p_from) = 'now' THEN
@@ -25,18 +46,15 @@ BEGIN
     mode := 'new'; start_at := p_now;
   END IF;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.requested_subscription(text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.requested_subscription(text,text,timestamp with time zone) IS
   'Start point requested by pop parameters subscriptionMode/subscriptionFrom: (new, now), (timestamp, t), or nulls for the whole history.';
 
--- The stored start time that applies to group p_group on partition p_partition_name of
--- queue p_queue_id: a partition-scoped record wins over a queue-wide one, which wins
--- over a namespace/task filter record (only consulted when a filter is given).
-CREATE FUNCTION queen_internal.subscription_start_at(p_group text, p_queue_id uuid, p_partition_name text,
-                                            p_filter_namespace text DEFAULT NULL, p_filter_task text DEFAULT NULL,
-                                            p_tenant text DEFAULT '')
-RETURNS timestamptz
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.subscription_start_at(p_group text, p_queue_id uuid, p_partition_name text, p_filter_namespace text DEFAULT NULL::text, p_filter_task text DEFAULT NULL::text, p_tenant text DEFAULT ''::text)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT s.start_at
     FROM queen.subscriptions s
    WHERE s.consumer_group = p_group
@@ -46,17 +64,15 @@ LANGUAGE sql STABLE AS $$
               AND s.filter_task IS NOT DISTINCT FROM p_filter_task))
    ORDER BY (s.partition_name <> '') DESC, (s.queue_id IS NOT NULL) DESC
    LIMIT 1
-$$;
-COMMENT ON FUNCTION queen_internal.subscription_start_at(text, uuid, text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.subscription_start_at(text,uuid,text,text,text,text) IS
   'Start time of a named group on a partition it has no cursor on: partition record, else queue record, else namespace/task filter record of tenant p_tenant; null = from the beginning.';
 
--- The cursor a group starts with on a partition: the last message created before
--- p_start_at (0 = from the beginning). Scans backwards from the newest message, so a
--- "join now" costs nothing and a past timestamp costs what will be delivered anyway.
-CREATE FUNCTION queen_internal.start_cursor(p_partition_id uuid, p_last_seq bigint, p_last_message_at timestamptz,
-                                   p_start_at timestamptz)
-RETURNS bigint
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.start_cursor(p_partition_id uuid, p_last_seq bigint, p_last_message_at timestamp with time zone, p_start_at timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT CASE
     WHEN p_start_at IS NULL THEN 0
     WHEN p_last_message_at IS NULL OR p_last_message_at < p_start_at THEN p_last_seq
@@ -64,28 +80,25 @@ LANGUAGE sql STABLE AS $$
                     WHERE m.partition_id = p_partition_id AND m.created_at < p_start_at
                     ORDER BY m.seq DESC LIMIT 1), 0)
   END
-$$;
-COMMENT ON FUNCTION queen_internal.start_cursor(uuid, bigint, timestamptz, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.start_cursor(uuid,bigint,timestamp with time zone,timestamp with time zone) IS
   'Initial cursor_seq on a partition for a group starting at p_start_at: seq of the last message created before it; 0 when p_start_at is null.';
 
--- A cursor row's lease and retryDelay gate let a pop claim it at p_now: no lease, or an
--- expired one whose retryDelay has passed too, and no future available_at.
-CREATE FUNCTION queen_internal.cursor_is_free(p_lease_id uuid, p_lease_expires_at timestamptz, p_available_at timestamptz,
-                                     p_retry_delay_ms int, p_now timestamptz)
-RETURNS bool
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.cursor_is_free(p_lease_id uuid, p_lease_expires_at timestamp with time zone, p_available_at timestamp with time zone, p_retry_delay_ms integer, p_now timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT (p_lease_id IS NULL OR p_lease_expires_at + p_retry_delay_ms * interval '1 millisecond' <= p_now)
      AND (p_available_at IS NULL OR p_available_at <= p_now)
-$$;
-COMMENT ON FUNCTION queen_internal.cursor_is_free(uuid, timestamptz, timestamptz, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.cursor_is_free(uuid,timestamp with time zone,timestamp with time zone,integer,timestamp with time zone) IS
   'True when a cursor row (lease id, lease expiry, retryDelay gate) is claimable at p_now under a queue retryDelay of p_retry_delay_ms.';
 
--- Cursor rows of group p_group on these partitions, at the group's start point (0 for
--- queue mode); rows that exist are left alone. They are born pending.
-CREATE FUNCTION queen_internal.create_cursors(p_partition_ids uuid[], p_group text, p_filter_namespace text DEFAULT NULL,
-                                     p_filter_task text DEFAULT NULL, p_tenant text DEFAULT '')
-RETURNS void
-LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.create_cursors(p_partition_ids uuid[], p_group text, p_filter_namespace text DEFAULT NULL::text, p_filter_task text DEFAULT NULL::text, p_tenant text DEFAULT ''::text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, p_group, p.queue_id,
          CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
@@ -96,19 +109,14 @@ LANGUAGE sql AS $$
    WHERE p.id = ANY (p_partition_ids)
    ORDER BY p.id
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING
-$$;
-COMMENT ON FUNCTION queen_internal.create_cursors(uuid[], text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.create_cursors(uuid[],text,text,text,text) IS
   'Creates the missing cursor rows of a group on the given partitions at its subscription start point (filter records of p_tenant consulted when a filter is given).';
 
--- Registers group p_group on queue p_queue_id (queen.consumer_groups) and gives it a
--- cursor row on every partition of the queue. The queue row lock orders it with partition
--- creators (their insert takes the FK share lock on that row): partitions committed
--- before it are read below, partitions created after it get their rows from
--- add_partition_cursors. The new rows with nothing after their cursor are settled.
-CREATE FUNCTION queen_internal.register_consumer_group(p_queue_id uuid, p_group text, p_filter_namespace text DEFAULT NULL,
-                                              p_filter_task text DEFAULT NULL, p_tenant text DEFAULT '')
-RETURNS void
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.register_consumer_group(p_queue_id uuid, p_group text, p_filter_namespace text DEFAULT NULL::text, p_filter_task text DEFAULT NULL::text, p_tenant text DEFAULT ''::text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_partition_ids uuid[];
 BEGIN
@@ -119,19 +127,15 @@ BEGIN
   PERFORM queen_internal.create_cursors(v_partition_ids, p_group, p_filter_namespace, p_filter_task, p_tenant);
   PERFORM queen_internal.settle_drained(p_group, v_partition_ids);
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.register_consumer_group(uuid, text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.register_consumer_group(uuid,text,text,text,text) IS
   'Internal to pop_messages: a group''s first wildcard or filter pop on a queue registers it and creates its cursor rows on every partition at its start point.';
 
--- pop_messages in named steps (docs/procedures.md, "pop_messages"). The helpers below are
--- internal to it: PL/pgSQL, so each statement's plan is cached per connection, and called
--- once per pop, never per row. They run inside pop_messages, whose SET plan_cache_mode
--- applies to their statements too.
-
--- Step 0: the queues a pop reads: the named queue of tenant p_tenant, else the queues
--- matching the namespace/task filter (id order); null when none exists.
-CREATE FUNCTION queen_internal.pop_queue_ids(p_tenant text, p_queue text, p_namespace text, p_task text) RETURNS uuid[]
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.pop_queue_ids(p_tenant text, p_queue text, p_namespace text, p_task text)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 BEGIN
   IF p_queue IS NOT NULL THEN
     RETURN (SELECT array_agg(q.id) FROM queen.queues q WHERE q.tenant = p_tenant AND q.name = p_queue);
@@ -141,19 +145,14 @@ BEGIN
            WHERE q.tenant = p_tenant
              AND (p_namespace IS NULL OR q.namespace = p_namespace) AND (p_task IS NULL OR q.task = p_task));
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.pop_queue_ids(text, text, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.pop_queue_ids(text,text,text,text) IS
   'Internal to pop_messages: ids of the queue p_queue of tenant p_tenant, else of the queues matching the namespace/task filter; null when none.';
 
--- Step 1: a named group's first pop stores its start point (new/timestamp modes), even
--- when nothing is claimable yet, so "join now" means the time of this pop. Later pops
--- keep it whatever they ask for (sticky). "First" = the group has no cursor row on the
--- queue(s) (on the partition p_specific, for the specific route).
-CREATE FUNCTION queen_internal.pop_record_start_point(p_tenant text, p_group text, p_queue_ids uuid[], p_partition text,
-                                             p_specific uuid, p_namespace text, p_task text,
-                                             p_mode text, p_from text, p_now timestamptz)
-RETURNS void
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.pop_record_start_point(p_tenant text, p_group text, p_queue_ids uuid[], p_partition text, p_specific uuid, p_namespace text, p_task text, p_mode text, p_from text, p_now timestamp with time zone)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_requested record := queen_internal.requested_subscription(p_mode, p_from, p_now);
   v_is_filter bool := p_namespace IS NOT NULL OR p_task IS NOT NULL;
@@ -183,21 +182,14 @@ BEGIN
     ON CONFLICT ON CONSTRAINT subscriptions_scope_key DO NOTHING;
   END IF;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.pop_record_start_point(text, text, uuid[], text, uuid, text, text, text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.pop_record_start_point(text,text,uuid[],text,uuid,text,text,text,text,timestamp with time zone) IS
   'Internal to pop_messages: stores the start point a named group''s first pop asks for (subscriptionMode/subscriptionFrom) as a partition, queue or namespace/task record; a group with cursor rows keeps its start point.';
 
--- Step 3: candidates, without locks, from the pending cursor rows of the group (pop's
--- work list, index consumers_queue_group_pending_idx): no live lease, open retryDelay
--- gate, quiet windowBuffer. Higher queue priority first; then the p_scan least recently
--- claimed ones (never claimed first: round robin, no starvation) are probed for their
--- oldest waiting message, which orders them and checks delayedProcessing. A pop reads
--- at most p_scan rows per queue past the leased ones, however many partitions the queue
--- has; a probed row with nothing after its cursor is settled here.
-CREATE FUNCTION queen_internal.pop_candidates(p_queue_ids uuid[], p_specific uuid, p_group text, p_scan int,
-                                     p_now timestamptz)
-RETURNS uuid[]
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.pop_candidates(p_queue_ids uuid[], p_specific uuid, p_group text, p_scan integer, p_now timestamp with time zone)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_candidates uuid[];
   v_drained uuid[];                 -- pending rows found with nothing after their cursor
@@ -246,16 +238,14 @@ BEGIN
   END IF;
   RETURN v_candidates;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.pop_candidates(uuid[], uuid, text, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.pop_candidates(uuid[],uuid,text,integer,timestamp with time zone) IS
   'Internal to pop_messages: claimable pending partitions of group p_group on the queues p_queue_ids (or the partition p_specific) in claim order, from at most p_scan cursor rows per queue; settles the probed rows with nothing to deliver.';
 
--- Step 4: claim up to p_max partitions in candidate order, one primary-key probe each, so
--- a pop that wants one partition locks and reads one row. SKIP LOCKED plus the re-check
--- on the locked row version means two concurrent pops can never lease one (partition, group).
-CREATE FUNCTION queen_internal.pop_claim_partitions(p_candidates uuid[], p_group text, p_max int, p_now timestamptz)
-RETURNS uuid[]
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.pop_claim_partitions(p_candidates uuid[], p_group text, p_max integer, p_now timestamp with time zone)
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_claimed uuid[] := '{}';
   v_partition_id uuid;
@@ -276,19 +266,14 @@ BEGIN
   END LOOP;
   RETURN v_claimed;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.pop_claim_partitions(uuid[], text, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.pop_claim_partitions(uuid[],text,integer,timestamp with time zone) IS
   'Internal to pop_messages: locks (SKIP LOCKED) up to p_max of the candidate cursor rows of group p_group that are still claimable at p_now, in candidate order; returns their partition ids.';
 
--- Step 5: read up to p_batch messages of the claimed partitions in claim order, then
--- lease them under p_lease_id (or, with autoAck, move the cursor past them and settle
--- the partitions consumed to the end). A claimed partition that yields nothing keeps no lease.
-CREATE FUNCTION queen_internal.pop_lease_messages(p_claimed uuid[], p_group text, p_batch int, p_auto_ack bool,
-                                         p_lease_id uuid, p_now timestamptz)
-RETURNS TABLE (lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid,
-               transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted bool,
-               created_at timestamptz, retry_count int)
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.pop_lease_messages(p_claimed uuid[], p_group text, p_batch integer, p_auto_ack boolean, p_lease_id uuid, p_now timestamp with time zone)
+ RETURNS TABLE(lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
+ LANGUAGE plpgsql
+AS $function$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
@@ -346,26 +331,19 @@ BEGIN
        WHERE c.partition_id = ANY (p_claimed) AND c.consumer_group = p_group AND c.cursor_seq >= p.last_seq));
   END IF;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.pop_lease_messages(uuid[], text, int, bool, uuid, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.pop_lease_messages(uuid[],text,integer,boolean,uuid,timestamp with time zone) IS
   'Internal to pop_messages: up to p_batch messages of the claimed partitions in claim order then seq, leased under p_lease_id (with p_auto_ack: the cursor moves past them instead and drained partitions are settled).';
 
-CREATE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch int,
-                                   p_partitions int, p_auto_ack bool,
-                                   p_subscription_mode text, p_subscription_from text,
-                                   p_namespace text, p_task text,
-                                   p_tenant text, p_now timestamptz DEFAULT NULL)
-RETURNS TABLE (lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid,
-               transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted bool,
-               created_at timestamptz, retry_count int)
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 #variable_conflict use_column
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
@@ -436,8 +414,10 @@ BEGIN
   SELECT * FROM queen_internal.pop_lease_messages(v_claimed, v_group, p_batch, p_auto_ack,
                                          CASE WHEN p_auto_ack THEN NULL ELSE queen_internal.uuid_v7() END, v_now);
 END;
-$$;
-COMMENT ON FUNCTION queen.pop_messages(text, text, text, int, int, bool, text, text, text, text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.pop_messages(text,text,text,integer,integer,boolean,text,text,text,text,text,timestamp with time zone) IS
   'Claims up to p_partitions partitions (specific partition, wildcard, or namespace/task filter) of the queues of tenant p_tenant ('''' = default) for group p_group (null/__QUEUE_MODE__ = queue mode) and returns up to p_batch messages in claim order then seq, all under one new lease id (null with p_auto_ack, which moves the cursor instead). Claim order: queue priority, then among the 64 least recently claimed free pending partitions the oldest waiting message. Reads the group''s pending cursor rows (a bounded prefix), never a scan of the queue''s partitions. Honors leases, retryDelay, windowBuffer, delayedProcessing, subscription modes and pop maintenance, all judged at p_now (null = now()). No rows = nothing deliverable. 22023 on batch/partitions < 1 or no queue/filter.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,33 +1,54 @@
--- Deploy queen:push_items to pg
--- What a push item is: the JSON object push_messages, schedule_messages and the
--- store read. Its fields are parsed here and nowhere else.
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:push_items to pg (release 1.0.0, a rework of push_items@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- push_items@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Namespace and task a push derives for a queue it creates: the parts of the name
--- before and after the first '.' (docs/procedures.md, push_messages).
-CREATE FUNCTION queen_internal.queue_namespace_of(p_queue text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT split_part(p_queue, '.', 1) $$;
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.queue_namespace_of(text),
+  queen.queue_task_of(text),
+  queen.push_item_partition(jsonb),
+  queen.push_item_deliver_at(jsonb,integer),
+  queen.check_push_items(jsonb);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.queue_namespace_of(p_queue text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE STRICT
+AS $function$ SELECT split_part(p_queue, '.', 1) $function$;
 COMMENT ON FUNCTION queen_internal.queue_namespace_of(text) IS
   'Namespace derived from a queue name: the part before the first dot (the whole name without a dot).';
 
-CREATE FUNCTION queen_internal.queue_task_of(p_queue text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT AS $$
+CREATE OR REPLACE FUNCTION queen_internal.queue_task_of(p_queue text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE STRICT
+AS $function$
   SELECT CASE WHEN strpos(p_queue, '.') > 0 THEN substr(p_queue, strpos(p_queue, '.') + 1) ELSE '' END
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.queue_task_of(text) IS
   'Task derived from a queue name: the part after the first dot ('''' without a dot).';
 
--- The partition a push item names: absent, null or '' = Default.
-CREATE FUNCTION queen_internal.push_item_partition(p_item jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(nullif(p_item ->> 'partition', ''), 'Default') $$;
+CREATE OR REPLACE FUNCTION queen_internal.push_item_partition(p_item jsonb)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT coalesce(nullif(p_item ->> 'partition', ''), 'Default') $function$;
 COMMENT ON FUNCTION queen_internal.push_item_partition(jsonb) IS
   'Partition name of a push item: its "partition", or Default when absent/null/empty.';
 
--- deliverAt of a push item: an ISO-8601 timestamp string, or epoch milliseconds
--- as a number or a string of digits. Null when the item has none.
-CREATE FUNCTION queen_internal.push_item_deliver_at(p_item jsonb, p_idx int DEFAULT NULL) RETURNS timestamptz
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.push_item_deliver_at(p_item jsonb, p_idx integer DEFAULT NULL::integer)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 DECLARE
   v_value jsonb := p_item -> 'deliverAt';
   v_text  text;
@@ -54,14 +75,15 @@ BEGIN
   RAISE EXCEPTION 'push item %: deliverAt must be an ISO-8601 timestamp or epoch milliseconds (got %)',
     coalesce(p_idx::text, '?'), v_value USING ERRCODE = '22023';
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.push_item_deliver_at(jsonb, int) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.push_item_deliver_at(jsonb,integer) IS
   'The deliverAt of a push item as timestamptz (ISO-8601 text, or epoch ms as number or digit string); null when absent. 22023 when unparsable (p_idx names the item in the message).';
 
--- Rejects a malformed push request as a whole (the broker validates first and
--- answers 400; this guards DBAs and other callers). Names the first bad item.
-CREATE FUNCTION queen_internal.check_push_items(p_items jsonb) RETURNS void
-LANGUAGE plpgsql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.check_push_items(p_items jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
 DECLARE
   v_idx int;
   v_problem text;
@@ -93,23 +115,10 @@ BEGIN
     RAISE EXCEPTION 'push item %: %', v_idx, v_problem USING ERRCODE = '22023';
   END IF;
 END;
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.check_push_items(jsonb) IS
   'Raises 22023 naming the first malformed push item (queue missing, a name longer than queen_internal.name_max_chars(), wrong field types, traceId not a UUID).';
 
--- One result row of a push (push_messages, schedule_messages, store_messages):
--- idx = the item's 0-based position in the call.
-CREATE TYPE queen.push_result AS (
-  idx            int,
-  status         text,   -- queued | duplicate | failed
-  message_id     uuid,
-  transaction_id text,
-  partition_id   uuid,
-  queue_name     text,
-  partition_name text,
-  error          text
-);
-COMMENT ON TYPE queen.push_result IS
-  'One row per push item: idx (0-based position), status (queued, duplicate or failed), message_id, transaction_id, partition_id, queue_name, partition_name, error (failed only).';
+RESET ROLE;
 
 COMMIT;

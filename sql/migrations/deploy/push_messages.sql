@@ -1,29 +1,28 @@
--- Deploy queen:push_messages to pg
--- A push: the items are validated, then stored by store_messages, except those
--- whose deliverAt is still ahead, which become timers (schedule_messages). One
--- call per push request, whatever it carries.
+-- Deploy queen:push_messages to pg (release 1.0.0, a rework of push_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- push_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- One push item and where it goes: stored now, or scheduled as a timer.
--- sub_idx is its position among the items going the same way.
-CREATE TYPE queen.push_item_route AS (
-  idx      int,
-  item     jsonb,
-  is_timer boolean,
-  sub_idx  int
-);
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
-CREATE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
-RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+DROP FUNCTION
+  queen.push_messages(jsonb,text,text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 DECLARE
   v_now        timestamptz := clock_timestamp();
   v_split      queen.push_item_route[];
@@ -73,8 +72,10 @@ BEGIN
 
   RETURN QUERY SELECT * FROM unnest(v_rows) u ORDER BY u.idx;
 END;
-$$;
-COMMENT ON FUNCTION queen.push_messages(jsonb, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen.push_messages(jsonb,text,text) IS
   'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
+
+RESET ROLE;
 
 COMMIT;

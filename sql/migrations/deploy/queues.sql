@@ -1,12 +1,11 @@
 -- Deploy queen:queues to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- One row per queue. The 15 options of POST /configure are typed columns (the
 -- wire names are in the comments); configure_queue is the only writer of the
 -- options and always writes all of them (full replace).
 CREATE TABLE queen.queues (
-  id                          uuid        PRIMARY KEY DEFAULT queen_internal.uuid_v7(),
+  id                          uuid        PRIMARY KEY DEFAULT queen.uuid_v7(),
   tenant                      queen.tenant_text NOT NULL DEFAULT '',  -- docs/tenants.md
   name                        queen.name_text NOT NULL,
   namespace                   text        NOT NULL DEFAULT '',

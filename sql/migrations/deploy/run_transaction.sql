@@ -1,14 +1,24 @@
--- Deploy queen:run_transaction to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:run_transaction to pg (release 1.0.0, a rework of run_transaction@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- run_transaction@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- One ack operation of POST /transaction (docs/procedures.md, run_transaction): completed/success moves the
--- cursor (forward only) and releases the lease once the batch is passed; failed/dlq
--- dead-letter the message at once (no retries inside transactions), move the cursor
--- to it and release the whole lease. Business failures are returned, not raised.
-CREATE FUNCTION queen_internal.transaction_ack(p_op jsonb, p_now timestamptz, p_tenant text,
-                                      OUT success bool, OUT error text, OUT dlq bool)
-LANGUAGE plpgsql AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.transaction_ack(jsonb,timestamp with time zone,text),
+  queen.run_transaction(jsonb,text,text,timestamp with time zone);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.transaction_ack(p_op jsonb, p_now timestamp with time zone, p_tenant text, OUT success boolean, OUT error text, OUT dlq boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
   v_status text := lower(coalesce(nullif(p_op ->> 'status', ''), 'completed'));
@@ -54,16 +64,16 @@ BEGIN
    WHERE t.partition_id = v_partition_id AND t.consumer_group = v_group;
   success := true;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.transaction_ack(jsonb, timestamptz, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.transaction_ack(jsonb,timestamp with time zone,text) IS
   'Internal to run_transaction: applies one ack operation of tenant p_tenant at p_now with transaction semantics (failed/dlq go straight to the DLQ, error default Unknown error). Returns success=false with Message not found / Invalid status / Invalid or expired lease instead of raising.';
 
-CREATE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text,
-                                      p_now timestamptz DEFAULT NULL)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_tenant text := queen_internal.tenant_arg(p_tenant);
@@ -145,8 +155,10 @@ BEGIN
   END;
   RETURN jsonb_build_object('transactionId', v_transaction_id, 'success', true, 'results', v_results);
 END;
-$$;
-COMMENT ON FUNCTION queen.run_transaction(jsonb, text, text, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.run_transaction(jsonb,text,text,timestamp with time zone) IS
   'POST /transaction: runs ack and push operations of tenant p_tenant ('''' = default; pushes stamped with producer p_producer_sub) in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. Leases are judged at p_now (null = now()). 22023 when operations is missing or empty.';
+
+RESET ROLE;
 
 COMMIT;

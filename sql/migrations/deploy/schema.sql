@@ -1,9 +1,8 @@
 -- Deploy queen:schema to pg
--- Every piece of the broker's authoritative state lives in this schema, with the API procedures (the
--- helpers they are made of are in queen_internal). Owned by queen_owner (docs/procedures.md, Roles).
+-- Every piece of the broker's authoritative state lives in this schema.
 BEGIN;
 
-CREATE SCHEMA queen AUTHORIZATION queen_owner;
+CREATE SCHEMA queen;
 COMMENT ON SCHEMA queen IS
   'Queen message broker: queues, partitions, messages, consumer cursors/leases, DLQ and the procedures that change them. See docs/procedures.md.';
 

@@ -1,39 +1,30 @@
--- Deploy queen:stats to pg
--- Per-queue statistics for dashboards and resource listings, recomputed by the
--- statistics reconciler (a single-runner job) in bounded batches. Counters come
--- from the sequence allocator (partitions.last_seq) and consumer cursors rather
--- than from counting messages, so a refresh costs per partition, not per message.
+-- Deploy queen:stats to pg (release 1.0.0, a rework of stats@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- stats@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE TABLE queen.queue_stats (
-  queue_id          uuid        PRIMARY KEY REFERENCES queen.queues (id) ON DELETE CASCADE,
-  partitions        int         NOT NULL,
-  consumer_groups   int         NOT NULL,  -- distinct groups with a cursor on the queue
-  total             bigint      NOT NULL,  -- messages ever stored: sum of last_seq
-  pending           bigint      NOT NULL,  -- not yet consumed by the slowest group of each partition
-  processing        bigint      NOT NULL,  -- handed out under a live lease, not acked yet
-  completed         bigint      NOT NULL,  -- consumed by every group of their partition: total - pending
-  dead_letter       bigint      NOT NULL,  -- rows in queen.dlq
-  newest_message_at timestamptz,
-  updated_at        timestamptz NOT NULL DEFAULT clock_timestamp(),
-  consumed          bigint      NOT NULL DEFAULT 0,  -- sum of every group's cursor: messages acked, over all groups
-  oldest_pending_at timestamptz                      -- creation time of the oldest message the slowest group has not consumed
-);
-COMMENT ON TABLE queen.queue_stats IS
-  'Per-queue counters refreshed by queen.reconcile_stats (the statistics reconciler job); may lag by up to STATS_RECONCILE_INTERVAL_MS. total counts messages ever stored (retention does not lower it); pending/completed follow the slowest consumer group of each partition (a partition without consumers counts everything as pending); consumed sums every group''s cursor; oldest_pending_at gives the time lag.';
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- The reconciler refreshes the stalest rows first.
-CREATE INDEX queue_stats_updated_at_idx ON queen.queue_stats (updated_at);
+DROP FUNCTION
+  queen.compute_queue_stats(uuid,timestamp with time zone),
+  queen.stats_work_lock_key(),
+  queen.reconcile_stats(integer,bigint,timestamp with time zone),
+  queen.prune_stats_history(integer,integer,timestamp with time zone),
+  queen.record_broker_minute(text,jsonb,timestamp with time zone),
+  queen.refresh_stats(integer,integer);
 
--- The counters of one queue, computed now, in one pass: the queue's partitions hash-joined
--- to its cursor rows, then one messages_pkey probe per partition that still has something
--- pending (none for a drained one), so 100,000 drained partitions cost no probe each.
-CREATE FUNCTION queen_internal.compute_queue_stats(p_queue_id uuid, p_now timestamptz DEFAULT NULL)
-RETURNS queen.queue_stats
--- JIT would compile this one statement on every call (its cost estimate grows with the partitions) and double it.
-LANGUAGE sql STABLE SET jit = off AS $$
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.compute_queue_stats(p_queue_id uuid, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS queen.queue_stats
+ LANGUAGE sql
+ STABLE
+ SET jit TO 'off'
+AS $function$
   WITH per_partition AS (
     SELECT p.id, p.last_seq, p.last_message_at,
            -- FILTER: least() ignores nulls, so a partition without cursor rows would count as drained.
@@ -64,73 +55,25 @@ LANGUAGE sql STABLE SET jit = off AS $$
                          WHERE m.partition_id = pp.id AND m.seq > pp.min_cursor
                          ORDER BY m.seq LIMIT 1) END)
     FROM per_partition pp
-$$;
-COMMENT ON FUNCTION queen_internal.compute_queue_stats(uuid, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.compute_queue_stats(uuid,timestamp with time zone) IS
   'The queue_stats row of one queue computed from partitions, consumer cursors and leases (live at p_now, null = clock_timestamp()), and the DLQ (not stored).';
 
--- Per-minute history of each queue, written by the reconciler: the deltas of
--- the counters since the queue's previous refresh (added to the minute of the
--- refresh) and the gauges as they were then. Read by the status and analytics
--- procedures (stats_views), which aggregate minutes into coarser buckets.
-CREATE TABLE queen.queue_stats_minutes (
-  queue_id          uuid        NOT NULL REFERENCES queen.queues (id) ON DELETE CASCADE,
-  minute            timestamptz NOT NULL,             -- start of the minute (UTC)
-  pushed            bigint      NOT NULL DEFAULT 0,   -- messages stored (total grew by)
-  popped            bigint      NOT NULL DEFAULT 0,   -- messages handed out (consumed + processing grew by)
-  acked             bigint      NOT NULL DEFAULT 0,   -- messages consumed, summed over groups (consumed grew by)
-  dead_lettered     bigint      NOT NULL DEFAULT 0,   -- DLQ entries added (dead_letter grew by)
-  pending           bigint      NOT NULL,
-  processing        bigint      NOT NULL,
-  dead_letter       bigint      NOT NULL,
-  lag_seconds       double precision,                 -- age of the oldest pending message at the refresh
-  CONSTRAINT queue_stats_minutes_pkey PRIMARY KEY (queue_id, minute)
-);
-COMMENT ON TABLE queen.queue_stats_minutes IS
-  'One row per queue and minute in which the reconciler refreshed the queue: counter deltas since the previous refresh (pushed, popped, acked, dead_lettered) and gauges at the refresh (pending, processing, dead_letter, lag_seconds). Pruned by queen.prune_stats_history after STATS_HISTORY_RETENTION_HOURS.';
-CREATE INDEX queue_stats_minutes_minute_idx ON queen.queue_stats_minutes (minute);
-
--- Per-minute figures of each broker, flushed by the broker itself once a
--- minute (queen.record_broker_minute): counter deltas of the minute and gauges
--- sampled at the flush. Broker-wide, not per tenant.
-CREATE TABLE queen.broker_stats_minutes (
-  server_id     text        NOT NULL,
-  minute        timestamptz NOT NULL,
-  hostname      text        NOT NULL DEFAULT '',
-  port          int         NOT NULL DEFAULT 0,
-  requests      bigint      NOT NULL DEFAULT 0,
-  push_requests bigint      NOT NULL DEFAULT 0,
-  push_messages bigint      NOT NULL DEFAULT 0,
-  pop_requests  bigint      NOT NULL DEFAULT 0,
-  pop_messages  bigint      NOT NULL DEFAULT 0,
-  ack_messages  bigint      NOT NULL DEFAULT 0,
-  ack_failed    bigint      NOT NULL DEFAULT 0,
-  db_errors     bigint      NOT NULL DEFAULT 0,
-  pool_size     int         NOT NULL DEFAULT 0,
-  pool_in_use   int         NOT NULL DEFAULT 0,
-  pool_waiting  int         NOT NULL DEFAULT 0,
-  parked_pops   int         NOT NULL DEFAULT 0,
-  rss_bytes     bigint      NOT NULL DEFAULT 0,
-  cpu_user_us   bigint      NOT NULL DEFAULT 0,   -- CPU time used during the minute
-  cpu_system_us bigint      NOT NULL DEFAULT 0,
-  lanes         jsonb       NOT NULL DEFAULT '[]',  -- admission lanes at the flush: [{lane, slots, inUse, waiting}]
-  CONSTRAINT broker_stats_minutes_pkey PRIMARY KEY (server_id, minute)
-);
-COMMENT ON TABLE queen.broker_stats_minutes IS
-  'One row per broker (QUEEN_SERVER_ID) and minute: request and message counters of the minute and gauges (pool, parked pops, memory, admission lanes) at the flush. Pruned by queen.prune_stats_history.';
-CREATE INDEX broker_stats_minutes_minute_idx ON queen.broker_stats_minutes (minute);
-
--- The advisory lock held by whoever is writing statistics (a reconciler batch
--- or a manual refresh), so two writers never compute the same deltas twice.
-CREATE FUNCTION queen_internal.stats_work_lock_key() RETURNS bigint
-LANGUAGE sql IMMUTABLE AS $$ SELECT queen_internal.job_lock_key('stats_reconcile:work') $$;
+CREATE OR REPLACE FUNCTION queen_internal.stats_work_lock_key()
+ RETURNS bigint
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT queen_internal.job_lock_key('stats_reconcile:work') $function$;
 COMMENT ON FUNCTION queen_internal.stats_work_lock_key() IS
   'The pg_advisory_xact_lock key held while statistics are written (reconcile_stats, refresh_stats).';
 
-CREATE FUNCTION queen.reconcile_stats(p_limit int DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamptz DEFAULT NULL)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql SET jit = off AS $$
+CREATE OR REPLACE FUNCTION queen.reconcile_stats(p_limit integer DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+ SET jit TO 'off'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
   v_refreshed int;
@@ -186,15 +129,16 @@ BEGIN
   GET DIAGNOSTICS v_refreshed = ROW_COUNT;
   RETURN v_refreshed;
 END;
-$$;
-COMMENT ON FUNCTION queen.reconcile_stats(int, bigint, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.reconcile_stats(integer,bigint,timestamp with time zone) IS
   'Refreshes queen.queue_stats for at most p_limit queues: those without a row first, then the stalest, skipping rows refreshed less than p_max_age_ms before p_now (null = clock_timestamp()), and adds each refreshed queue''s deltas and gauges to its queen.queue_stats_minutes row of that minute. Returns how many were refreshed (0 at once while a manual refresh_stats holds the statistics lock); call again while it returns p_limit. 22023 on limit < 1 or a negative age.';
 
-CREATE FUNCTION queen.prune_stats_history(p_keep_hours int, p_limit int DEFAULT 10000, p_now timestamptz DEFAULT NULL)
-RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.prune_stats_history(p_keep_hours integer, p_limit integer DEFAULT 10000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_before timestamptz;
   v_queue_rows int;
@@ -213,15 +157,16 @@ BEGIN
   GET DIAGNOSTICS v_broker_rows = ROW_COUNT;
   RETURN v_queue_rows + v_broker_rows;
 END;
-$$;
-COMMENT ON FUNCTION queen.prune_stats_history(int, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.prune_stats_history(integer,integer,timestamp with time zone) IS
   'Deletes at most p_limit queue_stats_minutes rows and p_limit broker_stats_minutes rows older than p_keep_hours before p_now (null = clock_timestamp()), oldest first. Returns the rows deleted; call again while it returns more than 0. 22023 on keep hours or limit < 1.';
 
-CREATE FUNCTION queen.record_broker_minute(p_server_id text, p_figures jsonb, p_now timestamptz DEFAULT NULL)
-RETURNS void
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.record_broker_minute(p_server_id text, p_figures jsonb, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 BEGIN
   IF p_server_id IS NULL OR p_server_id = '' THEN
     RAISE EXCEPTION 'server id is required' USING ERRCODE = '22023';
@@ -254,15 +199,16 @@ BEGIN
          cpu_user_us = b.cpu_user_us + EXCLUDED.cpu_user_us, cpu_system_us = b.cpu_system_us + EXCLUDED.cpu_system_us,
          lanes = EXCLUDED.lanes;
 END;
-$$;
-COMMENT ON FUNCTION queen.record_broker_minute(text, jsonb, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.record_broker_minute(text,jsonb,timestamp with time zone) IS
   'Adds one flush of broker p_server_id to its broker_stats_minutes row of the current minute: counters (requests, pushRequests, pushMessages, popRequests, popMessages, ackMessages, ackFailed, dbErrors, cpuUserUs, cpuSystemUs) are added, gauges (hostname, port, poolSize, poolInUse, poolWaiting, parkedPops, rssBytes, lanes) replaced. 22023 on an empty server id or figures that are not an object.';
 
-CREATE FUNCTION queen.refresh_stats(p_max_queues int DEFAULT 100000, p_budget_ms int DEFAULT 10000)
-RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.refresh_stats(p_max_queues integer DEFAULT 100000, p_budget_ms integer DEFAULT 10000)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_started timestamptz := clock_timestamp();
   v_batch constant int := 10;
@@ -294,8 +240,10 @@ BEGIN
     'complete', v_complete,
     'durationMs', round(extract(epoch FROM clock_timestamp() - v_started) * 1000, 3));
 END;
-$$;
-COMMENT ON FUNCTION queen.refresh_stats(int, int) IS
+$function$;
+COMMENT ON FUNCTION queen.refresh_stats(integer,integer) IS
   'POST /api/v1/stats/refresh: refreshes the statistics of every queue now, stalest first, in one transaction bounded by at most p_max_queues queues and about p_budget_ms of work (batches of 10 queues). {"skipped": true, "reason": "another_instance_running"} when a reconciler batch holds the statistics lock; otherwise {"skipped": false, "queuesRefreshed", "complete" (false: the budget ended first; call again), "durationMs"}. 22023 on max queues or budget < 1.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,14 +1,32 @@
--- Deploy queen:stats_analytics to pg
--- GET /api/v1/analytics/*: time series of brokers and queues (system, workers, PostgreSQL, queue lag and ops, parked long polls, retention runs).
--- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
+-- Deploy queen:stats_analytics to pg (release 1.0.0, a rework of stats_analytics@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- stats_analytics@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE FUNCTION queen.analytics_system_metrics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.analytics_system_metrics(text,jsonb),
+  queen.analytics_worker_metrics(text,jsonb),
+  queen.analytics_postgres_stats(text,jsonb),
+  queen.analytics_per_queue(text,jsonb,text[]),
+  queen.analytics_queue_lag(text,jsonb),
+  queen.analytics_queue_ops(text,jsonb),
+  queen.analytics_parked_replicas(text,jsonb),
+  queen.analytics_retention(text,jsonb);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.analytics_system_metrics(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
 BEGIN
@@ -54,14 +72,16 @@ BEGIN
       'pointCount', (SELECT count(*) FROM b))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.analytics_system_metrics(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_system_metrics(text,jsonb) IS
   'GET /api/v1/analytics/system-metrics (from/to default the last hour; hostname, workerId = server id filters): per broker, bucketed requests, database errors, CPU, memory and pool figures. Broker-wide figures (not per tenant).';
 
-CREATE FUNCTION queen.analytics_worker_metrics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_worker_metrics(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
 BEGIN
@@ -99,14 +119,16 @@ BEGIN
       'pointCount', (SELECT count(*) FROM b))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.analytics_worker_metrics(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_worker_metrics(text,jsonb) IS
   'GET /api/v1/analytics/worker-metrics (from/to default the last hour; hostname, workerId filters): per broker, bucketed push/pop/ack request and message counts, batch efficiency, parked pops and admission lanes. Broker-wide figures.';
 
-CREATE FUNCTION queen.analytics_postgres_stats(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_postgres_stats(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT jsonb_build_object(
     'database', (SELECT jsonb_build_object(
         'name', d.datname, 'sizeBytes', pg_database_size(d.datid), 'connections', d.numbackends,
@@ -128,14 +150,15 @@ LANGUAGE sql STABLE AS $$
       FROM pg_stat_user_tables t WHERE t.schemaname = 'queen'),
     'serverVersion', current_setting('server_version'),
     'timestamp', queen_internal.iso_millis(clock_timestamp()))
-$$;
-COMMENT ON FUNCTION queen.analytics_postgres_stats(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_postgres_stats(text,jsonb) IS
   'GET /api/v1/analytics/postgres-stats: the database (size, connections, commits, cache hit ratio), connections by state, and the queen tables (estimated live/dead rows from the statistics collector, size). Database-wide figures.';
 
--- Per-queue series for the queue-lag and queue-ops routes: one grouped pass over the
--- minutes of the window (no per-queue call), buckets without a refresh left out.
-CREATE FUNCTION queen_internal.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[]) RETURNS jsonb
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[])
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 DECLARE
   w record;
 BEGIN
@@ -171,33 +194,39 @@ BEGIN
                             FROM per JOIN q ON q.id = per.queue_id), '[]'::jsonb))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.analytics_per_queue(text, jsonb, text[]) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.analytics_per_queue(text,jsonb,text[]) IS
   'Per queue of the tenant (queue, namespace, task filters) with history in the window (default the last hour): its bucketed points (buckets in which the reconciler refreshed it) reduced to the fields p_fields and timestamp.';
 
-CREATE FUNCTION queen.analytics_queue_lag(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_queue_lag(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT queen_internal.analytics_per_queue(p_tenant, p_params, ARRAY['pending', 'processing', 'lagSeconds'])
-$$;
-COMMENT ON FUNCTION queen.analytics_queue_lag(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_queue_lag(text,jsonb) IS
   'GET /api/v1/analytics/queue-lag: per queue, bucketed pending, processing and lagSeconds (age of the oldest pending message).';
 
-CREATE FUNCTION queen.analytics_queue_ops(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_queue_ops(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT queen_internal.analytics_per_queue(p_tenant, p_params,
                                    ARRAY['pushed', 'popped', 'acked', 'failed', 'pushedPerSecond', 'ackedPerSecond'])
-$$;
-COMMENT ON FUNCTION queen.analytics_queue_ops(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_queue_ops(text,jsonb) IS
   'GET /api/v1/analytics/queue-ops: per queue, bucketed pushed, popped, acked and failed (dead-lettered) counts and rates.';
 
-CREATE FUNCTION queen.analytics_parked_replicas(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_parked_replicas(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
 BEGIN
@@ -219,14 +248,16 @@ BEGIN
                                       FROM b GROUP BY server_id) r), '[]'::jsonb))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.analytics_parked_replicas(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_parked_replicas(text,jsonb) IS
   'GET /api/v1/analytics/queue-parked-replicas: per broker, the most long polls parked at a flush in each bucket (brokers count parked pops as a whole, not per queue, so the queue filter does not apply).';
 
-CREATE FUNCTION queen.analytics_retention(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.analytics_retention(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
 BEGIN
@@ -250,8 +281,10 @@ BEGIN
                  'maxWaitTimeSeconds', q.max_wait_time_seconds) ORDER BY q.name)
                           FROM queen_internal.stats_queues(p_tenant, p_params) q), '[]'::jsonb));
 END;
-$$;
-COMMENT ON FUNCTION queen.analytics_retention(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.analytics_retention(text,jsonb) IS
   'GET /api/v1/analytics/retention (from/to default the last hour; queue filter): the runs of the retention, eviction and stats_reconcile jobs in the window (rows handled, duration, broker; cluster-wide) and the retention options of the tenant''s queues.';
+
+RESET ROLE;
 
 COMMIT;

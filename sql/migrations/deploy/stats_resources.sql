@@ -1,14 +1,30 @@
--- Deploy queen:stats_resources to pg
--- GET /api/v1/resources/*: the queues, groups, namespaces and tasks of the requester, with their counters.
--- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
+-- Deploy queen:stats_resources to pg (release 1.0.0, a rework of stats_resources@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- stats_resources@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE FUNCTION queen.resources_overview(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.resources_overview(text,jsonb),
+  queen.resources_queues(text,jsonb),
+  queen.resources_queue(text,jsonb),
+  queen.resources_groups(text,text),
+  queen.resources_namespaces(text,jsonb),
+  queen.resources_tasks(text,jsonb);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.resources_overview(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   WITH q AS (SELECT * FROM queen_internal.stats_queues(p_tenant, '{}')),
   s AS (SELECT s.*, extract(epoch FROM clock_timestamp() - s.oldest_pending_at) AS lag_s
           FROM queen.queue_stats s JOIN q ON q.id = s.queue_id),
@@ -38,14 +54,16 @@ LANGUAGE sql STABLE AS $$
                                              'processedPerSecond', round(acked / 300.0, 3)) FROM recent),
     'timestamp', queen_internal.iso_millis(clock_timestamp()),
     'statsAge', (SELECT queen_internal.stats_age_seconds(min(updated_at)) FROM s))
-$$;
-COMMENT ON FUNCTION queen.resources_overview(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.resources_overview(text,jsonb) IS
   'GET /api/v1/resources/overview for tenant p_tenant: counts of queues, partitions, namespaces and tasks, message counters, lag (time in seconds, offset in messages) over queues, throughput of the last 5 minutes, timestamp and statsAge (seconds since the stalest refresh).';
 
-CREATE FUNCTION queen.resources_queues(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.resources_queues(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   WITH q AS (
     SELECT q.* FROM queen_internal.stats_queues(p_tenant, p_params - 'queue') q
      WHERE p_params->>'search' IS NULL
@@ -67,14 +85,16 @@ LANGUAGE sql STABLE AS $$
     'total', (SELECT count(*) FROM q),
     'pagination', jsonb_build_object('limit', coalesce((p_params->>'limit')::int, 100),
                                      'offset', coalesce((p_params->>'offset')::int, 0)))
-$$;
-COMMENT ON FUNCTION queen.resources_queues(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.resources_queues(text,jsonb) IS
   'GET /api/v1/resources/queues: the tenant''s queues (namespace, task and search = case-insensitive substring of the name filters), newest first, paged by limit (default 100) and offset, with partitions and message counters from queue_stats; total = matching queues.';
 
-CREATE FUNCTION queen.resources_queue(p_tenant text, p_params jsonb) RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.resources_queue(p_tenant text, p_params jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   WITH q AS (SELECT * FROM queen.queues q
               WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
   p AS (SELECT x.* FROM q, queen_internal.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
@@ -91,12 +111,15 @@ LANGUAGE sql STABLE AS $$
                                      'total', (SELECT t.partitions FROM t)),
     'totals', (SELECT queen_internal.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter) FROM t))
     FROM q
-$$;
-COMMENT ON FUNCTION queen.resources_queue(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.resources_queue(text,jsonb) IS
   'GET /api/v1/resources/queues/:queue (p_params.queue, limit, offset): the queue with one page of its partitions (by name) and their live counters (total, pending, processing, completed, failed, deadLetter) and oldest/newest message times, pagination {limit, offset, total partitions}, and the whole queue''s totals computed now (compute_queue_stats); null when the tenant has no such queue.';
 
-CREATE FUNCTION queen_internal.resources_groups(p_tenant text, p_by text) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.resources_groups(p_tenant text, p_by text)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            p_by, g.key, 'queues', g.queues, 'partitions', g.partitions,
            'messages', jsonb_build_object('total', g.total, 'pending', g.pending)) ORDER BY g.key), '[]'::jsonb)
@@ -107,22 +130,28 @@ LANGUAGE sql STABLE AS $$
             LEFT JOIN queen.queue_stats s ON s.queue_id = q.id
            WHERE CASE p_by WHEN 'namespace' THEN q.namespace ELSE q.task END <> ''
            GROUP BY 1) g
-$$;
-COMMENT ON FUNCTION queen_internal.resources_groups(text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.resources_groups(text,text) IS
   'The tenant''s queues grouped by namespace or task (p_by): [{<p_by>, queues, partitions, messages {total, pending}}]; queues without one are left out.';
 
-CREATE FUNCTION queen.resources_namespaces(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('namespaces', queen_internal.resources_groups(p_tenant, 'namespace')) $$;
-COMMENT ON FUNCTION queen.resources_namespaces(text, jsonb) IS
+CREATE OR REPLACE FUNCTION queen.resources_namespaces(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$ SELECT jsonb_build_object('namespaces', queen_internal.resources_groups(p_tenant, 'namespace')) $function$;
+COMMENT ON FUNCTION queen.resources_namespaces(text,jsonb) IS
   'GET /api/v1/resources/namespaces: {"namespaces": [{namespace, queues, partitions, messages {total, pending}}]}.';
 
-CREATE FUNCTION queen.resources_tasks(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$ SELECT jsonb_build_object('tasks', queen_internal.resources_groups(p_tenant, 'task')) $$;
-COMMENT ON FUNCTION queen.resources_tasks(text, jsonb) IS
+CREATE OR REPLACE FUNCTION queen.resources_tasks(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$ SELECT jsonb_build_object('tasks', queen_internal.resources_groups(p_tenant, 'task')) $function$;
+COMMENT ON FUNCTION queen.resources_tasks(text,jsonb) IS
   'GET /api/v1/resources/tasks: {"tasks": [{task, queues, partitions, messages {total, pending}}]}.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,13 +1,29 @@
--- Deploy queen:stats_status to pg
--- GET /api/v1/status*: the dashboard's status pages (overview, queues, one queue, its messages, analytics) over a time range.
--- Over the helpers of stats_views (queen_internal.stats_time_range and the rest).
+-- Deploy queen:stats_status to pg (release 1.0.0, a rework of stats_status@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- stats_status@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- The brokers seen in [p_from, p_to] with their figures summed over it.
-CREATE FUNCTION queen_internal.stats_workers(p_from timestamptz, p_to timestamptz) RETURNS jsonb
-LANGUAGE sql STABLE AS $$
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.stats_workers(timestamp with time zone,timestamp with time zone),
+  queen.status_overview(text,jsonb),
+  queen.status_queues(text,jsonb),
+  queen.status_queue(text,jsonb),
+  queen.status_queue_messages(text,jsonb),
+  queen.status_analytics(text,jsonb);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.stats_workers(p_from timestamp with time zone, p_to timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT coalesce(jsonb_agg(jsonb_build_object(
            'workerId', w.server_id, 'hostname', w.hostname, 'port', w.port,
            'lastSeen', queen_internal.iso_millis(w.last_minute + interval '1 minute'),
@@ -27,14 +43,16 @@ LANGUAGE sql STABLE AS $$
             FROM queen.broker_stats_minutes b
            WHERE b.minute >= date_trunc('minute', p_from) AND b.minute <= p_to
            GROUP BY b.server_id) w
-$$;
-COMMENT ON FUNCTION queen_internal.stats_workers(timestamptz, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.stats_workers(timestamp with time zone,timestamp with time zone) IS
   'Brokers with figures in [p_from, p_to]: counters summed over the window, gauges of their newest minute.';
 
-CREATE FUNCTION queen.status_overview(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.status_overview(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
   v_ids uuid[];
@@ -90,14 +108,16 @@ BEGIN
       'statsAge', (SELECT queen_internal.stats_age_seconds(min(updated_at)) FROM s))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.status_overview(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.status_overview(text,jsonb) IS
   'GET /api/v1/status (from/to default the last hour; queue, namespace, task filters): timeRange, bucketMinutes, pointCount, throughput[] (stats_series), queues[] with counters and window totals, messages (counters, requests, batchEfficiency = pushed messages per push request), leases (live), deadLetterQueue, workers[] (brokers), errors (broker database errors and failed acks in the window), statsAge.';
 
-CREATE FUNCTION queen.status_queues(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.status_queues(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
   v_limit int := coalesce((p_params->>'limit')::int, 100);
@@ -133,14 +153,16 @@ BEGIN
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset, 'total', (SELECT count(*) FROM q)))
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.status_queues(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.status_queues(text,jsonb) IS
   'GET /api/v1/status/queues: the tenant''s queues (namespace, task filters) by name, paged by limit (100) and offset, with counters, throughput in the window (default the last hour), lag and statsAge; pagination {limit, offset, total}.';
 
-CREATE FUNCTION queen.status_queue(p_tenant text, p_params jsonb) RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.status_queue(p_tenant text, p_params jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   WITH q AS (SELECT * FROM queen.queues q
               WHERE q.tenant = queen_internal.tenant_arg(p_tenant) AND q.name = p_params->>'queue'),
   p AS (SELECT x.* FROM q, queen_internal.stats_partitions(q.id, (p_params->>'limit')::int, (p_params->>'offset')::int) x),
@@ -171,14 +193,16 @@ LANGUAGE sql STABLE AS $$
     'totals', (SELECT queen_internal.stats_counters(t.total, t.pending, t.processing, t.completed, t.dead_letter)
                       || jsonb_build_object('partitions', t.partitions) FROM t))
     FROM q
-$$;
-COMMENT ON FUNCTION queen.status_queue(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.status_queue(text,jsonb) IS
   'GET /api/v1/status/queues/:queue (p_params.queue, limit, offset): {queue {…, config}, partitions [one page by name: live counters, consumer groups, active leases, lag], pagination {limit, offset, total partitions}, totals of the whole queue computed now}; null when the tenant has no such queue.';
 
-CREATE FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_queue queen.queues;
   v_limit int := coalesce((p_params->>'limit')::int, 50);
@@ -223,14 +247,16 @@ BEGIN
       LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = '__QUEUE_MODE__'
   );
 END;
-$$;
-COMMENT ON FUNCTION queen.status_queue_messages(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.status_queue_messages(text,jsonb) IS
   'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, through messages_pkey. Null when the tenant has no such queue.';
 
-CREATE FUNCTION queen.status_analytics(p_tenant text, p_params jsonb DEFAULT '{}') RETURNS jsonb
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.status_analytics(p_tenant text, p_params jsonb DEFAULT '{}'::jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   w record;
   v_interval text := coalesce(p_params->>'interval', 'hour');
@@ -262,8 +288,10 @@ BEGIN
                                          'failed', coalesce(sum((e->>'failed')::bigint), 0))
                  FROM jsonb_array_elements(v_series) e));
 END;
-$$;
-COMMENT ON FUNCTION queen.status_analytics(text, jsonb) IS
+$function$;
+COMMENT ON FUNCTION queen.status_analytics(text,jsonb) IS
   'GET /api/v1/status/analytics (from default 24 h before to; queue, namespace, task; interval minute|hour|day, default hour, widened so that a response has at most 1500 points): dataPoints [{timestamp, messages (= pushed), pushed, popped, acked, failed, …}], totals.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,13 +1,29 @@
--- Deploy queen:store_messages to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:store_messages to pg (release 1.0.0, a rework of store_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- store_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- Messages of a queue not yet consumed by every consumer group of their partition
--- (a partition nobody consumes counts all its messages). This is what maxSize caps.
--- It reads only the pending tail of each partition, so its cost is bounded by the
--- cap itself on a queue that enforces one.
-CREATE FUNCTION queen_internal.queue_pending_count(p_queue_id uuid) RETURNS bigint
-LANGUAGE sql STABLE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.queue_pending_count(uuid),
+  queen.lock_push_targets(jsonb,text),
+  queen.create_push_targets(jsonb,text,queen.push_target[]),
+  queen.refused_push_partitions(jsonb,queen.push_target[]),
+  queen.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone),
+  queen.store_messages(jsonb,text,uuid[],text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.queue_pending_count(p_queue_id uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+AS $function$
   SELECT coalesce(sum(pending.n), 0)::bigint
     FROM queen.partitions p
     CROSS JOIN LATERAL (
@@ -16,29 +32,14 @@ LANGUAGE sql STABLE AS $$
          AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
     ) pending
    WHERE p.queue_id = p_queue_id
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.queue_pending_count(uuid) IS
   'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
 
--- The partitions a batch of push items writes, locked: one row per distinct
--- (queue, partition) the items name, in ascending partition id (two batches cannot
--- deadlock), with what storing needs from the queue. Every lookup is a LATERAL key probe
--- naming all key columns, so the plan is the same whatever the table sizes were when
--- a connection cached it. A pair whose queue or partition does not exist yet comes back
--- with a null partition_id (and no lock). Internal to store_messages.
-CREATE TYPE queen.push_target AS (
-  queue_name         text,
-  partition_name     text,
-  queue_id           uuid,
-  partition_id       uuid,
-  last_seq           bigint,
-  max_size           int,
-  encryption_enabled bool
-);
-
-CREATE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_tenant text) RETURNS queen.push_target[]
--- PL/pgSQL, not SQL: the plan is cached per connection instead of planned on every push.
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_tenant text)
+ RETURNS queen.push_target[]
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
   RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
                        k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
@@ -53,22 +54,14 @@ BEGIN
     -- the lock, taken in the order above; last_seq is read from the locked row version
     LEFT JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = k.partition_id FOR UPDATE) l ON true);
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.lock_push_targets(jsonb, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.lock_push_targets(jsonb,text) IS
   'Internal to store_messages: the distinct (queue, partition) pairs of push items in tenant p_tenant, their partition rows locked FOR UPDATE in ascending id, with last_seq read under the lock; partition_id null for a pair not created yet.';
 
--- store_messages in named steps. The helpers below are internal to it: PL/pgSQL, so each
--- statement's plan is cached per connection, called once per push (never per item), and
--- run inside store_messages, whose SET plan_cache_mode and enable_seqscan apply to their statements too.
-
--- Creates what a push names and does not exist yet, then locks the targets again.
--- Missing queues: namespace/task from the first item naming the queue, else derived
--- from the name; name order, so concurrent creators cannot deadlock. Missing
--- partitions, in key order for the same reason, then (a statement later, see
--- add_partition_cursors) the cursor rows of the groups registered on their queue.
-CREATE FUNCTION queen_internal.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
-RETURNS queen.push_target[]
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
+ RETURNS queen.push_target[]
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_created_partitions uuid[];
   v_targets queen.push_target[];
@@ -104,15 +97,15 @@ BEGIN
   END IF;
   RETURN v_targets;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.create_push_targets(jsonb, text, queen.push_target[]) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.create_push_targets(jsonb,text,queen.push_target[]) IS
   'Internal to store_messages: creates the missing queues, partitions and cursor rows of push items of tenant p_tenant (name and key order), then returns lock_push_targets again; 40001 when a queue was deleted meanwhile.';
 
--- Payload encryption's safety net (docs/encryption.md): a broker holding a key sent
--- plaintext (keyHeld) to a queue that wants encryption, its list being stale. Every item
--- of such a partition is refused, so the broker re-sends them encrypted, in order.
-CREATE FUNCTION queen_internal.refused_push_partitions(p_items jsonb, p_targets queen.push_target[]) RETURNS uuid[]
-LANGUAGE plpgsql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.refused_push_partitions(p_items jsonb, p_targets queen.push_target[])
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 BEGIN
   RETURN (SELECT array_agg(DISTINCT t.partition_id)
             FROM jsonb_array_elements(p_items) AS x(e)
@@ -120,23 +113,14 @@ BEGIN
            WHERE t.encryption_enabled
              AND coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false));
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.refused_push_partitions(jsonb, queen.push_target[]) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.refused_push_partitions(jsonb,queen.push_target[]) IS
   'Internal to store_messages: the partitions of encryptionEnabled queues that receive a plaintext item sent with keyHeld; every item of those partitions is refused.';
 
--- One statement: dedup (within the batch, against stored rows and live tombstones),
--- maxSize, seq allocation, insert, counter update, pop's pending flags, per-item
--- outcome. The partitions come from the locked targets, not from the tables. The
--- statement's snapshot is taken after the partition locks, so the dedup check is exact
--- and the insert needs no ON CONFLICT (a unique violation here would be a bug in a
--- writer that skipped the partition lock, and is raised as such). Outcomes are computed
--- with window functions over the items, never by joining the item list with itself,
--- so the cost stays linear in the batch size.
-CREATE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[],
-                                        p_targets queen.push_target[], p_refused_partitions uuid[],
-                                        p_created_at timestamptz)
-RETURNS SETOF queen.push_result
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
   RETURN QUERY
   WITH items AS (
@@ -229,28 +213,17 @@ BEGIN
     FROM numbered n
    ORDER BY n.idx;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb, text, uuid[], queen.push_target[], uuid[], timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
   'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
 
--- The one implementation of storing push items: creates missing queues and
--- partitions, serializes on the partition rows, deduplicates, enforces maxSize,
--- allocates sequence numbers and inserts the message rows, all set-based. A batch
--- whose queues and partitions exist costs two statements: lock_push_targets, then
--- insert_push_items. Internal: it trusts its items (the callers validate them, or read
--- them from rows that were validated) and knows nothing of deliverAt. Its callers:
--- push_messages (a push, and the stored half of a push with timers) and
--- fire_locked_timers (timers coming due). Every queue it names is p_tenant's: another
--- tenant's queue of the same name is never touched.
-CREATE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL,
-                                     p_message_ids uuid[] DEFAULT NULL, p_tenant text DEFAULT '')
-RETURNS SETOF queen.push_result
--- one plan per statement and connection, never re-planned per call, never a sequential scan of a
--- table that was tiny when the plan was made, and never JIT-compiled per call (docs/procedures.md, plans)
-SET plan_cache_mode = force_generic_plan
-SET enable_seqscan = off
-SET jit = off
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
 DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_created_at timestamptz;
@@ -285,8 +258,10 @@ BEGIN
   RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
                                                      v_refused_partitions, v_created_at);
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.store_messages(jsonb, text, uuid[], text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.store_messages(jsonb,text,uuid[],text) IS
   'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
+
+RESET ROLE;
 
 COMMIT;

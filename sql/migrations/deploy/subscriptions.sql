@@ -1,6 +1,5 @@
 -- Deploy queen:subscriptions to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Where a named consumer group starts on partitions it has not consumed from yet
 -- (docs/procedures.md, pop_messages). Written by the group's first pop when its mode is new/timestamp.

@@ -1,6 +1,5 @@
 -- Deploy queen:system_state to pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- Cluster-wide settings shared by every broker (push and pop maintenance flags).
 CREATE TABLE queen.system_state (

@@ -2,7 +2,6 @@
 -- Per-tenant push quotas (docs/tenants.md): a DBA's overrides of the broker's
 -- QUEEN_TENANT_* defaults, and what a broker reads to enforce them.
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 -- A null column means "the broker's default" (QUEEN_TENANT_MAX_PENDING,
 -- QUEEN_TENANT_PUSH_RATE, QUEEN_TENANT_PUSH_BURST); 0 means unlimited.
@@ -20,11 +19,9 @@ COMMENT ON TABLE queen.tenant_quotas IS
 CREATE FUNCTION queen.set_tenant_quota(p_tenant text, p_max_pending bigint DEFAULT NULL,
                                        p_push_rate double precision DEFAULT NULL, p_push_burst int DEFAULT NULL)
 RETURNS void
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_tenant text := queen.tenant_arg(p_tenant);
 BEGIN
   IF p_max_pending < 0 OR p_push_rate < 0 OR p_push_burst < 0 THEN
     RAISE EXCEPTION 'tenant quotas must not be negative' USING ERRCODE = '22023';
@@ -49,14 +46,12 @@ COMMENT ON FUNCTION queen.set_tenant_quota(text, bigint, double precision, int) 
 CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
                                          OUT max_pending bigint, OUT push_rate double precision,
                                          OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz)
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
 LANGUAGE sql STABLE AS $$
   SELECT t.max_pending, t.push_rate, t.push_burst, st.pending, st.counted_at
     FROM (SELECT coalesce(sum(s.pending), 0)::bigint AS pending, max(s.updated_at) AS counted_at
             FROM queen.queues q JOIN queen.queue_stats s ON s.queue_id = q.id
-           WHERE q.tenant = queen_internal.tenant_arg(p_tenant)) st
-    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen_internal.tenant_arg(p_tenant)
+           WHERE q.tenant = queen.tenant_arg(p_tenant)) st
+    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen.tenant_arg(p_tenant)
 $$;
 COMMENT ON FUNCTION queen.tenant_quota_state(text) IS
   'Quota overrides of tenant p_tenant (nulls when none), its pending messages summed from queen.queue_stats (as fresh as the statistics reconciler left them) and counted_at, the newest refresh among those rows (null: none yet).';

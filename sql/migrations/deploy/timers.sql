@@ -7,7 +7,6 @@
 -- the id consumers see.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 CREATE TABLE queen.timers (
   id               bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

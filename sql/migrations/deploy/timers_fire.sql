@@ -1,18 +1,29 @@
--- Deploy queen:timers_fire to pg
--- The sweeper's procedures: claim due timers, fire them, and tell when the next
--- one is due. Every broker runs them concurrently; the claim (FOR UPDATE SKIP
--- LOCKED plus a claim lease) shares the work without electing anybody, and the
--- fire only acts on rows whose claim is still held, so a timer fires once.
+-- Deploy queen:timers_fire to pg (release 1.0.0, a rework of timers_fire@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- timers_fire@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
-CREATE FUNCTION queen.claim_due_timers(p_server_id text, p_limit int, p_lease_ms int,
-                                       p_now timestamptz DEFAULT NULL)
-RETURNS SETOF bigint
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.claim_due_timers(text,integer,integer,timestamp with time zone),
+  queen.fire_locked_timers(bigint[],text,text),
+  queen.fire_timers(text,bigint[],timestamp with time zone),
+  queen.next_timer_due(),
+  queen.timer_queue_names(bigint[]);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen.claim_due_timers(p_server_id text, p_limit integer, p_lease_ms integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
 BEGIN
@@ -40,18 +51,14 @@ BEGIN
    WHERE t.id = due.id
   RETURNING t.id;
 END;
-$$;
-COMMENT ON FUNCTION queen.claim_due_timers(text, int, int, timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.claim_due_timers(text,integer,integer,timestamp with time zone) IS
   'Claims up to p_limit due timers (deliver_at passed, no live claim) for p_server_id for p_lease_ms, skipping rows locked by other brokers; returns their ids in delivery order. Call it in its own transaction so the claim is visible to others. p_now: the instant to claim at (null = clock_timestamp()). 22023 on an empty server id, limit < 1 or lease < 1 ms.';
 
--- Stores the messages of timers this transaction already locked, all with the
--- same tenant and producer, through store_messages (dedup, maxSize, queue/partition
--- auto-creation, ordering: all of it is the push's), each under the message id
--- given when it was scheduled. Timers whose message is stored or was already
--- there are deleted; a timer whose store failed keeps its claim (it is retried
--- when the claim expires) and records why.
-CREATE FUNCTION queen_internal.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text DEFAULT '') RETURNS int
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text DEFAULT ''::text)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_items       jsonb;
   v_ids         bigint[];
@@ -94,14 +101,16 @@ BEGIN
    WHERE t.id = r.timer_id AND r.status NOT IN ('queued', 'duplicate');
   RETURN v_done;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.fire_locked_timers(bigint[], text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.fire_locked_timers(bigint[],text,text) IS
   'Internal to fire_timers: stores the messages of the given (already locked) timers, all of tenant p_tenant, through store_messages with producer p_producer_sub and the message ids given at schedule time, deletes the timers that completed (queued or duplicate) and records the error on the others. Returns how many completed.';
 
-CREATE FUNCTION queen.fire_timers(p_server_id text, p_ids bigint[], p_now timestamptz DEFAULT NULL) RETURNS int
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen.fire_timers(p_server_id text, p_ids bigint[], p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
 DECLARE
   v_now   timestamptz := coalesce(p_now, clock_timestamp());
   v_held  bigint[];
@@ -165,32 +174,36 @@ BEGIN
   END LOOP;
   RETURN v_fired;
 END;
-$$;
-COMMENT ON FUNCTION queen.fire_timers(text, bigint[], timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen.fire_timers(text,bigint[],timestamp with time zone) IS
   'Fires the timers p_ids that p_server_id still holds with a claim unexpired at p_now (null = clock_timestamp()), in one transaction: their messages are stored through store_messages (keeping transactionId and the message id given at schedule time) and the timers deleted. A timer whose message already exists completes without a second message; a claim lost to expiry fires nothing; a timer the store rejects (e.g. maxSize) keeps its claim and last_error and is retried after the claim expires. Returns the number of timers completed.';
 
-CREATE FUNCTION queen.next_timer_due() RETURNS timestamptz
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.next_timer_due()
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   -- An unclaimed timer is due at deliver_at; a claimed one can be claimed again
   -- (if its fire did not complete) when the claim expires, which is always after
   -- its deliver_at.
   SELECT least((SELECT min(t.deliver_at) FROM queen.timers t WHERE t.claim_expires_at IS NULL),
                (SELECT min(t.claim_expires_at) FROM queen.timers t WHERE t.claim_expires_at IS NOT NULL))
-$$;
+$function$;
 COMMENT ON FUNCTION queen.next_timer_due() IS
   'The earliest instant at which some timer can be claimed (deliver_at of unclaimed timers, claim_expires_at of claimed ones); null when there are no timers. The sweeper sleeps until then, capped by QUEEN_SWEEPER_MAX_SLEEP_MS.';
 
--- The queues of some timers (ids claimed by a sweeper), so the broker that fires
--- them can wake the long polls parked on exactly those queues.
-CREATE FUNCTION queen.timer_queue_names(p_ids bigint[]) RETURNS SETOF text
-SECURITY DEFINER
-SET search_path = pg_catalog, queen, queen_internal, pg_temp
-LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION queen.timer_queue_names(p_ids bigint[])
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp'
+AS $function$
   SELECT DISTINCT t.queue_name FROM queen.timers t WHERE t.id = ANY (p_ids) ORDER BY 1
-$$;
+$function$;
 COMMENT ON FUNCTION queen.timer_queue_names(bigint[]) IS
   'Distinct queue names of the timers p_ids (absent ids are ignored). Read by a sweeper before it fires its claimed timers, to wake the long polls of those queues.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,33 +1,27 @@
--- Deploy queen:timers_schedule to pg
--- queen_internal.schedule_messages: the push of items that carry deliverAt.
+-- Deploy queen:timers_schedule to pg (release 1.0.0, a rework of timers_schedule@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- timers_schedule@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
--- One parsed item of a schedule call, held in a PL/pgSQL array between the
--- insert and the answer (no temporary table: those churn the catalog per call).
-CREATE TYPE queen.schedule_item AS (
-  idx            int,
-  queue_name     text,
-  partition_name text,
-  transaction_id text,
-  deliver_at     timestamptz,
-  payload        jsonb,
-  trace_id       uuid,
-  is_encrypted   boolean,
-  namespace      text,
-  task           text,
-  occurrence     bigint,  -- 1 for the first item of the call with this (queue, partition, transactionId)
-  new_message_id uuid,    -- the id this item's message gets if its timer is new
-  refused        boolean  -- plaintext for an encryptionEnabled queue from a broker holding a key
-);
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
 
--- schedule_messages in named steps. The helpers below are internal to it: PL/pgSQL, so
--- each statement's plan is cached per connection, called once per call, never per item.
+DROP FUNCTION
+  queen.check_schedule_items(jsonb),
+  queen.parse_schedule_items(jsonb,text),
+  queen.insert_new_timers(queen.schedule_item[],text,text),
+  queen.schedule_messages(jsonb,text,text);
 
--- The same item rules as a push (one answer per malformed request), plus deliverAt.
-CREATE FUNCTION queen_internal.check_schedule_items(p_items jsonb) RETURNS void
-LANGUAGE plpgsql STABLE AS $$
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.check_schedule_items(p_items jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 DECLARE
   v_missing int;
 BEGIN
@@ -39,16 +33,14 @@ BEGIN
     RAISE EXCEPTION 'push item %: deliverAt is required to schedule a message', v_missing USING ERRCODE = '22023';
   END IF;
 END;
-$$;
+$function$;
 COMMENT ON FUNCTION queen_internal.check_schedule_items(jsonb) IS
   'Internal to schedule_messages: check_push_items plus a deliverAt on every item; 22023 naming the first bad item.';
 
--- The items parsed once, in item order, each with its occurrence of its key in the
--- call, the id its message gets if its timer is new, and whether encryption's safety
--- net refuses it (as in store_messages, docs/encryption.md: the whole partition is
--- refused). Null for an empty array.
-CREATE FUNCTION queen_internal.parse_schedule_items(p_items jsonb, p_tenant text) RETURNS queen.schedule_item[]
-LANGUAGE plpgsql VOLATILE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.parse_schedule_items(p_items jsonb, p_tenant text)
+ RETURNS queen.schedule_item[]
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
   RETURN (
     SELECT array_agg(ROW(n.idx, n.queue_name, n.partition_name, n.transaction_id, n.deliver_at, n.payload,
@@ -75,16 +67,14 @@ BEGIN
                 FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) i) n
   );
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.parse_schedule_items(jsonb, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.parse_schedule_items(jsonb,text) IS
   'Internal to schedule_messages: push items with deliverAt as queen.schedule_item rows (occurrence of the key in the call, new message id, refused) in item order.';
 
--- New timers: first occurrence of a key that is neither a pending timer nor a
--- stored message (nor a live dedup tombstone) of that partition. A concurrent
--- scheduler of the same key loses on the unique key and reads as duplicate below.
-CREATE FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text)
-RETURNS void
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
 BEGIN
   INSERT INTO queen.timers (tenant, queue_name, partition_name, namespace, task, message_id, transaction_id,
                             payload, trace_id, producer_sub, is_encrypted, deliver_at)
@@ -102,13 +92,14 @@ BEGIN
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.insert_new_timers(queen.schedule_item[], text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.insert_new_timers(queen.schedule_item[],text,text) IS
   'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer, stored message or live tombstone of tenant p_tenant''s partition, nor an earlier item of the call).';
 
-CREATE FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL, p_tenant text DEFAULT '')
-RETURNS SETOF queen.push_result
-LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_tenant text DEFAULT ''::text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+AS $function$
 DECLARE
   v_tenant  text := queen_internal.tenant_arg(p_tenant);
   v_items   queen.schedule_item[];
@@ -149,8 +140,10 @@ BEGIN
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    ORDER BY s.idx;
 END;
-$$;
-COMMENT ON FUNCTION queen_internal.schedule_messages(jsonb, text, text) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.schedule_messages(jsonb,text,text) IS
   'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages. partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+
+RESET ROLE;
 
 COMMIT;

@@ -1,15 +1,30 @@
--- Deploy queen:uuid_v7 to pg
-BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- Deploy queen:uuid_v7 to pg (release 1.0.0, a rework of uuid_v7@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- uuid_v7@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
 
--- A UUID version 7 (RFC 9562): the first 48 bits are the Unix time in milliseconds,
--- the rest is random. We start from a random version-4 UUID (which already carries
--- the RFC variant bits 10), overwrite its first six bytes with the big-endian
--- millisecond timestamp and turn the version nibble 0100 into 0111 by setting the two
--- low bits of that nibble (bits 52 and 53 in set_bit's little-endian-per-byte count).
-CREATE FUNCTION queen_internal.uuid_v7(p_at timestamptz DEFAULT clock_timestamp())
-RETURNS uuid
-LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+-- What refers to the functions replaced below.
+ALTER TABLE queen.message_traces ALTER COLUMN id DROP DEFAULT;
+ALTER TABLE queen.partitions ALTER COLUMN id DROP DEFAULT;
+ALTER TABLE queen.queues ALTER COLUMN id DROP DEFAULT;
+
+DROP FUNCTION
+  queen.uuid_v7(timestamp with time zone),
+  queen.uuid_v7_ordinal(timestamp with time zone,integer);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.uuid_v7(p_at timestamp with time zone DEFAULT clock_timestamp())
+ RETURNS uuid
+ LANGUAGE sql
+ PARALLEL SAFE
+AS $function$
   SELECT encode(
            set_bit(set_bit(
              overlay(uuid_send(gen_random_uuid())
@@ -17,19 +32,15 @@ LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
                      FROM 1 FOR 6),
              52, 1), 53, 1),
            'hex')::uuid
-$$;
-COMMENT ON FUNCTION queen_internal.uuid_v7(timestamptz) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.uuid_v7(timestamp with time zone) IS
   'A fresh UUIDv7: 48-bit Unix millisecond timestamp of p_at (default: now), version 7, RFC variant, 74 random bits. Ids minted later sort later (to the millisecond).';
 
--- A UUIDv7 whose 18 bits after the version nibble (the 12 bits of rand_a and the
--- 6 bits after the variant) hold p_ordinal instead of randomness (RFC 9562 §6.2,
--- method 1: a fixed-length counter). Items of one push share one timestamp, so
--- numbering them this way makes their ids sort in request order, which keeps the
--- (createdAt, id) delivery order equal to the stored (seq) order. Ordinals wrap at
--- 262144, far above any batch the broker sends (PUSH_COMBINE_MAX_ITEMS).
-CREATE FUNCTION queen_internal.uuid_v7_ordinal(p_at timestamptz, p_ordinal int)
-RETURNS uuid
-LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+CREATE OR REPLACE FUNCTION queen_internal.uuid_v7_ordinal(p_at timestamp with time zone, p_ordinal integer)
+ RETURNS uuid
+ LANGUAGE sql
+ PARALLEL SAFE
+AS $function$
   SELECT encode(
            set_byte(set_byte(set_byte(
              overlay(uuid_send(gen_random_uuid())
@@ -39,8 +50,14 @@ LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
              7, (p_ordinal >> 6) & 255),
              8, 128 | (p_ordinal & 63)),
            'hex')::uuid
-$$;
-COMMENT ON FUNCTION queen_internal.uuid_v7_ordinal(timestamptz, int) IS
+$function$;
+COMMENT ON FUNCTION queen_internal.uuid_v7_ordinal(timestamp with time zone,integer) IS
   'A UUIDv7 for the p_ordinal-th item of a batch stamped p_at: ids of one batch sort in item order.';
+
+RESET ROLE;
+
+ALTER TABLE queen.message_traces ALTER COLUMN id SET DEFAULT queen_internal.uuid_v7();
+ALTER TABLE queen.partitions ALTER COLUMN id SET DEFAULT queen_internal.uuid_v7();
+ALTER TABLE queen.queues ALTER COLUMN id SET DEFAULT queen_internal.uuid_v7();
 
 COMMIT;

@@ -1,5 +1,4 @@
 -- Revert queen:subscriptions from pg
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 DROP TABLE queen.subscriptions;
 COMMIT;

@@ -1,7 +1,6 @@
 -- Revert queen:timers from pg
 
 BEGIN;
-SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
 
 DROP TABLE queen.timers;
 

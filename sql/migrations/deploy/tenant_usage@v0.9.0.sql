@@ -1,0 +1,387 @@
+-- Deploy queen:tenant_usage to pg
+-- Storage quotas per tenant (docs/tenants.md, "Storage quotas"): what a tenant
+-- holds in KV keys and bytes, traces and trace bytes, queues, partitions and
+-- registered consumer groups, kept up to date by triggers on those tables and
+-- checked by the same triggers whenever a statement makes it grow. A statement
+-- past a quota fails with SQLSTATE QQ429 and stores nothing; the broker answers
+-- 429. Deleting rows (kv_delete, TTL pruning, retention, delete_queue, group
+-- deletion) gives the quota back in the same transaction.
+--
+-- The limits: a DBA's override in queen.tenant_quotas (read when the session
+-- sets queen.tenant_quota_overrides = on), else the session's
+-- queen.tenant_max_<quota> setting, which every broker connection carries from
+-- its QUEEN_TENANT_MAX_* variables; neither = unlimited, 0 = unlimited. A
+-- session without the settings (a DBA's psql) is limited by override rows only
+-- when it turns overrides on.
+BEGIN;
+
+-- The overrides of the new quotas: null = the broker default, 0 = unlimited.
+ALTER TABLE queen.tenant_quotas
+  ADD COLUMN max_kv_keys bigint,
+  ADD COLUMN max_kv_bytes bigint,
+  ADD COLUMN max_traces bigint,
+  ADD COLUMN max_trace_bytes bigint,
+  ADD COLUMN max_dead_letters bigint,
+  ADD COLUMN max_queues bigint,
+  ADD COLUMN max_partitions bigint,
+  ADD COLUMN max_consumer_groups bigint,
+  ADD CONSTRAINT tenant_quotas_storage_not_negative CHECK (
+    max_kv_keys >= 0 AND max_kv_bytes >= 0 AND max_traces >= 0 AND max_trace_bytes >= 0 AND
+    max_dead_letters >= 0 AND max_queues >= 0 AND max_partitions >= 0 AND max_consumer_groups >= 0);
+
+-- The bytes a row is counted for, fixed when its value is written, so what an
+-- insert adds a delete takes back exactly (a stored value's on-disk size
+-- changes with TOAST compression; this does not).
+ALTER TABLE queen.kv ADD COLUMN counted_bytes bigint NOT NULL DEFAULT 0;
+COMMENT ON COLUMN queen.kv.counted_bytes IS
+  'Bytes this key counts against its tenant''s KV bytes quota: key plus value as written (jsonb, before compression). Set by a trigger.';
+ALTER TABLE queen.message_traces ADD COLUMN counted_bytes bigint NOT NULL DEFAULT 0;
+COMMENT ON COLUMN queen.message_traces.counted_bytes IS
+  'Bytes this trace counts against its tenant''s trace bytes quota: its data as written (jsonb, before compression). Set by a trigger.';
+
+-- Usage, striped: each database session adds to the row of its stripe, so
+-- concurrent writers of one tenant do not queue on one row; a tenant's usage is
+-- the sum of its stripes (at most 2 * tenant_usage_stripes() rows).
+CREATE TABLE queen.tenant_usage (
+  tenant          queen.tenant_text NOT NULL,
+  stripe          smallint NOT NULL,
+  kv_keys         bigint NOT NULL DEFAULT 0,
+  kv_bytes        bigint NOT NULL DEFAULT 0,
+  traces          bigint NOT NULL DEFAULT 0,
+  trace_bytes     bigint NOT NULL DEFAULT 0,
+  queues          bigint NOT NULL DEFAULT 0,
+  partitions      bigint NOT NULL DEFAULT 0,
+  consumer_groups bigint NOT NULL DEFAULT 0,
+  CONSTRAINT tenant_usage_pkey PRIMARY KEY (tenant, stripe)
+);
+COMMENT ON TABLE queen.tenant_usage IS
+  'What each tenant stores, summed over its stripes (one row per stripe a session wrote through): KV keys and bytes, traces and trace bytes, queues, partitions, registered consumer groups. Maintained by triggers; read by queen.tenant_usage_of.';
+
+CREATE FUNCTION queen.tenant_usage_stripes() RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 16 $$;
+COMMENT ON FUNCTION queen.tenant_usage_stripes() IS
+  'Stripes per tenant for growth (0-15, by session) and as many for give-back (16-31): at most 32 usage rows a tenant.';
+
+-- The storage quotas: name, usage column, override column, broker variable.
+CREATE FUNCTION queen.storage_quota_names() RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT ARRAY['kv_keys', 'kv_bytes', 'traces', 'trace_bytes', 'queues', 'partitions', 'consumer_groups']
+$$;
+COMMENT ON FUNCTION queen.storage_quota_names() IS
+  'The quotas the usage triggers enforce; each has a tenant_usage column, a tenant_quotas max_<name> override and a broker variable QUEEN_TENANT_MAX_<NAME>.';
+
+-- The limit of one quota for one tenant in this session (0 = unlimited).
+CREATE FUNCTION queen.tenant_quota_limit(p_tenant text, p_quota text) RETURNS bigint
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_override bigint;
+BEGIN
+  IF coalesce(current_setting('queen.tenant_quota_overrides', true), '') = 'on' THEN
+    SELECT CASE p_quota
+             WHEN 'kv_keys' THEN t.max_kv_keys WHEN 'kv_bytes' THEN t.max_kv_bytes
+             WHEN 'traces' THEN t.max_traces WHEN 'trace_bytes' THEN t.max_trace_bytes
+             WHEN 'queues' THEN t.max_queues WHEN 'partitions' THEN t.max_partitions
+             WHEN 'consumer_groups' THEN t.max_consumer_groups WHEN 'dead_letters' THEN t.max_dead_letters
+           END
+      INTO v_override
+      FROM queen.tenant_quotas t WHERE t.tenant = queen.tenant_arg(p_tenant);
+    IF v_override IS NOT NULL THEN
+      RETURN v_override;
+    END IF;
+  END IF;
+  RETURN coalesce(nullif(current_setting('queen.tenant_max_' || p_quota, true), '')::bigint, 0);
+END;
+$$;
+COMMENT ON FUNCTION queen.tenant_quota_limit(text, text) IS
+  'The limit of quota p_quota (a storage_quota_names() entry or dead_letters) for tenant p_tenant in this session: the tenant_quotas override when queen.tenant_quota_overrides is on and the override is set, else the session setting queen.tenant_max_<quota> (set by the broker), else 0 (unlimited).';
+
+-- Raises QQ429 when quota p_quota of p_tenant is exceeded by p_usage. The
+-- message names the quota and the broker variable that sets it.
+CREATE FUNCTION queen.check_tenant_quota(p_tenant text, p_quota text, p_usage bigint) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_limit bigint := queen.tenant_quota_limit(p_tenant, p_quota);
+BEGIN
+  IF v_limit > 0 AND p_usage > v_limit THEN
+    RAISE EXCEPTION '% quota of % reached (% %, QUEEN_TENANT_MAX_%)',
+      CASE p_quota WHEN 'kv_keys' THEN 'KV keys' WHEN 'kv_bytes' THEN 'KV bytes' WHEN 'trace_bytes' THEN 'trace bytes'
+                   ELSE replace(p_quota, '_', ' ') END,
+      CASE WHEN p_tenant = '' THEN 'the default tenant' ELSE 'tenant ' || p_tenant END,
+      v_limit, CASE WHEN p_quota LIKE '%bytes' THEN 'bytes' ELSE replace(p_quota, '_', ' ') END, upper(p_quota)
+      USING ERRCODE = 'QQ429';
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.check_tenant_quota(text, text, bigint) IS
+  'Raises SQLSTATE QQ429 ("<quota> quota of <tenant> reached (<limit> <unit>, QUEEN_TENANT_MAX_<QUOTA>)") when p_usage exceeds the tenant''s limit of p_quota; nothing when the limit is 0.';
+
+-- Adds deltas to the session's stripe of p_tenant; when any delta is positive,
+-- the grown quotas are checked against the tenant's summed usage (giving back
+-- never fails). Called by the triggers below, one call per tenant per statement.
+CREATE FUNCTION queen.add_tenant_usage(p_tenant text, p_kv_keys bigint DEFAULT 0, p_kv_bytes bigint DEFAULT 0,
+                                       p_traces bigint DEFAULT 0, p_trace_bytes bigint DEFAULT 0,
+                                       p_queues bigint DEFAULT 0, p_partitions bigint DEFAULT 0,
+                                       p_consumer_groups bigint DEFAULT 0, p_give_back bool DEFAULT false)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_usage record;
+  -- Growth and give-back use separate stripes (see the triggers below).
+  v_stripe smallint := pg_backend_pid() % queen.tenant_usage_stripes()
+                       + CASE WHEN p_give_back THEN queen.tenant_usage_stripes() ELSE 0 END;
+BEGIN
+  IF p_kv_keys = 0 AND p_kv_bytes = 0 AND p_traces = 0 AND p_trace_bytes = 0 AND p_queues = 0
+     AND p_partitions = 0 AND p_consumer_groups = 0 THEN
+    RETURN;
+  END IF;
+  INSERT INTO queen.tenant_usage AS u (tenant, stripe, kv_keys, kv_bytes, traces, trace_bytes, queues, partitions,
+                                       consumer_groups)
+  VALUES (p_tenant, v_stripe, p_kv_keys, p_kv_bytes, p_traces, p_trace_bytes,
+          p_queues, p_partitions, p_consumer_groups)
+  ON CONFLICT ON CONSTRAINT tenant_usage_pkey DO UPDATE
+     SET kv_keys = u.kv_keys + EXCLUDED.kv_keys, kv_bytes = u.kv_bytes + EXCLUDED.kv_bytes,
+         traces = u.traces + EXCLUDED.traces, trace_bytes = u.trace_bytes + EXCLUDED.trace_bytes,
+         queues = u.queues + EXCLUDED.queues, partitions = u.partitions + EXCLUDED.partitions,
+         consumer_groups = u.consumer_groups + EXCLUDED.consumer_groups;
+  IF greatest(p_kv_keys, p_kv_bytes, p_traces, p_trace_bytes, p_queues, p_partitions, p_consumer_groups) <= 0 THEN
+    RETURN;
+  END IF;
+  SELECT * INTO v_usage FROM queen.tenant_usage_of(p_tenant);
+  IF p_kv_keys > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'kv_keys', v_usage.kv_keys); END IF;
+  IF p_kv_bytes > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'kv_bytes', v_usage.kv_bytes); END IF;
+  IF p_traces > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'traces', v_usage.traces); END IF;
+  IF p_trace_bytes > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'trace_bytes', v_usage.trace_bytes); END IF;
+  IF p_queues > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'queues', v_usage.queues); END IF;
+  IF p_partitions > 0 THEN PERFORM queen.check_tenant_quota(p_tenant, 'partitions', v_usage.partitions); END IF;
+  IF p_consumer_groups > 0 THEN
+    PERFORM queen.check_tenant_quota(p_tenant, 'consumer_groups', v_usage.consumer_groups);
+  END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.add_tenant_usage(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bool) IS
+  'Internal to the usage triggers: adds the deltas to this session''s stripe of p_tenant (a give-back stripe when p_give_back) and, for every positive delta, raises QQ429 when the tenant''s usage of that quota is now past its limit (queen.tenant_quota_limit).';
+
+CREATE FUNCTION queen.tenant_usage_of(p_tenant text DEFAULT '',
+                                      OUT kv_keys bigint, OUT kv_bytes bigint, OUT traces bigint,
+                                      OUT trace_bytes bigint, OUT queues bigint, OUT partitions bigint,
+                                      OUT consumer_groups bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(sum(u.kv_keys), 0)::bigint, coalesce(sum(u.kv_bytes), 0)::bigint,
+         coalesce(sum(u.traces), 0)::bigint, coalesce(sum(u.trace_bytes), 0)::bigint,
+         coalesce(sum(u.queues), 0)::bigint, coalesce(sum(u.partitions), 0)::bigint,
+         coalesce(sum(u.consumer_groups), 0)::bigint
+    FROM queen.tenant_usage u WHERE u.tenant = queen.tenant_arg(p_tenant)
+$$;
+COMMENT ON FUNCTION queen.tenant_usage_of(text) IS
+  'What tenant p_tenant ('''' = default) stores now, as counted by the usage triggers: KV keys and bytes, traces and trace bytes, queues, partitions, registered consumer groups.';
+
+-- What existed before this change, counted once (stripe 0), before the triggers count.
+UPDATE queen.kv SET counted_bytes = octet_length(key) + pg_column_size(value);
+UPDATE queen.message_traces SET counted_bytes = pg_column_size(data);
+INSERT INTO queen.tenant_usage (tenant, stripe, kv_keys, kv_bytes, traces, trace_bytes, queues, partitions, consumer_groups)
+SELECT t.tenant, 0,
+       (SELECT count(*) FROM queen.kv k WHERE k.tenant = t.tenant),
+       (SELECT coalesce(sum(k.counted_bytes), 0) FROM queen.kv k WHERE k.tenant = t.tenant),
+       (SELECT count(*) FROM queen.message_traces m WHERE m.tenant = t.tenant),
+       (SELECT coalesce(sum(m.counted_bytes), 0) FROM queen.message_traces m WHERE m.tenant = t.tenant),
+       (SELECT count(*) FROM queen.queues q WHERE q.tenant = t.tenant),
+       (SELECT count(*) FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.tenant = t.tenant),
+       (SELECT count(*) FROM queen.consumer_groups g JOIN queen.queues q ON q.id = g.queue_id WHERE q.tenant = t.tenant)
+  FROM (SELECT tenant FROM queen.kv UNION SELECT tenant FROM queen.message_traces UNION SELECT tenant FROM queen.queues) t;
+
+-- ---------------------------------------------------------------- triggers
+-- Growth is counted per row created (or rewritten), by row triggers: a
+-- statement that creates nothing costs nothing (a push to existing partitions
+-- does no quota work), and a refusal is an error of the statement itself, so
+-- a procedure that catches per-item errors (fire_timers) keeps the other
+-- items. What shrinks is given back on separate give-back stripes, so a
+-- delete never waits for a transaction that is counting growth.
+
+-- counted_bytes of a KV row or trace, computed from the value as written.
+CREATE FUNCTION queen.set_counted_bytes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'kv' THEN
+    NEW.counted_bytes := octet_length(NEW.key) + pg_column_size(NEW.value);
+  ELSE
+    NEW.counted_bytes := pg_column_size(NEW.data);
+  END IF;
+  RETURN NEW;
+END;
+$$;
+CREATE TRIGGER kv_counted_bytes BEFORE INSERT OR UPDATE OF value ON queen.kv
+  FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
+CREATE TRIGGER message_traces_counted_bytes BEFORE INSERT OR UPDATE OF data ON queen.message_traces
+  FOR EACH ROW EXECUTE FUNCTION queen.set_counted_bytes();
+
+-- Growth, per created (or rewritten) row.
+CREATE FUNCTION queen.count_growth() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_tenant text;
+BEGIN
+  CASE TG_TABLE_NAME
+    WHEN 'kv' THEN
+      IF TG_OP = 'INSERT' THEN
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_keys => 1, p_kv_bytes => NEW.counted_bytes);
+      ELSE
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_kv_bytes => NEW.counted_bytes - OLD.counted_bytes);
+      END IF;
+    WHEN 'message_traces' THEN
+      IF TG_OP = 'INSERT' THEN
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_traces => 1, p_trace_bytes => NEW.counted_bytes);
+      ELSE
+        PERFORM queen.add_tenant_usage(NEW.tenant, p_trace_bytes => NEW.counted_bytes - OLD.counted_bytes);
+      END IF;
+    WHEN 'queues' THEN
+      PERFORM queen.add_tenant_usage(NEW.tenant, p_queues => 1);
+    ELSE
+      -- partitions, consumer_groups: their queue's tenant.
+      SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
+      IF FOUND AND TG_TABLE_NAME = 'partitions' THEN
+        PERFORM queen.add_tenant_usage(v_tenant, p_partitions => 1);
+      ELSIF FOUND THEN
+        PERFORM queen.add_tenant_usage(v_tenant, p_consumer_groups => 1);
+      END IF;
+  END CASE;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER kv_usage_growth AFTER INSERT OR UPDATE OF value ON queen.kv
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER message_traces_usage_growth AFTER INSERT OR UPDATE OF data ON queen.message_traces
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER queues_usage_growth AFTER INSERT ON queen.queues
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER partitions_usage_growth AFTER INSERT ON queen.partitions
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+CREATE TRIGGER consumer_groups_usage_growth AFTER INSERT ON queen.consumer_groups
+  FOR EACH ROW EXECUTE FUNCTION queen.count_growth();
+
+-- Give-back of KV rows: per statement (the TTL pruner deletes in batches),
+-- tenants in name order.
+CREATE FUNCTION queen.kv_give_back() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT o.tenant, count(*) AS keys, sum(o.counted_bytes)::bigint AS bytes
+             FROM old_rows o GROUP BY o.tenant ORDER BY o.tenant LOOP
+    PERFORM queen.add_tenant_usage(r.tenant, p_kv_keys => -r.keys, p_kv_bytes => -r.bytes, p_give_back => true);
+  END LOOP;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER kv_usage_give_back AFTER DELETE ON queen.kv REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.kv_give_back();
+
+-- Traces: per row. They are removed by the cascade from their message, one
+-- internal statement per deleted message: a row trigger costs only where a
+-- trace exists, a statement trigger would run for every message deleted.
+CREATE FUNCTION queen.trace_give_back() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM queen.add_tenant_usage(OLD.tenant, p_traces => -1, p_trace_bytes => -OLD.counted_bytes, p_give_back => true);
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER message_traces_usage_give_back AFTER DELETE ON queen.message_traces
+  FOR EACH ROW EXECUTE FUNCTION queen.trace_give_back();
+
+-- A deleted queue gives back itself, its partitions and its registered groups
+-- here, before the cascade removes them: once the queue row is gone, their
+-- own delete triggers can no longer find its tenant (and so count nothing).
+CREATE FUNCTION queen.queue_give_back() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM queen.add_tenant_usage(OLD.tenant, p_queues => -1,
+            p_partitions => -(SELECT count(*) FROM queen.partitions p WHERE p.queue_id = OLD.id),
+            p_consumer_groups => -(SELECT count(*) FROM queen.consumer_groups g WHERE g.queue_id = OLD.id),
+            p_give_back => true);
+  RETURN OLD;
+END;
+$$;
+CREATE TRIGGER queues_usage_give_back BEFORE DELETE ON queen.queues
+  FOR EACH ROW EXECUTE FUNCTION queen.queue_give_back();
+
+-- Partitions and groups removed while their queue stays (a group deleted by
+-- DELETE /consumer-groups): per statement, their queue's tenant.
+CREATE FUNCTION queen.queue_child_give_back() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT q.tenant, count(*) AS n FROM old_rows c JOIN queen.queues q ON q.id = c.queue_id
+            GROUP BY q.tenant ORDER BY q.tenant LOOP
+    IF TG_TABLE_NAME = 'partitions' THEN
+      PERFORM queen.add_tenant_usage(r.tenant, p_partitions => -r.n, p_give_back => true);
+    ELSE
+      PERFORM queen.add_tenant_usage(r.tenant, p_consumer_groups => -r.n, p_give_back => true);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER partitions_usage_give_back AFTER DELETE ON queen.partitions REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
+CREATE TRIGGER consumer_groups_usage_give_back AFTER DELETE ON queen.consumer_groups REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION queen.queue_child_give_back();
+
+-- The overrides of every quota.
+DROP FUNCTION queen.set_tenant_quota(text, bigint, double precision, int);
+CREATE FUNCTION queen.set_tenant_quota(p_tenant text, p_max_pending bigint DEFAULT NULL,
+                                       p_push_rate double precision DEFAULT NULL, p_push_burst int DEFAULT NULL,
+                                       p_max_kv_keys bigint DEFAULT NULL, p_max_kv_bytes bigint DEFAULT NULL,
+                                       p_max_traces bigint DEFAULT NULL, p_max_trace_bytes bigint DEFAULT NULL,
+                                       p_max_dead_letters bigint DEFAULT NULL, p_max_queues bigint DEFAULT NULL,
+                                       p_max_partitions bigint DEFAULT NULL, p_max_consumer_groups bigint DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_tenant text := queen.tenant_arg(p_tenant);
+  v_all numeric[] := ARRAY[p_max_pending, p_push_rate, p_push_burst, p_max_kv_keys, p_max_kv_bytes, p_max_traces,
+                           p_max_trace_bytes, p_max_dead_letters, p_max_queues, p_max_partitions,
+                           p_max_consumer_groups];
+BEGIN
+  IF EXISTS (SELECT 1 FROM unnest(v_all) v WHERE v < 0) THEN
+    RAISE EXCEPTION 'tenant quotas must not be negative' USING ERRCODE = '22023';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM unnest(v_all) v WHERE v IS NOT NULL) THEN
+    DELETE FROM queen.tenant_quotas t WHERE t.tenant = v_tenant;
+    RETURN;
+  END IF;
+  INSERT INTO queen.tenant_quotas AS t (tenant, max_pending, push_rate, push_burst, max_kv_keys, max_kv_bytes,
+                                        max_traces, max_trace_bytes, max_dead_letters, max_queues, max_partitions,
+                                        max_consumer_groups, updated_at)
+  VALUES (v_tenant, p_max_pending, p_push_rate, p_push_burst, p_max_kv_keys, p_max_kv_bytes, p_max_traces,
+          p_max_trace_bytes, p_max_dead_letters, p_max_queues, p_max_partitions, p_max_consumer_groups, now())
+  ON CONFLICT (tenant) DO UPDATE
+     SET max_pending = EXCLUDED.max_pending, push_rate = EXCLUDED.push_rate, push_burst = EXCLUDED.push_burst,
+         max_kv_keys = EXCLUDED.max_kv_keys, max_kv_bytes = EXCLUDED.max_kv_bytes,
+         max_traces = EXCLUDED.max_traces, max_trace_bytes = EXCLUDED.max_trace_bytes,
+         max_dead_letters = EXCLUDED.max_dead_letters, max_queues = EXCLUDED.max_queues,
+         max_partitions = EXCLUDED.max_partitions, max_consumer_groups = EXCLUDED.max_consumer_groups,
+         updated_at = EXCLUDED.updated_at;
+END;
+$$;
+COMMENT ON FUNCTION queen.set_tenant_quota(text, bigint, double precision, int, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint) IS
+  'Sets the quota overrides of tenant p_tenant ('''' = default), every one at once: null = the broker default, 0 = unlimited; all null removes the overrides. Brokers started with QUEEN_TENANT_QUOTA_OVERRIDES=true apply a change to the storage quotas at once and to the push and dead-letter quotas within their quota cache time. 22023 on a negative value.';
+
+-- What a broker reads to enforce the quotas it checks itself: the push quotas
+-- as before, and dead letters (counted by the statistics reconciler per queue,
+-- queen.queue_stats.dead_letter, whatever table holds them).
+DROP FUNCTION queen.tenant_quota_state(text);
+CREATE FUNCTION queen.tenant_quota_state(p_tenant text,
+                                         OUT max_pending bigint, OUT push_rate double precision,
+                                         OUT push_burst int, OUT pending bigint, OUT counted_at timestamptz,
+                                         OUT max_dead_letters bigint, OUT dead_letters bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT t.max_pending, t.push_rate, t.push_burst, st.pending, st.counted_at, t.max_dead_letters, st.dead_letters
+    FROM (SELECT coalesce(sum(s.pending), 0)::bigint AS pending, max(s.updated_at) AS counted_at,
+                 coalesce(sum(s.dead_letter), 0)::bigint AS dead_letters
+            FROM queen.queues q JOIN queen.queue_stats s ON s.queue_id = q.id
+           WHERE q.tenant = queen.tenant_arg(p_tenant)) st
+    LEFT JOIN queen.tenant_quotas t ON t.tenant = queen.tenant_arg(p_tenant)
+$$;
+COMMENT ON FUNCTION queen.tenant_quota_state(text) IS
+  'Quota overrides of tenant p_tenant the broker enforces itself (nulls when none), its pending messages and dead letters summed from queen.queue_stats (as fresh as the statistics reconciler left them) and counted_at, the newest refresh among those rows (null: none yet).';
+
+COMMIT;

@@ -1,0 +1,4 @@
+-- Revert queen:ack_many from pg
+BEGIN;
+DROP FUNCTION queen.ack_many(jsonb, text, timestamptz);
+COMMIT;
