@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/http_types.h"
+#include "http/input_limits.h"
 
 namespace queen::http {
 namespace {
@@ -178,6 +179,21 @@ const nlohmann::json* present_field(const nlohmann::json& object, const char* na
   const auto it = object.find(name);
   if (it == object.end() || it->is_null()) return nullptr;
   return &*it;
+}
+
+std::optional<std::string> string_field(const nlohmann::json& object, const char* name) {
+  const nlohmann::json* f = present_field(object, name);
+  if (!f) return std::nullopt;
+  if (!f->is_string()) throw HttpError(400, std::string(name) + " must be a string");
+  if (f->get_ref<const std::string&>().empty()) return std::nullopt;
+  return f->get<std::string>();
+}
+
+std::optional<std::string> name_field(const nlohmann::json& object, const char* name,
+                                      const config::LimitsConfig& limits) {
+  std::optional<std::string> value = string_field(object, name);
+  if (value) check_name(*value, name, limits);
+  return value;
 }
 
 }  // namespace queen::http

@@ -20,6 +20,7 @@
 //   "Invalid JSON: number out of range: <number>"  (beyond a double, e.g. 1e999)
 // The returned tree therefore nests at most json_max_depth levels: rendering
 // it (dump) recurses no deeper than that.
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -38,5 +39,12 @@ nlohmann::json parse_json_body(const std::string& body, BodyRule rule,
 // The member `name` of a parsed object, or null when it is absent or JSON null:
 // null is exactly like absent (docs/api-extensions.md, "Wire conventions").
 const nlohmann::json* present_field(const nlohmann::json& object, const char* name);
+
+// An optional string member: absent, null or "" is none; another type is 400 "<name> must be a string".
+std::optional<std::string> string_field(const nlohmann::json& object, const char* name);
+
+// string_field, and what is there must pass the name rule (check_name, input_limits.h) under the label `name`.
+std::optional<std::string> name_field(const nlohmann::json& object, const char* name,
+                                      const config::LimitsConfig& limits);
 
 }  // namespace queen::http

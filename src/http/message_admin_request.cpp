@@ -18,21 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-// An optional string field: absent, null or "" = nullopt; another type is a 400.
-std::optional<std::string> string_field(const json& object, const char* name) {
-  const json* f = present_field(object, name);
-  if (!f) return std::nullopt;
-  if (!f->is_string()) throw HttpError(400, std::string(name) + " must be a string");
-  if (f->get_ref<const std::string&>().empty()) return std::nullopt;
-  return f->get<std::string>();
-}
-
-std::optional<std::string> name_field(const json& object, const char* name, const config::LimitsConfig& limits) {
-  std::optional<std::string> value = string_field(object, name);
-  if (value) check_name(*value, name, limits);
-  return value;
-}
-
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;

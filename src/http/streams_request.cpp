@@ -33,14 +33,6 @@ std::string required_string(const json& doc, const char* name, const config::Lim
   return value->get<std::string>();
 }
 
-// An optional string: absent or null is none.
-std::optional<std::string> optional_string(const json& doc, const char* name) {
-  const json* value = present_field(doc, name);
-  if (value == nullptr) return std::nullopt;
-  if (!value->is_string()) throw HttpError(400, std::string(name) + " must be a string");
-  return value->get<std::string>();
-}
-
 bool optional_bool(const json& doc, const char* name, bool fallback) {
   const json* value = present_field(doc, name);
   if (value == nullptr) return fallback;
@@ -69,9 +61,7 @@ broker::StreamQueryRegistration parse_stream_query_body(const std::string& body,
   if (utf8_length(r.config_hash) > kConfigHashMaxChars) {
     throw HttpError(400, "config_hash must be at most 1024 characters");
   }
-  r.sink_queue = optional_string(doc, "sink_queue");
-  if (r.sink_queue && r.sink_queue->empty()) r.sink_queue.reset();
-  if (r.sink_queue) check_name(*r.sink_queue, "sink_queue", limits);
+  r.sink_queue = name_field(doc, "sink_queue", limits);
   r.reset = optional_bool(doc, "reset", false);
   return r;
 }
@@ -89,8 +79,7 @@ broker::StreamStateRead parse_stream_state_body(const std::string& body, const c
       r.keys.push_back(key.get<std::string>());
     }
   }
-  r.key_prefix = optional_string(doc, "key_prefix");
-  if (r.key_prefix && r.key_prefix->empty()) r.key_prefix.reset();
+  r.key_prefix = string_field(doc, "key_prefix");
   const json* ripe = present_field(doc, "ripe_at_or_before");
   if (ripe != nullptr && ripe->is_number()) r.ripe_at_or_before_json = dump(*ripe);
   return r;
@@ -101,9 +90,7 @@ broker::StreamCycleCommand parse_stream_cycle_body(const std::string& body, cons
   broker::StreamCycleCommand c;
   c.query_id = required_string(doc, "query_id", limits);
   c.partition_id = required_string(doc, "partition_id", limits);
-  c.consumer_group = optional_string(doc, "consumer_group");
-  if (c.consumer_group && c.consumer_group->empty()) c.consumer_group.reset();
-  if (c.consumer_group) check_name(*c.consumer_group, "consumer_group", limits);
+  c.consumer_group = name_field(doc, "consumer_group", limits);
   c.release_lease = optional_bool(doc, "release_lease", true);
   if (const json* ops = optional_array(doc, "state_ops")) c.state_ops_json = dump(*ops);
   if (const json* items = optional_array(doc, "push_items")) {
