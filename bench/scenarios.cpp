@@ -350,18 +350,23 @@ void ScenarioRunner::resetBrokerPeak(ScenarioResult& result) const {
     if (options_.brokerPid > 0) result.peakIsPerScenario = resetPeakRss(options_.brokerPid);
 }
 
+ScenarioResult ScenarioRunner::beginScenario(const char* scenario, int batch) const {
+    ScenarioResult result;
+    result.scenario = scenario;
+    result.batch = batch;
+    result.connections = options_.connections;
+    result.partitions = options_.partitions;
+    resetBrokerPeak(result);
+    return result;
+}
+
 void ScenarioRunner::sampleBrokerMemory(ScenarioResult& result) const {
     if (options_.brokerPid > 0) result.brokerMemory = readProcessMemory(options_.brokerPid);
 }
 
 ScenarioResult ScenarioRunner::runPush(int batch) {
-    ScenarioResult result;
-    result.scenario = kScenarioPush;
-    result.batch = batch;
-    result.connections = options_.connections;
-    result.partitions = options_.partitions;
+    ScenarioResult result = beginScenario(kScenarioPush, batch);
     result.queue = newQueue("push", batch);
-    resetBrokerPeak(result);
     // Creating the queue up front keeps its one-time creation out of the measured window.
     std::string configureError;
     if (!configureQueue(address_, options_, result.queue, configureError)) result.firstError = configureError;
@@ -374,12 +379,7 @@ ScenarioResult ScenarioRunner::runPush(int batch) {
 }
 
 ScenarioResult ScenarioRunner::runPopAck(int batch) {
-    ScenarioResult result;
-    result.scenario = kScenarioPopAck;
-    result.batch = batch;
-    result.connections = options_.connections;
-    result.partitions = options_.partitions;
-    resetBrokerPeak(result);
+    ScenarioResult result = beginScenario(kScenarioPopAck, batch);
     std::string configureError;
     result.queue = popAckQueue(batch, configureError);
     result.firstError = configureError;

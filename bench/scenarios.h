@@ -79,6 +79,8 @@ public:
 private:
     std::string popAckQueue(int batch, std::string& configureError);
     void resetBrokerPeak(ScenarioResult& result) const;
+    // A result of `scenario` at `batch` with this run's connections and partitions, the broker's peak RSS reset.
+    ScenarioResult beginScenario(const char* scenario, int batch) const;
     void sampleBrokerMemory(ScenarioResult& result) const;
 
     BenchOptions options_;

@@ -83,12 +83,7 @@ void streamWorker(const BrokerAddress& address, const BenchOptions& options, con
 }  // namespace
 
 ScenarioResult ScenarioRunner::runStream(int batch) {
-    ScenarioResult result;
-    result.scenario = kScenarioStream;
-    result.batch = batch;
-    result.connections = options_.connections;
-    result.partitions = options_.partitions;
-    resetBrokerPeak(result);
+    ScenarioResult result = beginScenario(kScenarioStream, batch);
     result.queue = newQueue("stream", batch);
     const std::string sink = newQueue("stream-sink", batch);
     std::string error;
