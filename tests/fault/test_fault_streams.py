@@ -15,7 +15,7 @@ from harness.stream_sdk import (StreamWorker, assert_exactly_once, assert_state_
 WINDOW_MS = 5000
 FAR_FUTURE_MS = 10 ** 15
 PARTITIONS = ["p0", "p1", "p2", "p3"]
-PER_PARTITION = 150
+PER_PARTITION = 160   # pushed in FAULTS + 1 slices of 40
 BATCH = 10            # small batches: many cycles, so the faults land between and during them
 LEASE_S = 2           # a cut-off cycle's messages come back this soon
 FAULTS = 3
@@ -68,19 +68,26 @@ def finish(worker, pg, source):
 
 
 def run_through_faults(broker, pg, name, inject):
-    """A pre-filled source, one worker running throughout; `inject(setup_client, worker)` is called FAULTS
-    times, each once a few more cycles committed; then the ledger is checked."""
+    """One worker running throughout; `inject(setup_client, worker)` is called FAULTS times, each once a few
+    more cycles committed; then the ledger is checked. The source is pushed in FAULTS + 1 slices, the next one
+    just before each fault, so a fast worker never drains it before the last fault lands."""
+    per_slice = PER_PARTITION // (FAULTS + 1)
+    assert per_slice * (FAULTS + 1) == PER_PARTITION
     with broker.client() as setup, broker.client() as worker_client:
         source, sink = unique_name("sf-src"), unique_name("sf-sink")
         setup.configure(source, {"leaseTime": LEASE_S, "retryLimit": 1000})
-        push_source(setup, source, PARTITIONS, PER_PARTITION)
+        push_source(setup, source, PARTITIONS, per_slice)
         worker = StreamWorker(worker_client, unique_name(name), source, sink, window_ms=WINDOW_MS, batch=BATCH)
         worker.register()
         with Running(worker):
             for fault in range(FAULTS):
                 committed = worker.stats["committed"]
-                poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
-                           interval=0.005, what="cycles committing before the fault")
+                try:
+                    poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
+                               interval=0.005, what="cycles committing before the fault")
+                except TimeoutError as e:
+                    raise TimeoutError(f"{e}; before fault {fault}, worker {dict(worker.stats)}") from e
+                push_source(setup, source, PARTITIONS, per_slice, first_seq=(fault + 1) * per_slice)
                 inject(setup, worker)
         finish(worker, pg, source)
         return worker

@@ -205,10 +205,11 @@ class StreamWorker:
 
 
 # -------------------------------------------------------------------- the ledger
-def push_source(client, queue, partitions, per_partition, first_ts=0, step_ms=1000, batch=50):
-    """per_partition messages in each partition, payload {"ts", "seq"}; ts advances step_ms per message."""
+def push_source(client, queue, partitions, per_partition, first_ts=0, step_ms=1000, batch=50, first_seq=0):
+    """per_partition messages in each partition, payload {"ts", "seq"}; ts advances step_ms per message.
+    first_seq continues a partition where an earlier call stopped (seq and ts go on from there)."""
     items = [{"queue": queue, "partition": p, "payload": {"ts": first_ts + i * step_ms, "seq": i},
-              "transactionId": f"{p}-{i}"} for p in partitions for i in range(per_partition)]
+              "transactionId": f"{p}-{i}"} for p in partitions for i in range(first_seq, first_seq + per_partition)]
     for at in range(0, len(items), batch):
         resp = client.push(items[at:at + batch])
         assert resp.status in (200, 201), resp

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "eventually.h"
@@ -53,10 +54,25 @@ class ManualClock final : public util::Clock {
   // deadline has passed has woken: a loop runs round by round, each exactly
   // when due. False when there is nothing to move to yet.
   bool advance_to_next_deadline() {
-    std::lock_guard<std::mutex> guard(mutex_);
-    if (deadlines_.empty() || *deadlines_.begin() <= now()) return false;
-    now_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(deadlines_.begin()->time_since_epoch()).count();
+    const auto next = next_deadline();
+    if (!next) return false;
+    advance_to(*next);
     return true;
+  }
+
+  // The earliest deadline after now that a thread waits for, if one does.
+  std::optional<time_point> next_deadline() const {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (deadlines_.empty() || *deadlines_.begin() <= now()) return std::nullopt;
+    return *deadlines_.begin();
+  }
+
+  // Moves forward to `to`; never back.
+  void advance_to(time_point to) {
+    const auto to_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(to.time_since_epoch()).count();
+    auto at = now_ns_.load();
+    while (at < to_ns && !now_ns_.compare_exchange_weak(at, to_ns)) {
+    }
   }
 
   // Threads in a timed wait now: a test waits for a loop to reach its sleep.
@@ -74,12 +90,16 @@ class ManualClock final : public util::Clock {
 };
 
 // Moves `clock` from deadline to deadline until `condition` holds: drives
-// loops through as many of their rounds as the condition needs.
+// loops through as many of their rounds as the condition needs. The deadline
+// is read before the condition: a loop records its round before it sleeps, so
+// a condition read after its sleep began sees that round, and the clock never
+// moves past a round the condition would have stopped at.
 template <typename Condition>
 bool advance_until(ManualClock& clock, Condition condition) {
   return eventually([&] {
+    const auto next = clock.next_deadline();
     if (condition()) return true;
-    clock.advance_to_next_deadline();
+    if (next) clock.advance_to(*next);
     return false;
   });
 }
