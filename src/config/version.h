@@ -1,5 +1,5 @@
 #pragma once
-// The broker's release version (CMake's project version, 1.0.0) and the
+// The broker's release version (CMake's project version) and the
 // oldest schema release it runs against (queen.schema_version(), checked at boot).
 #include <array>
 #include <optional>
@@ -8,11 +8,11 @@
 
 namespace queen::config {
 
-// "1.0.0": in the boot line, --version, GET /health and queen_build_info.
+// "1.1.0": in the boot line, --version, GET /health and queen_build_info.
 std::string_view broker_version();
 
 // Raised only when the broker starts calling something an older schema lacks.
-inline constexpr std::string_view kMinimumSchemaVersion = "1.0.0";
+inline constexpr std::string_view kMinimumSchemaVersion = "1.1.0";
 
 // "major.minor.patch" (digits only) or nullopt.
 std::optional<std::array<int, 3>> parse_version(std::string_view text);

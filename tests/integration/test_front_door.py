@@ -9,7 +9,7 @@ import time
 from harness import Broker, TempDatabase, free_port, is_listening, poll_until, unique_name
 from harness.env import REPO_ROOT, broker_binary
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 FLAG_EXIT_S = 5  # a flag reads the environment and prints: no database, no listener
 
 
@@ -113,7 +113,7 @@ def test_a_schema_older_than_the_broker_needs_stops_the_boot(pg):
         assert status == 2, log
         lines = [line for line in log.splitlines() if "is release 0.9.0" in line]
         assert len(lines) == 1, log
-        assert "older than the 1.0.0 this broker (1.0.0) needs: deploy the migrations first" in lines[0]
+        assert "older than the 1.1.0 this broker (1.1.0) needs: deploy the migrations first" in lines[0]
         assert "critical" in lines[0] and "listening on" not in log
 
         database.target.execute("DROP FUNCTION queen.schema_version();")
@@ -126,7 +126,7 @@ def test_a_newer_schema_is_accepted(pg):
     # Rolling upgrades deploy the schema first: a broker of the previous release keeps running against it.
     with TempDatabase(pg) as database:
         database.target.execute("CREATE OR REPLACE FUNCTION queen.schema_version() RETURNS text "
-                                "LANGUAGE sql IMMUTABLE AS $$ SELECT '1.1.0'::text $$;")
+                                "LANGUAGE sql IMMUTABLE AS $$ SELECT '1.2.0'::text $$;")
         broker = Broker(pg=database.target, name=f"it-front-newer-{unique_name('b')}").start()
         try:
             with broker.client() as c:
