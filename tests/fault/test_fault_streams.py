@@ -82,11 +82,9 @@ def run_through_faults(broker, pg, name, inject):
         with Running(worker):
             for fault in range(FAULTS):
                 committed = worker.stats["committed"]
-                try:
-                    poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
-                               interval=0.005, what="cycles committing before the fault")
-                except TimeoutError as e:
-                    raise TimeoutError(f"{e}; before fault {fault}, worker {dict(worker.stats)}") from e
+                poll_until(lambda: worker.stats["committed"] >= committed + 5 + fault, timeout=PHASE_TIMEOUT_S,
+                           interval=0.005,
+                           what=lambda: f"cycles committing before fault {fault} (worker {dict(worker.stats)})")
                 push_source(setup, source, PARTITIONS, per_slice, first_seq=(fault + 1) * per_slice)
                 inject(setup, worker)
         finish(worker, pg, source)

@@ -56,7 +56,8 @@ def attempts(timeout, interval=0.05, max_interval=0.5):
 def poll_until(condition, timeout=10.0, interval=0.05, what="condition", max_interval=0.5):
     """Call condition() until it returns something truthy and return that value.
 
-    Raises TimeoutError (with the last value or exception seen) after `timeout` seconds.
+    Raises TimeoutError (with the last value or exception seen) after `timeout` seconds; `what` names the
+    condition, or is a callable that names it then, so the message can say how far things got.
     The interval grows gently to at most `max_interval` so long polls do not hammer the broker.
     """
     last = None
@@ -67,7 +68,8 @@ def poll_until(condition, timeout=10.0, interval=0.05, what="condition", max_int
                 return last
         except Exception as exc:  # a transient error is just another "not yet"
             last = exc
-    raise TimeoutError(f"{what} not met within {timeout:.1f}s (last: {last!r})")
+    label = what() if callable(what) else what
+    raise TimeoutError(f"{label} not met within {timeout:.1f}s (last: {last!r})")
 
 
 class WorkerError(AssertionError):
