@@ -93,12 +93,15 @@ std::string statement_sql(const Entry& e) {
 
 const std::vector<const char*>& sql_helpers() {
   static const std::vector<const char*> helpers = {
+      "ack_item_action",
+      "ack_item_error",
       "ack_item_rows",
       "ack_lease_group",
       "add_partition_cursors",
       "add_stream_usage",
       "add_tenant_usage",
       "analytics_per_queue",
+      "apply_acks",
       "apply_stream_state_ops",
       "check_ack_items",
       "check_at_least",
@@ -161,6 +164,7 @@ const std::vector<const char*>& sql_helpers() {
       "queue_task_of",
       "refused_push_partitions",
       "register_consumer_group",
+      "release_ack_batch",
       "requested_subscription",
       "requeued_transaction_id",
       "resources_groups",
