@@ -131,7 +131,11 @@ fuzz-e2e: db build
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_TARGETS ?=
-.PHONY: fuzz fuzz-smoke
+.PHONY: fuzz fuzz-smoke build-fuzz
+# The harnesses alone (.ci/run builds them early, niced, beside make test; fuzz-smoke then finds them built).
+build-fuzz: deps-test
+	JOBS=$(JOBS) fuzz/run.sh build
+
 fuzz: deps-test
 	JOBS=$(JOBS) FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh fuzz $(FUZZ_TARGETS)
 	$(MAKE) --no-print-directory fuzz-e2e

@@ -20,6 +20,11 @@ declare -A DICT=([spool_record]=json [spool_file]=json [http_body]=json [config_
                  [payload_envelope]=json)
 
 build() {
+  # One build at a time: .ci/run starts one in the background (make build-fuzz), and fuzz-smoke asks for it
+  # again; the second waits for the first and then finds the harnesses up to date.
+  mkdir -p "$BUILD"
+  exec 9>"$BUILD/.lock"
+  flock 9
   if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     CC=${FUZZ_CC:-clang-14} CXX=${FUZZ_CXX:-clang++-14} \
       cmake -S "$ROOT/fuzz" -B "$BUILD" >/dev/null || exit 1
