@@ -51,7 +51,7 @@ class Broker {
   void begin_shutdown();
 
   // `tenant` / `origin.tenant` below: the requester's tenant (always given;
-  // db::kDefaultTenant names the default tenant, docs/tenants.md); another
+  // Tenant::default_tenant() names the default tenant, docs/tenants.md); another
   // tenant's queues do not exist for it.
 
   // POST /api/v1/configure: returns the procedure's JSON result.

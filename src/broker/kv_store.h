@@ -28,7 +28,7 @@ class KvStore {
 
   // Stores value_json under key (replacing any value and TTL); ttl_ms empty:
   // no expiry. The caller validated key, value and TTL.
-  // `tenant` owns the key ("" = the default tenant); tenants never share keys.
+  // `tenant` owns the key; tenants never share keys.
   KvValue put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
               const Tenant& tenant);
   // Empty when the key is absent or expired. A read: it goes through the
