@@ -129,7 +129,7 @@ void run(int target, const std::string& body, const config::LimitsConfig& limits
     }
     case 8: {
       const QueryParams query = parse_query_string(body);
-      const broker::DlqQuery q = parse_dlq_query(query, limits);
+      const broker::DlqQuery q = parse_dlq_query(Tenant::default_tenant(), query, limits);
       FUZZ_CHECK(q.limit >= 1 && q.limit <= kMaxDlqPageSize && q.offset >= 0, "DLQ page out of range");
       break;
     }

@@ -75,7 +75,7 @@ void route(const Request& request, const config::LimitsConfig& limits) {
     validate_kv_key(util::percent_decode(std::string_view(p).substr(11), util::PlusMeans::Plus), limits);
     if (request.method == "PUT") (void)parse_kv_put_body(body, limits);
   } else if (starts_with(p, "/api/v1/dlq")) {
-    (void)parse_dlq_query(request.query, limits);
+    (void)parse_dlq_query(Tenant::default_tenant(), request.query, limits);
   } else if (starts_with(p, "/api/v1/pop")) {
     Request r = request;
     r.params["queue"] = "q";

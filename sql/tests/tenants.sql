@@ -1,9 +1,9 @@
 -- pgTAP: the p_tenant argument of every procedure that names a queue, a lease or a key
 -- (docs/tenants.md): two tenants with a queue of the same name never see each other's rows,
--- and a call without p_tenant acts on the default tenant ('').
+-- the default tenant is passed as '', and no API procedure has a default for p_tenant.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(47);
+SELECT plan(51);
 
 -- the same queue name in the default tenant and in acme
 SELECT count(*) FROM queen.push_messages('[{"queue": "t_ten", "transactionId": "d1", "payload": {"who": "default"}}]', 'dora', '');
@@ -127,6 +127,26 @@ SELECT queen.set_tenant_quota('acme');
 SELECT is((SELECT count(*) FROM queen.tenant_quotas WHERE tenant = 'acme'), 0::bigint, 'all nulls removes the overrides');
 SELECT queen.set_tenant_quota(NULL, 0);
 SELECT is((SELECT max_pending FROM queen.tenant_quota_state('')), 0::bigint, 'the default tenant has overrides too (0 = unlimited)');
+
+-- Every call names its tenant (docs/procedures.md): no function of schema queen has a default for
+-- p_tenant (the queen_internal helpers of release 1.0.0 keep theirs; only procedures call them).
+SELECT is((SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text)
+             FROM pg_proc p
+             JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = 'queen'
+             CROSS JOIN LATERAL (
+               SELECT array_agg(u.name ORDER BY u.ord) AS names
+                 FROM unnest(p.proargnames, coalesce(p.proargmodes, array_fill('i'::"char",
+                                                     ARRAY[coalesce(cardinality(p.proargnames), 0)])))
+                      WITH ORDINALITY AS u(name, mode, ord)
+                WHERE u.mode IN ('i', 'b', 'v')) inputs
+            WHERE array_position(inputs.names, 'p_tenant') > p.pronargs - p.pronargdefaults),
+          NULL, 'no API procedure of schema queen has a default for p_tenant');
+SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'queen.tenant_usage_of(text)'::regprocedure), 0::smallint,
+          'queen.tenant_usage_of has no default for its tenant');
+SELECT throws_ok($$SELECT * FROM queen.tenant_usage_of()$$, '42883', NULL,
+                 'queen.tenant_usage_of without a tenant is no call (42883): the default tenant is passed as ''''');
+SELECT is((SELECT queues FROM queen.tenant_usage_of('')), (SELECT count(*) FROM queen.queues WHERE tenant = ''),
+          'queen.tenant_usage_of('''') counts the default tenant''s queues');
 
 SELECT * FROM finish();
 ROLLBACK;

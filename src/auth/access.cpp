@@ -12,8 +12,8 @@ const char* to_string(AccessLevel level) {
   return "unknown";
 }
 
-AccessLevel held_level(AccessLevel role_level, const std::string& tenant) {
-  return role_level == AccessLevel::Admin && tenant.empty() ? AccessLevel::Operator : role_level;
+AccessLevel held_level(AccessLevel role_level, const Tenant& tenant) {
+  return role_level == AccessLevel::Admin && tenant.is_default() ? AccessLevel::Operator : role_level;
 }
 
 std::optional<std::string> access_refusal(AccessLevel held, AccessLevel route) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "auth/principal.h"
+#include "tenant/tenant.h"
 
 namespace queen::auth {
 
@@ -33,7 +34,7 @@ class RouteAccess {
 
 // The level a verified token holds: its role's, except that an admin token
 // without a tenant claim (tenant "", the default tenant) is the operator.
-AccessLevel held_level(AccessLevel role_level, const std::string& tenant);
+AccessLevel held_level(AccessLevel role_level, const Tenant& tenant);
 
 // Why a principal holding `held` may not call a route demanding `route`
 // (the 403 error), or empty when it may.

@@ -65,11 +65,9 @@ std::int64_t system_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// A refusal names no one: its principal is the anonymous one, never read.
 Admission refuse(int status, std::string error) {
-  Admission admission;
-  admission.status = status;
-  admission.error = std::move(error);
-  return admission;
+  return Admission{false, Principal::anonymous(), status, std::move(error)};
 }
 
 }  // namespace
@@ -104,7 +102,7 @@ void Gate::stop() {
 }
 
 Admission Gate::admit(std::string_view authorization, std::string_view path, const RouteAccess* route) const {
-  if ((route && route->is_public()) || skip_paths_.matches(path)) return Admission{true, Principal{}, 0, {}};
+  if ((route && route->is_public()) || skip_paths_.matches(path)) return Admission{true, Principal::anonymous(), 0, {}};
   const std::string_view token = bearer_token(authorization);
   if (token.empty()) return refuse(401, "Authentication required");
   const std::int64_t now_s = now_();
@@ -124,11 +122,7 @@ Admission Gate::admit(std::string_view authorization, std::string_view path, con
       return refuse(403, std::move(*refusal));
     }
   }
-  Admission admission{true, Principal{}, 0, {}};
-  admission.principal.tenant = std::move(verified.tenant);
-  admission.principal.subject = std::move(verified.subject);
-  admission.principal.level = held;
-  return admission;
+  return Admission{true, Principal{std::move(verified.tenant), std::move(verified.subject), held}, 0, {}};
 }
 
 }  // namespace queen::auth

@@ -133,7 +133,7 @@ struct JwtVerifier::Impl {
   void check_signature(TokenAlg alg, const std::optional<std::string>& kid, const Segments& segments) const;
   bool hmac_matches(std::string_view input, const std::string& sig) const;
   void check_claims(const nlohmann::json& claims, std::int64_t now_s) const;
-  std::string tenant_of(const nlohmann::json& claims) const;
+  Tenant tenant_of(const nlohmann::json& claims) const;
 };
 
 JwtVerifier::JwtVerifier(VerifierKeys keys, VerifierRules rules)
@@ -243,13 +243,13 @@ void JwtVerifier::Impl::check_claims(const nlohmann::json& claims, std::int64_t 
   }
 }
 
-std::string JwtVerifier::Impl::tenant_of(const nlohmann::json& claims) const {
+Tenant JwtVerifier::Impl::tenant_of(const nlohmann::json& claims) const {
   const auto it = claims.find(rules.tenant_claim);
-  if (it == claims.end()) return "";
+  if (it == claims.end()) return Tenant::default_tenant();
   if (!it->is_string() || !is_valid_tenant(it->get_ref<const std::string&>())) {
     throw Refused{"Invalid token: the tenant claim must be 1 to 64 characters of A-Z a-z 0-9 . _ -"};
   }
-  return it->get<std::string>();
+  return Tenant(it->get<std::string>());
 }
 
 std::optional<AccessLevel> JwtVerifier::level_of(const nlohmann::json& claims) const {
@@ -287,12 +287,9 @@ Verification JwtVerifier::verify(std::string_view token, std::int64_t now_s) con
     impl_->check_signature(alg, string_member(header, "kid", "kid"), segments);
     const nlohmann::json claims = decode_object(segments.payload, "payload");
     impl_->check_claims(claims, now_s);
-    VerifiedToken verified;
-    verified.subject = string_member(claims, "sub", "sub");
-    verified.tenant = impl_->tenant_of(claims);
-    verified.level = level_of(claims);
-    verified.expires_at_s = time_claim(claims, "exp");
-    out.token = std::move(verified);
+    std::optional<std::string> subject = string_member(claims, "sub", "sub");
+    Tenant tenant = impl_->tenant_of(claims);
+    out.token = VerifiedToken{level_of(claims), std::move(subject), std::move(tenant), time_claim(claims, "exp")};
   } catch (const Refused& refused) {
     out.error = refused.message;
   }

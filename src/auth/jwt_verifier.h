@@ -14,6 +14,7 @@
 
 #include "auth/keys.h"
 #include "auth/principal.h"
+#include "tenant/tenant.h"
 
 namespace queen::config {
 struct JwtConfig;
@@ -58,7 +59,7 @@ VerifierRules rules_from(const config::JwtConfig& config);  // throws KeyError o
 struct VerifiedToken {
   std::optional<AccessLevel> level;    // nullopt: no recognised role (no access to any protected route)
   std::optional<std::string> subject;  // `sub`
-  std::string tenant;                  // "" = the default tenant (claim absent)
+  Tenant tenant;                       // the default tenant when the claim is absent
   std::optional<double> expires_at_s;  // `exp`, for a cache of verified tokens
 };
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "tenant/tenant.h"
+
 namespace queen::auth {
 
 // Ordered: a level grants everything the lower ones grant. Admin
@@ -14,9 +16,13 @@ namespace queen::auth {
 enum class AccessLevel { ReadOnly = 0, ReadWrite = 1, Admin = 2, Operator = 3 };
 
 struct Principal {
-  std::string tenant;                  // "" is the default tenant
+  Tenant tenant;
   std::optional<std::string> subject;  // the token's `sub`, stamped on pushed messages as producerSub
   AccessLevel level = AccessLevel::Operator;
+
+  // The principal of every request with authentication off, and of public
+  // routes and JWT_SKIP_PATHS.
+  static Principal anonymous() { return Principal{Tenant::default_tenant(), std::nullopt, AccessLevel::Operator}; }
 };
 
 }  // namespace queen::auth

@@ -79,7 +79,7 @@ AckCombiner::AckCombiner(AckCall ack, AckManyCall ack_many, IsTransient is_trans
 std::vector<db::AckRow> AckCombiner::submit(const std::string& acks_json, std::size_t items,
                                             const std::vector<std::string>& partition_ids,
                                             const std::optional<std::string>& consumer_group,
-                                            const std::string& tenant) {
+                                            const Tenant& tenant) {
   Request request{&acks_json, items, {}, &consumer_group, &tenant};
   request.partition_keys.reserve(partition_ids.size());
   for (const auto& id : partition_ids) request.partition_keys.push_back(partition_key(id));

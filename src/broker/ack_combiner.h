@@ -17,15 +17,16 @@
 
 #include "broker/combiner.h"
 #include "db/procedures.h"
+#include "tenant/tenant.h"
 
 namespace queen::broker {
 
 class AckCombiner {
  public:
   using AckCall = std::function<std::vector<db::AckRow>(
-      const std::string& acks_json, const std::optional<std::string>& consumer_group, const std::string& tenant)>;
+      const std::string& acks_json, const std::optional<std::string>& consumer_group, const Tenant& tenant)>;
   using AckManyCall =
-      std::function<std::vector<db::CombinedAckRow>(const std::string& requests_json, const std::string& tenant)>;
+      std::function<std::vector<db::CombinedAckRow>(const std::string& requests_json, const Tenant& tenant)>;
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
   // `arbiter` null: no admission.
@@ -38,7 +39,7 @@ class AckCombiner {
   // call threw, or LaneRefused (nothing acked).
   std::vector<db::AckRow> submit(const std::string& acks_json, std::size_t items,
                                  const std::vector<std::string>& partition_ids,
-                                 const std::optional<std::string>& consumer_group, const std::string& tenant);
+                                 const std::optional<std::string>& consumer_group, const Tenant& tenant);
 
   CombinerStats stats() const { return combiner_.stats(); }
   std::size_t waiting() const { return combiner_.waiting(); }
@@ -49,7 +50,7 @@ class AckCombiner {
     std::size_t items;
     std::vector<std::string> partition_keys;  // the partition ids, normalised, sorted, unique
     const std::optional<std::string>* consumer_group;
-    const std::string* tenant;
+    const Tenant* tenant;
   };
   using Rows = std::vector<db::CombinedAckRow>;
   Combiner<Request, Rows, std::vector<db::AckRow>> combiner_;

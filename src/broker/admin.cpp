@@ -16,7 +16,7 @@ DlqPage Broker::list_dlq(const DlqQuery& query) {
   }
 }
 
-bool Broker::delete_queue(const std::string& queue, const std::string& tenant) {
+bool Broker::delete_queue(const std::string& queue, const Tenant& tenant) {
   bool existed = false;
   try {
     existed = db_.delete_queue(queue, tenant);

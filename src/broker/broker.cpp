@@ -61,8 +61,8 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
                 db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_,
                 static_cast<std::size_t>(config.push.combine_max_bytes)),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,
-                          const std::string& tenant) { return db.ack_messages(acks, group, tenant); },
-                    [&db](const std::string& requests, const std::string& tenant) {
+                          const Tenant& tenant) { return db.ack_messages(acks, group, tenant); },
+                    [&db](const std::string& requests, const Tenant& tenant) {
                       return db.ack_many(requests, tenant);
                     },
                     db::is_transient_failure, config.combine.ack_max_items, config.combine.ack_max_concurrent_calls,
@@ -72,7 +72,7 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
                     db::is_transient_failure, config.combine.pop_max_messages, config.combine.pop_max_concurrent_calls,
                     &arbiter_),
       encryption_(config, db),
-      quotas_(config.tenant_quotas, [&db](const std::string& tenant) { return db.tenant_quota_state(tenant); }) {
+      quotas_(config.tenant_quotas, [&db](const Tenant& tenant) { return db.tenant_quota_state(tenant); }) {
   encryption_.start();
   if (spool_ != nullptr) {
     spool_->seal_replays_with(&encryption_);
@@ -123,7 +123,7 @@ std::string with_warning(std::string result_json, const char* warning) {
 }  // namespace
 
 std::string Broker::configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
-                              const std::string& options_json, const std::string& tenant) {
+                              const std::string& options_json, const Tenant& tenant) {
   try {
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json, tenant).result_json;
     const bool wants_encryption = encryption_requested(result);
@@ -150,7 +150,7 @@ void Broker::queue_reconfigured_elsewhere(const std::string& queue) {
 
 // --------------------------------------------------------------------- push
 
-void Broker::check_tenant_quotas(const std::string& tenant, std::size_t messages) {
+void Broker::check_tenant_quotas(const Tenant& tenant, std::size_t messages) {
   if (!quotas_.enabled()) return;
   if (std::optional<QuotaRefusal> refusal = quotas_.admit(tenant, messages)) {
     throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
@@ -263,7 +263,7 @@ std::vector<PushItemResult> Broker::push_results(const std::vector<PushItem>& it
 }
 
 void Broker::after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results,
-                               const std::string& tenant) {
+                               const Tenant& tenant) {
   std::set<std::string> touched_queues;
   bool scheduled_timers = false;
   const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -369,7 +369,7 @@ void Broker::pop(const PopCommand& command, std::function<bool()> client_gone, w
 }
 
 void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
-                         const std::string& tenant) {
+                         const Tenant& tenant) {
   const std::vector<UndecryptableMessage> bad = encryption_.open_popped(messages);
   if (bad.empty()) return;
   metrics_.record_undecryptable(bad.size());
@@ -385,7 +385,7 @@ void Broker::open_popped(std::vector<db::PoppedMessage>& messages, const std::op
 // ---------------------------------------------------------------------- ack
 
 std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
-                                   const std::optional<std::string>& consumer_group, const std::string& tenant) {
+                                   const std::optional<std::string>& consumer_group, const Tenant& tenant) {
   if (items.empty()) return {};
   std::vector<std::string> partition_ids;
   partition_ids.reserve(items.size());
@@ -419,7 +419,7 @@ std::vector<AckResult> Broker::ack(const std::vector<AckItem>& items,
 
 // -------------------------------------------------------------------- lease
 
-LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) {
+LeaseExtension Broker::extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant) {
   if (!util::is_uuid(lease_id)) {
     LeaseExtension unknown;
     unknown.error = "Lease not found";

@@ -26,6 +26,7 @@
 #include "db/procedures.h"
 #include "flow/arbiter.h"
 #include "metrics/metrics.h"
+#include "tenant/tenant.h"
 #include "wake/long_poll.h"
 #include "wake/pop_waiters.h"
 
@@ -50,12 +51,12 @@ class Broker {
   void begin_shutdown();
 
   // `tenant` / `origin.tenant` below: the requester's tenant (always given;
-  // db::kDefaultTenant names the default tenant, docs/tenants.md); another
+  // Tenant::default_tenant() names the default tenant, docs/tenants.md); another
   // tenant's queues do not exist for it.
 
   // POST /api/v1/configure: returns the procedure's JSON result.
   std::string configure(const std::string& queue, const std::string& namespace_name, const std::string& task,
-                        const std::string& options_json, const std::string& tenant);
+                        const std::string& options_json, const Tenant& tenant);
 
   // POST /api/v1/push. Items are validated by the caller; the origin's
   // producer subject is stamped on every message. Throws BrokerError
@@ -82,10 +83,10 @@ class Broker {
 
   // POST /api/v1/ack and /ack/batch (results in request order).
   std::vector<AckResult> ack(const std::vector<AckItem>& items, const std::optional<std::string>& consumer_group,
-                             const std::string& tenant);
+                             const Tenant& tenant);
 
   // POST /api/v1/lease/:leaseId/extend.
-  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant);
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant);
 
   // POST /api/v1/transaction (transactions.cpp): one run_transaction call;
   // business failures come back as success:false, an outage as Unavailable.
@@ -94,14 +95,14 @@ class Broker {
   // The stream routes (streams.cpp, docs/streams.md): one procedure call each.
   // Their business answers (a config_hash mismatch, a failed cycle) come back
   // with success false; an outage is Unavailable, never spooled.
-  StreamOutcome register_stream_query(const StreamQueryRegistration& registration, const std::string& tenant);
-  StreamOutcome read_stream_state(const StreamStateRead& read, const std::string& tenant);  // the Read lane
+  StreamOutcome register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant);
+  StreamOutcome read_stream_state(const StreamStateRead& read, const Tenant& tenant);  // the Read lane
   StreamOutcome run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin);
 
   // GET /api/v1/dlq and DELETE /api/v1/resources/queues/:queue (admin.cpp).
   // delete_queue returns whether the tenant's queue existed.
   DlqPage list_dlq(const DlqQuery& query);
-  bool delete_queue(const std::string& queue, const std::string& tenant);
+  bool delete_queue(const std::string& queue, const Tenant& tenant);
 
   // --- Message administration (message_admin.cpp; docs/api-extensions.md):
   // traces, the message list/detail/delete, queue clearing, partitions, and
@@ -109,28 +110,28 @@ class Broker {
   // procedures' wire shapes, payloads decrypted (docs/encryption.md).
   std::optional<std::string> record_trace(const TraceRecord& trace);  // trace id; nullopt: no such message
   std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
-                             const std::string& tenant);
-  db::TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
+                             const Tenant& tenant);
+  db::TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const Tenant& tenant,
                                   std::int64_t max_payload_bytes);
-  std::string trace_names(int limit, int offset, const std::string& tenant);
+  std::string trace_names(int limit, int offset, const Tenant& tenant);
   std::string list_messages(const MessageListQuery& query);
   std::optional<db::ObjectWithPayload> get_message(const std::string& partition_id,
                                                    const std::string& transaction_id,
-                                                   const std::string& tenant);  // nullopt: no such message
-  bool delete_message(const std::string& partition_id, const std::string& transaction_id, const std::string& tenant);
+                                                   const Tenant& tenant);  // nullopt: no such message
+  bool delete_message(const std::string& partition_id, const std::string& transaction_id, const Tenant& tenant);
   std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                          const std::string& tenant);  // nullopt: no such queue/partition
+                                          const Tenant& tenant);  // nullopt: no such queue/partition
   std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                              const std::string& tenant);
+                              const Tenant& tenant);
   bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                            const std::optional<std::string>& consumer_group, const std::optional<std::string>& error,
-                           const std::string& tenant);
+                           const Tenant& tenant);
   // Requeued entries (copies wake the pops of their queues).
   int requeue_dead_letters(const DlqSelection& selection);
   int delete_dead_letters(const DlqSelection& selection);
   // The new message's id; nullopt when the message has no DLQ entry.
   std::optional<std::string> retry_dead_message(const std::string& partition_id, const std::string& transaction_id,
-                                                const std::string& tenant);
+                                                const Tenant& tenant);
 
   // A peer reconfigured `queue`: the list of encrypted queues is re-read
   // soon (never blocks; called on the mesh receive thread).
@@ -172,12 +173,12 @@ class Broker {
   void resend_refused(std::vector<PushItem>& items, std::vector<db::PushRow>& rows, const PushOrigin& origin);
   // Pop: decrypts the messages, dead-letters those that cannot be (one call).
   void open_popped(std::vector<db::PoppedMessage>& messages, const std::optional<std::string>& consumer_group,
-                   const std::string& tenant);
+                   const Tenant& tenant);
   std::vector<PushItemResult> push_results(const std::vector<PushItem>& items, std::vector<db::PushRow> rows) const;
   void after_push_stored(const std::vector<PushItem>& items, const std::vector<PushItemResult>& results,
-                         const std::string& tenant);
+                         const Tenant& tenant);
   // Throws BrokerError TooManyRequests when a quota of `tenant` refuses `messages` more.
-  void check_tenant_quotas(const std::string& tenant, std::size_t messages);
+  void check_tenant_quotas(const Tenant& tenant, std::size_t messages);
   // Persists one flag, tells the peers, and answers the status the route renders.
   MaintenanceStatus set_maintenance(MaintenanceKind kind, bool enabled);
   // One run_transaction call; its result in `outcome`, summarized.

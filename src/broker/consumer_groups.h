@@ -14,6 +14,7 @@
 #include "broker/admission.h"
 #include "broker/cluster_hooks.h"
 #include "db/consumer_groups_db.h"
+#include "tenant/tenant.h"
 #include "wake/pop_waiters.h"
 
 namespace queen::broker {
@@ -33,19 +34,19 @@ class ConsumerGroups {
 
   // `tenant` everywhere: the requester's tenant; another tenant's queues do not exist for it.
   // The listings answer the wire JSON the procedures build.
-  std::string list(const std::string& tenant);
-  std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant);
-  std::string detail(const std::string& group, const std::string& tenant);
+  std::string list(const Tenant& tenant);
+  std::string lagging(std::int64_t min_lag_seconds, const Tenant& tenant);
+  std::string detail(const std::string& group, const Tenant& tenant);
   // queue empty: every queue of the tenant. Returns the cursor rows removed.
   int remove(const std::string& group, const std::optional<std::string>& queue, bool delete_metadata,
-             const std::string& tenant);
+             const Tenant& tenant);
   // start_at: ISO-8601, checked by the caller. Returns the records rewritten.
-  int set_subscription_start(const std::string& group, const std::string& start_at, const std::string& tenant);
+  int set_subscription_start(const std::string& group, const std::string& start_at, const Tenant& tenant);
   // Whole queue: to the end, or to `at` (ISO-8601, checked by the caller). Returns the partitions moved.
   int seek(const std::string& group, const std::string& queue, bool to_end, const std::optional<std::string>& at,
-           const std::string& tenant);
+           const Tenant& tenant);
   PartitionSeekResult seek_partition_to_end(const std::string& group, const std::string& queue,
-                                            const std::string& partition, const std::string& tenant);
+                                            const std::string& partition, const Tenant& tenant);
 
  private:
   // Long polls on `queue`, here and on the peers, re-check now.

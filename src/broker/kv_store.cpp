@@ -10,7 +10,7 @@
 namespace queen::broker {
 
 KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
-                     const std::string& tenant) {
+                     const Tenant& tenant) {
   try {
     KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms, tenant)};
     return stored;
@@ -19,7 +19,7 @@ KvValue KvStore::put(const std::string& key, const std::string& value_json, std:
   }
 }
 
-std::optional<KvValue> KvStore::get(const std::string& key, const std::string& tenant) {
+std::optional<KvValue> KvStore::get(const std::string& key, const Tenant& tenant) {
   QUEEN_ASSERT(reads_ != nullptr, "KV reads go through the Read lane (read_through before the first request)");
   try {
     std::optional<db::KvEntry> entry = reads_->run([&] { return db_.get(key, tenant); });
@@ -30,7 +30,7 @@ std::optional<KvValue> KvStore::get(const std::string& key, const std::string& t
   }
 }
 
-bool KvStore::remove(const std::string& key, const std::string& tenant) {
+bool KvStore::remove(const std::string& key, const Tenant& tenant) {
   try {
     return db_.remove(key, tenant);
   } catch (const db::DbError& e) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "broker/admission.h"
+#include "tenant/tenant.h"
 
 namespace queen::db {
 class KvProcedures;
@@ -27,14 +28,14 @@ class KvStore {
 
   // Stores value_json under key (replacing any value and TTL); ttl_ms empty:
   // no expiry. The caller validated key, value and TTL.
-  // `tenant` owns the key ("" = the default tenant); tenants never share keys.
+  // `tenant` owns the key; tenants never share keys.
   KvValue put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
-              const std::string& tenant);
+              const Tenant& tenant);
   // Empty when the key is absent or expired. A read: it goes through the
   // ReadGate given to read_through() (the Read lane, the read statement timeout).
-  std::optional<KvValue> get(const std::string& key, const std::string& tenant);
+  std::optional<KvValue> get(const std::string& key, const Tenant& tenant);
   // True when a live value was deleted.
-  bool remove(const std::string& key, const std::string& tenant);
+  bool remove(const std::string& key, const Tenant& tenant);
 
   // The gate of get(): set once, before the first request (the store is
   // built with the cluster, before the broker that owns the arbiter).

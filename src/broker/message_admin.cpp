@@ -43,7 +43,7 @@ std::optional<std::string> Broker::record_trace(const TraceRecord& trace) {
 }
 
 std::string Broker::message_traces(const std::string& partition_id, const std::string& transaction_id,
-                                   const std::string& tenant) {
+                                   const Tenant& tenant) {
   try {
     return reads_.run([&] { return db_.message_traces(partition_id, transaction_id, tenant); });
   } catch (const db::DbError& e) {
@@ -52,7 +52,7 @@ std::string Broker::message_traces(const std::string& partition_id, const std::s
 }
 
 db::TracesByName Broker::traces_by_name(const std::string& trace_name, int limit, int offset,
-                                        const std::string& tenant, std::int64_t max_payload_bytes) {
+                                        const Tenant& tenant, std::int64_t max_payload_bytes) {
   db::TracesByName page;
   try {
     page = reads_.run([&] { return db_.traces_by_name(trace_name, limit, offset, tenant, max_payload_bytes); });
@@ -63,7 +63,7 @@ db::TracesByName Broker::traces_by_name(const std::string& trace_name, int limit
   return page;
 }
 
-std::string Broker::trace_names(int limit, int offset, const std::string& tenant) {
+std::string Broker::trace_names(int limit, int offset, const Tenant& tenant) {
   try {
     return reads_.run([&] { return db_.trace_names(limit, offset, tenant); });
   } catch (const db::DbError& e) {
@@ -81,7 +81,7 @@ std::string Broker::list_messages(const MessageListQuery& query) {
 
 std::optional<db::ObjectWithPayload> Broker::get_message(const std::string& partition_id,
                                                          const std::string& transaction_id,
-                                                         const std::string& tenant) {
+                                                         const Tenant& tenant) {
   std::optional<db::ObjectWithPayload> message;
   try {
     message = reads_.run([&] { return db_.get_message(partition_id, transaction_id, tenant); });
@@ -93,7 +93,7 @@ std::optional<db::ObjectWithPayload> Broker::get_message(const std::string& part
 }
 
 bool Broker::delete_message(const std::string& partition_id, const std::string& transaction_id,
-                            const std::string& tenant) {
+                            const Tenant& tenant) {
   try {
     return db_.delete_message(partition_id, transaction_id, tenant);
   } catch (const db::DbError& e) {
@@ -102,7 +102,7 @@ bool Broker::delete_message(const std::string& partition_id, const std::string& 
 }
 
 std::optional<std::int64_t> Broker::clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                                const std::string& tenant) {
+                                                const Tenant& tenant) {
   std::optional<std::int64_t> deleted;
   try {
     deleted = db_.clear_queue(queue, partition, tenant);
@@ -115,7 +115,7 @@ std::optional<std::int64_t> Broker::clear_queue(const std::string& queue, const 
 }
 
 std::string Broker::list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                                    const std::string& tenant) {
+                                    const Tenant& tenant) {
   try {
     return reads_.run([&] { return db_.list_partitions(queue, limit, offset, tenant); });
   } catch (const db::DbError& e) {
@@ -125,7 +125,7 @@ std::string Broker::list_partitions(const std::optional<std::string>& queue, int
 
 bool Broker::dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                  const std::optional<std::string>& consumer_group,
-                                 const std::optional<std::string>& error, const std::string& tenant) {
+                                 const std::optional<std::string>& error, const Tenant& tenant) {
   if (std::optional<QuotaRefusal> refusal = quotas_.admit_dead_letters(tenant, 1)) {
     throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
   }
@@ -160,7 +160,7 @@ int Broker::delete_dead_letters(const DlqSelection& selection) {
 }
 
 std::optional<std::string> Broker::retry_dead_message(const std::string& partition_id,
-                                                      const std::string& transaction_id, const std::string& tenant) {
+                                                      const std::string& transaction_id, const Tenant& tenant) {
   std::optional<std::string> result;
   try {
     result = db_.retry_dead_message(partition_id, transaction_id, tenant);

@@ -51,14 +51,14 @@ void PayloadEncryption::refresh_soon() {
 }
 
 void PayloadEncryption::refresh() {
-  std::set<std::pair<std::string, std::string>> fresh;
+  std::set<std::pair<Tenant, std::string>> fresh;
   for (auto& q : db_.encrypted_queue_names()) fresh.emplace(std::move(q.tenant), std::move(q.queue));
   spdlog::debug("encryption: encrypted queue list re-read ({} queue(s))", fresh.size());
   std::unique_lock lock(mutex_);
   queues_.swap(fresh);
 }
 
-bool PayloadEncryption::wants(const std::string& tenant, const std::string& queue) const {
+bool PayloadEncryption::wants(const Tenant& tenant, const std::string& queue) const {
   std::shared_lock lock(mutex_);
   return queues_.count(std::make_pair(tenant, queue)) > 0;
 }
@@ -70,7 +70,7 @@ void PayloadEncryption::seal(PushItem& item) const {
   item.key_held = false;
 }
 
-void PayloadEncryption::seal_items(const std::string& tenant, std::vector<PushItem>& items) const {
+void PayloadEncryption::seal_items(const Tenant& tenant, std::vector<PushItem>& items) const {
   if (!enabled()) return;
   for (auto& item : items) {
     if (item.encrypted) continue;
@@ -82,7 +82,7 @@ void PayloadEncryption::seal_items(const std::string& tenant, std::vector<PushIt
   }
 }
 
-void PayloadEncryption::note_configured(const std::string& tenant, const std::string& queue,
+void PayloadEncryption::note_configured(const Tenant& tenant, const std::string& queue,
                                         bool encryption_enabled) {
   if (!enabled()) return;
   std::unique_lock lock(mutex_);
@@ -93,7 +93,7 @@ void PayloadEncryption::note_configured(const std::string& tenant, const std::st
   }
 }
 
-RefusedPlaintext PayloadEncryption::seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+RefusedPlaintext PayloadEncryption::seal_refused(const Tenant& tenant, std::vector<PushItem>& items,
                                                 const std::vector<db::PushRow>& rows, const char* what) {
   RefusedPlaintext refused;
   for (std::size_t r = 0; r < rows.size(); ++r) {

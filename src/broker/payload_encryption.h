@@ -21,6 +21,7 @@
 #include "config/config.h"
 #include "crypto/payload_cipher.h"
 #include "db/procedures.h"
+#include "tenant/tenant.h"
 #include "util/background_worker.h"
 
 namespace queen::broker {
@@ -70,15 +71,15 @@ class PayloadEncryption {
   void refresh_soon();
 
   // Push: encrypts the items of queues in the set, flags the others keyHeld.
-  void seal_items(const std::string& tenant, std::vector<PushItem>& items) const;
+  void seal_items(const Tenant& tenant, std::vector<PushItem>& items) const;
   // Encrypts one item unless it already is.
   void seal(PushItem& item) const;
   // What configure learned: the queue's encryptionEnabled option.
-  void note_configured(const std::string& tenant, const std::string& queue, bool encryption_enabled);
+  void note_configured(const Tenant& tenant, const std::string& queue, bool encryption_enabled);
   // After push_messages answered `rows` for `items` (of `tenant`): the refused
   // items' queues join the set, and the items are sealed (in `items` too) for
   // the re-send. `what` names the call for an answer that names no item.
-  RefusedPlaintext seal_refused(const std::string& tenant, std::vector<PushItem>& items,
+  RefusedPlaintext seal_refused(const Tenant& tenant, std::vector<PushItem>& items,
                                 const std::vector<db::PushRow>& rows, const char* what);
 
   // Pop: decrypts in place; undecryptable messages are removed and returned.
@@ -89,12 +90,12 @@ class PayloadEncryption {
   std::optional<std::string> open_payload(const std::string& envelope_json) const;
 
  private:
-  bool wants(const std::string& tenant, const std::string& queue) const;
+  bool wants(const Tenant& tenant, const std::string& queue) const;
 
   crypto::PayloadCipher cipher_;
   db::Procedures& db_;
   mutable std::shared_mutex mutex_;
-  std::set<std::pair<std::string, std::string>> queues_;  // (tenant, queue), guarded by mutex_
+  std::set<std::pair<Tenant, std::string>> queues_;  // (tenant, queue), guarded by mutex_
   util::BackgroundWorker refresher_;
 };
 

@@ -48,8 +48,7 @@ SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) 
 }
 
 spool::SpoolEvent to_spool_event(const PushItem& item, const PushOrigin& origin) {
-  spool::SpoolEvent event;
-  event.tenant = origin.tenant;
+  spool::SpoolEvent event(origin.tenant);
   event.queue = item.queue;
   event.partition = item.partition;
   event.transaction_id = item.transaction_id;

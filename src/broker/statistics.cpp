@@ -14,7 +14,7 @@ constexpr int kRefreshBudgetMs = 10000;
 
 }  // namespace
 
-std::optional<std::string> Statistics::view(const db::View& view, const std::string& tenant,
+std::optional<std::string> Statistics::view(const db::View& view, const Tenant& tenant,
                                             const std::string& params_json) {
   try {
     return reads_.run([&] { return db_.view(view, tenant, params_json); });

@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "metrics/minute_figures.h"
 #include "metrics/queue_depths.h"
+#include "tenant/tenant.h"
 #include "util/background_worker.h"
 
 namespace queen::broker {
@@ -27,7 +28,7 @@ class Statistics {
   // The view's JSON body; empty when it names a queue the tenant does not
   // have. A read (Read lane, read statement timeout). Throws BrokerError
   // (BadRequest for parameters the database refuses).
-  std::optional<std::string> view(const db::View& view, const std::string& tenant, const std::string& params_json);
+  std::optional<std::string> view(const db::View& view, const Tenant& tenant, const std::string& params_json);
   // POST /api/v1/stats/refresh: every queue's statistics now (the summary
   // object, or {"skipped": true, ...} while the reconciler is at work).
   std::string refresh();

@@ -109,7 +109,7 @@ StreamCycleSummary summarize_stream_result(const std::string& result_json) {
   return summary;
 }
 
-StreamOutcome Broker::register_stream_query(const StreamQueryRegistration& registration, const std::string& tenant) {
+StreamOutcome Broker::register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant) {
   try {
     const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Push);
     return outcome_of(db_.stream_register_query(encode_stream_registration(registration), tenant));
@@ -118,7 +118,7 @@ StreamOutcome Broker::register_stream_query(const StreamQueryRegistration& regis
   }
 }
 
-StreamOutcome Broker::read_stream_state(const StreamStateRead& read, const std::string& tenant) {
+StreamOutcome Broker::read_stream_state(const StreamStateRead& read, const Tenant& tenant) {
   try {
     return outcome_of(reads_.run([&] { return db_.stream_state_get(encode_stream_state_read(read), tenant); }));
   } catch (const db::DbError& e) {

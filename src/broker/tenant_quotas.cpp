@@ -16,7 +16,9 @@ int whole_seconds_at_least_one(double seconds) {
   return std::max(1, static_cast<int>(std::ceil(seconds)));
 }
 
-std::string tenant_label(const std::string& tenant) { return tenant.empty() ? "the default tenant" : "tenant " + tenant; }
+std::string tenant_label(const Tenant& tenant) {
+  return tenant.is_default() ? "the default tenant" : "tenant " + tenant.name();
+}
 
 }  // namespace
 
@@ -51,9 +53,9 @@ std::optional<int> TokenBucket::take(double n, double rate, double burst, Clock:
 TenantQuotas::TenantQuotas(config::TenantQuotaConfig config, ReadState read_state)
     : config_(config), read_state_(std::move(read_state)) {}
 
-void TenantQuotas::refresh_if_stale(const std::string& tenant, Clock::time_point now, bool need_state) {
+void TenantQuotas::refresh_if_stale(const Tenant& tenant, Clock::time_point now, bool need_state) {
   std::unique_lock lock(mutex_);
-  Tenant& t = tenants_[tenant];
+  TenantState& t = tenants_[tenant];
   if (!need_state) {
     // Only configured limits without a count apply: nothing to read.
     if (!t.read_at) t.limits = tenant_limits(config_, {});
@@ -91,12 +93,12 @@ void TenantQuotas::refresh_if_stale(const std::string& tenant, Clock::time_point
   t.counted_at_us = state->counted_at_us;
 }
 
-std::optional<QuotaRefusal> TenantQuotas::admit(const std::string& tenant, std::size_t messages,
+std::optional<QuotaRefusal> TenantQuotas::admit(const Tenant& tenant, std::size_t messages,
                                                 Clock::time_point now) {
   if (!enabled() || messages == 0) return std::nullopt;
   refresh_if_stale(tenant, now, config_.overrides || config_.max_pending > 0);
   std::lock_guard lock(mutex_);
-  Tenant& t = tenants_[tenant];
+  TenantState& t = tenants_[tenant];
   const auto n = static_cast<std::int64_t>(messages);
   if (t.limits.max_pending > 0 && t.pending_counted + t.accepted_since_count + n > t.limits.max_pending) {
     return QuotaRefusal{"pending-message quota of " + tenant_label(tenant) + " reached (" +
@@ -114,18 +116,18 @@ std::optional<QuotaRefusal> TenantQuotas::admit(const std::string& tenant, std::
   return std::nullopt;
 }
 
-void TenantQuotas::note_accepted(const std::string& tenant, std::size_t messages) {
+void TenantQuotas::note_accepted(const Tenant& tenant, std::size_t messages) {
   if (!enabled() || messages == 0) return;
   std::lock_guard lock(mutex_);
   tenants_[tenant].accepted_since_count += static_cast<std::int64_t>(messages);
 }
 
-std::optional<QuotaRefusal> TenantQuotas::admit_dead_letters(const std::string& tenant, std::size_t entries,
+std::optional<QuotaRefusal> TenantQuotas::admit_dead_letters(const Tenant& tenant, std::size_t entries,
                                                             Clock::time_point now) {
   if (entries == 0 || (config_.storage.dead_letters == 0 && !config_.overrides)) return std::nullopt;
   refresh_if_stale(tenant, now, true);
   std::lock_guard lock(mutex_);
-  Tenant& t = tenants_[tenant];
+  TenantState& t = tenants_[tenant];
   const auto n = static_cast<std::int64_t>(entries);
   if (t.limits.max_dead_letters > 0 &&
       t.dead_letters_counted + t.dead_lettered_since_count + n > t.limits.max_dead_letters) {
@@ -137,7 +139,7 @@ std::optional<QuotaRefusal> TenantQuotas::admit_dead_letters(const std::string& 
   return std::nullopt;
 }
 
-void TenantQuotas::note_dead_lettered(const std::string& tenant, std::size_t entries) {
+void TenantQuotas::note_dead_lettered(const Tenant& tenant, std::size_t entries) {
   if (entries == 0 || (config_.storage.dead_letters == 0 && !config_.overrides)) return;
   std::lock_guard lock(mutex_);
   tenants_[tenant].dead_lettered_since_count += static_cast<std::int64_t>(entries);

@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "db/db_error.h"
 #include "db/procedures.h"
+#include "tenant/tenant.h"
 
 namespace queen::broker {
 
@@ -65,7 +66,7 @@ class TokenBucket {
 class TenantQuotas {
  public:
   using Clock = std::chrono::steady_clock;
-  using ReadState = std::function<db::TenantQuotaState(const std::string& tenant)>;
+  using ReadState = std::function<db::TenantQuotaState(const Tenant& tenant)>;
 
   TenantQuotas(config::TenantQuotaConfig config, ReadState read_state);
 
@@ -73,21 +74,21 @@ class TenantQuotas {
   // Whether `tenant` may push `messages` more now. Reads the tenant's
   // overrides and pending count at most once per cache_ms (a failed read keeps
   // the last known values: quotas never fail a push the database could take).
-  std::optional<QuotaRefusal> admit(const std::string& tenant, std::size_t messages,
+  std::optional<QuotaRefusal> admit(const Tenant& tenant, std::size_t messages,
                                     Clock::time_point now = Clock::now());
   // Messages accepted for `tenant` (stored or spooled): counted as pending
   // until the next statistics refresh includes them.
-  void note_accepted(const std::string& tenant, std::size_t messages);
+  void note_accepted(const Tenant& tenant, std::size_t messages);
 
   // Whether `tenant` may move `entries` more messages to the DLQ now: its
   // dead letters as the statistics reconciler last counted them, plus the
   // moves this broker made since, against its dead-letter quota.
-  std::optional<QuotaRefusal> admit_dead_letters(const std::string& tenant, std::size_t entries,
+  std::optional<QuotaRefusal> admit_dead_letters(const Tenant& tenant, std::size_t entries,
                                                  Clock::time_point now = Clock::now());
-  void note_dead_lettered(const std::string& tenant, std::size_t entries);
+  void note_dead_lettered(const Tenant& tenant, std::size_t entries);
 
  private:
-  struct Tenant {
+  struct TenantState {
     TenantLimits limits;
     TokenBucket bucket;
     std::int64_t pending_counted = 0;              // from queen.queue_stats
@@ -100,12 +101,12 @@ class TenantQuotas {
   };
   // `need_state`: some quota of this check needs the database's state (an
   // override or a count); without it only the configured limits are set.
-  void refresh_if_stale(const std::string& tenant, Clock::time_point now, bool need_state);
+  void refresh_if_stale(const Tenant& tenant, Clock::time_point now, bool need_state);
 
   const config::TenantQuotaConfig config_;
   const ReadState read_state_;
   std::mutex mutex_;
-  std::unordered_map<std::string, Tenant> tenants_;
+  std::unordered_map<Tenant, TenantState> tenants_;
 };
 
 }  // namespace queen::broker

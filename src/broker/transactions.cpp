@@ -15,7 +15,7 @@
 namespace queen::broker {
 namespace {
 
-void seal_transaction(const PayloadEncryption& encryption, const std::string& tenant, TransactionCommand& command) {
+void seal_transaction(const PayloadEncryption& encryption, const Tenant& tenant, TransactionCommand& command) {
   for (auto& op : command.operations) encryption.seal_items(tenant, op.items);
 }
 

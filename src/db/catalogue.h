@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "tenant/tenant.h"
+
 namespace pqxx {
 class connection_base;
 }
@@ -88,6 +90,9 @@ QUEEN_CATALOGUE_ARG(IntervalMs, "$#::int8 * interval '1 millisecond'", "interval
 QUEEN_CATALOGUE_ARG(Int8Array, "$#::bigint[]", "bigint[]", is_text_v<A>)
 // A JSON array of strings, passed as text[].
 QUEEN_CATALOGUE_ARG(TextArrayOfJson, "ARRAY(SELECT jsonb_array_elements_text($#::jsonb))", "text[]", is_text_v<A>)
+// A procedure's p_tenant: only a Tenant, never a string (its name is passed,
+// '' for the default tenant).
+QUEEN_CATALOGUE_ARG(TenantName, "$#::text", "text", (std::is_same_v<bare_t<A>, Tenant>))
 
 #undef QUEEN_CATALOGUE_ARG
 
@@ -284,26 +289,28 @@ struct KvRows {
 // procedure is the unit of atomicity.
 #define QUEEN_CATALOGUE(X)                                                                                        \
   /* The request path (Database). */                                                                             \
-  X(ConfigureQueue, "configure_queue", Json, Text, Text, Text, Jsonb, Text)                                      \
-  X(PushMessages, "push_messages", PushRows, Jsonb, Text, Text)                                                  \
-  X(PopMessages, "pop_messages", PoppedRows, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text, Text)     \
-  X(AckMessages, "ack_messages", AckRows, Jsonb, Text, Text)                                                     \
-  X(PopMany, "pop_many", CombinedPoppedRows, Int, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text, Text) \
-  X(AckMany, "ack_many", CombinedAckRows, Jsonb, Text)                                                           \
-  X(ExtendLease, "extend_lease", LeaseRows, Uuid, Int, Text)                                                     \
+  X(ConfigureQueue, "configure_queue", Json, Text, Text, Text, Jsonb, TenantName)                                \
+  X(PushMessages, "push_messages", PushRows, Jsonb, Text, TenantName)                                            \
+  X(PopMessages, "pop_messages", PoppedRows, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text,           \
+    TenantName)                                                                                                  \
+  X(AckMessages, "ack_messages", AckRows, Jsonb, Text, TenantName)                                               \
+  X(PopMany, "pop_many", CombinedPoppedRows, Int, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text,      \
+    TenantName)                                                                                                  \
+  X(AckMany, "ack_many", CombinedAckRows, Jsonb, TenantName)                                                     \
+  X(ExtendLease, "extend_lease", LeaseRows, Uuid, Int, TenantName)                                               \
   X(SetSystemFlag, "set_system_flag", BoolValue, Text, Bool)                                                     \
   X(GetSystemFlag, "get_system_flag", BoolValue, Text)                                                           \
   X(SchemaVersion, "schema_version", TextValue)                                                                 \
-  X(RunTransaction, "run_transaction", Json, Jsonb, Text, Text)                                                  \
+  X(RunTransaction, "run_transaction", Json, Jsonb, Text, TenantName)                                            \
   /* Stream queries (docs/streams.md): register, read a shard, commit a cycle. */                                 \
-  X(StreamRegisterQuery, "stream_register_query", Json, Jsonb, Text)                                             \
-  X(StreamStateGet, "stream_state_get", Json, Jsonb, Text)                                                       \
-  X(StreamCycle, "stream_cycle", Json, Jsonb, Text, Text)                                                        \
-  X(ListDlq, "list_dlq", DlqRows, Text, Text, Text, EpochMs, EpochMs, Int, Int, Text, Int8)                      \
-  X(DeleteQueue, "delete_queue", BoolValue, Text, Text)                                                          \
-  X(QuotaStateOfTenant, "tenant_quota_state", QuotaRows, Text)                                                     \
+  X(StreamRegisterQuery, "stream_register_query", Json, Jsonb, TenantName)                                       \
+  X(StreamStateGet, "stream_state_get", Json, Jsonb, TenantName)                                                 \
+  X(StreamCycle, "stream_cycle", Json, Jsonb, Text, TenantName)                                                  \
+  X(ListDlq, "list_dlq", DlqRows, Text, Text, Text, EpochMs, EpochMs, Int, Int, TenantName, Int8)                \
+  X(DeleteQueue, "delete_queue", BoolValue, Text, TenantName)                                                    \
+  X(QuotaStateOfTenant, "tenant_quota_state", QuotaRows, TenantName)                                               \
   X(EncryptedQueueNames, "encrypted_queue_names", TenantQueueRows)                                               \
-  X(DeadLetterUndecryptable, "dead_letter_undecryptable", IntValue, Jsonb, Text, Text)                           \
+  X(DeadLetterUndecryptable, "dead_letter_undecryptable", IntValue, Jsonb, Text, TenantName)                     \
   /* Timers (TimersDb, timer_queue_names): claim and fire are separate statements, */                             \
   /* hence separate transactions, as the timer protocol requires. */                                              \
   X(ClaimDueTimers, "claim_due_timers", Int8Value, Text, Int, Int)                                               \
@@ -311,17 +318,17 @@ struct KvRows {
   X(NextTimerDue, "next_timer_due", MsUntilValue)                                                                \
   X(TimerQueueNames, "timer_queue_names", TextValue, Int8Array)                                                  \
   /* Consumer-group administration (ConsumerGroupsDb). */                                                         \
-  X(ListConsumerGroups, "list_consumer_groups", Json, Text)                                                      \
-  X(LaggingConsumerGroups, "lagging_consumer_groups", Json, Int8, Text)                                          \
-  X(ConsumerGroupDetail, "consumer_group_detail", Json, Text, Text)                                              \
-  X(DeleteConsumerGroup, "delete_consumer_group", IntValue, Text, Text, Bool, Text)                              \
-  X(SetSubscriptionStart, "set_subscription_start", IntValue, Text, Timestamptz, Text)                           \
-  X(SeekConsumerGroup, "seek_consumer_group", IntValue, Text, Text, Bool, Timestamptz, Text)                     \
-  X(SeekPartitionToEnd, "seek_partition_to_end", PartitionSeekRows, Text, Text, Text, Text)                      \
+  X(ListConsumerGroups, "list_consumer_groups", Json, TenantName)                                                \
+  X(LaggingConsumerGroups, "lagging_consumer_groups", Json, Int8, TenantName)                                    \
+  X(ConsumerGroupDetail, "consumer_group_detail", Json, Text, TenantName)                                        \
+  X(DeleteConsumerGroup, "delete_consumer_group", IntValue, Text, Text, Bool, TenantName)                        \
+  X(SetSubscriptionStart, "set_subscription_start", IntValue, Text, Timestamptz, TenantName)                     \
+  X(SeekConsumerGroup, "seek_consumer_group", IntValue, Text, Text, Bool, Timestamptz, TenantName)               \
+  X(SeekPartitionToEnd, "seek_partition_to_end", PartitionSeekRows, Text, Text, Text, TenantName)                \
   /* KV (KvDb). */                                                                                               \
-  X(KvSet, "kv_set", EpochUsValue, Text, Jsonb, Int8, Text)                                                      \
-  X(KvGet, "kv_get", KvRows, Text, Text)                                                                         \
-  X(KvDelete, "kv_delete", BoolValue, Text, Text)                                                                \
+  X(KvSet, "kv_set", EpochUsValue, Text, Jsonb, Int8, TenantName)                                                \
+  X(KvGet, "kv_get", KvRows, Text, TenantName)                                                                   \
+  X(KvDelete, "kv_delete", BoolValue, Text, TenantName)                                                          \
   X(KvPruneExpired, "kv_prune_expired", IntValue, Int)                                                           \
   /* Jobs (JobsDb). */                                                                                           \
   X(TryBeginJobCycle, "try_begin_job_cycle", BoolValue, Text, Int8, Text)                                        \
@@ -335,19 +342,19 @@ struct KvRows {
   X(RecordBrokerMinute, "record_broker_minute", Void, Text, Jsonb)                                               \
   X(MetricsSnapshot, "metrics_snapshot", Json, Int)                                                              \
   /* Message administration (message_admin_db.cpp). */                                                          \
-  X(RecordTrace, "record_trace", UuidValue, Uuid, Text, Jsonb, TextArrayOfJson, Text, Text, Text, Text)          \
-  X(MessageTracesOf, "message_traces_of", Json, Uuid, Text, Text)                                                \
-  X(TracesNamed, "traces_by_name", TracesAndPayloads, Text, Int, Int, Text, Int8)                               \
-  X(TraceNames, "trace_names", Json, Int, Int, Text)                                                             \
-  X(ListMessages, "list_messages", Json, Text, Text, Text, Text, Text, EpochMs, EpochMs, Int, Int, Text)         \
-  X(GetMessage, "get_message", ObjectAndPayload, Uuid, Text, Text)                                               \
-  X(DeleteMessage, "delete_message", BoolValue, Uuid, Text, Text)                                                \
-  X(ClearQueue, "clear_queue", Int8Value, Text, Text, Text)                                                      \
-  X(ListPartitions, "list_partitions", Json, Text, Int, Int, Text)                                               \
-  X(DeadLetterMessage, "dead_letter_message", BoolValue, Uuid, Text, Text, Text, Text)                           \
-  X(RequeueDeadLetters, "requeue_dead_letters", Json, Text, Text, Text, EpochMs, EpochMs, Uuid, Text)            \
-  X(DeleteDeadLetters, "delete_dead_letters", IntValue, Text, Text, Text, EpochMs, EpochMs, Uuid, Text)          \
-  X(RetryDeadMessage, "retry_dead_message", Json, Uuid, Text, Text)
+  X(RecordTrace, "record_trace", UuidValue, Uuid, Text, Jsonb, TextArrayOfJson, Text, Text, Text, TenantName)    \
+  X(MessageTracesOf, "message_traces_of", Json, Uuid, Text, TenantName)                                          \
+  X(TracesNamed, "traces_by_name", TracesAndPayloads, Text, Int, Int, TenantName, Int8)                         \
+  X(TraceNames, "trace_names", Json, Int, Int, TenantName)                                                       \
+  X(ListMessages, "list_messages", Json, Text, Text, Text, Text, Text, EpochMs, EpochMs, Int, Int, TenantName)   \
+  X(GetMessage, "get_message", ObjectAndPayload, Uuid, Text, TenantName)                                         \
+  X(DeleteMessage, "delete_message", BoolValue, Uuid, Text, TenantName)                                          \
+  X(ClearQueue, "clear_queue", Int8Value, Text, Text, TenantName)                                                \
+  X(ListPartitions, "list_partitions", Json, Text, Int, Int, TenantName)                                         \
+  X(DeadLetterMessage, "dead_letter_message", BoolValue, Uuid, Text, Text, Text, TenantName)                     \
+  X(RequeueDeadLetters, "requeue_dead_letters", Json, Text, Text, Text, EpochMs, EpochMs, Uuid, TenantName)      \
+  X(DeleteDeadLetters, "delete_dead_letters", IntValue, Text, Text, Text, EpochMs, EpochMs, Uuid, TenantName)    \
+  X(RetryDeadMessage, "retry_dead_message", Json, Uuid, Text, TenantName)
 
 // Who may call a view route (the HTTP layer maps it to auth::AccessLevel).
 enum class ViewAccess {
@@ -402,7 +409,7 @@ struct Signature {
     static constexpr const char* statement = "queen_" fn;       \
   };
 QUEEN_CATALOGUE(QUEEN_CATALOGUE_DECLARE)
-#define QUEEN_CATALOGUE_DECLARE_VIEW(Id, fn, ...) QUEEN_CATALOGUE_DECLARE(Id, fn, Json, Text, Jsonb)
+#define QUEEN_CATALOGUE_DECLARE_VIEW(Id, fn, ...) QUEEN_CATALOGUE_DECLARE(Id, fn, Json, TenantName, Jsonb)
 QUEEN_CATALOGUE_VIEWS(QUEEN_CATALOGUE_DECLARE_VIEW)
 #undef QUEEN_CATALOGUE_DECLARE_VIEW
 #undef QUEEN_CATALOGUE_DECLARE

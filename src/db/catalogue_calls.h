@@ -3,6 +3,7 @@
 // implementations: each checks its arguments against the entry at compile
 // time, runs the entry's prepared statement and decodes its result.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <pqxx/nontransaction>
@@ -10,14 +11,22 @@
 #include "db/catalogue.h"
 #include "db/procedure_runner.h"
 #include "db/row_decode.h"
+#include "tenant/tenant.h"
 
 namespace queen::db::catalogue {
+
+// An argument as libpqxx takes it: as it is, a tenant as its name.
+template <typename A>
+const A& statement_parameter(const A& arg) {
+  return arg;
+}
+inline const std::string& statement_parameter(const Tenant& tenant) { return tenant.name(); }
 
 // Runs P's prepared statement with `args` (checked against P's arguments).
 template <typename P, typename... A>
 pqxx::result exec(pqxx::nontransaction& tx, const A&... args) {
   static_assert(P::template accepts<A...>, "the arguments do not match the catalogue entry");
-  return tx.exec_prepared(P::statement, args...);
+  return tx.exec_prepared(P::statement, statement_parameter(args)...);
 }
 
 // P's scalar result (empty: no row, or null).

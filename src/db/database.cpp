@@ -19,7 +19,7 @@ Database::~Database() = default;
 
 ConfiguredQueue Database::configure_queue(const std::string& queue, const std::string& namespace_name,
                                           const std::string& task, const std::string& options_json,
-                                          const std::string& tenant) {
+                                          const Tenant& tenant) {
   return ConfiguredQueue{
       call_first<ConfigureQueue>(runner_, queue, namespace_name, task, options_json, tenant).value_or(std::string())};
 }
@@ -35,7 +35,7 @@ std::vector<PoppedMessage> Database::pop_messages(const PopRequest& q) {
 
 std::vector<AckRow> Database::ack_messages(const std::string& acks_json,
                                            const std::optional<std::string>& consumer_group,
-                                           const std::string& tenant) {
+                                           const Tenant& tenant) {
   return call_rows<AckMessages>(runner_, acks_json, consumer_group, tenant);
 }
 
@@ -45,11 +45,11 @@ std::vector<CombinedPopRow> Database::pop_many(int requests, const PopRequest& q
       fields_of(q));
 }
 
-std::vector<CombinedAckRow> Database::ack_many(const std::string& requests_json, const std::string& tenant) {
+std::vector<CombinedAckRow> Database::ack_many(const std::string& requests_json, const Tenant& tenant) {
   return call_rows<AckMany>(runner_, requests_json, tenant);
 }
 
-LeaseExtension Database::extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) {
+LeaseExtension Database::extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant) {
   std::vector<LeaseExtension> extended = call_rows<ExtendLease>(runner_, lease_id, seconds, tenant);
   if (extended.empty()) {
     LeaseExtension not_found;
@@ -77,11 +77,11 @@ std::string Database::run_transaction(const std::string& ops_json, const PushOri
   return call_first<RunTransaction>(runner_, ops_json, origin.producer_sub, origin.tenant).value_or(std::string());
 }
 
-std::string Database::stream_register_query(const std::string& request_json, const std::string& tenant) {
+std::string Database::stream_register_query(const std::string& request_json, const Tenant& tenant) {
   return call_first<StreamRegisterQuery>(runner_, request_json, tenant).value_or(std::string());
 }
 
-std::string Database::stream_state_get(const std::string& request_json, const std::string& tenant) {
+std::string Database::stream_state_get(const std::string& request_json, const Tenant& tenant) {
   return call_first<StreamStateGet>(runner_, request_json, tenant).value_or(std::string());
 }
 
@@ -112,11 +112,11 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
   });
 }
 
-bool Database::delete_queue(const std::string& queue, const std::string& tenant) {
+bool Database::delete_queue(const std::string& queue, const Tenant& tenant) {
   return call_first<DeleteQueue>(runner_, queue, tenant).value_or(false);
 }
 
-TenantQuotaState Database::tenant_quota_state(const std::string& tenant) {
+TenantQuotaState Database::tenant_quota_state(const Tenant& tenant) {
   std::vector<TenantQuotaState> states = call_rows<QuotaStateOfTenant>(runner_, tenant);
   return states.empty() ? db::TenantQuotaState{} : states.front();
 }
@@ -126,7 +126,7 @@ std::vector<TenantQueue> Database::encrypted_queue_names() {
 }
 
 int Database::dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group, const std::string& tenant) {
+                                        const std::optional<std::string>& consumer_group, const Tenant& tenant) {
   return call_first<DeadLetterUndecryptable>(runner_, items_json, consumer_group, tenant).value_or(0);
 }
 

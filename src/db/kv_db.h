@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "tenant/tenant.h"
+
 namespace queen::db {
 
 class ProcedureRunner;
@@ -22,11 +24,11 @@ class KvProcedures {
   // queen.kv_set: stores value_json (any JSON text) under key; ttl_ms empty =
   // no expiry. Returns the new expiresAt (epoch microseconds) or empty.
   virtual std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
-                                          std::optional<std::int64_t> ttl_ms, const std::string& tenant) = 0;
+                                          std::optional<std::int64_t> ttl_ms, const Tenant& tenant) = 0;
   // queen.kv_get: empty when the key is absent or expired.
-  virtual std::optional<KvEntry> get(const std::string& key, const std::string& tenant) = 0;
+  virtual std::optional<KvEntry> get(const std::string& key, const Tenant& tenant) = 0;
   // queen.kv_delete: true when a live value was deleted.
-  virtual bool remove(const std::string& key, const std::string& tenant) = 0;
+  virtual bool remove(const std::string& key, const Tenant& tenant) = 0;
   // queen.kv_prune_expired: deletes at most `limit` expired rows, returns how many.
   virtual int prune_expired(int limit) = 0;
 };
@@ -36,9 +38,9 @@ class KvDb final : public KvProcedures {
   explicit KvDb(ProcedureRunner& runner) : runner_(runner) {}
 
   std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
-                                  std::optional<std::int64_t> ttl_ms, const std::string& tenant) override;
-  std::optional<KvEntry> get(const std::string& key, const std::string& tenant) override;
-  bool remove(const std::string& key, const std::string& tenant) override;
+                                  std::optional<std::int64_t> ttl_ms, const Tenant& tenant) override;
+  std::optional<KvEntry> get(const std::string& key, const Tenant& tenant) override;
+  bool remove(const std::string& key, const Tenant& tenant) override;
   int prune_expired(int limit) override;
 
  private:

@@ -31,12 +31,12 @@ std::optional<std::string> Database::record_trace(const TraceRecord& t) {
 }
 
 std::string Database::message_traces(const std::string& partition_id, const std::string& transaction_id,
-                                     const std::string& tenant) {
+                                     const Tenant& tenant) {
   return call_first<MessageTracesOf>(runner_, partition_id, transaction_id, tenant).value_or("{\"traces\":[]}");
 }
 
 TracesByName Database::traces_by_name(const std::string& trace_name, int limit, int offset,
-                                      const std::string& tenant, std::int64_t max_payload_bytes) {
+                                      const Tenant& tenant, std::int64_t max_payload_bytes) {
   return runner_.run("traces_by_name", [&](pqxx::nontransaction& tx) {
     const pqxx::result r = exec<TracesNamed>(tx, trace_name, limit, offset, tenant, max_payload_bytes);
     const ColumnNumber envelope = column_number(r, "envelope_json");
@@ -52,7 +52,7 @@ TracesByName Database::traces_by_name(const std::string& trace_name, int limit, 
   });
 }
 
-std::string Database::trace_names(int limit, int offset, const std::string& tenant) {
+std::string Database::trace_names(int limit, int offset, const Tenant& tenant) {
   return call_first<TraceNames>(runner_, limit, offset, tenant).value_or("{}");
 }
 
@@ -64,7 +64,7 @@ std::string Database::list_messages(const MessageListQuery& q) {
 }
 
 std::optional<ObjectWithPayload> Database::get_message(const std::string& partition_id,
-                                                       const std::string& transaction_id, const std::string& tenant) {
+                                                       const std::string& transaction_id, const Tenant& tenant) {
   return runner_.run("get_message", [&](pqxx::nontransaction& tx) -> std::optional<ObjectWithPayload> {
     const pqxx::result r = exec<GetMessage>(tx, partition_id, transaction_id, tenant);
     if (r.empty()) return std::nullopt;
@@ -73,23 +73,23 @@ std::optional<ObjectWithPayload> Database::get_message(const std::string& partit
 }
 
 bool Database::delete_message(const std::string& partition_id, const std::string& transaction_id,
-                              const std::string& tenant) {
+                              const Tenant& tenant) {
   return call_first<DeleteMessage>(runner_, partition_id, transaction_id, tenant).value_or(false);
 }
 
 std::optional<std::int64_t> Database::clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                                  const std::string& tenant) {
+                                                  const Tenant& tenant) {
   return call_first<ClearQueue>(runner_, queue, partition, tenant);
 }
 
 std::string Database::list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                                      const std::string& tenant) {
+                                      const Tenant& tenant) {
   return call_first<ListPartitions>(runner_, queue, limit, offset, tenant).value_or("{\"partitions\":[]}");
 }
 
 bool Database::dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                    const std::optional<std::string>& consumer_group,
-                                   const std::optional<std::string>& error, const std::string& tenant) {
+                                   const std::optional<std::string>& error, const Tenant& tenant) {
   return call_first<DeadLetterMessage>(runner_, partition_id, transaction_id,
                                         consumer_group.value_or("__QUEUE_MODE__"),
                                         error.value_or("Moved to the DLQ by an operator"), tenant)
@@ -109,7 +109,7 @@ int Database::delete_dead_letters(const DlqSelection& s) {
 }
 
 std::optional<std::string> Database::retry_dead_message(const std::string& partition_id,
-                                                        const std::string& transaction_id, const std::string& tenant) {
+                                                        const std::string& transaction_id, const Tenant& tenant) {
   return call_first<RetryDeadMessage>(runner_, partition_id, transaction_id, tenant);
 }
 

@@ -7,19 +7,17 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
+
+#include "tenant/tenant.h"
 
 namespace queen::db {
 
-// The default tenant's name (docs/tenants.md). Every call names its tenant:
-// the default one is passed as this, never left to a default argument.
-inline constexpr const char* kDefaultTenant = "";
-
-// Who pushes: the tenant whose queues receive the items ("" = the default
-// tenant) and the producer subject stamped on the messages (the token's
+// Who pushes: the tenant whose queues receive the items and the producer subject stamped on the messages (the token's
 // `sub`; none without authentication). One push_messages call has one origin.
 struct PushOrigin {
-  std::string tenant;
+  Tenant tenant;
   std::optional<std::string> producer_sub;
 };
 
@@ -48,6 +46,8 @@ struct PushRow {
 // The fields are in the order of queen.pop_messages' parameters (after
 // pop_many's count), so a call passes fields_of(request) as they are.
 struct PopRequest {
+  explicit PopRequest(Tenant of) : tenant(std::move(of)) {}
+
   std::optional<std::string> queue;       // null: filter pop by namespace/task
   std::optional<std::string> partition;   // null: any partition of `queue`
   std::optional<std::string> consumer_group;  // null: queue mode
@@ -58,7 +58,7 @@ struct PopRequest {
   std::optional<std::string> subscription_from;
   std::optional<std::string> namespace_name;
   std::optional<std::string> task;
-  std::string tenant;                     // only this tenant's queues are seen ("" = default)
+  Tenant tenant;                          // only this tenant's queues are seen
 };
 
 // Every field of a request, as a tuple of references. The structured binding
@@ -118,7 +118,9 @@ struct LeaseExtension {
 
 // queen.list_dlq filters (null = any) and page.
 struct DlqQuery {
-  std::string tenant;  // only this tenant's dead letters ("" = default)
+  explicit DlqQuery(Tenant of) : tenant(std::move(of)) {}
+
+  Tenant tenant;  // only this tenant's dead letters
   std::optional<std::string> queue;
   std::optional<std::string> consumer_group;  // "__QUEUE_MODE__" selects queue-mode entries
   std::optional<std::string> partition;
@@ -157,7 +159,9 @@ struct DlqPage {
 
 // queen.record_trace arguments. data_json: any JSON value; trace_names_json: a JSON array of names.
 struct TraceRecord {
-  std::string tenant;
+  explicit TraceRecord(Tenant of) : tenant(std::move(of)) {}
+
+  Tenant tenant;
   std::string partition_id;  // canonical UUID text
   std::string transaction_id;
   std::string data_json;
@@ -169,7 +173,9 @@ struct TraceRecord {
 
 // queen.list_messages filters (null = any; from/to default to the last hour).
 struct MessageListQuery {
-  std::string tenant;
+  explicit MessageListQuery(Tenant of) : tenant(std::move(of)) {}
+
+  Tenant tenant;
   std::optional<std::string> queue;
   std::optional<std::string> partition;
   std::optional<std::string> namespace_name;
@@ -183,7 +189,9 @@ struct MessageListQuery {
 
 // The DLQ entries a requeue or delete acts on: the listing's filters, or one dead message.
 struct DlqSelection {
-  std::string tenant;
+  explicit DlqSelection(Tenant of) : tenant(std::move(of)) {}
+
+  Tenant tenant;
   std::optional<std::string> queue;
   std::optional<std::string> consumer_group;
   std::optional<std::string> partition;
@@ -207,9 +215,9 @@ struct TracesByName {
   std::vector<ObjectWithPayload> traces;  // newest first; payload = message_payload
 };
 
-// A queue as the tenant that owns it sees it ("" = the default tenant).
+// A queue as the tenant that owns it sees it.
 struct TenantQueue {
-  std::string tenant;
+  Tenant tenant;
   std::string queue;
 };
 
@@ -244,14 +252,14 @@ class Procedures {
   // tenant); another tenant's queues, messages and leases do not exist for it.
   virtual ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
                                           const std::string& task, const std::string& options_json,
-                                          const std::string& tenant) = 0;
+                                          const Tenant& tenant) = 0;
   // items_json: a JSON array of push items (procedures.md).
   virtual std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin) = 0;
   virtual std::vector<PoppedMessage> pop_messages(const PopRequest& request) = 0;
   virtual std::vector<AckRow> ack_messages(const std::string& acks_json,
                                            const std::optional<std::string>& consumer_group,
-                                           const std::string& tenant) = 0;
-  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds, const std::string& tenant) = 0;
+                                           const Tenant& tenant) = 0;
+  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant) = 0;
   virtual bool set_system_flag(const std::string& key, bool enabled) = 0;
   virtual bool get_system_flag(const std::string& key) = 0;
   // A trivial round trip; returns its latency.
@@ -263,9 +271,9 @@ class Procedures {
   virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) = 0;
   // Stream queries (docs/streams.md); each returns the procedure's jsonb result as text.
   // queen.stream_register_query: request_json {name, source_queue, config_hash, sink_queue?, reset?}.
-  virtual std::string stream_register_query(const std::string& request_json, const std::string& tenant) = 0;
+  virtual std::string stream_register_query(const std::string& request_json, const Tenant& tenant) = 0;
   // queen.stream_state_get: request_json {query_id, partition_id, keys?, key_prefix?, ripe_at_or_before?}.
-  virtual std::string stream_state_get(const std::string& request_json, const std::string& tenant) = 0;
+  virtual std::string stream_state_get(const std::string& request_json, const Tenant& tenant) = 0;
   // queen.stream_cycle: cycle_json {query_id, partition_id, consumer_group?, release_lease?, state_ops?,
   // push_items?, ack?, idempotency_key?}; the pushes are stamped with origin's producer.
   virtual std::string stream_cycle(const std::string& cycle_json, const PushOrigin& origin) = 0;
@@ -274,51 +282,51 @@ class Procedures {
   virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) = 0;
   // queen.ack_many: requests_json [{"group": text|null, "acks": [...]}, ...]
   // of one tenant, applied in one transaction.
-  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const std::string& tenant) = 0;
+  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const Tenant& tenant) = 0;
   // queen.list_dlq, with `total` filled in even when the page is past the end.
   virtual DlqPage list_dlq(const DlqQuery& query) = 0;
   // queen.delete_queue: true when the queue existed (and is now gone).
-  virtual bool delete_queue(const std::string& queue, const std::string& tenant) = 0;
+  virtual bool delete_queue(const std::string& queue, const Tenant& tenant) = 0;
   // queen.tenant_quota_state (read by the quota cache, only when quotas are on).
-  virtual TenantQuotaState tenant_quota_state(const std::string& tenant) = 0;
+  virtual TenantQuotaState tenant_quota_state(const Tenant& tenant) = 0;
 
   // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
   virtual std::vector<TenantQueue> encrypted_queue_names() = 0;
   // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
   // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
   virtual int dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group, const std::string& tenant) = 0;
+                                        const std::optional<std::string>& consumer_group, const Tenant& tenant) = 0;
 
   // --- Message administration (message_admin_db.cpp). JSON results are the
   // procedures' jsonb answers as text.
   // queen.record_trace: the trace id, nullopt when the tenant has no such message.
   virtual std::optional<std::string> record_trace(const TraceRecord& trace) = 0;
   virtual std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
-                                     const std::string& tenant) = 0;
-  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const std::string& tenant,
+                                     const Tenant& tenant) = 0;
+  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const Tenant& tenant,
                                       std::int64_t max_payload_bytes) = 0;
-  virtual std::string trace_names(int limit, int offset, const std::string& tenant) = 0;
+  virtual std::string trace_names(int limit, int offset, const Tenant& tenant) = 0;
   virtual std::string list_messages(const MessageListQuery& query) = 0;
   // queen.get_message (payload apart): nullopt when the tenant has no such message.
   virtual std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
-                                                 const std::string& tenant) = 0;
+                                                 const Tenant& tenant) = 0;
   virtual bool delete_message(const std::string& partition_id, const std::string& transaction_id,
-                              const std::string& tenant) = 0;
+                              const Tenant& tenant) = 0;
   // queen.clear_queue: messages deleted, nullopt when the queue (or partition) does not exist.
   virtual std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                                  const std::string& tenant) = 0;
+                                                  const Tenant& tenant) = 0;
   virtual std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                                      const std::string& tenant) = 0;
+                                      const Tenant& tenant) = 0;
   // queen.dead_letter_message: false when the tenant has no such message.
   virtual bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                    const std::optional<std::string>& consumer_group,
-                                   const std::optional<std::string>& error, const std::string& tenant) = 0;
+                                   const std::optional<std::string>& error, const Tenant& tenant) = 0;
   // queen.requeue_dead_letters: {"requeued": N, "queues": [...]}.
   virtual std::string requeue_dead_letters(const DlqSelection& selection) = 0;
   virtual int delete_dead_letters(const DlqSelection& selection) = 0;
   // queen.retry_dead_message: {"messageId", "queues"}, nullopt when the message has no DLQ entry.
   virtual std::optional<std::string> retry_dead_message(const std::string& partition_id,
-                                                        const std::string& transaction_id, const std::string& tenant) = 0;
+                                                        const std::string& transaction_id, const Tenant& tenant) = 0;
 
   virtual PoolStats pool_stats() const = 0;
   // The database health flag: false after a transient failure, true again

@@ -196,7 +196,7 @@ TenantQueueDecoder::TenantQueueDecoder(const pqxx::result& r)
     : tenant_(column_number(r, "tenant")), queue_name_(column_number(r, "queue_name")) {}
 
 TenantQueue TenantQueueDecoder::operator()(const pqxx::row& row) const {
-  return TenantQueue{text_or_empty(row[tenant_]), row[queue_name_].as<std::string>()};
+  return TenantQueue{Tenant(text_or_empty(row[tenant_])), row[queue_name_].as<std::string>()};
 }
 
 PartitionSeekDecoder::PartitionSeekDecoder(const pqxx::result& r)

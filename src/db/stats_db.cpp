@@ -9,10 +9,10 @@
 namespace queen::db {
 using namespace catalogue;
 
-std::optional<std::string> StatsDb::view(const View& view, const std::string& tenant, const std::string& params_json) {
+std::optional<std::string> StatsDb::view(const View& view, const Tenant& tenant, const std::string& params_json) {
   // Every view has the signature of StatusOverview: (tenant text, params jsonb) -> jsonb.
   return runner_.run(view.function, [&](pqxx::nontransaction& tx) {
-    return first_value<std::string>(tx.exec_prepared(view.statement, tenant, params_json), "result");
+    return first_value<std::string>(tx.exec_prepared(view.statement, tenant.name(), params_json), "result");
   });
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "db/catalogue.h"
+#include "tenant/tenant.h"
 
 namespace queen::db {
 
@@ -18,7 +19,7 @@ class StatsProcedures {
   // The view's JSON body for `tenant`; params_json is a JSON object of the
   // route's parameters (stats_views.sql). Empty when the view names a queue
   // the tenant does not have.
-  virtual std::optional<std::string> view(const View& view, const std::string& tenant,
+  virtual std::optional<std::string> view(const View& view, const Tenant& tenant,
                                           const std::string& params_json) = 0;
   // queen.refresh_stats: the summary object.
   virtual std::string refresh(int max_queues, int budget_ms) = 0;
@@ -32,7 +33,7 @@ class StatsDb final : public StatsProcedures {
  public:
   explicit StatsDb(ProcedureRunner& runner) : runner_(runner) {}
 
-  std::optional<std::string> view(const View& view, const std::string& tenant, const std::string& params_json) override;
+  std::optional<std::string> view(const View& view, const Tenant& tenant, const std::string& params_json) override;
   std::string refresh(int max_queues, int budget_ms) override;
   void record_broker_minute(const std::string& server_id, const std::string& figures_json) override;
   std::string metrics_snapshot(int max_queues) override;

@@ -44,7 +44,7 @@ std::optional<Response> Dispatcher::admit(Request& request, const Router::Match&
   auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
   if (admission.admitted) {
     request.principal = std::move(admission.principal);
-    if (request.facts) request.facts->tenant = request.principal.tenant;
+    if (request.facts) request.facts->tenant = request.principal.tenant.name();
     return std::nullopt;
   }
   spdlog::debug("http: {} {} refused with {}: {}", request.method, request.path, admission.status, admission.error);

@@ -38,8 +38,8 @@ void append_pagination(std::string& out, const broker::DlqQuery& query) {
 
 }  // namespace
 
-broker::DlqQuery parse_dlq_query(const QueryParams& query, const config::LimitsConfig& limits) {
-  broker::DlqQuery q;
+broker::DlqQuery parse_dlq_query(const Tenant& tenant, const QueryParams& query, const config::LimitsConfig& limits) {
+  broker::DlqQuery q(tenant);
   q.queue = query_name(query, "queue", limits);
   q.consumer_group = query_name(query, "consumerGroup", limits);
   q.partition = query_name(query, "partition", limits);

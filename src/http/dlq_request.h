@@ -18,7 +18,7 @@ inline constexpr int kDefaultDlqPageSize = 100;
 // unreadable from/to, and for a queue, consumerGroup or partition that is not
 // a valid name (query_name). consumerGroup=__QUEUE_MODE__ selects queue-mode
 // entries.
-broker::DlqQuery parse_dlq_query(const QueryParams& query,
+broker::DlqQuery parse_dlq_query(const Tenant& tenant, const QueryParams& query,
                                  const config::LimitsConfig& limits = config::LimitsConfig{});
 
 // {"messages": [...], "total", "limit", "offset", "pagination": {limit, offset}};

@@ -24,7 +24,7 @@ using QueryParams = std::map<std::string, std::string>;  // decoded, first occur
 struct RequestFacts {
   std::string request_id;       // X-Request-Id as received (when well-formed) or minted
   std::string route = "unmatched";  // the matched route template
-  std::string tenant;           // the caller's tenant ("" without authentication)
+  std::string tenant;           // the caller's tenant's name, for the log ("": the default tenant)
 };
 
 struct Request {
@@ -38,9 +38,10 @@ struct Request {
   std::string accept;  // the Accept header (GET /metrics picks its format by it)
   // Null in tests; set by the server for the access log and the request metrics.
   std::shared_ptr<RequestFacts> facts;
-  // Resolved by the dispatcher before the handler runs (anonymous when
-  // authentication is off); handlers scope their work to its tenant.
-  auth::Principal principal;
+  // Resolved by the dispatcher before the handler runs (the anonymous one, the
+  // default tenant's, stays when authentication is off); handlers scope their
+  // work to its tenant.
+  auth::Principal principal = auth::Principal::anonymous();
   // Set by Dispatcher::admit_head when the gate already ran on the request head: dispatch() then takes
   // `principal` as it is instead of verifying the token a second time.
   bool principal_resolved = false;

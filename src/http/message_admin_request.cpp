@@ -73,7 +73,8 @@ std::optional<MessageKey> parse_message_key(const Request& request, const config
   return MessageKey{lowercase(partition_id), transaction_id};
 }
 
-std::optional<broker::TraceRecord> parse_trace_body(const std::string& body, const config::LimitsConfig& limits) {
+std::optional<broker::TraceRecord> parse_trace_body(const Tenant& tenant, const std::string& body,
+                                                    const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "transactionId and partitionId are required");
   const json* transaction_id = present_field(doc, "transactionId");
@@ -84,7 +85,7 @@ std::optional<broker::TraceRecord> parse_trace_body(const std::string& body, con
   }
   const json* data = present_field(doc, "data");
   if (!data) throw HttpError(400, "data is required");
-  broker::TraceRecord trace;
+  broker::TraceRecord trace(tenant);
   trace.transaction_id = transaction_id->get<std::string>();
   check_name(trace.transaction_id, "transactionId", limits);
   trace.data_json = data->dump(-1, ' ', false, json::error_handler_t::replace);
@@ -112,8 +113,9 @@ std::optional<broker::TraceRecord> parse_trace_body(const std::string& body, con
   return trace;
 }
 
-broker::MessageListQuery parse_message_list_query(const QueryParams& query, const config::LimitsConfig& limits) {
-  broker::MessageListQuery q;
+broker::MessageListQuery parse_message_list_query(const Tenant& tenant, const QueryParams& query,
+                                                  const config::LimitsConfig& limits) {
+  broker::MessageListQuery q(tenant);
   q.queue = query_name(query, "queue", limits);
   q.partition = query_name(query, "partition", limits);
   q.namespace_name = query_name(query, "ns", limits);
@@ -145,10 +147,11 @@ DeadLetterRequest parse_dead_letter_body(const std::string& body, const config::
   return out;
 }
 
-broker::DlqSelection parse_dlq_selection_body(const std::string& body, const config::LimitsConfig& limits) {
+broker::DlqSelection parse_dlq_selection_body(const Tenant& tenant, const std::string& body,
+                                              const config::LimitsConfig& limits) {
   const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "queue is required");
-  broker::DlqSelection s;
+  broker::DlqSelection s(tenant);
   s.queue = name_field(doc, "queue", limits);
   require_queue(s);
   s.consumer_group = name_field(doc, "consumerGroup", limits);
@@ -158,8 +161,9 @@ broker::DlqSelection parse_dlq_selection_body(const std::string& body, const con
   return s;
 }
 
-broker::DlqSelection parse_dlq_selection_query(const QueryParams& query, const config::LimitsConfig& limits) {
-  broker::DlqSelection s;
+broker::DlqSelection parse_dlq_selection_query(const Tenant& tenant, const QueryParams& query,
+                                               const config::LimitsConfig& limits) {
+  broker::DlqSelection s(tenant);
   s.queue = query_name(query, "queue", limits);
   require_queue(s);
   s.consumer_group = query_name(query, "consumerGroup", limits);
@@ -169,10 +173,10 @@ broker::DlqSelection parse_dlq_selection_query(const QueryParams& query, const c
   return s;
 }
 
-std::optional<broker::DlqSelection> parse_dlq_message_selection(const std::string& message_id,
+std::optional<broker::DlqSelection> parse_dlq_message_selection(const Tenant& tenant, const std::string& message_id,
                                                                 const std::optional<std::string>& consumer_group) {
   if (!util::is_uuid(message_id)) return std::nullopt;
-  broker::DlqSelection s;
+  broker::DlqSelection s(tenant);
   s.message_id = lowercase(message_id);
   s.consumer_group = consumer_group;
   return s;

@@ -32,17 +32,17 @@ struct MessageKey {
 };
 std::optional<MessageKey> parse_message_key(const Request& request, const config::LimitsConfig& limits);
 
-// POST /api/v1/traces body (the tenant is the caller's). nullopt when the
+// POST /api/v1/traces body, for the caller's `tenant`. nullopt when the
 // partitionId is not a UUID (no such message: 404). 400 "transactionId and
 // partitionId are required", "data is required", and for ill-typed fields.
 // traceNames: an array of names, one name, or null.
-std::optional<broker::TraceRecord> parse_trace_body(const std::string& body,
+std::optional<broker::TraceRecord> parse_trace_body(const Tenant& tenant, const std::string& body,
                                                     const config::LimitsConfig& limits = config::LimitsConfig{});
 
-// GET /api/v1/messages: queue, partition, ns, task, status, from, to (ISO-8601
-// or epoch ms), limit (200), offset (0). 400 for an unknown status or an
-// unreadable bound.
-broker::MessageListQuery parse_message_list_query(const QueryParams& query,
+// GET /api/v1/messages of the caller's `tenant`: queue, partition, ns, task,
+// status, from, to (ISO-8601 or epoch ms), limit (200), offset (0). 400 for an
+// unknown status or an unreadable bound.
+broker::MessageListQuery parse_message_list_query(const Tenant& tenant, const QueryParams& query,
                                                   const config::LimitsConfig& limits = config::LimitsConfig{});
 
 // POST /api/v1/messages/:p/:t/dlq body (optional): consumerGroup, errorMessage (or error).
@@ -53,16 +53,16 @@ struct DeadLetterRequest {
 DeadLetterRequest parse_dead_letter_body(const std::string& body,
                                          const config::LimitsConfig& limits = config::LimitsConfig{});
 
-// The DLQ-admin selections: POST /api/v1/dlq/requeue body and DELETE
-// /api/v1/dlq query {queue (required: 400 "queue is required"),
-// consumerGroup, partition, from, to}.
-broker::DlqSelection parse_dlq_selection_body(const std::string& body,
+// The DLQ-admin selections of the caller's `tenant`: POST /api/v1/dlq/requeue
+// body and DELETE /api/v1/dlq query {queue (required: 400 "queue is
+// required"), consumerGroup, partition, from, to}.
+broker::DlqSelection parse_dlq_selection_body(const Tenant& tenant, const std::string& body,
                                               const config::LimitsConfig& limits = config::LimitsConfig{});
-broker::DlqSelection parse_dlq_selection_query(const QueryParams& query,
+broker::DlqSelection parse_dlq_selection_query(const Tenant& tenant, const QueryParams& query,
                                                const config::LimitsConfig& limits = config::LimitsConfig{});
 // One dead message (:messageId; nullopt when not a UUID) with an optional
 // consumerGroup from the body (requeue) or the query (delete).
-std::optional<broker::DlqSelection> parse_dlq_message_selection(const std::string& message_id,
+std::optional<broker::DlqSelection> parse_dlq_message_selection(const Tenant& tenant, const std::string& message_id,
                                                                 const std::optional<std::string>& consumer_group);
 std::optional<std::string> parse_dlq_group_body(const std::string& body,
                                                 const config::LimitsConfig& limits = config::LimitsConfig{});

@@ -172,7 +172,7 @@ AckRequest parse_ack_batch_body(const std::string& body, const config::LimitsCon
 
 broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
                                      const config::LimitsConfig& limits) {
-  broker::PopCommand command;
+  broker::PopCommand command{db::PopRequest(request.principal.tenant), false, 0};
   db::PopRequest& q = command.query;
   if (form == PopForm::Filter) {
     q.namespace_name = query_name(request.query, "namespace", limits);

@@ -38,7 +38,8 @@ AckRequest parse_ack_batch_body(const std::string& body,
 
 enum class PopForm { Wildcard, Specific, Filter };
 // The three pop forms: path params `queue` / `partition`, then the query
-// (batch, wait, timeout, consumerGroup, autoAck, subscription, namespace/task).
+// (batch, wait, timeout, consumerGroup, autoAck, subscription, namespace/task);
+// the pop is for the caller's tenant (request.principal).
 broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
                                      const config::LimitsConfig& limits = config::LimitsConfig{});
 

@@ -29,8 +29,7 @@ void register_message_routes(Router& router, const RouteContext& context) {
   const config::LimitsConfig& limits = context.config.limits;
 
   router.add("GET", "/api/v1/messages", auth::AccessLevel::ReadOnly, [&broker, &limits](const Request& request) {
-    broker::MessageListQuery query = parse_message_list_query(request.query, limits);
-    query.tenant = request.principal.tenant;
+    const broker::MessageListQuery query = parse_message_list_query(request.principal.tenant, request.query, limits);
     return Response::json(200, broker.list_messages(query));
   });
 

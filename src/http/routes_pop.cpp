@@ -12,7 +12,6 @@ namespace {
 Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& config) {
   return [form, &broker, &config](const Request& request) {
     broker::PopCommand command = parse_pop_request(form, request, config.pop, config.limits);
-    command.query.tenant = request.principal.tenant;
     broker.pop(command, request.client_gone, request.post,
                [reply = request.reply, method = request.method, path = request.path](
                    broker::PopOutcome outcome, std::exception_ptr error) {

@@ -21,9 +21,8 @@ void register_trace_routes(Router& router, const RouteContext& context) {
   const config::LimitsConfig& limits = context.config.limits;
 
   router.add("POST", "/api/v1/traces", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
-    std::optional<broker::TraceRecord> trace = parse_trace_body(request.body, limits);
+    const std::optional<broker::TraceRecord> trace = parse_trace_body(request.principal.tenant, request.body, limits);
     if (!trace) return message_not_found();
-    trace->tenant = request.principal.tenant;
     const std::optional<std::string> trace_id = broker.record_trace(*trace);
     if (!trace_id) return message_not_found();
     return Response::json(201, nlohmann::json{{"success", true}, {"traceId", *trace_id}}.dump());

@@ -26,8 +26,8 @@ std::string text_of(const nlohmann::json& object, const char* key) {
   return it->get<std::string>();
 }
 
-QueueDepth depth_of(const nlohmann::json& q) {
-  QueueDepth d;
+QueueFigures figures_of(const nlohmann::json& q) {
+  QueueFigures d;
   d.pending = count_of(q, "pending");
   d.leased = count_of(q, "leased");
   d.dead_letters = count_of(q, "deadLetters");
@@ -35,9 +35,12 @@ QueueDepth depth_of(const nlohmann::json& q) {
   return d;
 }
 
-std::string queue_labels(const std::string& tenant, const std::string& queue) {
-  return label_pair("tenant", tenant) + "," + label_pair("queue", queue);
+std::string queue_labels(const Tenant& tenant, const std::string& queue) {
+  return label_pair("tenant", tenant.name()) + "," + label_pair("queue", queue);
 }
+
+// The aggregate's labels: no tenant's (an empty label, as the default tenant's).
+std::string other_queue_labels() { return label_pair("tenant", "") + "," + label_pair("queue", kOtherQueues); }
 
 void gauge(std::string& out, const char* name, const char* help) {
   out += std::string("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " gauge\n";
@@ -52,7 +55,7 @@ template <typename Field>
 void queue_family(std::string& out, const QueueDepths& d, const char* name, const char* help, Field field) {
   gauge(out, name, help);
   for (const QueueDepth& q : d.queues) sample(out, name, queue_labels(q.tenant, q.queue), field(q));
-  if (d.other_queues > 0) sample(out, name, queue_labels("", kOtherQueues), field(d.other));
+  if (d.other_queues > 0) sample(out, name, other_queue_labels(), field(d.other));
 }
 
 }  // namespace
@@ -62,24 +65,15 @@ QueueDepths parse_queue_depths(const std::string& snapshot_json) {
   if (!snapshot.is_object()) throw std::invalid_argument("metrics snapshot: not a JSON object");
   QueueDepths depths;
   for (const auto& q : snapshot.value("queues", nlohmann::json::array())) {
-    QueueDepth d = depth_of(q);
-    d.tenant = text_of(q, "tenant");
-    d.queue = text_of(q, "queue");
-    depths.queues.push_back(std::move(d));
+    depths.queues.push_back(QueueDepth{figures_of(q), Tenant(text_of(q, "tenant")), text_of(q, "queue")});
   }
   if (const auto other = snapshot.find("other"); other != snapshot.end() && other->is_object()) {
-    depths.other = depth_of(*other);
-    depths.other.queue = kOtherQueues;
+    depths.other = figures_of(*other);
     depths.other_queues = count_of(*other, "queues");
   }
   for (const auto& g : snapshot.value("groups", nlohmann::json::array())) {
-    GroupLag lag;
-    lag.tenant = text_of(g, "tenant");
-    lag.queue = text_of(g, "queue");
-    lag.group = text_of(g, "group");
-    lag.lag_messages = count_of(g, "lagMessages");
-    lag.lag_seconds = count_of(g, "lagSeconds");
-    depths.groups.push_back(std::move(lag));
+    depths.groups.push_back(GroupLag{Tenant(text_of(g, "tenant")), text_of(g, "queue"), text_of(g, "group"),
+                                     count_of(g, "lagMessages"), count_of(g, "lagSeconds")});
   }
   depths.stats_age_seconds = count_of(snapshot, "statsAgeSeconds");
   return depths;
@@ -97,20 +91,20 @@ std::string render_queue_depths(const QueueDepths& d, double refreshed_at_second
         "Age of the stalest queue statistics row behind the queue figures (STATS_RECONCILE_INTERVAL_MS).");
   out += "queen_queue_stats_age_seconds " + std::to_string(d.stats_age_seconds) + '\n';
   queue_family(out, d, "queen_queue_pending_messages", "Messages not yet consumed by the slowest consumer group.",
-               [](const QueueDepth& q) { return q.pending; });
+               [](const QueueFigures& q) { return q.pending; });
   queue_family(out, d, "queen_queue_leased_messages", "Messages handed out under a live lease, not acked yet.",
-               [](const QueueDepth& q) { return q.leased; });
+               [](const QueueFigures& q) { return q.leased; });
   queue_family(out, d, "queen_queue_dead_letter_messages", "Messages in the dead-letter queue.",
-               [](const QueueDepth& q) { return q.dead_letters; });
+               [](const QueueFigures& q) { return q.dead_letters; });
   queue_family(out, d, "queen_queue_lag_seconds",
                "Age of the oldest message the slowest consumer group has not consumed, in seconds.",
-               [](const QueueDepth& q) { return q.lag_seconds; });
+               [](const QueueFigures& q) { return q.lag_seconds; });
   gauge(out, "queen_consumer_group_lag_messages", "Messages after a consumer group's cursors, per queue.");
   for (const GroupLag& g : d.groups) {
     sample(out, "queen_consumer_group_lag_messages", queue_labels(g.tenant, g.queue) + "," + label_pair("group", g.group),
            g.lag_messages);
   }
-  const std::string other_group = queue_labels("", kOtherQueues) + "," + label_pair("group", kOtherQueues);
+  const std::string other_group = other_queue_labels() + "," + label_pair("group", kOtherQueues);
   if (d.other_queues > 0) sample(out, "queen_consumer_group_lag_messages", other_group, d.other.pending);
   gauge(out, "queen_consumer_group_lag_seconds",
         "Age of the oldest message a consumer group has not consumed, per queue, in seconds.");

@@ -7,25 +7,32 @@
 #include <string>
 #include <vector>
 
+#include "tenant/tenant.h"
+
 namespace queen::metrics {
 
 // The label value of what METRICS_MAX_QUEUES leaves out, summed.
 inline constexpr const char* kOtherQueues = "_other";
 
-struct QueueDepth {
-  std::string tenant, queue;
+struct QueueFigures {
   std::uint64_t pending = 0, leased = 0, dead_letters = 0;
   std::uint64_t lag_seconds = 0;  // age of the oldest message the slowest group has not consumed
 };
 
+struct QueueDepth : QueueFigures {
+  Tenant tenant;
+  std::string queue;
+};
+
 struct GroupLag {
-  std::string tenant, queue, group;
+  Tenant tenant;
+  std::string queue, group;
   std::uint64_t lag_messages = 0, lag_seconds = 0;
 };
 
 struct QueueDepths {
   std::vector<QueueDepth> queues;  // the METRICS_MAX_QUEUES deepest
-  QueueDepth other;                // the rest, summed (lag: the largest)
+  QueueFigures other;              // the rest, summed (lag: the largest), of every tenant
   std::uint64_t other_queues = 0;  // how many queues `other` sums
   std::vector<GroupLag> groups;    // per (queue, group) of `queues`
   std::uint64_t stats_age_seconds = 0;  // age of the stalest statistics row read

@@ -38,7 +38,7 @@ std::string header_json(const SpoolEvent& e) {
   Json j;
   j["queue"] = e.queue;
   j["partition"] = e.partition;
-  if (!e.tenant.empty()) j["tenant"] = e.tenant;
+  if (!e.tenant.is_default()) j["tenant"] = e.tenant.name();
   j["transactionId"] = e.transaction_id;
   if (e.producer_sub) j["producerSub"] = *e.producer_sub;
   if (e.trace_id) j["traceId"] = *e.trace_id;
@@ -77,9 +77,10 @@ bool read_header(const Json& j, SpoolEvent& out, std::string& error) {
     error = "body is not a JSON object";
     return false;
   }
+  std::string tenant;  // absent: the default tenant's record
   if (!read_string(j, "queue", true, out.queue, error) || !read_string(j, "partition", true, out.partition, error) ||
       !read_string(j, "transactionId", true, out.transaction_id, error) ||
-      !read_string(j, "tenant", false, out.tenant, error) ||
+      !read_string(j, "tenant", false, tenant, error) ||
       !read_optional_string(j, "producerSub", out.producer_sub, error) ||
       !read_optional_string(j, "traceId", out.trace_id, error) ||
       !read_optional_string(j, "namespace", out.namespace_name, error) ||
@@ -100,6 +101,7 @@ bool read_header(const Json& j, SpoolEvent& out, std::string& error) {
     return false;
   }
   out.encrypted = enc->get<bool>();
+  out.tenant = Tenant(std::move(tenant));
   return true;
 }
 
@@ -114,7 +116,7 @@ bool parse_split_body(std::string_view body, SpoolEvent& out) {
   const Json j = Json::parse(header, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || j.contains("payload") || !Json::accept(raw)) return false;
   std::string ignored;
-  SpoolEvent e;
+  SpoolEvent e(Tenant::default_tenant());  // read_header sets the record's
   if (!read_header(j, e, ignored)) return false;
   e.payload_json.assign(raw.data(), raw.size());
   out = std::move(e);
@@ -214,7 +216,7 @@ bool parse_record_body(std::string_view body, SpoolEvent& out, std::string& erro
     error = "body is not valid JSON";
     return false;
   }
-  SpoolEvent e;
+  SpoolEvent e(Tenant::default_tenant());  // read_header sets the record's
   if (!read_header(j, e, error)) return false;
   const auto payload = j.find("payload");
   if (payload == j.end()) {
@@ -236,7 +238,7 @@ DecodeResult decode_records(std::string_view bytes) {
       result.tail_reason = to_string(frame.status);
       break;
     }
-    SpoolEvent event;
+    SpoolEvent event(Tenant::default_tenant());  // parse_record_body sets the record's
     std::string error;
     if (!parse_record_body(frame.body, event, error)) {
       result.torn_tail = true;

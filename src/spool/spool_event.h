@@ -5,14 +5,18 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+
+#include "tenant/tenant.h"
 
 namespace queen::spool {
 
 struct SpoolEvent {
-  // The pushing tenant (docs/tenants.md); empty for the default tenant, whose
-  // records omit the field on disk. A record without the field replays as the
-  // default tenant.
-  std::string tenant;
+  explicit SpoolEvent(Tenant of) : tenant(std::move(of)) {}
+
+  // The pushing tenant (docs/tenants.md). The default tenant's records omit
+  // the field on disk; a record without the field replays as the default tenant.
+  Tenant tenant;
   std::string queue;
   std::string partition;
   // The original transactionId: replay keeps it so the database dedup turns an
@@ -43,7 +47,7 @@ inline bool operator==(const SpoolEvent& a, const SpoolEvent& b) {
 // The unit of ordering during replay: events of one (tenant, queue, partition)
 // keep their file order; different groups have no order between them.
 struct ReplayGroupKey {
-  std::string tenant;
+  Tenant tenant;
   std::string queue;
   std::string partition;
 

@@ -94,7 +94,7 @@ FileScan scan_spool_file(const std::filesystem::path& path) {
       stop(to_string(frame.status));
       break;
     }
-    SpoolEvent event;
+    SpoolEvent event(Tenant::default_tenant());  // parse_record_body sets the record's
     std::string error;
     if (!parse_record_body(frame.body, event, error)) {
       stop("malformed body (" + error + ")");
@@ -128,7 +128,7 @@ std::string_view SpoolFileReader::load(const RecordRef& ref) {
 
 SpoolEvent SpoolFileReader::read(const RecordRef& ref) {
   const std::string_view body = load(ref);
-  SpoolEvent event;
+  SpoolEvent event(Tenant::default_tenant());  // parse_record_body sets the record's
   std::string error;
   const bool parsed = parse_record_body(body, event, error);
   release_big_buffer();

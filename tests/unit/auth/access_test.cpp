@@ -9,6 +9,7 @@
 #include "token_support.h"
 
 using namespace queen::auth;
+using queen::Tenant;
 
 namespace {
 
@@ -30,10 +31,10 @@ Gate gate() {
 }  // namespace
 
 TEST(HeldLevel, AnAdminWithoutTenantIsTheOperator) {
-  EXPECT_EQ(held_level(AccessLevel::Admin, ""), AccessLevel::Operator);
-  EXPECT_EQ(held_level(AccessLevel::Admin, "globex"), AccessLevel::Admin);
-  EXPECT_EQ(held_level(AccessLevel::ReadWrite, ""), AccessLevel::ReadWrite);
-  EXPECT_EQ(held_level(AccessLevel::ReadOnly, ""), AccessLevel::ReadOnly);
+  EXPECT_EQ(held_level(AccessLevel::Admin, Tenant::default_tenant()), AccessLevel::Operator);
+  EXPECT_EQ(held_level(AccessLevel::Admin, Tenant("globex")), AccessLevel::Admin);
+  EXPECT_EQ(held_level(AccessLevel::ReadWrite, Tenant::default_tenant()), AccessLevel::ReadWrite);
+  EXPECT_EQ(held_level(AccessLevel::ReadOnly, Tenant::default_tenant()), AccessLevel::ReadOnly);
   EXPECT_LT(AccessLevel::Admin, AccessLevel::Operator);
   EXPECT_STREQ(to_string(AccessLevel::Operator), "operator");
   EXPECT_EQ(to_string(RouteAccess(AccessLevel::Operator)), "operator");
@@ -50,7 +51,7 @@ TEST(AccessRefusal, OperatorRoutesSayWhatTheyNeed) {
 }
 
 TEST(AnonymousPrincipal, IsTheOperatorWhenAuthenticationIsOff) {
-  EXPECT_EQ(Principal{}.level, AccessLevel::Operator);
+  EXPECT_EQ(Principal::anonymous().level, AccessLevel::Operator);
 }
 
 TEST(GateOperatorLevel, TenantAdminIsRefusedOperatorIsAdmitted) {
@@ -70,7 +71,7 @@ TEST(GateOperatorLevel, TenantAdminIsRefusedOperatorIsAdmitted) {
   const Admission op = g.admit(token({{"role", "admin"}}), "/x", &operator_route);
   EXPECT_TRUE(op.admitted);
   EXPECT_EQ(op.principal.level, AccessLevel::Operator);
-  EXPECT_EQ(op.principal.tenant, "");
+  EXPECT_EQ(op.principal.tenant.name(), "");
 
   const Admission writer = g.admit(token({{"role", "read-write"}}), "/x", &operator_route);
   EXPECT_FALSE(writer.admitted);

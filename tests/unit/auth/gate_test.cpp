@@ -103,7 +103,7 @@ TEST(Gate, LevelsAgainstRoutes) {
   }
   const Admission a = gate.admit(admin, "/api/v1/x", &kAdmin);
   EXPECT_EQ(a.principal.subject, "a");
-  EXPECT_EQ(a.principal.tenant, "acme");
+  EXPECT_EQ(a.principal.tenant.name(), "acme");
   EXPECT_EQ(a.principal.level, AccessLevel::Admin);
 }
 
@@ -130,7 +130,7 @@ TEST(Gate, PublicRoutesSkipPathsAndUnknownPaths) {
   // A skip path opens even a protected route; the principal is the anonymous one.
   const Admission open = gate.admit("", "/open/thing", &kAdmin);
   EXPECT_TRUE(open.admitted);
-  EXPECT_EQ(open.principal.tenant, "");
+  EXPECT_EQ(open.principal.tenant.name(), "");
   EXPECT_EQ(open.principal.subject, std::nullopt);
   // No route: a token is needed (401 without one), then any valid token gets through to the 404.
   EXPECT_EQ(gate.admit("", "/api/v1/nothing", nullptr).status, 401);
@@ -223,7 +223,7 @@ TEST(JwksSource, AFailedFetchKeepsTheLastGoodKeysAndUnknownKidsAreRateLimited) {
 
 TEST(TokenCache, HitsOnlyForTheSameGenerationAndUnexpired) {
   TokenCache cache(2);
-  VerifiedToken verified;
+  VerifiedToken verified{std::nullopt, std::nullopt, Tenant::default_tenant(), std::nullopt};
   verified.subject = "s";
   verified.expires_at_s = static_cast<double>(kNow + 10);
   cache.put("token-a", 1, verified);

@@ -70,20 +70,20 @@ struct FakeAcks {
   std::vector<nlohmann::json> many_calls;
   std::vector<std::string> tenants;
 
-  std::vector<db::AckRow> ack(const std::string& acks, const std::optional<std::string>&, const std::string& tenant) {
+  std::vector<db::AckRow> ack(const std::string& acks, const std::optional<std::string>&, const Tenant& tenant) {
     gate.enter();
     std::lock_guard<std::mutex> lock(mutex);
     lone_calls.push_back(acks);
-    tenants.push_back(tenant);
+    tenants.push_back(tenant.name());
     std::vector<db::AckRow> rows;
     const auto items = nlohmann::json::parse(acks);
     for (std::size_t i = items.size(); i-- > 0;) rows.push_back(row(static_cast<int>(i), items[i]));
     return rows;
   }
-  std::vector<db::CombinedAckRow> ack_many(const std::string& requests, const std::string& tenant) {
+  std::vector<db::CombinedAckRow> ack_many(const std::string& requests, const Tenant& tenant) {
     std::lock_guard<std::mutex> lock(mutex);
     many_calls.push_back(nlohmann::json::parse(requests));
-    tenants.push_back(tenant);
+    tenants.push_back(tenant.name());
     std::vector<db::CombinedAckRow> rows;
     const auto& parsed = many_calls.back();
     for (std::size_t r = parsed.size(); r-- > 0;) {
@@ -110,13 +110,13 @@ struct AckRequest {
   std::size_t items = 0;
   std::vector<std::string> partitions;
   std::optional<std::string> group;
-  std::string tenant;
+  Tenant tenant;
 };
 
 AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_partition,
-                std::optional<std::string> group = std::nullopt, std::string tenant = "") {
+                std::optional<std::string> group = std::nullopt, Tenant tenant = Tenant::default_tenant()) {
   nlohmann::json array = nlohmann::json::array();
-  AckRequest r;
+  AckRequest r{"", 0, {}, std::nullopt, std::move(tenant)};
   for (const auto& [txid, partition] : txid_partition) {
     array.push_back({{"transactionId", txid}, {"partitionId", partition}});
     r.partitions.push_back(partition);
@@ -124,14 +124,13 @@ AckRequest acks(std::initializer_list<std::pair<std::string, std::string>> txid_
   r.acks_json = array.dump();
   r.items = txid_partition.size();
   r.group = std::move(group);
-  r.tenant = std::move(tenant);
   return r;
 }
 
 AckCombiner make_ack_combiner(FakeAcks& fake, int max_items = 1000, std::size_t max_bytes = 0) {
   return AckCombiner([&fake](const std::string& a, const std::optional<std::string>& g,
-                             const std::string& t) { return fake.ack(a, g, t); },
-                     [&fake](const std::string& r, const std::string& t) { return fake.ack_many(r, t); }, transient,
+                             const Tenant& t) { return fake.ack(a, g, t); },
+                     [&fake](const std::string& r, const Tenant& t) { return fake.ack_many(r, t); }, transient,
                      max_items, 1, nullptr, max_bytes);
 }
 
@@ -165,7 +164,7 @@ const std::string kP3 = "0190a8f2-0000-7000-8000-000000000003";
 TEST(AckCombiner, ALoneRequestCallsAckMessages) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const std::vector<AckRequest> requests{acks({{"a", kP1}, {"b", kP2}}, std::nullopt, "acme")};
+  const std::vector<AckRequest> requests{acks({{"a", kP1}, {"b", kP2}}, std::nullopt, Tenant("acme"))};
   auto outcomes = submit_queued(combiner, fake, requests);
   ASSERT_EQ(outcomes[0].get().size(), 2u);
   EXPECT_EQ(fake.lone_calls.size(), 1u);
@@ -239,8 +238,8 @@ TEST(AckCombiner, RequestsNamingACommonPartitionNeverShareACall) {
 TEST(AckCombiner, DifferentTenantsNeverShareACallNorWaitForEachOthersSlot) {
   FakeAcks fake;
   AckCombiner combiner = make_ack_combiner(fake);
-  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"b", kP2}}, std::nullopt, "acme"),
-                                         acks({{"c", kP3}}, std::nullopt, "globex")};
+  const std::vector<AckRequest> requests{acks({{"a", kP1}}), acks({{"b", kP2}}, std::nullopt, Tenant("acme")),
+                                         acks({{"c", kP3}}, std::nullopt, Tenant("globex"))};
   std::vector<AckOutcome> outcomes;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const AckRequest& r = requests[i];
@@ -313,7 +312,7 @@ PopCombiner make_pop_combiner(FakePops& fake, int max_messages = 100) {
 }
 
 db::PopRequest pop_of(const std::string& queue) {
-  db::PopRequest r;
+  db::PopRequest r(Tenant::default_tenant());
   r.queue = queue;
   return r;
 }
@@ -365,7 +364,7 @@ TEST(PopCombiner, RequestsWithAnyDifferentParameterDoNotShareACallNorWaitForEach
   db::PopRequest other_group = pop_of("q");
   other_group.consumer_group = "g";
   db::PopRequest other_tenant = pop_of("q");
-  other_tenant.tenant = "acme";
+  other_tenant.tenant = Tenant("acme");
   const std::vector<db::PopRequest> requests{pop_of("other"), other_batch, other_group, other_tenant};
   std::vector<std::future<std::vector<db::PoppedMessage>>> rest;
   for (std::size_t i = 0; i < requests.size(); ++i) {

@@ -37,7 +37,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
   std::map<std::string, bool> flags;
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const std::string&) override {
+                                      const std::string&, const Tenant&) override {
     fail_if_needed();
     return {"{\"queueId\":\"q\"}"};
   }
@@ -68,7 +68,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     return next_pop_;
   }
   std::vector<db::AckRow> ack_messages(const std::string& acks, const std::optional<std::string>& group,
-                                        const std::string&) override {
+                                        const Tenant&) override {
     ++ack_calls;
     fail_if_needed();
     last_acks = acks;
@@ -79,7 +79,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     only_second.success = true;
     return {only_second};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override {
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override {
     ++extend_calls;
     fail_if_needed();
     return {true, 1000000, std::nullopt};
@@ -125,7 +125,7 @@ PushItem item(const std::string& queue, const std::string& txid = "") {
 }
 
 PopCommand pop_command(bool wait, std::int64_t timeout_ms) {
-  PopCommand c;
+  PopCommand c{db::PopRequest(Tenant::default_tenant()), false, 0};
   c.query.queue = "q";
   c.wait = wait;
   c.timeout_ms = timeout_ms;
@@ -171,7 +171,7 @@ struct BrokerFixture : ::testing::Test {
 }  // namespace
 
 TEST_F(BrokerFixture, PushMintsMissingTransactionIdsAndReportsPerItem) {
-  const PushOutcome out = broker.push({item("q", "given"), item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome out = broker.push({item("q", "given"), item("q")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(out.items.size(), 2u);
   EXPECT_EQ(out.items[0].status, PushStatus::Queued);
   EXPECT_EQ(out.items[0].transaction_id, "given");
@@ -185,7 +185,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
   wake::PopWaiters::Registration queue_waiter(waiters, "q");
   wake::PopWaiters::Registration filter_waiter(waiters, std::string(wake::kFilterPopKey));
   wake::PopWaiters::Registration other_waiter(waiters, "other");
-  broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  broker.push({item("q")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   EXPECT_TRUE(queue_waiter.wait_until(clock.now()));
   EXPECT_TRUE(filter_waiter.wait_until(clock.now()));
   EXPECT_FALSE(other_waiter.wait_until(clock.now()));
@@ -193,7 +193,7 @@ TEST_F(BrokerFixture, ACommittedPushWakesParkedPopsOfThatQueueAndFilterPops) {
 
 TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
   db.down = true;
-  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome out = broker.push({item("q", "a"), item("q", "b")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(out.items.size(), 2u);
   for (const auto& r : out.items) {
     EXPECT_EQ(r.status, PushStatus::Failed);
@@ -207,7 +207,7 @@ TEST_F(BrokerFixture, TransientPushFailureGoesToTheUnstoredHook) {
 TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
   db.permanent_sqlstate = "22023";
   try {
-    broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+    broker.push({item("q")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);
@@ -216,7 +216,7 @@ TEST_F(BrokerFixture, ADataExceptionOnPushIsABadRequest) {
 
 TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
   broker.set_push_maintenance(true);
-  const PushOutcome out = broker.push({item("q")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome out = broker.push({item("q")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   EXPECT_EQ(db.push_calls, 0);
   ASSERT_EQ(out.items.size(), 1u);
   EXPECT_EQ(out.items[0].status, PushStatus::Failed);  // no spool yet
@@ -288,7 +288,7 @@ TEST_F(BrokerFixture, ShutdownReleasesParkedPops) {
 TEST_F(BrokerFixture, AckKeepsRequestOrderAndReportsMissingRows) {
   const std::vector<AckItem> items{{"t1", "p", std::nullopt, std::nullopt, std::nullopt},
                                    {"t2", "p", std::nullopt, std::nullopt, std::nullopt}};
-  const auto results = broker.ack(items, std::string("g"), db::kDefaultTenant);
+  const auto results = broker.ack(items, std::string("g"), Tenant::default_tenant());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_FALSE(results[0].success);
   EXPECT_EQ(results[0].transaction_id, "t1");
@@ -302,7 +302,7 @@ TEST_F(BrokerFixture, AckKeepsRequestOrderAndReportsMissingRows) {
 TEST_F(BrokerFixture, AckDuringAnOutageIsUnavailable) {
   db.down = true;
   try {
-    broker.ack({{"t1", "p", std::nullopt, std::nullopt, std::nullopt}}, std::nullopt, db::kDefaultTenant);
+    broker.ack({{"t1", "p", std::nullopt, std::nullopt, std::nullopt}}, std::nullopt, Tenant::default_tenant());
     FAIL();
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
@@ -310,11 +310,11 @@ TEST_F(BrokerFixture, AckDuringAnOutageIsUnavailable) {
 }
 
 TEST_F(BrokerFixture, MalformedLeaseIdIsNotFoundWithoutTheDatabase) {
-  const LeaseExtension out = broker.extend_lease("not-a-uuid", 60, db::kDefaultTenant);
+  const LeaseExtension out = broker.extend_lease("not-a-uuid", 60, Tenant::default_tenant());
   EXPECT_FALSE(out.success);
   EXPECT_EQ(out.error, std::optional<std::string>("Lease not found"));
   EXPECT_EQ(db.extend_calls, 0);
-  EXPECT_TRUE(broker.extend_lease(util::new_uuid_v7(), 60, db::kDefaultTenant).success);
+  EXPECT_TRUE(broker.extend_lease(util::new_uuid_v7(), 60, Tenant::default_tenant()).success);
 }
 
 TEST_F(BrokerFixture, MaintenanceStatusFallsBackToTheLastKnownFlags) {

@@ -170,24 +170,24 @@ TEST(CombinerAdmission, AFullLaneQueueRefusesAnAckAtOnceAndNothingIsAcked) {
   bool open = false;
   flow::Arbiter arbiter(lane_limits(flow::Lane::Ack, 1, 0, 10s), util::real_clock());
   AckCombiner combiner(
-      [&](const std::string&, const std::optional<std::string>&, const std::string&) {
+      [&](const std::string&, const std::optional<std::string>&, const Tenant&) {
         std::unique_lock<std::mutex> lock(mutex);
         ++calls;
         changed.notify_all();
         changed.wait(lock, [&] { return open; });
         return std::vector<db::AckRow>{db::AckRow{}};
       },
-      [](const std::string&, const std::string&) { return std::vector<db::CombinedAckRow>{}; },
+      [](const std::string&, const Tenant&) { return std::vector<db::CombinedAckRow>{}; },
       db::is_transient_failure, 1000, 1, &arbiter);
   const std::optional<std::string> group;
   const std::string json = R"([{"transactionId":"a","partitionId":"p"}])";
-  auto busy = std::async(std::launch::async, [&] { return combiner.submit(json, 1, {"p1"}, group, ""); });
+  auto busy = std::async(std::launch::async, [&] { return combiner.submit(json, 1, {"p1"}, group, Tenant::default_tenant()); });
   {
     std::unique_lock<std::mutex> lock(mutex);
     changed.wait(lock, [&] { return calls == 1; });
   }
   // A bound of 0: an ack that cannot lead a call at once is refused.
-  EXPECT_THROW(combiner.submit(json, 1, {"p2"}, group, ""), LaneRefused);
+  EXPECT_THROW(combiner.submit(json, 1, {"p2"}, group, Tenant::default_tenant()), LaneRefused);
   {
     std::lock_guard<std::mutex> lock(mutex);
     open = true;
@@ -245,7 +245,7 @@ TEST(CombinerAdmission, APopCombinerCallHoldsOnePopSlot) {
       },
       [](int, const db::PopRequest&) { return std::vector<db::CombinedPopRow>{}; }, db::is_transient_failure, 100,
       1, &arbiter);
-  EXPECT_TRUE(combiner.submit(db::PopRequest{}).empty());
+  EXPECT_TRUE(combiner.submit(db::PopRequest(Tenant::default_tenant())).empty());
   EXPECT_EQ(in_use_during_call, 1);
   EXPECT_EQ(lane_of(arbiter, flow::Lane::Pop).in_use, 0);
   EXPECT_EQ(lane_of(arbiter, flow::Lane::Pop).granted, 1u);

@@ -24,16 +24,16 @@ class ConsumerGroupsTest : public ::testing::Test {
 
 TEST_F(ConsumerGroupsTest, ListingsAnswerTheProceduresJsonForTheTenant) {
   db.listing = "[{\"name\":\"g\"}]";
-  EXPECT_EQ(groups.list("acme"), "[{\"name\":\"g\"}]");
-  EXPECT_EQ(groups.lagging(30, "acme"), "[{\"name\":\"g\"}]");
-  EXPECT_EQ(groups.detail("g", ""), "[{\"name\":\"g\"}]");
+  EXPECT_EQ(groups.list(Tenant("acme")), "[{\"name\":\"g\"}]");
+  EXPECT_EQ(groups.lagging(30, Tenant("acme")), "[{\"name\":\"g\"}]");
+  EXPECT_EQ(groups.detail("g", Tenant::default_tenant()), "[{\"name\":\"g\"}]");
   EXPECT_EQ(db.calls, (std::vector<std::string>{"list acme", "lagging 30 acme", "detail g "}));
 }
 
 TEST_F(ConsumerGroupsTest, ASeekThatMovedCursorsWakesTheQueuesLongPollsHereAndOnPeers) {
   wake::PopWaiters::Registration parked(waiters, "orders");
   db.rows = 2;
-  EXPECT_EQ(groups.seek("g", "orders", true, std::nullopt, "acme"), 2);
+  EXPECT_EQ(groups.seek("g", "orders", true, std::nullopt, Tenant("acme")), 2);
   EXPECT_TRUE(parked.wait_until(clock.now()));
   ASSERT_EQ(cluster.committed.size(), 1u);
   EXPECT_EQ(cluster.committed[0], (std::set<std::string>{"orders"}));
@@ -41,24 +41,24 @@ TEST_F(ConsumerGroupsTest, ASeekThatMovedCursorsWakesTheQueuesLongPollsHereAndOn
 
 TEST_F(ConsumerGroupsTest, ASeekThatMovedNothingWakesNobody) {
   db.rows = 0;
-  EXPECT_EQ(groups.seek("g", "orders", false, std::string("2026-01-01T00:00:00Z"), "acme"), 0);
+  EXPECT_EQ(groups.seek("g", "orders", false, std::string("2026-01-01T00:00:00Z"), Tenant("acme")), 0);
   EXPECT_TRUE(cluster.committed.empty());
 }
 
 TEST_F(ConsumerGroupsTest, RemovingAGroupFromOneQueueWakesThatQueue) {
   db.rows = 1;
-  EXPECT_EQ(groups.remove("g", std::string("orders"), true, "acme"), 1);
+  EXPECT_EQ(groups.remove("g", std::string("orders"), true, Tenant("acme")), 1);
   ASSERT_EQ(cluster.committed.size(), 1u);
-  EXPECT_EQ(groups.remove("g", std::nullopt, false, "acme"), 1);  // every queue: none to name
+  EXPECT_EQ(groups.remove("g", std::nullopt, false, Tenant("acme")), 1);  // every queue: none to name
   EXPECT_EQ(cluster.committed.size(), 1u);
   EXPECT_EQ(db.calls.back(), "remove g * acme");
 }
 
 TEST_F(ConsumerGroupsTest, SubscriptionStartAndPartitionSeekPassThrough) {
   db.rows = 3;
-  EXPECT_EQ(groups.set_subscription_start("g", "2026-01-01T00:00:00Z", "acme"), 3);
+  EXPECT_EQ(groups.set_subscription_start("g", "2026-01-01T00:00:00Z", Tenant("acme")), 3);
   db.partition_seek = db::PartitionSeek{true, 1700000000000000};
-  const PartitionSeekResult seek = groups.seek_partition_to_end("g", "orders", "p1", "acme");
+  const PartitionSeekResult seek = groups.seek_partition_to_end("g", "orders", "p1", Tenant("acme"));
   EXPECT_TRUE(seek.partition_found);
   EXPECT_EQ(seek.cursor_moved_to_us, 1700000000000000);
   EXPECT_EQ(db.calls.back(), "seek_partition_to_end g orders p1 acme");
@@ -67,7 +67,7 @@ TEST_F(ConsumerGroupsTest, SubscriptionStartAndPartitionSeekPassThrough) {
 TEST_F(ConsumerGroupsTest, ABadArgumentIsABadRequestWithThePrimaryMessage) {
   db.failure = db::DbError("ERROR:  invalid timestamp\nCONTEXT:  PL/pgSQL function", "22007");
   try {
-    groups.set_subscription_start("g", "yesterday", "acme");
+    groups.set_subscription_start("g", "yesterday", Tenant("acme"));
     FAIL() << "no BrokerError";
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);
@@ -78,7 +78,7 @@ TEST_F(ConsumerGroupsTest, ABadArgumentIsABadRequestWithThePrimaryMessage) {
 TEST_F(ConsumerGroupsTest, AnOutageIsUnavailable) {
   db.failure = db::DbError("server closed the connection unexpectedly", "");
   try {
-    groups.list("acme");
+    groups.list(Tenant("acme"));
     FAIL() << "no BrokerError";
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unavailable);

@@ -25,7 +25,7 @@ class KvStoreTest : public ::testing::Test {
 ErrorKind kind_of_put_failure(KvStore& store, KvFake& db, const char* sqlstate) {
   db.failure = db::DbError(std::string("ERROR:  failed with ") + sqlstate, sqlstate);
   try {
-    store.put("k", "1", std::nullopt, "acme");
+    store.put("k", "1", std::nullopt, Tenant("acme"));
   } catch (const BrokerError& e) {
     return e.kind();
   }
@@ -35,7 +35,7 @@ ErrorKind kind_of_put_failure(KvStore& store, KvFake& db, const char* sqlstate) 
 
 TEST_F(KvStoreTest, PutStoresTheValueForTheTenantAndAnswersItsExpiry) {
   db.expires_at_us = 1700000000000000;
-  const KvValue stored = store.put("config", "{\"a\":1}", 5000, "acme");
+  const KvValue stored = store.put("config", "{\"a\":1}", 5000, Tenant("acme"));
   ASSERT_EQ(db.sets.size(), 1u);
   EXPECT_EQ(db.sets[0].key, "config");
   EXPECT_EQ(db.sets[0].value_json, "{\"a\":1}");
@@ -47,9 +47,9 @@ TEST_F(KvStoreTest, PutStoresTheValueForTheTenantAndAnswersItsExpiry) {
 }
 
 TEST_F(KvStoreTest, GetAnswersTheStoredValueOrNothing) {
-  EXPECT_FALSE(store.get("missing", "acme").has_value());
+  EXPECT_FALSE(store.get("missing", Tenant("acme")).has_value());
   db.stored = db::KvEntry{"[1,2]", std::nullopt};
-  const std::optional<KvValue> found = store.get("list", "");
+  const std::optional<KvValue> found = store.get("list", Tenant::default_tenant());
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->key, "list");
   EXPECT_EQ(found->value_json, "[1,2]");
@@ -58,9 +58,9 @@ TEST_F(KvStoreTest, GetAnswersTheStoredValueOrNothing) {
 }
 
 TEST_F(KvStoreTest, RemoveAnswersWhetherALiveValueWasDeleted) {
-  EXPECT_FALSE(store.remove("k", "acme"));
+  EXPECT_FALSE(store.remove("k", Tenant("acme")));
   db.removed = true;
-  EXPECT_TRUE(store.remove("k", "acme"));
+  EXPECT_TRUE(store.remove("k", Tenant("acme")));
 }
 
 TEST_F(KvStoreTest, DatabaseFailuresAreMappedOnce) {
@@ -74,7 +74,7 @@ TEST_F(KvStoreTest, DatabaseFailuresAreMappedOnce) {
 TEST_F(KvStoreTest, AFailedReadIsMappedLikeAWrite) {
   db.failure = db::DbError("ERROR:  bad key", "22023");
   try {
-    store.get("k", "acme");
+    store.get("k", Tenant("acme"));
     FAIL() << "no BrokerError";
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);

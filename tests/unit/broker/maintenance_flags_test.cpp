@@ -66,17 +66,17 @@ class FlagsDb : public queen::testing::ProceduresFake {
   }
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const std::string&) override {
+                                      const std::string&, const Tenant&) override {
     throw std::logic_error("not used");
   }
   std::vector<db::PushRow> push_messages(const std::string&, const db::PushOrigin&) override {
     throw std::logic_error("not used");
   }
   std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { throw std::logic_error("not used"); }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const std::string&) override {
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const Tenant&) override {
     throw std::logic_error("not used");
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override { throw std::logic_error("not used"); }
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { throw std::logic_error("not used"); }
   std::chrono::microseconds ping() override { return 1us; }
   db::PoolStats pool_stats() const override { return {}; }
   bool healthy() const override { return !down; }

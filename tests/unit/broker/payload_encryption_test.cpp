@@ -24,16 +24,16 @@ class EncryptedQueuesDb : public queen::testing::ProceduresFake {
     return encrypted;
   }
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&, const std::string&,
-                                      const std::string&) override {
+                                      const Tenant&) override {
     return {};
   }
   std::vector<db::PushRow> push_messages(const std::string&, const db::PushOrigin&) override { return {}; }
   std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
   std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
-                                       const std::string&) override {
+                                       const Tenant&) override {
     return {};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { return {}; }
   bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
   bool get_system_flag(const std::string&) override { return false; }
   std::chrono::microseconds ping() override { return std::chrono::microseconds(0); }
@@ -68,12 +68,12 @@ db::PoppedMessage popped(const std::string& txid, const std::string& payload, bo
 
 TEST(PayloadEncryption, WithoutAKeyItemsAreLeftExactlyAsTheyAre) {
   EncryptedQueuesDb db;
-  db.encrypted = {{"", "secret"}};
+  db.encrypted = {{Tenant::default_tenant(), "secret"}};
   PayloadEncryption encryption(config_with_key(""), db);
   encryption.start();
   std::vector<PushItem> items = {item("secret", R"({"a":1})")};
-  encryption.note_configured("", "secret", true);
-  encryption.seal_items("", items);
+  encryption.note_configured(Tenant::default_tenant(), "secret", true);
+  encryption.seal_items(Tenant::default_tenant(), items);
   EXPECT_FALSE(encryption.enabled());
   EXPECT_FALSE(items[0].encrypted);
   EXPECT_FALSE(items[0].key_held);
@@ -83,11 +83,11 @@ TEST(PayloadEncryption, WithoutAKeyItemsAreLeftExactlyAsTheyAre) {
 
 TEST(PayloadEncryption, SealsQueuesOfTheSetAndMarksTheOthersKeyHeld) {
   EncryptedQueuesDb db;
-  db.encrypted = {{"", "secret"}};
+  db.encrypted = {{Tenant::default_tenant(), "secret"}};
   PayloadEncryption encryption(config_with_key(kKey), db);
   encryption.refresh();
   std::vector<PushItem> items = {item("secret", R"({"card":"4111"})"), item("open", R"({"a":1})")};
-  encryption.seal_items("", items);
+  encryption.seal_items(Tenant::default_tenant(), items);
   EXPECT_TRUE(items[0].encrypted);
   EXPECT_FALSE(items[0].key_held);
   EXPECT_EQ(items[0].payload_json.find("4111"), std::string::npos);
@@ -99,13 +99,13 @@ TEST(PayloadEncryption, SealsQueuesOfTheSetAndMarksTheOthersKeyHeld) {
 
   // The set is per tenant.
   std::vector<PushItem> other_tenant = {item("secret", "{}")};
-  encryption.seal_items("acme", other_tenant);
+  encryption.seal_items(Tenant("acme"), other_tenant);
   EXPECT_FALSE(other_tenant[0].encrypted);
 
   // Configure turning it off on this broker takes effect at once.
-  encryption.note_configured("", "secret", false);
+  encryption.note_configured(Tenant::default_tenant(), "secret", false);
   std::vector<PushItem> after = {item("secret", "{}")};
-  encryption.seal_items("", after);
+  encryption.seal_items(Tenant::default_tenant(), after);
   EXPECT_FALSE(after[0].encrypted);
 }
 

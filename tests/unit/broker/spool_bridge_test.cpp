@@ -69,7 +69,7 @@ class FakeDatabase : public queen::testing::ProceduresFake {
     if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);
     std::lock_guard lock(mutex_);
     const nlohmann::json items = nlohmann::json::parse(items_json);
-    calls_.push_back({items, origin.producer_sub, origin.tenant});
+    calls_.push_back({items, origin.producer_sub, origin.tenant.name()});
     std::vector<db::PushRow> rows;
     if (drop_rows) return rows;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -116,12 +116,12 @@ class FakeDatabase : public queen::testing::ProceduresFake {
     return flags_[key];
   }
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const std::string&) override {
+                                      const std::string&, const Tenant&) override {
     return {};
   }
   std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const std::string&) override { return {}; }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override { return {}; }
+  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const Tenant&) override { return {}; }
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { return {}; }
   db::PoolStats pool_stats() const override { return {}; }
   bool healthy() const override { return !down; }
 
@@ -144,7 +144,7 @@ PushItem item(const std::string& queue, const std::string& partition, const std:
 
 spool::SpoolEvent event(const std::string& queue, const std::string& txid,
                         std::optional<std::string> producer = std::nullopt) {
-  spool::SpoolEvent e;
+  spool::SpoolEvent e(Tenant::default_tenant());
   e.queue = queue;
   e.partition = "Default";
   e.transaction_id = txid;
@@ -205,18 +205,18 @@ TEST(ToSpoolEvent, CarriesEverythingReplayNeeds) {
   PushItem i = item("orders", "acct-7", "tx-1", R"({"a":[1,2]})");
   i.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
   i.encrypted = true;
-  const spool::SpoolEvent e = to_spool_event(i, PushOrigin{"tenant-a", std::string("alice")});
+  const spool::SpoolEvent e = to_spool_event(i, PushOrigin{Tenant("tenant-a"), std::string("alice")});
   EXPECT_EQ(e.queue, "orders");
   EXPECT_EQ(e.partition, "acct-7");
   EXPECT_EQ(e.transaction_id, "tx-1");
   EXPECT_EQ(e.payload_json, R"({"a":[1,2]})");
   EXPECT_EQ(e.trace_id, i.trace_id);
   EXPECT_EQ(e.producer_sub, std::optional<std::string>("alice"));
-  EXPECT_EQ(e.tenant, "tenant-a");
+  EXPECT_EQ(e.tenant.name(), "tenant-a");
   EXPECT_TRUE(e.encrypted);
 
-  const spool::SpoolEvent plain = to_spool_event(item("q", "Default", "t"), PushOrigin{});
-  EXPECT_EQ(plain.tenant, "");
+  const spool::SpoolEvent plain = to_spool_event(item("q", "Default", "t"), PushOrigin{Tenant::default_tenant(), std::nullopt});
+  EXPECT_EQ(plain.tenant.name(), "");
   EXPECT_FALSE(plain.producer_sub.has_value());
   EXPECT_FALSE(plain.encrypted);
 }
@@ -242,12 +242,12 @@ bool same_push_item(const PushItem& a, const PushItem& b) {
 
 TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   const PushItem original = item_with_every_field();
-  const spool::SpoolEvent event = to_spool_event(original, PushOrigin{"tenant-a", std::string("alice")});
+  const spool::SpoolEvent event = to_spool_event(original, PushOrigin{Tenant("tenant-a"), std::string("alice")});
   const spool::DecodeResult decoded = spool::decode_records(spool::encode_record(event));
   ASSERT_EQ(decoded.events.size(), 1u);
   EXPECT_FALSE(decoded.torn_tail);
   EXPECT_EQ(decoded.events[0], event);
-  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"tenant-a", std::string("alice")}));
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{Tenant("tenant-a"), std::string("alice")}));
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
   // The replay call carries the same JSON item as the live call would.
@@ -261,21 +261,21 @@ TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
 
 TEST(SpoolRoundTrip, TheDefaultTenantsRecordHasNoTenantAndAnOldRecordReplaysAsTheDefaultTenant) {
   const PushItem original = item("q", "Default", "tx-plain");
-  const std::string bytes = spool::encode_record(to_spool_event(original, PushOrigin{"", std::string("alice")}));
+  const std::string bytes = spool::encode_record(to_spool_event(original, PushOrigin{Tenant::default_tenant(), std::string("alice")}));
   EXPECT_EQ(bytes.find("tenant"), std::string::npos);
   // The same bytes a single-tenant broker wrote before tenants existed: an event with no tenant set.
-  spool::SpoolEvent before = to_spool_event(original, PushOrigin{});
+  spool::SpoolEvent before = to_spool_event(original, PushOrigin{Tenant::default_tenant(), std::nullopt});
   before.producer_sub = "alice";
   EXPECT_EQ(bytes, spool::encode_record(before));
   const spool::DecodeResult decoded = spool::decode_records(bytes);
   ASSERT_EQ(decoded.events.size(), 1u);
-  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{"", std::string("alice")}));
+  EXPECT_EQ(origin_of(decoded.events[0]), (PushOrigin{Tenant::default_tenant(), std::string("alice")}));
 }
 
 TEST(SpoolRoundTrip, AnItemWithOnlyRequiredFieldsStaysMinimal) {
   const PushItem original = item("q", "Default", "tx-plain");
   const spool::DecodeResult decoded =
-      spool::decode_records(spool::encode_record(to_spool_event(original, PushOrigin{})));
+      spool::decode_records(spool::encode_record(to_spool_event(original, PushOrigin{Tenant::default_tenant(), std::nullopt})));
   ASSERT_EQ(decoded.events.size(), 1u);
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
@@ -299,7 +299,7 @@ TEST(PlanSpoolAppends, ScheduledItemsAreSpooledWithTheirDeliveryTime) {
       spooled_push_results(items, plan, {true, true}, [] { return std::string("id"); }, "disk full");
   EXPECT_EQ(results[1].status, PushStatus::Buffered);
   EXPECT_EQ(results[2].status, PushStatus::Buffered);  // twin of the scheduled item
-  const spool::SpoolEvent event = to_spool_event(items[1], PushOrigin{});
+  const spool::SpoolEvent event = to_spool_event(items[1], PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_TRUE(event.deliver_at_ms.has_value());
   EXPECT_EQ(*event.deliver_at_ms, 1'900'000'000'000);
   const std::string replayed = encode_replay_items({event}, 0, 1);
@@ -348,10 +348,10 @@ TEST(OriginRuns, CutsWhereTheSubjectChanges) {
 
 TEST(OriginRuns, CutsWhereTheTenantChanges) {
   std::vector<spool::SpoolEvent> batch = {event("q", "1", "a"), event("q", "2", "a"), event("q", "3", "a")};
-  batch[2].tenant = "acme";
+  batch[2].tenant = Tenant("acme");
   using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
   EXPECT_EQ(origin_runs(batch), (Runs{{0, 2}, {2, 3}}));
-  EXPECT_EQ(origin_of(batch[2]), (PushOrigin{"acme", std::string("a")}));
+  EXPECT_EQ(origin_of(batch[2]), (PushOrigin{Tenant("acme"), std::string("a")}));
 }
 
 TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
@@ -448,7 +448,7 @@ std::vector<MixedPush> mixed_pushes() {
 
 void spool_each(SpoolBridge& bridge, const std::vector<MixedPush>& pushes) {
   for (const auto& p : pushes)
-    bridge.spool_push({item("orders", p.partition, p.txid)}, PushOrigin{p.tenant, p.producer},
+    bridge.spool_push({item("orders", p.partition, p.txid)}, PushOrigin{Tenant(p.tenant), p.producer},
                       UnstoredReason::DatabaseUnavailable);
 }
 
@@ -574,7 +574,7 @@ TEST(SpoolBridgePush, SpooledItemsAreBufferedAndCounted) {
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
   const std::vector<PushItem> items = {item("q", "p0", "a"), item("q", "p0", "a"), item("q", "p1", "b")};
-  const auto results = bridge.spool_push(items, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
+  const auto results = bridge.spool_push(items, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::DatabaseUnavailable);
   ASSERT_EQ(results.size(), 3u);
   for (const auto& r : results) {
     EXPECT_EQ(r.status, PushStatus::Buffered);
@@ -597,7 +597,7 @@ TEST(SpoolBridgePush, UnwritableSpoolAnswersFailedWithAnError) {
   rlimit tiny = saved;
   tiny.rlim_cur = 16;
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
-  const auto results = bridge.spool_push({item("q", "p0", "a")}, PushOrigin{}, UnstoredReason::PushMaintenance);
+  const auto results = bridge.spool_push({item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::PushMaintenance);
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, PushStatus::Failed);
@@ -627,7 +627,7 @@ TEST(SpoolBridgeRouting, PushWaitsForTheDrainThenGoesToTheDatabase) {
   TempDir dir;
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
+  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::DatabaseUnavailable);
   ASSERT_EQ(bridge.status().pending, 1u);
   bridge.start();  // the drain replays the spooled event within a few cycles
   EXPECT_EQ(bridge.route_push(), PushRoute::Database);
@@ -640,7 +640,7 @@ TEST(SpoolBridgeRouting, PushGoesBehindSpooledEventsWhenTheDrainCannotFinishInTi
   TempDir dir;
   FakeDatabase db;
   SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
-  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
+  bridge.spool_push({item("q", "p0", "old")}, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::DatabaseUnavailable);
   // Drain not started: nothing empties the spool.
   const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(bridge.route_push(), PushRoute::Spool);
@@ -671,7 +671,7 @@ TEST(SpoolBridgeMaintenance, PausesTheDrainAndResumesIt) {
   bridge.start();
   bridge.follow_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, PushOrigin{}, UnstoredReason::PushMaintenance);
+  bridge.spool_push({item("q", "p0", "m1"), item("q", "p0", "m2")}, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::PushMaintenance);
   // A cycle that comes due does nothing while paused.
   for (int i = 0; i < 3; ++i) EXPECT_EQ(bridge.spool().drain().run_cycle().result, spool::CycleReport::Result::Paused);
   EXPECT_EQ(bridge.status().pending, 2u);
@@ -691,7 +691,7 @@ TEST(SpoolBridgeRecovery, MaintenanceAtBootOnlyFinalizesLeftovers) {
   FakeDatabase db;
   {
     SpoolBridge first(db, spool_options(dir), fast_bridge_options());
-    first.spool_push({item("q", "p0", "a")}, PushOrigin{}, UnstoredReason::DatabaseUnavailable);
+    first.spool_push({item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt}, UnstoredReason::DatabaseUnavailable);
   }
   {
     SpoolBridge second(db, spool_options(dir), fast_bridge_options());
@@ -730,7 +730,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
-  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(first.items.size(), 2u);
   EXPECT_EQ(first.items[0].status, PushStatus::Buffered);
   EXPECT_EQ(first.items[1].status, PushStatus::Buffered);
@@ -743,7 +743,7 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   db.down = false;
   bridge.start();
   ASSERT_TRUE(eventually([&] { return bridge.database_available(); }));  // the probe noticed
-  const PushOutcome second = broker.push({item("q", "p0", "b")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome second = broker.push({item("q", "p0", "b")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(second.items.size(), 1u);
   EXPECT_EQ(second.items[0].status, PushStatus::Queued);  // after the spooled "a"
   EXPECT_EQ(db.stored_count(), 2u);
@@ -768,7 +768,7 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
 
   broker.set_push_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  const PushOutcome out = broker.push({item("q", "p0", "m")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome out = broker.push({item("q", "p0", "m")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   EXPECT_EQ(out.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(out.maintenance_spool_failed);
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
@@ -823,7 +823,7 @@ struct ReplayingBroker {
 
 spool::SpoolEvent acme_event(const std::string& queue, const std::string& txid) {
   spool::SpoolEvent e = event(queue, txid);
-  e.tenant = "acme";
+  e.tenant = Tenant("acme");
   return e;
 }
 
@@ -842,7 +842,7 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
   for (const char* sqlstate : {"57014", "55P03", "40P01"}) {
     db.fail_sqlstate = sqlstate;
     try {
-      broker.push({item("contended", "p0", std::string("t-") + sqlstate)}, PushOrigin{"acme", std::nullopt});
+      broker.push({item("contended", "p0", std::string("t-") + sqlstate)}, PushOrigin{Tenant("acme"), std::nullopt});
       ADD_FAILURE() << sqlstate << ": the push was answered";
     } catch (const BrokerError& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unavailable) << sqlstate;
@@ -857,7 +857,7 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
 
   // Another tenant's push right after goes straight to the database.
   db.fail_sqlstate.clear();
-  const PushOutcome other = broker.push({item("orders", "p0", "g1")}, PushOrigin{"globex", std::nullopt});
+  const PushOutcome other = broker.push({item("orders", "p0", "g1")}, PushOrigin{Tenant("globex"), std::nullopt});
   ASSERT_EQ(other.items.size(), 1u);
   EXPECT_EQ(other.items[0].status, PushStatus::Queued);
   EXPECT_EQ(broker.spool_status().pending, 0u);
@@ -874,7 +874,7 @@ TEST(BrokerWithSpool, ALostConnectionStillSpools) {
   MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
   Broker broker(config, db, waiters, metrics, flags, &bridge);
   db.fail_sqlstate = "57P01";  // admin shutdown: the session is gone for everyone
-  const PushOutcome outcome = broker.push({item("q", "p0", "a")}, PushOrigin{db::kDefaultTenant, std::nullopt});
+  const PushOutcome outcome = broker.push({item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(outcome.items.size(), 1u);
   EXPECT_EQ(outcome.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(bridge.database_available());

@@ -30,7 +30,7 @@ class StatisticsTest : public ::testing::Test {
 
 TEST_F(StatisticsTest, AViewAnswersTheProceduresBodyForTheTenant) {
   db.body = "{\"queues\":[]}";
-  EXPECT_EQ(statistics.view(view_named("status_queues"), "acme", "{\"limit\":100}"), "{\"queues\":[]}");
+  EXPECT_EQ(statistics.view(view_named("status_queues"), Tenant("acme"), "{\"limit\":100}"), "{\"queues\":[]}");
   ASSERT_EQ(db.views.size(), 1u);
   EXPECT_EQ(db.views[0].function, "status_queues");
   EXPECT_EQ(db.views[0].tenant, "acme");
@@ -39,7 +39,7 @@ TEST_F(StatisticsTest, AViewAnswersTheProceduresBodyForTheTenant) {
 
 TEST_F(StatisticsTest, AViewOfAQueueTheTenantLacksIsEmpty) {
   db.body = std::nullopt;
-  EXPECT_FALSE(statistics.view(view_named("status_queue"), "acme", "{\"queue\":\"nope\"}").has_value());
+  EXPECT_FALSE(statistics.view(view_named("status_queue"), Tenant("acme"), "{\"queue\":\"nope\"}").has_value());
 }
 
 TEST_F(StatisticsTest, RefreshIsBoundedInQueuesAndTime) {
@@ -52,7 +52,7 @@ TEST_F(StatisticsTest, RefreshIsBoundedInQueuesAndTime) {
 TEST_F(StatisticsTest, FailuresAreCountedAndMapped) {
   db.failure = db::DbError("ERROR:  invalid interval", "22023");
   try {
-    statistics.view(view_named("status_analytics"), "", "{}");
+    statistics.view(view_named("status_analytics"), Tenant::default_tenant(), "{}");
     FAIL() << "no BrokerError";
   } catch (const BrokerError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::BadRequest);

@@ -55,19 +55,19 @@ class KvFake : public db::KvProcedures, public FailingFake {
   bool removed = false;
 
   std::optional<std::int64_t> set(const std::string& key, const std::string& value_json,
-                                  std::optional<std::int64_t> ttl_ms, const std::string& tenant) override {
+                                  std::optional<std::int64_t> ttl_ms, const Tenant& tenant) override {
     fail_if_set();
-    sets.push_back({key, value_json, ttl_ms, tenant});
+    sets.push_back({key, value_json, ttl_ms, tenant.name()});
     return expires_at_us;
   }
-  std::optional<db::KvEntry> get(const std::string& key, const std::string& tenant) override {
+  std::optional<db::KvEntry> get(const std::string& key, const Tenant& tenant) override {
     fail_if_set();
-    reads_of.push_back(tenant + "/" + key);
+    reads_of.push_back(tenant.name() + "/" + key);
     return stored;
   }
-  bool remove(const std::string& key, const std::string& tenant) override {
+  bool remove(const std::string& key, const Tenant& tenant) override {
     fail_if_set();
-    reads_of.push_back(tenant + "/" + key);
+    reads_of.push_back(tenant.name() + "/" + key);
     return removed;
   }
   int prune_expired(int limit) override {
@@ -83,27 +83,27 @@ class ConsumerGroupsFake : public db::ConsumerGroupProcedures, public FailingFak
   int rows = 0;  // what remove, set_subscription_start and seek answer
   db::PartitionSeek partition_seek;
 
-  std::string list(const std::string& tenant) override { return answer("list " + tenant, listing); }
-  std::string lagging(std::int64_t min_lag_seconds, const std::string& tenant) override {
-    return answer("lagging " + std::to_string(min_lag_seconds) + " " + tenant, listing);
+  std::string list(const Tenant& tenant) override { return answer("list " + tenant.name(), listing); }
+  std::string lagging(std::int64_t min_lag_seconds, const Tenant& tenant) override {
+    return answer("lagging " + std::to_string(min_lag_seconds) + " " + tenant.name(), listing);
   }
-  std::string detail(const std::string& group, const std::string& tenant) override {
-    return answer("detail " + group + " " + tenant, listing);
+  std::string detail(const std::string& group, const Tenant& tenant) override {
+    return answer("detail " + group + " " + tenant.name(), listing);
   }
-  int remove(const std::string& group, const std::optional<std::string>& queue, bool, const std::string& tenant) override {
-    return answer("remove " + group + " " + queue.value_or("*") + " " + tenant, rows);
+  int remove(const std::string& group, const std::optional<std::string>& queue, bool, const Tenant& tenant) override {
+    return answer("remove " + group + " " + queue.value_or("*") + " " + tenant.name(), rows);
   }
   int set_subscription_start(const std::string& group, const std::string& start_at,
-                             const std::string& tenant) override {
-    return answer("set_subscription_start " + group + " " + start_at + " " + tenant, rows);
+                             const Tenant& tenant) override {
+    return answer("set_subscription_start " + group + " " + start_at + " " + tenant.name(), rows);
   }
   int seek(const std::string& group, const std::string& queue, bool to_end, const std::optional<std::string>&,
-           const std::string& tenant) override {
-    return answer("seek " + group + " " + queue + (to_end ? " end " : " at ") + tenant, rows);
+           const Tenant& tenant) override {
+    return answer("seek " + group + " " + queue + (to_end ? " end " : " at ") + tenant.name(), rows);
   }
   db::PartitionSeek seek_partition_to_end(const std::string& group, const std::string& queue,
-                                          const std::string& partition, const std::string& tenant) override {
-    return answer("seek_partition_to_end " + group + " " + queue + " " + partition + " " + tenant, partition_seek);
+                                          const std::string& partition, const Tenant& tenant) override {
+    return answer("seek_partition_to_end " + group + " " + queue + " " + partition + " " + tenant.name(), partition_seek);
   }
 
  private:
@@ -126,10 +126,10 @@ class StatsFake : public db::StatsProcedures, public FailingFake {
   std::vector<std::pair<int, int>> refreshes;
   std::vector<std::pair<std::string, std::string>> minutes;
 
-  std::optional<std::string> view(const db::View& view, const std::string& tenant,
+  std::optional<std::string> view(const db::View& view, const Tenant& tenant,
                                   const std::string& params_json) override {
     fail_if_set();
-    views.push_back({view.function, tenant, params_json});
+    views.push_back({view.function, tenant.name(), params_json});
     return body;
   }
   std::string refresh(int max_queues, int budget_ms) override {

@@ -23,7 +23,7 @@ class ProceduresFake : public db::Procedures {
   }
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&, const std::string&,
-                                      const std::string&) override {
+                                      const Tenant&) override {
     count("configure_queue");
     return db::ConfiguredQueue{"{}"};
   }
@@ -36,11 +36,11 @@ class ProceduresFake : public db::Procedures {
     return {};
   }
   std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
-                                       const std::string&) override {
+                                       const Tenant&) override {
     count("ack_messages");
     return {};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string&) override {
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override {
     count("extend_lease");
     db::LeaseExtension not_found;
     not_found.error = "Lease not found";
@@ -62,11 +62,11 @@ class ProceduresFake : public db::Procedures {
     count("run_transaction");
     return "{\"success\":true,\"results\":[]}";
   }
-  std::string stream_register_query(const std::string&, const std::string&) override {
+  std::string stream_register_query(const std::string&, const Tenant&) override {
     count("stream_register_query");
     return R"({"success":true,"query_id":"00000000-0000-0000-0000-000000000001","fresh":true,"reset":false})";
   }
-  std::string stream_state_get(const std::string&, const std::string&) override {
+  std::string stream_state_get(const std::string&, const Tenant&) override {
     count("stream_state_get");
     return R"({"success":true,"rows":[]})";
   }
@@ -78,7 +78,7 @@ class ProceduresFake : public db::Procedures {
     count("pop_many");
     return {};
   }
-  std::vector<db::CombinedAckRow> ack_many(const std::string&, const std::string&) override {
+  std::vector<db::CombinedAckRow> ack_many(const std::string&, const Tenant&) override {
     count("ack_many");
     return {};
   }
@@ -86,11 +86,11 @@ class ProceduresFake : public db::Procedures {
     count("list_dlq");
     return {};
   }
-  bool delete_queue(const std::string&, const std::string&) override {
+  bool delete_queue(const std::string&, const Tenant&) override {
     count("delete_queue");
     return false;
   }
-  db::TenantQuotaState tenant_quota_state(const std::string&) override {
+  db::TenantQuotaState tenant_quota_state(const Tenant&) override {
     count("tenant_quota_state");
     return {};
   }
@@ -98,7 +98,7 @@ class ProceduresFake : public db::Procedures {
     count("encrypted_queue_names");
     return {};
   }
-  int dead_letter_undecryptable(const std::string&, const std::optional<std::string>&, const std::string&) override {
+  int dead_letter_undecryptable(const std::string&, const std::optional<std::string>&, const Tenant&) override {
     count("dead_letter_undecryptable");
     return 0;
   }
@@ -106,15 +106,15 @@ class ProceduresFake : public db::Procedures {
     count("record_trace");
     return std::nullopt;
   }
-  std::string message_traces(const std::string&, const std::string&, const std::string&) override {
+  std::string message_traces(const std::string&, const std::string&, const Tenant&) override {
     count("message_traces");
     return "{\"traces\":[]}";
   }
-  db::TracesByName traces_by_name(const std::string&, int, int, const std::string&, std::int64_t) override {
+  db::TracesByName traces_by_name(const std::string&, int, int, const Tenant&, std::int64_t) override {
     count("traces_by_name");
     return db::TracesByName{"{\"total\":0}", {}};
   }
-  std::string trace_names(int, int, const std::string&) override {
+  std::string trace_names(int, int, const Tenant&) override {
     count("trace_names");
     return "{\"names\":[]}";
   }
@@ -123,25 +123,25 @@ class ProceduresFake : public db::Procedures {
     return "{\"messages\":[]}";
   }
   std::optional<db::ObjectWithPayload> get_message(const std::string&, const std::string&,
-                                                   const std::string&) override {
+                                                   const Tenant&) override {
     count("get_message");
     return std::nullopt;
   }
-  bool delete_message(const std::string&, const std::string&, const std::string&) override {
+  bool delete_message(const std::string&, const std::string&, const Tenant&) override {
     count("delete_message");
     return false;
   }
   std::optional<std::int64_t> clear_queue(const std::string&, const std::optional<std::string>&,
-                                          const std::string&) override {
+                                          const Tenant&) override {
     count("clear_queue");
     return std::nullopt;
   }
-  std::string list_partitions(const std::optional<std::string>&, int, int, const std::string&) override {
+  std::string list_partitions(const std::optional<std::string>&, int, int, const Tenant&) override {
     count("list_partitions");
     return "{\"partitions\":[]}";
   }
   bool dead_letter_message(const std::string&, const std::string&, const std::optional<std::string>&,
-                           const std::optional<std::string>&, const std::string&) override {
+                           const std::optional<std::string>&, const Tenant&) override {
     count("dead_letter_message");
     return false;
   }
@@ -153,7 +153,7 @@ class ProceduresFake : public db::Procedures {
     count("delete_dead_letters");
     return 0;
   }
-  std::optional<std::string> retry_dead_message(const std::string&, const std::string&, const std::string&) override {
+  std::optional<std::string> retry_dead_message(const std::string&, const std::string&, const Tenant&) override {
     count("retry_dead_message");
     return std::nullopt;
   }

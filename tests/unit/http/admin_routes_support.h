@@ -38,10 +38,10 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   std::string cycle_result = R"({"success":true,"push_results":[{"index":0,"status":"queued"}],"ack_result":null})";
   std::vector<std::string> stream_requests;
 
-  std::string stream_register_query(const std::string& request_json, const std::string& tenant) override {
+  std::string stream_register_query(const std::string& request_json, const Tenant& tenant) override {
     return stream_answer(request_json, tenant, register_result);
   }
-  std::string stream_state_get(const std::string& request_json, const std::string& tenant) override {
+  std::string stream_state_get(const std::string& request_json, const Tenant& tenant) override {
     return stream_answer(request_json, tenant, state_result);
   }
   std::string stream_cycle(const std::string& cycle_json, const db::PushOrigin& origin) override {
@@ -58,7 +58,7 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   std::string run_transaction(const std::string& ops_json, const db::PushOrigin& origin) override {
     transaction_calls.push_back(ops_json);
     last_producer_sub = origin.producer_sub;
-    last_tenant = origin.tenant;
+    last_tenant = origin.tenant.name();
     fail_if_asked();
     return transaction_result;
   }
@@ -72,16 +72,16 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
     fail_if_asked();
     return dlq_page;
   }
-  bool delete_queue(const std::string& queue, const std::string& tenant) override {
+  bool delete_queue(const std::string& queue, const Tenant& tenant) override {
     deleted_queues.push_back(queue);
-    last_tenant = tenant;
+    last_tenant = tenant.name();
     fail_if_asked();
     return queue_exists;
   }
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const std::string& tenant) override {
-    call_tenants.push_back(tenant);
+                                      const std::string&, const Tenant& tenant) override {
+    call_tenants.push_back(tenant.name());
     return {};
   }
   std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin& origin) override {
@@ -90,16 +90,16 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
     return {};
   }
   std::vector<db::PoppedMessage> pop_messages(const db::PopRequest& request) override {
-    call_tenants.push_back(request.tenant);
+    call_tenants.push_back(request.tenant.name());
     return {};
   }
   std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
-                                       const std::string& tenant) override {
-    call_tenants.push_back(tenant);
+                                       const Tenant& tenant) override {
+    call_tenants.push_back(tenant.name());
     return {};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const std::string& tenant) override {
-    call_tenants.push_back(tenant);
+  db::LeaseExtension extend_lease(const std::string&, int, const Tenant& tenant) override {
+    call_tenants.push_back(tenant.name());
     return {};
   }
   bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
@@ -112,9 +112,9 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   void fail_if_asked() {
     if (failure) throw *failure;
   }
-  std::string stream_answer(const std::string& request_json, const std::string& tenant, const std::string& result) {
+  std::string stream_answer(const std::string& request_json, const Tenant& tenant, const std::string& result) {
     stream_requests.push_back(request_json);
-    last_tenant = tenant;
+    last_tenant = tenant.name();
     fail_if_asked();
     return result;
   }
@@ -157,7 +157,7 @@ struct AdminRoutesFixture {
   }
 
   http::Response call(const std::string& method, const std::string& path, const std::string& body = "",
-                      const std::string& query = "", const auth::Principal& principal = {}) {
+                      const std::string& query = "", const auth::Principal& principal = auth::Principal::anonymous()) {
     http::Request request;
     request.method = method;
     request.path = path;

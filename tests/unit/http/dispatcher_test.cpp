@@ -118,7 +118,7 @@ struct GatedDispatcherFixture : ::testing::Test {
     Router router;
     router.add("GET", "/metrics", auth::kPublic, [](const Request&) { return Response::json(200, "{}"); });
     router.add("GET", "/who", auth::AccessLevel::ReadOnly, [](const Request& r) {
-      return Response::json(200, "\"" + r.principal.tenant + "/" + r.principal.subject.value_or("-") + "\"");
+      return Response::json(200, "\"" + r.principal.tenant.name() + "/" + r.principal.subject.value_or("-") + "\"");
     });
     router.add("POST", "/admin", auth::AccessLevel::Admin, [](const Request&) { return Response::json(200, "{}"); });
     return router;
@@ -180,7 +180,7 @@ TEST_F(GatedDispatcherFixture, TheHeadIsJudgedOnceAndItsPrincipalIsWhatTheHandle
   head.authorization = token(R"({"sub":"svc","tenant":"acme","role":"read-only"})");
   EXPECT_FALSE(dispatcher.admit_head(head).has_value());
   EXPECT_TRUE(head.principal_resolved);
-  EXPECT_EQ(head.principal.tenant, "acme");
+  EXPECT_EQ(head.principal.tenant.name(), "acme");
   // dispatch() takes the head's principal as it is: no second verification of the token.
   head.authorization = "Bearer not-a-token-any-more";
   EXPECT_EQ(dispatcher.dispatch(head).body, "\"acme/svc\"");

@@ -37,7 +37,7 @@ std::string error_of(const std::function<void()>& call) {
 }  // namespace
 
 TEST(TraceBody, ReadsEveryFieldWithDefaults) {
-  const auto trace = parse_trace_body(std::string(R"({"transactionId":"inv-1","partitionId":")") + kPartition +
+  const auto trace = parse_trace_body(Tenant::default_tenant(), std::string(R"({"transactionId":"inv-1","partitionId":")") + kPartition +
                                       R"(","data":{"step":"started"},"traceNames":["a","b"]})");
   ASSERT_TRUE(trace.has_value());
   EXPECT_EQ(trace->partition_id, "a1c9d7f0-8e2b-4a4a-b7de-2f61a1f0c9a2");
@@ -51,28 +51,28 @@ TEST(TraceBody, ReadsEveryFieldWithDefaults) {
 
 TEST(TraceBody, OneNameNullNamesAndNullGroup) {
   const std::string key = std::string(R"("transactionId":"t","partitionId":")") + kPartition + "\"";
-  EXPECT_EQ(parse_trace_body("{" + key + R"(,"data":1,"traceNames":"solo"})")->trace_names_json, R"(["solo"])");
-  const auto nulls = parse_trace_body("{" + key + R"(,"data":1,"traceNames":null,"consumerGroup":null})");
+  EXPECT_EQ(parse_trace_body(Tenant::default_tenant(), "{" + key + R"(,"data":1,"traceNames":"solo"})")->trace_names_json, R"(["solo"])");
+  const auto nulls = parse_trace_body(Tenant::default_tenant(), "{" + key + R"(,"data":1,"traceNames":null,"consumerGroup":null})");
   EXPECT_EQ(nulls->trace_names_json, "[]");
   EXPECT_EQ(nulls->consumer_group, "__QUEUE_MODE__");
 }
 
 TEST(TraceBody, Errors) {
-  EXPECT_EQ(error_of([] { parse_trace_body(R"({"transactionId":"t","data":{}})"); }),
+  EXPECT_EQ(error_of([] { parse_trace_body(Tenant::default_tenant(), R"({"transactionId":"t","data":{}})"); }),
             "transactionId and partitionId are required");
-  EXPECT_EQ(error_of([] { parse_trace_body(std::string(R"({"transactionId":"t","partitionId":")") + kPartition +
+  EXPECT_EQ(error_of([] { parse_trace_body(Tenant::default_tenant(), std::string(R"({"transactionId":"t","partitionId":")") + kPartition +
                                            R"(","data":null})"); }),
             "data is required");
-  EXPECT_EQ(status_of([] { parse_trace_body(""); }), 400);
-  EXPECT_EQ(status_of([] { parse_trace_body(std::string(R"({"transactionId":"t","partitionId":")") + kPartition +
+  EXPECT_EQ(status_of([] { parse_trace_body(Tenant::default_tenant(), ""); }), 400);
+  EXPECT_EQ(status_of([] { parse_trace_body(Tenant::default_tenant(), std::string(R"({"transactionId":"t","partitionId":")") + kPartition +
                                             R"(","data":{},"traceNames":[1]})"); }),
             400);
   // A partition id that is not a UUID names no message: the route answers 404.
-  EXPECT_FALSE(parse_trace_body(R"({"transactionId":"t","partitionId":"p-1","data":{}})").has_value());
+  EXPECT_FALSE(parse_trace_body(Tenant::default_tenant(), R"({"transactionId":"t","partitionId":"p-1","data":{}})").has_value());
 }
 
 TEST(MessageListQuery, FiltersPagingAndErrors) {
-  const auto q = parse_message_list_query(
+  const auto q = parse_message_list_query(Tenant::default_tenant(), 
       parse_query_string("queue=q&partition=p&ns=billing&task=t&status=dead_letter&from=1000&limit=5000&offset=-3"));
   EXPECT_EQ(q.queue, "q");
   EXPECT_EQ(q.partition, "p");
@@ -83,25 +83,25 @@ TEST(MessageListQuery, FiltersPagingAndErrors) {
   EXPECT_FALSE(q.to_ms.has_value());
   EXPECT_EQ(q.limit, kMaxAdminPageSize);
   EXPECT_EQ(q.offset, 0);
-  EXPECT_EQ(parse_message_list_query(parse_query_string("")).limit, 200);
-  EXPECT_EQ(status_of([] { parse_message_list_query(parse_query_string("status=weird")); }), 400);
-  EXPECT_EQ(status_of([] { parse_message_list_query(parse_query_string("from=yesterday")); }), 400);
+  EXPECT_EQ(parse_message_list_query(Tenant::default_tenant(), parse_query_string("")).limit, 200);
+  EXPECT_EQ(status_of([] { parse_message_list_query(Tenant::default_tenant(), parse_query_string("status=weird")); }), 400);
+  EXPECT_EQ(status_of([] { parse_message_list_query(Tenant::default_tenant(), parse_query_string("from=yesterday")); }), 400);
 }
 
 TEST(DlqSelection, QueueIsRequiredAndFiltersAreRead) {
-  EXPECT_EQ(error_of([] { parse_dlq_selection_body("{}"); }), "queue is required");
-  EXPECT_EQ(error_of([] { parse_dlq_selection_query(parse_query_string("queue=")); }), "queue is required");
-  const auto s = parse_dlq_selection_body(
+  EXPECT_EQ(error_of([] { parse_dlq_selection_body(Tenant::default_tenant(), "{}"); }), "queue is required");
+  EXPECT_EQ(error_of([] { parse_dlq_selection_query(Tenant::default_tenant(), parse_query_string("queue=")); }), "queue is required");
+  const auto s = parse_dlq_selection_body(Tenant::default_tenant(), 
       R"({"queue":"q","consumerGroup":null,"partition":"p","from":"2025-03-04T09:15:26Z","to":2000})");
   EXPECT_EQ(s.queue, "q");
   EXPECT_FALSE(s.consumer_group.has_value());
   EXPECT_EQ(s.partition, "p");
   EXPECT_TRUE(s.failed_from_ms.has_value());
   EXPECT_EQ(s.failed_to_ms, 2000);
-  EXPECT_EQ(status_of([] { parse_dlq_selection_body(R"({"queue":"q","to":true})"); }), 400);
-  EXPECT_EQ(status_of([] { parse_dlq_selection_body(R"({"queue":"q","from":"yesterday"})"); }), 400);
-  EXPECT_FALSE(parse_dlq_message_selection("nope", std::nullopt).has_value());
-  EXPECT_EQ(parse_dlq_message_selection(kPartition, std::string("g"))->consumer_group, "g");
+  EXPECT_EQ(status_of([] { parse_dlq_selection_body(Tenant::default_tenant(), R"({"queue":"q","to":true})"); }), 400);
+  EXPECT_EQ(status_of([] { parse_dlq_selection_body(Tenant::default_tenant(), R"({"queue":"q","from":"yesterday"})"); }), 400);
+  EXPECT_FALSE(parse_dlq_message_selection(Tenant::default_tenant(), "nope", std::nullopt).has_value());
+  EXPECT_EQ(parse_dlq_message_selection(Tenant::default_tenant(), kPartition, std::string("g"))->consumer_group, "g");
   EXPECT_EQ(parse_dlq_group_body(""), std::nullopt);
   EXPECT_EQ(parse_dlq_group_body(R"({"consumerGroup":"g1"})"), "g1");
 }

@@ -32,7 +32,7 @@ struct DlqRoute : ::testing::Test, test::AdminRoutesFixture {};
 }  // namespace
 
 TEST(DlqQuery, DefaultsToEverythingFirstPage) {
-  const auto q = parse_dlq_query(parse_query_string(""));
+  const auto q = parse_dlq_query(Tenant::default_tenant(), parse_query_string(""));
   EXPECT_EQ(q.queue, std::nullopt);
   EXPECT_EQ(q.consumer_group, std::nullopt);
   EXPECT_EQ(q.partition, std::nullopt);
@@ -43,7 +43,7 @@ TEST(DlqQuery, DefaultsToEverythingFirstPage) {
 }
 
 TEST(DlqQuery, ReadsEveryFilterAndKeepsTheQueueModeGroupName) {
-  const auto q = parse_dlq_query(parse_query_string(
+  const auto q = parse_dlq_query(Tenant::default_tenant(), parse_query_string(
       "queue=invoices&consumerGroup=__QUEUE_MODE__&partition=acct+7&from=2025-03-04T09%3A15%3A26.123Z"
       "&to=1741080000000&limit=5&offset=10"));
   EXPECT_EQ(q.queue, std::optional<std::string>("invoices"));
@@ -56,20 +56,20 @@ TEST(DlqQuery, ReadsEveryFilterAndKeepsTheQueueModeGroupName) {
 }
 
 TEST(DlqQuery, EmptyValuesAreAbsentAndPagingIsClamped) {
-  const auto q = parse_dlq_query(parse_query_string("queue=&consumerGroup=&from=&limit=0&offset=-3"));
+  const auto q = parse_dlq_query(Tenant::default_tenant(), parse_query_string("queue=&consumerGroup=&from=&limit=0&offset=-3"));
   EXPECT_EQ(q.queue, std::nullopt);
   EXPECT_EQ(q.consumer_group, std::nullopt);
   EXPECT_EQ(q.failed_from_ms, std::nullopt);
   EXPECT_EQ(q.limit, 1);
   EXPECT_EQ(q.offset, 0);
-  EXPECT_EQ(parse_dlq_query(parse_query_string("limit=999999")).limit, kMaxDlqPageSize);
-  EXPECT_EQ(parse_dlq_query(parse_query_string("limit=abc")).limit, kDefaultDlqPageSize);
+  EXPECT_EQ(parse_dlq_query(Tenant::default_tenant(), parse_query_string("limit=999999")).limit, kMaxDlqPageSize);
+  EXPECT_EQ(parse_dlq_query(Tenant::default_tenant(), parse_query_string("limit=abc")).limit, kDefaultDlqPageSize);
 }
 
 TEST(DlqQuery, AnUnreadableBoundIs400) {
   for (const char* query : {"from=yesterday", "to=2025-02-30T00:00:00Z"}) {
     try {
-      parse_dlq_query(parse_query_string(query));
+      parse_dlq_query(Tenant::default_tenant(), parse_query_string(query));
       ADD_FAILURE() << query << " was accepted";
     } catch (const HttpError& e) {
       EXPECT_EQ(e.status(), 400);
@@ -82,7 +82,7 @@ TEST(DlqRender, HasTheContractShape) {
   db::DlqPage page;
   page.entries.push_back(entry("inv-2", 1741079762551999));
   page.total = 7;
-  db::DlqQuery query;
+  db::DlqQuery query(Tenant::default_tenant());
   query.limit = 1;
   query.offset = 3;
   const auto body = nlohmann::json::parse(render_dlq_page(page, query));
@@ -110,7 +110,7 @@ TEST(DlqRender, HasTheContractShape) {
 TEST(DlqRender, AnEmptyPageStillCarriesTheTotal) {
   db::DlqPage page;
   page.total = 2;
-  db::DlqQuery query;
+  db::DlqQuery query(Tenant::default_tenant());
   query.offset = 50;
   EXPECT_EQ(render_dlq_page(page, query),
             R"({"messages":[],"total":2,"limit":100,"offset":50,"pagination":{"limit":100,"offset":50}})");
@@ -122,7 +122,7 @@ TEST(DlqRender, NullPayloadsAndAbsentErrorsStayNull) {
   page.entries[0].payload_json = "null";
   page.entries[0].error_message.reset();
   page.total = 1;
-  const auto m = nlohmann::json::parse(render_dlq_page(page, db::DlqQuery{}))["messages"][0];
+  const auto m = nlohmann::json::parse(render_dlq_page(page, db::DlqQuery(Tenant::default_tenant())))["messages"][0];
   EXPECT_TRUE(m["data"].is_null());
   EXPECT_TRUE(m["errorMessage"].is_null());
 }
@@ -134,7 +134,7 @@ TEST(DlqRender, AnOmittedPayloadIsNullWithTheMarker) {
   page.entries[1].payload_json = "null";
   page.entries[1].payload_omitted = true;
   page.total = 2;
-  const auto body = nlohmann::json::parse(render_dlq_page(page, db::DlqQuery{}));
+  const auto body = nlohmann::json::parse(render_dlq_page(page, db::DlqQuery(Tenant::default_tenant())));
   EXPECT_FALSE(body["messages"][0].contains("payloadOmitted"));
   EXPECT_EQ(body["messages"][0]["data"], nlohmann::json::parse(R"({"amount":12})"));
   EXPECT_TRUE(body["messages"][1]["data"].is_null());
@@ -145,10 +145,10 @@ TEST(DlqQuery, CarriesThePayloadBudgetAndRefusesADeepOffset) {
   config::LimitsConfig limits;
   limits.list_max_payload_bytes = 12345;
   limits.list_max_offset = 50;
-  EXPECT_EQ(parse_dlq_query(parse_query_string(""), limits).max_payload_bytes, 12345);
-  EXPECT_EQ(parse_dlq_query(parse_query_string("offset=50"), limits).offset, 50);
+  EXPECT_EQ(parse_dlq_query(Tenant::default_tenant(), parse_query_string(""), limits).max_payload_bytes, 12345);
+  EXPECT_EQ(parse_dlq_query(Tenant::default_tenant(), parse_query_string("offset=50"), limits).offset, 50);
   try {
-    parse_dlq_query(parse_query_string("offset=51"), limits);
+    parse_dlq_query(Tenant::default_tenant(), parse_query_string("offset=51"), limits);
     ADD_FAILURE() << "offset 51 was accepted";
   } catch (const HttpError& e) {
     EXPECT_EQ(e.status(), 400);

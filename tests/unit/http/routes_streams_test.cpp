@@ -16,7 +16,7 @@ using nlohmann::json;
 
 class StreamRoutes : public ::testing::Test, public AdminRoutesFixture {
  protected:
-  http::Response post(const std::string& path, const std::string& body, const auth::Principal& principal = {}) {
+  http::Response post(const std::string& path, const std::string& body, const auth::Principal& principal = auth::Principal::anonymous()) {
     return call("POST", path, body, "", principal);
   }
   static std::string error_of(const http::Response& r) { return json::parse(r.body).value("error", ""); }
@@ -27,7 +27,7 @@ constexpr const char* kQuery = R"({"name":"counts","source_queue":"orders","conf
 constexpr const char* kIds = R"("query_id":"0195b7e4-0a11-7c22-9d33-4e5f60718293","partition_id":"0195b7e4-0a11-7c22-9d33-4e5f60718294")";
 
 TEST_F(StreamRoutes, RegisterAnswersTheProcedureAndPassesTheTenant) {
-  const auth::Principal acme{"acme", std::string("alice"), auth::AccessLevel::ReadWrite};
+  const auth::Principal acme{Tenant("acme"), std::string("alice"), auth::AccessLevel::ReadWrite};
   const http::Response r = post("/streams/v1/queries",
                                 R"({"name":"counts","source_queue":"orders","sink_queue":"","config_hash":"h1","reset":true})", acme);
   EXPECT_EQ(r.status, 200);
@@ -89,7 +89,7 @@ TEST_F(StreamRoutes, StateReadsPassTheFiltersAsTheSdkMeansThem) {
 }
 
 TEST_F(StreamRoutes, ACycleEncodesItsPartsAndMintsPushTransactionIds) {
-  const auth::Principal acme{"acme", std::string("alice"), auth::AccessLevel::ReadWrite};
+  const auth::Principal acme{Tenant("acme"), std::string("alice"), auth::AccessLevel::ReadWrite};
   const http::Response r = post("/streams/v1/cycle", std::string("{") + kIds +
       R"(,"consumer_group":"streams.counts","release_lease":false,"state_ops":[{"type":"upsert","key":"k","value":{"n":1}}],)"
       R"("push_items":[{"queue":"totals","partition":"cust-42","payload":{"count":2}}],)"

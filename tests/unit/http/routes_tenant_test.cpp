@@ -9,7 +9,7 @@ using namespace queen;
 namespace {
 
 struct TenantRoutes : ::testing::Test, test::AdminRoutesFixture {
-  const auth::Principal acme{"acme", std::string("alice"), auth::AccessLevel::ReadWrite};
+  const auth::Principal acme{Tenant("acme"), std::string("alice"), auth::AccessLevel::ReadWrite};
 };
 
 constexpr const char* kPartition = "a1c9d7f0-8e2b-4a4a-b7de-2f61a1f0c9a2";
@@ -21,14 +21,14 @@ TEST_F(TenantRoutes, PushStampsTheSubjectAndIgnoresAClientProducerSub) {
                                 R"({"items":[{"queue":"orders","payload":1,"producerSub":"mallory"}]})", "", acme);
   EXPECT_EQ(r.status, 201) << r.body;
   ASSERT_EQ(db.push_origins.size(), 1u);
-  EXPECT_EQ(db.push_origins[0], (db::PushOrigin{"acme", std::string("alice")}));
+  EXPECT_EQ(db.push_origins[0], (db::PushOrigin{Tenant("acme"), std::string("alice")}));
   EXPECT_EQ(db.last_push_items.find("mallory"), std::string::npos) << db.last_push_items;
 }
 
 TEST_F(TenantRoutes, AnonymousPushesAreTheDefaultTenantsWithoutSubject) {
   call("POST", "/api/v1/push", R"({"items":[{"queue":"orders","producerSub":"mallory"}]})");
   ASSERT_EQ(db.push_origins.size(), 1u);
-  EXPECT_EQ(db.push_origins[0], db::PushOrigin{});
+  EXPECT_EQ(db.push_origins[0], (db::PushOrigin{Tenant::default_tenant(), std::nullopt}));
 }
 
 TEST_F(TenantRoutes, TransactionsCarryTenantAndSubject) {
@@ -45,7 +45,7 @@ TEST_F(TenantRoutes, AckLeaseConfigureDlqAndDeleteAreScopedToTheTenant) {
   EXPECT_EQ(db.call_tenants, (std::vector<std::string>{"acme", "acme", "acme"}));
   EXPECT_EQ(call("GET", "/api/v1/dlq", "", "queue=orders", acme).status, 200);
   ASSERT_EQ(db.dlq_calls.size(), 1u);
-  EXPECT_EQ(db.dlq_calls[0].tenant, "acme");
+  EXPECT_EQ(db.dlq_calls[0].tenant.name(), "acme");
   EXPECT_EQ(call("DELETE", "/api/v1/resources/queues/orders", "", "", acme).status, 200);
   EXPECT_EQ(db.last_tenant, "acme");
 }

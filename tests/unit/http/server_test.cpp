@@ -449,7 +449,7 @@ struct GatedServerFixture : ::testing::Test {
     Router router;
     router.add("POST", "/write", auth::AccessLevel::ReadWrite, [this](const Request& r) {
       bodies_seen.fetch_add(1);
-      return Response::json(200, "{\"tenant\":\"" + r.principal.tenant + "\",\"size\":" +
+      return Response::json(200, "{\"tenant\":\"" + r.principal.tenant.name() + "\",\"size\":" +
                                      std::to_string(r.body.size()) + "}");
     });
     return router;

@@ -42,7 +42,7 @@ std::string frame_body(const std::string& body) {
 // The boot inventory scans every spool file, so one such file crashed the broker at every start.
 TEST(RecordCodecRegression, ADeeplyNestedReorderedBodyIsMalformedNotAStackOverflow) {
   const std::string body = reordered_body(nested_array(20'000));
-  SpoolEvent event;
+  SpoolEvent event(Tenant::default_tenant());
   std::string error;
   EXPECT_FALSE(parse_record_body(body, event, error));
   EXPECT_EQ(error, "body nested deeper than 1000 levels");
@@ -67,7 +67,7 @@ TEST(RecordCodecRegression, TheScannerStopsAtADeeplyNestedRecordInsteadOfCrashin
 }
 
 TEST(RecordCodecRegression, NestingUpToTheLimitStillDecodesOnTheFullParsePath) {
-  SpoolEvent event;
+  SpoolEvent event(Tenant::default_tenant());
   std::string error;
   ASSERT_TRUE(parse_record_body(reordered_body(nested_array(999)), event, error)) << error;
   EXPECT_EQ(event.payload_json, nested_array(999));

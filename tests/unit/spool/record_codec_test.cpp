@@ -14,7 +14,7 @@ using testing::encode_all;
 using testing::make_event;
 
 SpoolEvent full_event() {
-  SpoolEvent e = make_event("orders", "acct-7", "order-4471", "acme");
+  SpoolEvent e = make_event("orders", "acct-7", "order-4471", Tenant("acme"));
   e.producer_sub = "svc-billing";
   e.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
   e.deliver_at_ms = 1'900'000'000'123;
@@ -109,18 +109,18 @@ TEST(RecordCodec, InvalidEventsAreRejectedAndLeaveTheBufferUntouched) {
 TEST(RecordCodec, BodiesWithOtherKeyOrderStillDecode) {
   const std::string body =
       R"({"payload":{"k":[1,2]},"encrypted":false,"transactionId":"t9","partition":"P","queue":"Q","tenant":"T"})";
-  SpoolEvent e;
+  SpoolEvent e(Tenant::default_tenant());
   std::string error;
   ASSERT_TRUE(parse_record_body(body, e, error)) << error;
   EXPECT_EQ(e.queue, "Q");
   EXPECT_EQ(e.partition, "P");
-  EXPECT_EQ(e.tenant, "T");
+  EXPECT_EQ(e.tenant.name(), "T");
   EXPECT_EQ(e.transaction_id, "t9");
   EXPECT_EQ(e.payload_json, R"({"k":[1,2]})");
 }
 
 TEST(RecordCodec, BodiesMissingRequiredKeysAreRejected) {
-  SpoolEvent e;
+  SpoolEvent e(Tenant::default_tenant());
   std::string error;
   EXPECT_FALSE(parse_record_body(R"({"partition":"P","transactionId":"t","encrypted":false,"payload":1})", e, error));
   EXPECT_NE(error.find("queue"), std::string::npos);

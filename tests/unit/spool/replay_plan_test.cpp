@@ -9,9 +9,9 @@
 namespace queen::spool {
 namespace {
 
-const ReplayGroupKey kA{"", "q", "p1"};
-const ReplayGroupKey kB{"", "q", "p2"};
-const ReplayGroupKey kTenantA{"acme", "q", "p1"};
+const ReplayGroupKey kA{Tenant::default_tenant(), "q", "p1"};
+const ReplayGroupKey kB{Tenant::default_tenant(), "q", "p2"};
+const ReplayGroupKey kTenantA{Tenant("acme"), "q", "p1"};
 
 TEST(ReplayPlan, OneLaneCutsTheFileIntoBatchesGroupingEachPartitionAndTenantInOrder) {
   const std::vector<ReplayGroupKey> groups = {kB, kA, kB, kTenantA, kA, kB};
@@ -92,7 +92,7 @@ TEST(ReplayPlan, TheByteBoundCutsEachLaneOnItsOwn) {
 
 TEST(ReplayPlan, EveryRecordOnceAndEachGroupInFileOrderThroughItsLane) {
   std::vector<ReplayGroupKey> groups;
-  for (int i = 0; i < 500; ++i) groups.push_back({i % 3 == 0 ? "acme" : "", "q", "p" + std::to_string(i % 7)});
+  for (int i = 0; i < 500; ++i) groups.push_back({Tenant(i % 3 == 0 ? "acme" : ""), "q", "p" + std::to_string(i % 7)});
   const ReplayPlan plan = plan_replay(groups, 10, 3);
   std::map<ReplayGroupKey, std::vector<std::size_t>> seen;
   std::map<ReplayGroupKey, std::size_t> lane_of;

@@ -65,7 +65,7 @@ using GroupTxids = std::map<std::tuple<std::string, std::string, std::string>, s
 
 GroupTxids txids_per_group(const std::vector<SpoolEvent>& events) {
   GroupTxids out;
-  for (const auto& e : events) out[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  for (const auto& e : events) out[{e.tenant.name(), e.queue, e.partition}].push_back(e.transaction_id);
   return out;
 }
 
@@ -126,7 +126,7 @@ TEST_F(DrainFixture, BatchesHoldAtMostMaxBatchEventsWithEachGroupContiguousAndIn
   // Interleave three groups; two share queue and partition but not the tenant.
   std::vector<SpoolEvent> events;
   for (int i = 0; i < 250; ++i) {
-    events.push_back(make_event("orders", "p1", "a" + std::to_string(i), "acme"));
+    events.push_back(make_event("orders", "p1", "a" + std::to_string(i), Tenant("acme")));
     if (i % 5 == 0) events.push_back(make_event("orders", "p2", "b" + std::to_string(i)));
     if (i % 3 == 0) events.push_back(make_event("orders", "p1", "c" + std::to_string(i)));
   }
@@ -138,10 +138,10 @@ TEST_F(DrainFixture, BatchesHoldAtMostMaxBatchEventsWithEachGroupContiguousAndIn
     ASSERT_FALSE(batch.empty());
     EXPECT_LE(batch.size(), 100u);
     expect_contiguous_groups(batch);
-    for (const auto& e : batch) replayed_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+    for (const auto& e : batch) replayed_per_group[{e.tenant.name(), e.queue, e.partition}].push_back(e.transaction_id);
   }
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> written_per_group;
-  for (const auto& e : events) written_per_group[{e.tenant, e.queue, e.partition}].push_back(e.transaction_id);
+  for (const auto& e : events) written_per_group[{e.tenant.name(), e.queue, e.partition}].push_back(e.transaction_id);
   EXPECT_EQ(replayed_per_group, written_per_group);
   EXPECT_EQ(replayed_per_group.size(), 3u);
   // 384 events (250 acme, 50 of p2, 84 of p1) in four batches: 100, 100, 100, 84; a batch carries several groups.
@@ -446,7 +446,7 @@ std::vector<SpoolEvent> interleaved_events(int per_partition) {
   for (int i = 0; i < per_partition; ++i) {
     for (int p = 0; p < 8; ++p) {
       const std::string tag = "p" + std::to_string(p) + "-" + std::to_string(i);
-      events.push_back(make_event("orders", "p" + std::to_string(p), tag, p % 2 == 0 ? "" : "acme"));
+      events.push_back(make_event("orders", "p" + std::to_string(p), tag, p % 2 == 0 ? Tenant::default_tenant() : Tenant("acme")));
     }
   }
   return events;

@@ -42,9 +42,8 @@ class TempDir {
 };
 
 inline SpoolEvent make_event(const std::string& queue, const std::string& partition, const std::string& txid,
-                             const std::string& tenant = "") {
-  SpoolEvent e;
-  e.tenant = tenant;
+                             const Tenant& tenant = Tenant::default_tenant()) {
+  SpoolEvent e(tenant);
   e.queue = queue;
   e.partition = partition;
   e.transaction_id = txid;
