@@ -147,6 +147,12 @@ struct DlqEntry {
   std::int64_t failed_at_us = 0;
 };
 
+// A row of queen.list_dlq: an entry and the total every row repeats.
+struct DlqRow {
+  DlqEntry entry;
+  std::int64_t total = 0;
+};
+
 struct DlqPage {
   std::vector<DlqEntry> entries;  // newest failure first
   std::int64_t total = 0;         // matching entries before paging
