@@ -31,7 +31,7 @@ void check_json(const std::string& text, const char* what) {
 }
 
 config::LimitsConfig small_limits() {
-  config::LimitsConfig l;
+  config::LimitsConfig l = config::Config::defaults().limits;
   l.json_max_depth = 4;
   l.json_max_string_bytes = 64;
   l.json_max_array_items = 4;
@@ -136,7 +136,7 @@ void run(int target, const std::string& body, const config::LimitsConfig& limits
     case 9:
     case 10:
     case 11: {
-      const config::PopConfig pop;
+      const config::PopConfig pop = config::Config::defaults().pop;
       const Request request = make_request(body);
       const auto form = target == 9 ? PopForm::Wildcard : target == 10 ? PopForm::Specific : PopForm::Filter;
       const broker::PopCommand c = parse_pop_request(form, request, pop, limits);
@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Cursor in(data, size);
   const std::uint8_t control = in.byte();
   const int target = (control & 0x7f) % 14;
-  const config::LimitsConfig limits = (control & 0x80) ? small_limits() : config::LimitsConfig{};
+  const config::LimitsConfig limits = (control & 0x80) ? small_limits() : config::Config::defaults().limits;
   const std::string body(in.rest());
   try {
     run(target, body, limits);

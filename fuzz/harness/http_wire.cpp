@@ -25,7 +25,7 @@ using queen::fuzz::Cursor;
 namespace {
 
 config::HttpConfig limits_for(std::uint8_t control) {
-  config::HttpConfig limits;  // the defaults
+  config::HttpConfig limits = config::Config::defaults().http;  // the defaults
   if (control & 1) {
     // Small limits, so that every limit is reachable within libFuzzer's input sizes.
     limits.max_header_bytes = 1024;
@@ -38,7 +38,7 @@ config::HttpConfig limits_for(std::uint8_t control) {
 }
 
 config::LimitsConfig request_limits_for(std::uint8_t control) {
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   if (control & 1) {
     limits.json_max_depth = 4;
     limits.json_max_string_bytes = 64;
@@ -80,8 +80,8 @@ void route(const Request& request, const config::LimitsConfig& limits) {
     Request r = request;
     r.params["queue"] = "q";
     r.params["partition"] = "p";
-    (void)parse_pop_request(PopForm::Wildcard, r, config::PopConfig{}, limits);
-    (void)parse_pop_request(PopForm::Filter, r, config::PopConfig{}, limits);
+    (void)parse_pop_request(PopForm::Wildcard, r, config::Config::defaults().pop, limits);
+    (void)parse_pop_request(PopForm::Filter, r, config::Config::defaults().pop, limits);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -17,35 +18,29 @@ extern char** environ;
 namespace queen::config {
 namespace {
 
-// Reads typed values out of an EnvMap through the variable table (ranges come
-// from there), collecting fallback warnings and range errors so that one boot
-// reports every bad variable at once, and the effective value of each.
+// Reads typed values out of an EnvMap through the variable table (defaults
+// and ranges come from there), collecting fallback warnings and range errors
+// so that one boot reports every bad variable at once, and the effective value
+// of each. A variable's default is its table entry's default_text, but for a
+// derived one (computed from other variables): its reader is given it.
 class EnvReader {
  public:
   explicit EnvReader(const EnvMap& env) : env_(env) {}
 
-  std::int64_t integer(const std::string& name, std::int64_t fallback) {
-    const Variable& spec = variable(name, VariableKind::Integer);
-    const std::string* raw = find(name);
-    if (!raw) return record(spec, fallback, false);
-    errno = 0;
-    char* end = nullptr;
-    const long long value = std::strtoll(raw->c_str(), &end, 10);
-    if (errno == ERANGE || end == raw->c_str() || !only_spaces(end)) {
-      warnings_.push_back(name + "='" + *raw + "' is not an integer, using default " + std::to_string(fallback));
-      return record(spec, fallback, false);
-    }
-    if (value < spec.min || value > spec.max) {
-      errors_.push_back(name + "=" + std::to_string(value) + " is out of range " + range_text(spec));
-      return record(spec, fallback, false);
-    }
-    return record(spec, static_cast<std::int64_t>(value), true);
+  std::int64_t integer(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Integer, false);
+    return read_integer(spec, table_integer(spec));
+  }
+  std::int64_t integer(const std::string& name, std::int64_t derived_default) {
+    return read_integer(variable(name, VariableKind::Integer, true), derived_default);
   }
 
-  int int32(const std::string& name, int fallback) { return static_cast<int>(integer(name, fallback)); }
+  int int32(const std::string& name) { return static_cast<int>(integer(name)); }
+  int int32(const std::string& name, int derived_default) { return static_cast<int>(integer(name, derived_default)); }
 
-  double number(const std::string& name, double fallback) {
-    const Variable& spec = variable(name, VariableKind::Number);
+  double number(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Number, false);
+    const double fallback = table_number(spec);
     const std::string* raw = find(name);
     if (!raw) return record(spec, fallback, false);
     char* end = nullptr;
@@ -61,8 +56,9 @@ class EnvReader {
     return record(spec, value, true);
   }
 
-  bool boolean(const std::string& name, bool fallback) {
-    const Variable& spec = variable(name, VariableKind::Boolean);
+  bool boolean(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Boolean, false);
+    const bool fallback = table_boolean(spec);
     const std::string* raw = find(name);
     if (!raw) return record(spec, fallback, false);
     if (*raw == "true" || *raw == "1" || *raw == "TRUE" || *raw == "True") return record(spec, true, true);
@@ -71,18 +67,20 @@ class EnvReader {
     return record(spec, fallback, false);
   }
 
-  std::string text(const std::string& name, const std::string& fallback) {
-    const Variable& spec = variable(name, VariableKind::Text);
-    const std::string* raw = find(name);
-    return record(spec, raw ? *raw : fallback, raw != nullptr);
+  std::string text(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Text, false);
+    return read_text(spec, std::string(spec.default_text));
+  }
+  std::string text(const std::string& name, const std::string& derived_default) {
+    return read_text(variable(name, VariableKind::Text, true), derived_default);
   }
 
   // Present even when empty: DEFAULT_SUBSCRIPTION_MODE="" is meaningful.
-  std::string text_allow_empty(const std::string& name, const std::string& fallback) {
-    const Variable& spec = variable(name, VariableKind::Text);
+  std::string text_allow_empty(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Text, false);
     auto it = env_.find(name);
     const bool present = it != env_.end();
-    return record(spec, present ? it->second : fallback, present);
+    return record(spec, present ? it->second : std::string(spec.default_text), present);
   }
 
   void error(std::string message) { errors_.push_back(std::move(message)); }
@@ -103,12 +101,65 @@ class EnvReader {
  private:
   // A name missing from the table (or read as another kind) is a programming
   // error; the unit tests read every variable, so it never reaches a user.
-  static const Variable& variable(const std::string& name, VariableKind kind) {
+  static const Variable& variable(const std::string& name, VariableKind kind, bool given_default) {
     const Variable* spec = find_variable(name);
     if (spec == nullptr || spec->kind != kind) {
       throw std::logic_error("config: " + name + " is read but not in the variable table as that kind");
     }
+    if (spec->derived != given_default) {
+      throw std::logic_error("config: " + name + (spec->derived ? " has a derived default: its reader computes it"
+                                                                 : " has its default in the variable table only"));
+    }
     return *spec;
+  }
+
+  // The default_text of a variable whose default is a value (not a rule).
+  static std::int64_t table_integer(const Variable& spec) {
+    const std::string text(spec.default_text);
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || errno == ERANGE || *end != '\0') throw bad_default(spec);
+    return static_cast<std::int64_t>(value);
+  }
+  static double table_number(const Variable& spec) {
+    const std::string text(spec.default_text);
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') throw bad_default(spec);
+    return value;
+  }
+  static bool table_boolean(const Variable& spec) {
+    if (spec.default_text == "true") return true;
+    if (spec.default_text == "false") return false;
+    throw bad_default(spec);
+  }
+  static std::logic_error bad_default(const Variable& spec) {
+    return std::logic_error("config: the default of " + std::string(spec.name) + " in the variable table is not a " +
+                            (spec.kind == VariableKind::Boolean ? "boolean" : "number"));
+  }
+
+  std::int64_t read_integer(const Variable& spec, std::int64_t fallback) {
+    const std::string name(spec.name);
+    const std::string* raw = find(name);
+    if (!raw) return record(spec, fallback, false);
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(raw->c_str(), &end, 10);
+    if (errno == ERANGE || end == raw->c_str() || !only_spaces(end)) {
+      warnings_.push_back(name + "='" + *raw + "' is not an integer, using default " + std::to_string(fallback));
+      return record(spec, fallback, false);
+    }
+    if (value < spec.min || value > spec.max) {
+      errors_.push_back(name + "=" + std::to_string(value) + " is out of range " + range_text(spec));
+      return record(spec, fallback, false);
+    }
+    return record(spec, static_cast<std::int64_t>(value), true);
+  }
+
+  std::string read_text(const Variable& spec, const std::string& fallback) {
+    const std::string* raw = find(std::string(spec.name));
+    return record(spec, raw ? *raw : fallback, raw != nullptr);
   }
 
   template <typename T>
@@ -191,50 +242,51 @@ const char* on_off(bool value) { return value ? "true" : "false"; }
 // QUEEN_SERVER_ID and LOG_LEVEL.
 void read_process(EnvReader& r, Config& c, const std::string& hostname) {
   c.process.server_id = r.text("QUEEN_SERVER_ID", hostname.empty() ? "queen" : hostname);
-  c.process.log_level = r.text("LOG_LEVEL", c.process.log_level);
+  c.process.log_level = r.text("LOG_LEVEL");
   if (c.process.log_level != "trace" && c.process.log_level != "debug" && c.process.log_level != "info" &&
       c.process.log_level != "warn" && c.process.log_level != "error") {
     r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
   }
-  c.process.log_format = r.text("LOG_FORMAT", c.process.log_format);
+  c.process.log_format = r.text("LOG_FORMAT");
   if (c.process.log_format != "text" && c.process.log_format != "json") {
     r.error("LOG_FORMAT='" + c.process.log_format + "' is not one of text, json");
   }
-  c.process.access_log = r.boolean("ACCESS_LOG", c.process.access_log);
-  c.metrics.max_queues = r.int32("METRICS_MAX_QUEUES", c.metrics.max_queues);
-  c.metrics.refresh_interval_ms = r.integer("METRICS_REFRESH_INTERVAL_MS", c.metrics.refresh_interval_ms);
+  c.process.access_log = r.boolean("ACCESS_LOG");
+  c.metrics.max_queues = r.int32("METRICS_MAX_QUEUES");
+  c.metrics.refresh_interval_ms = r.integer("METRICS_REFRESH_INTERVAL_MS");
 }
 
 // The HTTP listener and its per-connection limits and deadlines (docs/limits.md).
 void read_http(EnvReader& r, Config& c) {
-  c.http.host = r.text("HOST", c.http.host);
-  c.http.port = r.int32("PORT", c.http.port);
-  c.http.max_threads = r.int32("HTTP_MAX_THREADS", c.http.max_threads);
-  c.http.min_threads = r.int32("NUM_WORKERS", c.http.min_threads);
+  c.http.host = r.text("HOST");
+  c.http.port = r.int32("PORT");
+  c.http.max_threads = r.int32("HTTP_MAX_THREADS");
+  c.http.min_threads = r.int32("NUM_WORKERS");
   if (c.http.min_threads > c.http.max_threads) {
     r.error("NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
             std::to_string(c.http.max_threads) + ")");
   }
-  c.http.max_queued = r.int32("HTTP_MAX_QUEUED", c.http.max_queued);
-  c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS", c.http.keep_alive_timeout_ms);
-  c.http.max_body_bytes = r.integer("MAX_BODY_BYTES", c.http.max_body_bytes);
-  c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS", c.http.drain_timeout_ms);
-  c.http.shutdown_grace_ms = r.int32("SHUTDOWN_GRACE_MS", c.http.shutdown_grace_ms);
-  c.http.max_connections = r.int32("HTTP_MAX_CONNECTIONS", c.http.max_connections);
-  c.http.max_header_bytes = r.int32("HTTP_MAX_HEADER_BYTES", c.http.max_header_bytes);
-  c.http.max_header_count = r.int32("HTTP_MAX_HEADERS", c.http.max_header_count);
-  c.http.max_url_bytes = r.int32("HTTP_MAX_URL_BYTES", c.http.max_url_bytes);
-  c.http.max_query_params = r.int32("HTTP_MAX_QUERY_PARAMS", c.http.max_query_params);
-  c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS", c.http.header_timeout_ms);
-  c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS", c.http.body_timeout_ms);
-  c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS", c.http.write_timeout_ms);
+  c.http.max_queued = r.int32("HTTP_MAX_QUEUED");
+  c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS");
+  c.http.max_body_bytes = r.integer("MAX_BODY_BYTES");
+  c.http.drain_timeout_ms = r.int32("HTTP_DRAIN_TIMEOUT_MS");
+  c.http.shutdown_grace_ms = r.int32("SHUTDOWN_GRACE_MS");
+  c.http.max_connections = r.int32("HTTP_MAX_CONNECTIONS");
+  c.http.max_header_bytes = r.int32("HTTP_MAX_HEADER_BYTES");
+  c.http.max_header_count = r.int32("HTTP_MAX_HEADERS");
+  c.http.max_url_bytes = r.int32("HTTP_MAX_URL_BYTES");
+  c.http.max_query_params = r.int32("HTTP_MAX_QUERY_PARAMS");
+  c.http.header_timeout_ms = r.int32("HTTP_HEADER_TIMEOUT_MS");
+  c.http.body_timeout_ms = r.int32("HTTP_BODY_TIMEOUT_MS");
+  c.http.write_timeout_ms = r.int32("HTTP_WRITE_TIMEOUT_MS");
   // One largest body must always fit; raising MAX_BODY_BYTES alone raises the default budget with it.
-  c.http.max_body_bytes_in_flight = r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT", std::max(c.http.max_body_bytes_in_flight, c.http.max_body_bytes));
+  c.http.max_body_bytes_in_flight =
+      r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT", std::max(kMinBodyBytesInFlight, c.http.max_body_bytes));
   if (c.http.max_body_bytes_in_flight < c.http.max_body_bytes) {
     r.error("HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
             ") must be >= MAX_BODY_BYTES (" + std::to_string(c.http.max_body_bytes) + "): one largest body must fit");
   }
-  c.http.cors_origins = split_list(r.text("HTTP_CORS_ORIGINS", ""));
+  c.http.cors_origins = split_list(r.text("HTTP_CORS_ORIGINS"));
   for (const auto& origin : c.http.cors_origins) {
     if (origin == "*" ? c.http.cors_origins.size() != 1 : !is_cors_origin(origin)) {
       r.error("HTTP_CORS_ORIGINS entry '" + origin +
@@ -246,41 +298,38 @@ void read_http(EnvReader& r, Config& c) {
 // The PostgreSQL connection pool.
 void read_db(EnvReader& r, Config& c) {
   std::string error;
-  c.db.hosts = parse_db_hosts(r.text("PG_HOST", join_list(c.db.hosts)), error);
-  const std::string ports = r.text("PG_PORT", join_list(c.db.ports));
+  c.db.hosts = parse_db_hosts(r.text("PG_HOST"), error);
+  const std::string ports = r.text("PG_PORT");
   if (error.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
   if (!error.empty()) r.error(error);
-  c.db.name = r.text("PG_DB", c.db.name);
-  c.db.user = r.text("PG_USER", c.db.user);
-  c.db.password = r.text_allow_empty("PG_PASSWORD", c.db.password);
-  c.db.use_ssl = r.boolean("PG_USE_SSL", c.db.use_ssl);
-  c.db.ssl_reject_unauthorized = r.boolean("PG_SSL_REJECT_UNAUTHORIZED", c.db.ssl_reject_unauthorized);
-  c.db.pool_size = r.int32("DB_POOL_SIZE", c.db.pool_size);
-  c.db.connection_timeout_ms = r.int32("DB_CONNECTION_TIMEOUT", c.db.connection_timeout_ms);
-  c.db.statement_timeout_ms = r.int32("DB_STATEMENT_TIMEOUT", c.db.statement_timeout_ms);
-  c.db.lock_timeout_ms = r.int32("DB_LOCK_TIMEOUT", c.db.lock_timeout_ms);
-  c.db.tcp_user_timeout_ms = r.int32("DB_TCP_USER_TIMEOUT_MS", c.db.tcp_user_timeout_ms);
-  c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE", c.db.keepalives_idle_s);
-  c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL", c.db.keepalives_interval_s);
-  c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT", c.db.keepalives_count);
+  c.db.name = r.text("PG_DB");
+  c.db.user = r.text("PG_USER");
+  c.db.password = r.text_allow_empty("PG_PASSWORD");
+  c.db.use_ssl = r.boolean("PG_USE_SSL");
+  c.db.ssl_reject_unauthorized = r.boolean("PG_SSL_REJECT_UNAUTHORIZED");
+  c.db.pool_size = r.int32("DB_POOL_SIZE");
+  c.db.connection_timeout_ms = r.int32("DB_CONNECTION_TIMEOUT");
+  c.db.statement_timeout_ms = r.int32("DB_STATEMENT_TIMEOUT");
+  c.db.lock_timeout_ms = r.int32("DB_LOCK_TIMEOUT");
+  c.db.tcp_user_timeout_ms = r.int32("DB_TCP_USER_TIMEOUT_MS");
+  c.db.keepalives_idle_s = r.int32("DB_KEEPALIVES_IDLE");
+  c.db.keepalives_interval_s = r.int32("DB_KEEPALIVES_INTERVAL");
+  c.db.keepalives_count = r.int32("DB_KEEPALIVES_COUNT");
 }
 
 // Pop defaults, bounds and the long-poll re-check floor.
 void read_pop(EnvReader& r, Config& c) {
-  c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT", c.pop.default_timeout_ms);
-  c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE", c.pop.default_batch_size);
-  c.pop.default_subscription_mode = r.text_allow_empty("DEFAULT_SUBSCRIPTION_MODE", "");
-  c.pop.wait_initial_interval_ms =
-      r.int32("POP_WAIT_INITIAL_INTERVAL_MS", c.pop.wait_initial_interval_ms);
-  c.pop.wait_backoff_threshold = r.int32("POP_WAIT_BACKOFF_THRESHOLD", c.pop.wait_backoff_threshold);
-  c.pop.wait_backoff_multiplier =
-      r.number("POP_WAIT_BACKOFF_MULTIPLIER", c.pop.wait_backoff_multiplier);
-  c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms);
-  c.pop.wait_recheck_budget_per_s =
-      r.int32("POP_WAIT_RECHECK_BUDGET_PER_S", c.pop.wait_recheck_budget_per_s);
-  c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE", c.pop.max_batch_size);
-  c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS", c.pop.max_partitions);
-  c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS", c.pop.max_timeout_ms);
+  c.pop.default_timeout_ms = r.int32("DEFAULT_TIMEOUT");
+  c.pop.default_batch_size = r.int32("DEFAULT_BATCH_SIZE");
+  c.pop.default_subscription_mode = r.text_allow_empty("DEFAULT_SUBSCRIPTION_MODE");
+  c.pop.wait_initial_interval_ms = r.int32("POP_WAIT_INITIAL_INTERVAL_MS");
+  c.pop.wait_backoff_threshold = r.int32("POP_WAIT_BACKOFF_THRESHOLD");
+  c.pop.wait_backoff_multiplier = r.number("POP_WAIT_BACKOFF_MULTIPLIER");
+  c.pop.wait_max_interval_ms = r.int32("POP_WAIT_MAX_INTERVAL_MS");
+  c.pop.wait_recheck_budget_per_s = r.int32("POP_WAIT_RECHECK_BUDGET_PER_S");
+  c.pop.max_batch_size = r.int32("POP_MAX_BATCH_SIZE");
+  c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS");
+  c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS");
   if (c.pop.wait_max_interval_ms < c.pop.wait_initial_interval_ms) {
     r.error("POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
             ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
@@ -289,30 +338,26 @@ void read_pop(EnvReader& r, Config& c) {
 
 // The push combiner, dedup window and the spool (FILE_BUFFER_*).
 void read_push_and_spool(EnvReader& r, Config& c) {
-  c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS", c.push.combine_max_items);
-  c.push.combine_max_bytes =
-      r.integer("PUSH_COMBINE_MAX_BYTES", c.push.combine_max_bytes);
-  c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS", c.push.max_concurrent_calls);
-  c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS", c.push.dedup_window_ms);
-  c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS", c.combine.ack_max_items);
-  c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES", c.combine.ack_max_bytes);
-  c.combine.ack_max_concurrent_calls =
-      r.int32("ACK_MAX_CONCURRENT_CALLS", c.combine.ack_max_concurrent_calls);
+  c.push.combine_max_items = r.int32("PUSH_COMBINE_MAX_ITEMS");
+  c.push.combine_max_bytes = r.integer("PUSH_COMBINE_MAX_BYTES");
+  c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS");
+  c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS");
+  c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS");
+  c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES");
+  c.combine.ack_max_concurrent_calls = r.int32("ACK_MAX_CONCURRENT_CALLS");
   // queen.pop_many accepts at most 1000 requests per call.
-  c.combine.pop_max_messages = r.int32("POP_COMBINE_MAX_MESSAGES", c.combine.pop_max_messages);
-  c.combine.pop_max_concurrent_calls =
-      r.int32("POP_MAX_CONCURRENT_CALLS", c.combine.pop_max_concurrent_calls);
+  c.combine.pop_max_messages = r.int32("POP_COMBINE_MAX_MESSAGES");
+  c.combine.pop_max_concurrent_calls = r.int32("POP_MAX_CONCURRENT_CALLS");
 
 
-  c.spool.dir = r.text("FILE_BUFFER_DIR", c.spool.dir);
-  c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS", c.spool.flush_ms);
-  c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH", c.spool.max_batch);
-  c.spool.max_batch_bytes =
-      r.integer("FILE_BUFFER_MAX_BATCH_BYTES", c.spool.max_batch_bytes);
-  c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS", c.spool.poison_attempts);
-  c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE", c.spool.events_per_file);
-  c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES", c.spool.replay_lanes);
-  const std::string fsync = r.text("FILE_BUFFER_FSYNC", "off");
+  c.spool.dir = r.text("FILE_BUFFER_DIR");
+  c.spool.flush_ms = r.int32("FILE_BUFFER_FLUSH_MS");
+  c.spool.max_batch = r.int32("FILE_BUFFER_MAX_BATCH");
+  c.spool.max_batch_bytes = r.integer("FILE_BUFFER_MAX_BATCH_BYTES");
+  c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS");
+  c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE");
+  c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES");
+  const std::string fsync = r.text("FILE_BUFFER_FSYNC");
   if (fsync == "off") {
     c.spool.fsync = FsyncMode::Off;
   } else if (fsync == "batch") {
@@ -324,15 +369,15 @@ void read_push_and_spool(EnvReader& r, Config& c) {
 
 // The broker mesh: a peer list needs a port and a shared secret.
 void read_mesh(EnvReader& r, Config& c) {
-  c.mesh.port = r.int32("QUEEN_MESH_PORT", 0);
-  c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS", ""));
+  c.mesh.port = r.int32("QUEEN_MESH_PORT");
+  c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS"));
   for (const auto& peer : c.mesh.peers) {
     if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
   }
-  c.mesh.host = r.text("QUEEN_MESH_HOST", "");
-  c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET", "");
-  c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS", c.mesh.heartbeat_ms);
-  c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms);
+  c.mesh.host = r.text("QUEEN_MESH_HOST");
+  c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET");
+  c.mesh.heartbeat_ms = r.int32("QUEEN_SYNC_HEARTBEAT_MS");
+  c.mesh.dead_threshold_ms = r.int32("QUEEN_SYNC_DEAD_THRESHOLD_MS");
   if (!c.mesh.peers.empty()) {
     // The mesh port is a control surface: it never runs unauthenticated, and
     // peers dial a port this broker must actually bind.
@@ -350,21 +395,18 @@ void read_mesh(EnvReader& r, Config& c) {
 
 // The sweeper, the jobs and the maintenance-flag refresh.
 void read_background(EnvReader& r, Config& c) {
-  c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS", c.sweeper.lease_ms);
-  c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS", c.sweeper.max_sleep_ms);
+  c.sweeper.lease_ms = r.int32("QUEEN_SWEEPER_LEASE_MS");
+  c.sweeper.max_sleep_ms = r.int32("QUEEN_SWEEPER_MAX_SLEEP_MS");
 
-  c.jobs.retention_interval_ms = r.integer("RETENTION_INTERVAL", c.jobs.retention_interval_ms);
-  c.jobs.retention_batch_size = r.int32("RETENTION_BATCH_SIZE", c.jobs.retention_batch_size);
-  c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL", c.jobs.eviction_interval_ms);
-  c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE", c.jobs.eviction_batch_size);
-  c.jobs.stats_reconcile_interval_ms =
-      r.integer("STATS_RECONCILE_INTERVAL_MS", c.jobs.stats_reconcile_interval_ms);
-  c.jobs.stats_history_retention_hours =
-      r.int32("STATS_HISTORY_RETENTION_HOURS", c.jobs.stats_history_retention_hours);
-  c.jobs.broker_stats_flush_interval_ms =
-      r.integer("BROKER_STATS_FLUSH_INTERVAL_MS", c.jobs.broker_stats_flush_interval_ms);
+  c.jobs.retention_interval_ms = r.integer("RETENTION_INTERVAL");
+  c.jobs.retention_batch_size = r.int32("RETENTION_BATCH_SIZE");
+  c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL");
+  c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE");
+  c.jobs.stats_reconcile_interval_ms = r.integer("STATS_RECONCILE_INTERVAL_MS");
+  c.jobs.stats_history_retention_hours = r.int32("STATS_HISTORY_RETENTION_HOURS");
+  c.jobs.broker_stats_flush_interval_ms = r.integer("BROKER_STATS_FLUSH_INTERVAL_MS");
 
-  c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS", c.system.flag_refresh_ms);
+  c.system.flag_refresh_ms = r.int32("SYSTEM_FLAG_REFRESH_MS");
 }
 
 // Request limits (docs/limits.md).
@@ -373,52 +415,53 @@ void read_limits(EnvReader& r, Config& c) {
   // handler threads' stack (rendering recurses per level), and no string can
   // exceed what one jsonb string holds (2^28 - 1 bytes); names stay within
   // the database's name domain (kNameMaxChars).
-  c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH", c.limits.json_max_depth);
-  c.limits.json_max_string_bytes =
-      r.integer("JSON_MAX_STRING_BYTES", c.limits.json_max_string_bytes);
-  c.limits.json_max_array_items = r.int32("JSON_MAX_ARRAY_ITEMS", c.limits.json_max_array_items);
-  c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS", c.limits.json_max_object_keys);
-  c.limits.json_max_values = r.int32("JSON_MAX_VALUES", c.limits.json_max_values);
-  c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS", c.limits.push_max_items);
-  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS", c.limits.name_max_chars);
-  c.limits.list_max_payload_bytes =
-      r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES", c.limits.list_max_payload_bytes);
-  c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET", c.limits.list_max_offset);
-  c.limits.stream_max_value_bytes = r.integer("QUEEN_STREAM_MAX_VALUE_BYTES", c.limits.stream_max_value_bytes);
-  c.limits.stream_max_state_ops = r.int32("QUEEN_STREAM_MAX_STATE_OPS", c.limits.stream_max_state_ops);
-  c.limits.stream_max_push_items = r.int32("QUEEN_STREAM_MAX_PUSH_ITEMS", c.limits.stream_max_push_items);
-  c.limits.stream_max_read_keys = r.int32("QUEEN_STREAM_MAX_READ_KEYS", c.limits.stream_max_read_keys);
+  c.limits.json_max_depth = r.int32("JSON_MAX_DEPTH");
+  c.limits.json_max_string_bytes = r.integer("JSON_MAX_STRING_BYTES");
+  c.limits.json_max_array_items = r.int32("JSON_MAX_ARRAY_ITEMS");
+  c.limits.json_max_object_keys = r.int32("JSON_MAX_OBJECT_KEYS");
+  c.limits.json_max_values = r.int32("JSON_MAX_VALUES");
+  c.limits.push_max_items = r.int32("PUSH_MAX_ITEMS");
+  c.limits.name_max_chars = r.int32("NAME_MAX_CHARS");
+  c.limits.list_max_payload_bytes = r.integer("QUEEN_LIST_MAX_PAYLOAD_BYTES");
+  c.limits.list_max_offset = r.int32("QUEEN_LIST_MAX_OFFSET");
+  c.limits.stream_max_value_bytes = r.integer("QUEEN_STREAM_MAX_VALUE_BYTES");
+  c.limits.stream_max_state_ops = r.int32("QUEEN_STREAM_MAX_STATE_OPS");
+  c.limits.stream_max_push_items = r.int32("QUEEN_STREAM_MAX_PUSH_ITEMS");
+  c.limits.stream_max_read_keys = r.int32("QUEEN_STREAM_MAX_READ_KEYS");
 }
 
 // Per-tenant push quotas (docs/tenants.md).
 void read_tenant_quotas(EnvReader& r, Config& c) {
   TenantQuotaConfig& q = c.tenant_quotas;
-  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING", q.max_pending);
-  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE", q.push_rate);
-  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST", q.push_burst);
-  q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES", q.overrides);
-  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS", q.cache_ms);
+  q.max_pending = r.integer("QUEEN_TENANT_MAX_PENDING");
+  q.push_rate = r.number("QUEEN_TENANT_PUSH_RATE");
+  q.push_burst = r.int32("QUEEN_TENANT_PUSH_BURST");
+  q.overrides = r.boolean("QUEEN_TENANT_QUOTA_OVERRIDES");
+  q.cache_ms = r.int32("QUEEN_TENANT_QUOTA_CACHE_MS");
   TenantStorageQuotas& s = q.storage;
-  s.kv_keys = r.integer("QUEEN_TENANT_MAX_KV_KEYS", s.kv_keys);
-  s.kv_bytes = r.integer("QUEEN_TENANT_MAX_KV_BYTES", s.kv_bytes);
-  s.traces = r.integer("QUEEN_TENANT_MAX_TRACES", s.traces);
-  s.trace_bytes = r.integer("QUEEN_TENANT_MAX_TRACE_BYTES", s.trace_bytes);
-  s.dead_letters = r.integer("QUEEN_TENANT_MAX_DEAD_LETTERS", s.dead_letters);
-  s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES", s.queues);
-  s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS", s.partitions);
-  s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS", s.consumer_groups);
-  s.stream_state_bytes = r.integer("QUEEN_TENANT_MAX_STREAM_STATE_BYTES", s.stream_state_bytes);
+  s.kv_keys = r.integer("QUEEN_TENANT_MAX_KV_KEYS");
+  s.kv_bytes = r.integer("QUEEN_TENANT_MAX_KV_BYTES");
+  s.traces = r.integer("QUEEN_TENANT_MAX_TRACES");
+  s.trace_bytes = r.integer("QUEEN_TENANT_MAX_TRACE_BYTES");
+  s.dead_letters = r.integer("QUEEN_TENANT_MAX_DEAD_LETTERS");
+  s.queues = r.integer("QUEEN_TENANT_MAX_QUEUES");
+  s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS");
+  s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS");
+  s.stream_state_bytes = r.integer("QUEEN_TENANT_MAX_STREAM_STATE_BYTES");
   c.db.session_settings = storage_quota_settings(q);
   for (auto& setting : stream_limit_settings(c.limits)) c.db.session_settings.push_back(std::move(setting));
 }
 
 // One lane of the admission arbiter: QUEEN_FLOW_<LANE>_{SLOTS,QUEUE,WAIT_MS}.
-FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, FlowLaneConfig fallback, int total_slots) {
+// Its slots derive from QUEEN_FLOW_SLOTS; its queue derives from the thread
+// count (`derived_queue`) unless the table gives a number; its wait is the table's.
+FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, int derived_slots,
+                              std::optional<int> derived_queue, int total_slots) {
   const std::string prefix = "QUEEN_FLOW_" + lane;
   FlowLaneConfig l;
-  l.slots = r.int32(prefix + "_SLOTS", fallback.slots);
-  l.queue = r.int32(prefix + "_QUEUE", fallback.queue);
-  l.wait_ms = r.int32(prefix + "_WAIT_MS", fallback.wait_ms);
+  l.slots = r.int32(prefix + "_SLOTS", derived_slots);
+  l.queue = derived_queue ? r.int32(prefix + "_QUEUE", *derived_queue) : r.int32(prefix + "_QUEUE");
+  l.wait_ms = r.int32(prefix + "_WAIT_MS");
   if (l.slots > total_slots) {
     r.error(prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
             std::to_string(total_slots) + "): a lane cannot hold more slots than there are");
@@ -440,22 +483,21 @@ void read_flow(EnvReader& r, Config& c) {
   }
   const int slots = c.flow.slots;
   const int queue = c.http.max_threads;  // never refuses for a full queue by default: the wait bound does
-  c.flow.push = read_flow_lane(r, "PUSH", {std::max(1, slots * 3 / 4), queue, 10000}, slots);
-  c.flow.pop = read_flow_lane(r, "POP", {std::max(1, slots * 3 / 4), queue, 2000}, slots);
-  c.flow.ack = read_flow_lane(r, "ACK", {std::max(1, slots / 2), queue, 10000}, slots);
-  c.flow.maint = read_flow_lane(r, "MAINT", {std::max(1, slots / 16), 4, 1000}, slots);
+  c.flow.push = read_flow_lane(r, "PUSH", std::max(1, slots * 3 / 4), queue, slots);
+  c.flow.pop = read_flow_lane(r, "POP", std::max(1, slots * 3 / 4), queue, slots);
+  c.flow.ack = read_flow_lane(r, "ACK", std::max(1, slots / 2), queue, slots);
+  c.flow.maint = read_flow_lane(r, "MAINT", std::max(1, slots / 16), std::nullopt, slots);
   // Reads wait on handler threads like every lane, so their slots and queue
   // are kept to half of them: a flood of slow reads leaves the other half to
   // health, metrics and the other lanes.
   const int read_threads = std::max(1, c.http.max_threads / 2);
-  c.flow.read = read_flow_lane(r, "READ", {std::max(1, slots / 8), c.http.max_threads / 4, 2000}, slots);
+  c.flow.read = read_flow_lane(r, "READ", std::max(1, slots / 8), c.http.max_threads / 4, slots);
   if (c.flow.read.slots + c.flow.read.queue > read_threads) {
     r.error("QUEEN_FLOW_READ_SLOTS + QUEEN_FLOW_READ_QUEUE (" +
             std::to_string(c.flow.read.slots + c.flow.read.queue) + ") must be <= HTTP_MAX_THREADS / 2 (" +
             std::to_string(read_threads) + "): reads may hold at most half the handler threads");
   }
-  c.flow.read_statement_timeout_ms =
-      r.int32("QUEEN_READ_STATEMENT_TIMEOUT_MS", c.flow.read_statement_timeout_ms);
+  c.flow.read_statement_timeout_ms = r.int32("QUEEN_READ_STATEMENT_TIMEOUT_MS");
 }
 
 // JWT bearer authentication (docs/auth.md). Enabled without key material for
@@ -463,26 +505,26 @@ void read_flow(EnvReader& r, Config& c) {
 // (Whether a PEM key parses is checked where keys are loaded, in src/auth.)
 void read_jwt(EnvReader& r, Config& c) {
   JwtConfig& j = c.jwt;
-  j.enabled = r.boolean("JWT_ENABLED", j.enabled);
-  j.algorithm = r.text("JWT_ALGORITHM", j.algorithm);
+  j.enabled = r.boolean("JWT_ENABLED");
+  j.algorithm = r.text("JWT_ALGORITHM");
   if (j.algorithm != "HS256" && j.algorithm != "RS256" && j.algorithm != "EdDSA" && j.algorithm != "auto") {
     r.error("JWT_ALGORITHM='" + j.algorithm + "' is not one of HS256, RS256, EdDSA, auto");
   }
-  j.secret = r.text("JWT_SECRET", "");
-  j.public_key_pem = r.text("JWT_PUBLIC_KEY", "");
-  j.jwks_url = r.text("JWT_JWKS_URL", "");
-  j.issuer = r.text("JWT_ISSUER", "");
-  j.audience = r.text("JWT_AUDIENCE", "");
-  j.clock_skew_s = r.int32("JWT_CLOCK_SKEW", j.clock_skew_s);
-  j.skip_paths = split_list(r.text("JWT_SKIP_PATHS", join_list(j.skip_paths)));
-  j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL", j.jwks_refresh_interval_s);
-  j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS", j.jwks_timeout_ms);
-  j.roles_claim = r.text("JWT_ROLES_CLAIM", j.roles_claim);
-  j.roles_array_claim = r.text("JWT_ROLES_ARRAY_CLAIM", j.roles_array_claim);
-  j.role_admin = r.text("JWT_ROLE_ADMIN", j.role_admin);
-  j.role_read_write = r.text("JWT_ROLE_READ_WRITE", j.role_read_write);
-  j.role_read_only = r.text("JWT_ROLE_READ_ONLY", j.role_read_only);
-  j.tenant_claim = r.text("JWT_TENANT_CLAIM", j.tenant_claim);
+  j.secret = r.text("JWT_SECRET");
+  j.public_key_pem = r.text("JWT_PUBLIC_KEY");
+  j.jwks_url = r.text("JWT_JWKS_URL");
+  j.issuer = r.text("JWT_ISSUER");
+  j.audience = r.text("JWT_AUDIENCE");
+  j.clock_skew_s = r.int32("JWT_CLOCK_SKEW");
+  j.skip_paths = split_list(r.text("JWT_SKIP_PATHS"));
+  j.jwks_refresh_interval_s = r.int32("JWT_JWKS_REFRESH_INTERVAL");
+  j.jwks_timeout_ms = r.int32("JWT_JWKS_TIMEOUT_MS");
+  j.roles_claim = r.text("JWT_ROLES_CLAIM");
+  j.roles_array_claim = r.text("JWT_ROLES_ARRAY_CLAIM");
+  j.role_admin = r.text("JWT_ROLE_ADMIN");
+  j.role_read_write = r.text("JWT_ROLE_READ_WRITE");
+  j.role_read_only = r.text("JWT_ROLE_READ_ONLY");
+  j.tenant_claim = r.text("JWT_TENANT_CLAIM");
   if (!j.enabled) return;
   const bool has_public_keys = !j.public_key_pem.empty() || !j.jwks_url.empty();
   if (j.algorithm == "HS256" && j.secret.empty()) {
@@ -511,9 +553,9 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_tenant_quotas(r, c);
   read_jwt(r, c);
   read_flow(r, c);
-  c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY", "");
-  c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS", "");
-  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS", c.encryption_refresh_ms);
+  c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY");
+  c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS");
+  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS");
 
   if (!r.errors().empty()) {
     std::string message = "invalid configuration:";
@@ -524,6 +566,11 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   loaded.ignored = reference_only_variables(env);
   loaded.settings = r.settings();
   return loaded;
+}
+
+const Config& Config::defaults() {
+  static const Config defaults = load_config({}, "").config;
+  return defaults;
 }
 
 EnvMap read_process_environment() {

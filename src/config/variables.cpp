@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string>
 
 namespace queen::config {
 namespace {
@@ -70,16 +71,19 @@ Variable derived(Variable v) {
   return v;
 }
 
-// One admission lane's three variables (docs/flow-control.md).
+// One admission lane's three variables (docs/flow-control.md): its slots are a
+// share of QUEEN_FLOW_SLOTS, its queue a share of HTTP_MAX_THREADS unless
+// `queue_is_number`, its wait a number.
 void add_flow_lane(std::vector<Variable>& t, std::string_view lane_slots, std::string_view lane_queue,
                    std::string_view lane_wait, std::string_view slots_default, std::string_view queue_default,
-                   std::string_view wait_default, std::string_view what) {
+                   bool queue_is_number, std::string_view wait_default, std::string_view what) {
   constexpr std::string_view kFlow = "Flow control";
   t.push_back(derived(integer(kFlow, lane_slots, slots_default, 1, 10000, "", what)));
-  t.push_back(derived(integer(kFlow, lane_queue, queue_default, 0, 1000000, "",
-                              "requests waiting for a slot of the lane (429 beyond)")));
-  t.push_back(derived(integer(kFlow, lane_wait, wait_default, 0, 3600000, "ms",
-                              "longest wait for a slot of the lane (429 after)")));
+  const Variable queue = integer(kFlow, lane_queue, queue_default, 0, 1000000, "",
+                                 "requests waiting for a slot of the lane (429 beyond)");
+  t.push_back(queue_is_number ? queue : derived(queue));
+  t.push_back(
+      integer(kFlow, lane_wait, wait_default, 0, 3600000, "ms", "longest wait for a slot of the lane (429 after)"));
 }
 
 std::vector<Variable> build_table() {
@@ -127,7 +131,8 @@ std::vector<Variable> build_table() {
                       "the whole body must arrive within this (408)"));
   t.push_back(integer(kHttp, "HTTP_WRITE_TIMEOUT_MS", "30000", 100, 3600000, "ms",
                       "the whole response must be taken within this (connection closed)"));
-  t.push_back(derived(integer(kHttp, "HTTP_MAX_BODY_BYTES_IN_FLIGHT", "max(268435456, MAX_BODY_BYTES)", 1024,
+  static const std::string in_flight_default = "max(" + std::to_string(kMinBodyBytesInFlight) + ", MAX_BODY_BYTES)";
+  t.push_back(derived(integer(kHttp, "HTTP_MAX_BODY_BYTES_IN_FLIGHT", in_flight_default, 1024,
                               1LL << 40, "bytes",
                               "request-body bytes held by all requests together (503 beyond); >= MAX_BODY_BYTES")));
   t.push_back(text(kHttp, "HTTP_CORS_ORIGINS", "", "comma-separated scheme://host[:port], or *",
@@ -283,15 +288,16 @@ std::vector<Variable> build_table() {
   t.push_back(derived(integer(kFlow, "QUEEN_FLOW_SLOTS", "C = min(DB_POOL_SIZE, HTTP_MAX_THREADS)", 1, 10000, "",
                               "database slots of all lanes together (<= DB_POOL_SIZE)")));
   add_flow_lane(t, "QUEEN_FLOW_PUSH_SLOTS", "QUEEN_FLOW_PUSH_QUEUE", "QUEEN_FLOW_PUSH_WAIT_MS", "3/4 of QUEEN_FLOW_SLOTS",
-                "HTTP_MAX_THREADS", "10000", "slots of the Push lane (push calls, transactions)");
+                "HTTP_MAX_THREADS", false, "10000", "slots of the Push lane (push calls, transactions)");
   add_flow_lane(t, "QUEEN_FLOW_POP_SLOTS", "QUEEN_FLOW_POP_QUEUE", "QUEEN_FLOW_POP_WAIT_MS", "3/4 of QUEEN_FLOW_SLOTS",
-                "HTTP_MAX_THREADS", "2000", "slots of the Pop lane (pop calls)");
+                "HTTP_MAX_THREADS", false, "2000", "slots of the Pop lane (pop calls)");
   add_flow_lane(t, "QUEEN_FLOW_ACK_SLOTS", "QUEEN_FLOW_ACK_QUEUE", "QUEEN_FLOW_ACK_WAIT_MS", "1/2 of QUEEN_FLOW_SLOTS",
-                "HTTP_MAX_THREADS", "10000", "slots of the Ack lane (ack calls, lease extensions)");
+                "HTTP_MAX_THREADS", false, "10000", "slots of the Ack lane (ack calls, lease extensions)");
   add_flow_lane(t, "QUEEN_FLOW_MAINT_SLOTS", "QUEEN_FLOW_MAINT_QUEUE", "QUEEN_FLOW_MAINT_WAIT_MS",
-                "1/16 of QUEEN_FLOW_SLOTS", "4", "1000", "slots of the Maint lane (spool replay, one per file)");
+                "1/16 of QUEEN_FLOW_SLOTS", "4", true, "1000", "slots of the Maint lane (spool replay, one per file)");
   add_flow_lane(t, "QUEEN_FLOW_READ_SLOTS", "QUEEN_FLOW_READ_QUEUE", "QUEEN_FLOW_READ_WAIT_MS", "1/8 of QUEEN_FLOW_SLOTS",
-                "HTTP_MAX_THREADS / 4", "2000", "slots of the Read lane (slots + queue <= HTTP_MAX_THREADS / 2)");
+                "HTTP_MAX_THREADS / 4", false, "2000",
+                "slots of the Read lane (slots + queue <= HTTP_MAX_THREADS / 2)");
   t.push_back(integer(kFlow, "QUEEN_READ_STATEMENT_TIMEOUT_MS", "5000", 0, 3600000, "ms",
                       "statement timeout of every read call (0: DB_STATEMENT_TIMEOUT)"));
 

@@ -48,8 +48,10 @@ Entry entry_of() {
   using R = typename P::result;
   Entry e{P::function, P::statement, P::patterns, P::pg_types, R::rows, nullptr, nullptr, nullptr, 0};
   if constexpr (R::rows) {
-    e.columns = R::columns;
-    e.column_count = std::size(R::columns);
+    static_assert(fields_fit(R::fields), "a column's type, reading or null does not fit its member");
+    static constexpr auto columns = columns_of(R::fields);
+    e.columns = columns.data();
+    e.column_count = columns.size();
   } else {
     e.select = R::select;
     e.returns = R::returns;

@@ -10,33 +10,24 @@
 // declared here too, with their GET path, access and query parameters: the
 // HTTP layer registers them from QUEEN_CATALOGUE_VIEWS.
 // This header has no libpqxx: the typed calls are in db/catalogue_calls.h.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "db/consumer_groups_db.h"
+#include "db/kv_db.h"
+#include "db/procedures.h"
 #include "tenant/tenant.h"
 
 namespace pqxx {
 class connection_base;
 }
-
-namespace queen::db {
-// The decoders of the table results (db/row_decode.h).
-class PushRowDecoder;
-class PoppedMessageDecoder;
-class AckRowDecoder;
-template <typename Inner>
-class CombinedRowDecoder;
-class LeaseExtensionDecoder;
-class DlqEntryDecoder;
-class TenantQuotaStateDecoder;
-class TenantQueueDecoder;
-class PartitionSeekDecoder;
-class KvEntryDecoder;
-}  // namespace queen::db
 
 namespace queen::db::catalogue {
 
@@ -157,129 +148,254 @@ struct Column {
   const char* name;  // the name the decoder reads
 };
 
-// Table results: the columns read, in order, and the decoder of a row.
+// What a SQL null in a column becomes in its member. An optional member is
+// always empty (nullopt) then.
+enum class OnNull {
+  Empty,     // the member's empty value: nullopt, "", false, 0
+  JsonNull,  // the JSON text "null" (a jsonb column read as text)
+  Refused,   // a conversion error: the procedure never returns null there
+};
+
+// A column and the member of the row struct its value is decoded into
+// (db/row_decode.h, RowDecoder).
+template <typename Row, typename T>
+struct Field {
+  Column column;
+  T Row::*member;
+  OnNull on_null;
+};
+template <typename Row, typename T>
+constexpr Field<Row, T> field(Column column, T Row::*member, OnNull on_null = OnNull::Empty) {
+  return {column, member, on_null};
+}
+
+// The fields of another shape decoded into a member (a row within the row).
+template <typename Row, typename Part, typename... Fields>
+struct Nested {
+  Part Row::*member;
+  std::tuple<Fields...> fields;
+};
+template <typename Row, typename Part, typename... Fields>
+constexpr Nested<Row, Part, Fields...> nested(Part Row::*member, const std::tuple<Fields...>& fields) {
+  return {member, fields};
+}
+
+// How many columns a field, a nested shape or a tuple of them reads.
+template <typename F>
+struct columns_in;
+template <typename Row, typename T>
+struct columns_in<Field<Row, T>> : std::integral_constant<std::size_t, 1> {};
+template <typename Row, typename Part, typename... Fields>
+struct columns_in<Nested<Row, Part, Fields...>>
+    : std::integral_constant<std::size_t, (std::size_t{0} + ... + columns_in<Fields>::value)> {};
+template <typename... Fields>
+struct columns_in<std::tuple<Fields...>>
+    : std::integral_constant<std::size_t, (std::size_t{0} + ... + columns_in<Fields>::value)> {};
+template <typename Shape>
+inline constexpr std::size_t column_count_v = columns_in<std::decay_t<decltype(Shape::fields)>>::value;
+
+template <typename Row, typename T>
+constexpr void append_columns(const Field<Row, T>& f, Column* out, std::size_t& i) {
+  out[i++] = f.column;
+}
+template <typename... Fields, std::size_t... I>
+constexpr void append_columns(const std::tuple<Fields...>& fields, Column* out, std::size_t& i,
+                              std::index_sequence<I...>) {
+  (append_columns(std::get<I>(fields), out, i), ...);
+}
+template <typename Row, typename Part, typename... Fields>
+constexpr void append_columns(const Nested<Row, Part, Fields...>& n, Column* out, std::size_t& i) {
+  append_columns(n.fields, out, i, std::index_sequence_for<Fields...>{});
+}
+
+// The columns of a shape's fields, in order (nested shapes in place).
+template <typename... Fields>
+constexpr std::array<Column, columns_in<std::tuple<Fields...>>::value> columns_of(
+    const std::tuple<Fields...>& fields) {
+  std::array<Column, columns_in<std::tuple<Fields...>>::value> out{};
+  std::size_t i = 0;
+  append_columns(fields, out.data(), i, std::index_sequence_for<Fields...>{});
+  return out;
+}
+
+constexpr bool same_text(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+template <typename T>
+struct unwrap_optional {
+  using type = T;
+};
+template <typename T>
+struct unwrap_optional<std::optional<T>> {
+  using type = T;
+};
+
+// Whether a member of type T holds what the statement reads of column `c`,
+// and the column is read under the name the decoder looks for.
+template <typename T>
+constexpr bool member_fits(const Column& c) {
+  using V = typename unwrap_optional<T>::type;
+  if (c.read == Read::EpochUs) return std::is_same_v<V, std::int64_t>;
+  if (c.read == Read::AsText) return std::is_same_v<V, std::string>;
+  if (!same_text(c.source, c.name)) return false;  // AsIs keeps the source name
+  if (same_text(c.pg_type, "integer")) return std::is_same_v<V, int>;
+  if (same_text(c.pg_type, "bigint")) return std::is_same_v<V, std::int64_t>;
+  if (same_text(c.pg_type, "boolean")) return std::is_same_v<V, bool>;
+  if (same_text(c.pg_type, "double precision")) return std::is_same_v<V, double>;
+  if (same_text(c.pg_type, "text")) return std::is_same_v<V, std::string> || std::is_same_v<V, Tenant>;
+  return false;  // a type no member reads yet: add it here and in RowDecoder
+}
+
+template <typename Row, typename T>
+constexpr bool fields_fit(const Field<Row, T>& f) {
+  return member_fits<T>(f.column) && (f.on_null != OnNull::JsonNull || std::is_same_v<T, std::string>) &&
+         (f.on_null == OnNull::Empty || !is_optional<T>::value);
+}
+template <typename... Fields, std::size_t... I>
+constexpr bool fields_fit(const std::tuple<Fields...>& fields, std::index_sequence<I...>) {
+  return (fields_fit(std::get<I>(fields)) && ...);
+}
+template <typename Row, typename Part, typename... Fields>
+constexpr bool fields_fit(const Nested<Row, Part, Fields...>& n) {
+  return fields_fit(n.fields, std::index_sequence_for<Fields...>{});
+}
+// Whether every field of a shape fits its column (checked for every entry).
+template <typename... Fields>
+constexpr bool fields_fit(const std::tuple<Fields...>& fields) {
+  return fields_fit(fields, std::index_sequence_for<Fields...>{});
+}
+
+// Table results: the fields read, in order, each a column and the member of
+// Row it fills. RowDecoder<Shape> (db/row_decode.h) decodes them; no shape has
+// a decoder of its own.
 struct PushRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"idx", "integer", Read::AsIs, "idx"},
-      {"status", "text", Read::AsIs, "status"},
-      {"message_id", "uuid", Read::AsText, "message_id"},
-      {"transaction_id", "text", Read::AsIs, "transaction_id"},
-      {"partition_id", "uuid", Read::AsText, "partition_id"},
-      {"queue_name", "text", Read::AsIs, "queue_name"},
-      {"partition_name", "text", Read::AsIs, "partition_name"},
-      {"error", "text", Read::AsIs, "error"},
-  };
-  using decoder = PushRowDecoder;
+  using Row = PushRow;
+  static constexpr auto fields = std::make_tuple(
+      field({"idx", "integer", Read::AsIs, "idx"}, &Row::idx, OnNull::Refused),
+      field({"status", "text", Read::AsIs, "status"}, &Row::status),
+      field({"message_id", "uuid", Read::AsText, "message_id"}, &Row::message_id),
+      field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &Row::transaction_id),
+      field({"partition_id", "uuid", Read::AsText, "partition_id"}, &Row::partition_id),
+      field({"queue_name", "text", Read::AsIs, "queue_name"}, &Row::queue_name),
+      field({"partition_name", "text", Read::AsIs, "partition_name"}, &Row::partition_name),
+      field({"error", "text", Read::AsIs, "error"}, &Row::error));
 };
-
-#define QUEEN_POPPED_MESSAGE_COLUMNS                                                                        \
-  {"lease_id", "uuid", Read::AsText, "lease_id"}, {"queue_name", "text", Read::AsIs, "queue_name"},           \
-      {"partition_name", "text", Read::AsIs, "partition_name"},                                             \
-      {"partition_id", "uuid", Read::AsText, "partition_id"},                                               \
-      {"message_id", "uuid", Read::AsText, "message_id"},                                                   \
-      {"transaction_id", "text", Read::AsIs, "transaction_id"}, {"trace_id", "uuid", Read::AsText, "trace_id"}, \
-      {"payload", "jsonb", Read::AsText, "payload"}, {"producer_sub", "text", Read::AsIs, "producer_sub"},  \
-      {"is_encrypted", "boolean", Read::AsIs, "is_encrypted"},                                              \
-      {"created_at", "timestamp with time zone", Read::EpochUs, "created_at_us"},                          \
-      {"retry_count", "integer", Read::AsIs, "retry_count"}
-#define QUEEN_ACK_ROW_COLUMNS                                                                              \
-  {"idx", "integer", Read::AsIs, "idx"}, {"transaction_id", "text", Read::AsIs, "transaction_id"},           \
-      {"success", "boolean", Read::AsIs, "success"}, {"error", "text", Read::AsIs, "error"},               \
-      {"queue_name", "text", Read::AsIs, "queue_name"}, {"partition_name", "text", Read::AsIs, "partition_name"}, \
-      {"lease_released", "boolean", Read::AsIs, "lease_released"}, {"dlq", "boolean", Read::AsIs, "dlq"}
-
 struct PoppedRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {QUEEN_POPPED_MESSAGE_COLUMNS};
-  using decoder = PoppedMessageDecoder;
-};
-struct CombinedPoppedRows {
-  static constexpr bool rows = true;
-  static constexpr Column columns[] = {{"request_idx", "integer", Read::AsIs, "request_idx"},
-                                       QUEEN_POPPED_MESSAGE_COLUMNS};
-  using decoder = CombinedRowDecoder<PoppedMessageDecoder>;
+  using Row = PoppedMessage;
+  static constexpr auto fields = std::make_tuple(
+      field({"lease_id", "uuid", Read::AsText, "lease_id"}, &Row::lease_id),
+      field({"queue_name", "text", Read::AsIs, "queue_name"}, &Row::queue_name),
+      field({"partition_name", "text", Read::AsIs, "partition_name"}, &Row::partition_name),
+      field({"partition_id", "uuid", Read::AsText, "partition_id"}, &Row::partition_id),
+      field({"message_id", "uuid", Read::AsText, "message_id"}, &Row::message_id),
+      field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &Row::transaction_id),
+      field({"trace_id", "uuid", Read::AsText, "trace_id"}, &Row::trace_id),
+      field({"payload", "jsonb", Read::AsText, "payload"}, &Row::payload_json, OnNull::JsonNull),
+      field({"producer_sub", "text", Read::AsIs, "producer_sub"}, &Row::producer_sub),
+      field({"is_encrypted", "boolean", Read::AsIs, "is_encrypted"}, &Row::is_encrypted),
+      field({"created_at", "timestamp with time zone", Read::EpochUs, "created_at_us"}, &Row::created_at_us),
+      field({"retry_count", "integer", Read::AsIs, "retry_count"}, &Row::retry_count));
 };
 struct AckRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {QUEEN_ACK_ROW_COLUMNS};
-  using decoder = AckRowDecoder;
+  using Row = AckRow;
+  static constexpr auto fields = std::make_tuple(
+      field({"idx", "integer", Read::AsIs, "idx"}, &Row::idx, OnNull::Refused),
+      field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &Row::transaction_id),
+      field({"success", "boolean", Read::AsIs, "success"}, &Row::success),
+      field({"error", "text", Read::AsIs, "error"}, &Row::error),
+      field({"queue_name", "text", Read::AsIs, "queue_name"}, &Row::queue_name),
+      field({"partition_name", "text", Read::AsIs, "partition_name"}, &Row::partition_name),
+      field({"lease_released", "boolean", Read::AsIs, "lease_released"}, &Row::lease_released),
+      field({"dlq", "boolean", Read::AsIs, "dlq"}, &Row::dlq));
 };
-struct CombinedAckRows {
+// queen.pop_many and queen.ack_many: the lone procedure's row and the request
+// it answers, first.
+template <typename Inner>
+struct CombinedRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {{"request_idx", "integer", Read::AsIs, "request_idx"}, QUEEN_ACK_ROW_COLUMNS};
-  using decoder = CombinedRowDecoder<AckRowDecoder>;
+  using Row = CombinedRow<typename Inner::Row>;
+  static constexpr auto fields =
+      std::make_tuple(field({"request_idx", "integer", Read::AsIs, "request_idx"}, &Row::request_idx, OnNull::Refused),
+                      nested(&Row::row, Inner::fields));
 };
-#undef QUEEN_POPPED_MESSAGE_COLUMNS
-#undef QUEEN_ACK_ROW_COLUMNS
+using CombinedPoppedRows = CombinedRows<PoppedRows>;
+using CombinedAckRows = CombinedRows<AckRows>;
 
 struct LeaseRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"success", "boolean", Read::AsIs, "success"},
-      {"expires_at", "timestamp with time zone", Read::EpochUs, "expires_at_us"},
-      {"error", "text", Read::AsIs, "error"},
-  };
-  using decoder = LeaseExtensionDecoder;
+  using Row = LeaseExtension;
+  static constexpr auto fields = std::make_tuple(
+      field({"success", "boolean", Read::AsIs, "success"}, &Row::success),
+      field({"expires_at", "timestamp with time zone", Read::EpochUs, "expires_at_us"}, &Row::expires_at_us),
+      field({"error", "text", Read::AsIs, "error"}, &Row::error));
 };
+// queen.list_dlq: an entry per row, and the total every row repeats.
 struct DlqRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"message_id", "uuid", Read::AsText, "message_id"},
-      {"transaction_id", "text", Read::AsIs, "transaction_id"},
-      {"partition_id", "uuid", Read::AsText, "partition_id"},
-      {"queue_name", "text", Read::AsIs, "queue_name"},
-      {"partition_name", "text", Read::AsIs, "partition_name"},
-      {"consumer_group", "text", Read::AsIs, "consumer_group"},
-      {"error_message", "text", Read::AsIs, "error_message"},
-      {"retry_count", "integer", Read::AsIs, "retry_count"},
-      {"payload", "jsonb", Read::AsText, "payload"},
-      {"payload_omitted", "boolean", Read::AsIs, "payload_omitted"},
-      {"is_encrypted", "boolean", Read::AsIs, "is_encrypted"},
-      {"producer_sub", "text", Read::AsIs, "producer_sub"},
-      {"trace_id", "uuid", Read::AsText, "trace_id"},
-      {"created_at", "timestamp with time zone", Read::EpochUs, "created_at_us"},
-      {"failed_at", "timestamp with time zone", Read::EpochUs, "failed_at_us"},
-      {"total", "bigint", Read::AsIs, "total"},
-  };
-  using decoder = DlqEntryDecoder;
+  using Row = DlqRow;
+  static constexpr auto fields = std::make_tuple(
+      nested(&Row::entry,
+             std::make_tuple(
+                 field({"message_id", "uuid", Read::AsText, "message_id"}, &DlqEntry::message_id),
+                 field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &DlqEntry::transaction_id),
+                 field({"partition_id", "uuid", Read::AsText, "partition_id"}, &DlqEntry::partition_id),
+                 field({"queue_name", "text", Read::AsIs, "queue_name"}, &DlqEntry::queue_name),
+                 field({"partition_name", "text", Read::AsIs, "partition_name"}, &DlqEntry::partition_name),
+                 field({"consumer_group", "text", Read::AsIs, "consumer_group"}, &DlqEntry::consumer_group),
+                 field({"error_message", "text", Read::AsIs, "error_message"}, &DlqEntry::error_message),
+                 field({"retry_count", "integer", Read::AsIs, "retry_count"}, &DlqEntry::retry_count),
+                 field({"payload", "jsonb", Read::AsText, "payload"}, &DlqEntry::payload_json, OnNull::JsonNull),
+                 field({"payload_omitted", "boolean", Read::AsIs, "payload_omitted"}, &DlqEntry::payload_omitted),
+                 field({"is_encrypted", "boolean", Read::AsIs, "is_encrypted"}, &DlqEntry::is_encrypted),
+                 field({"producer_sub", "text", Read::AsIs, "producer_sub"}, &DlqEntry::producer_sub),
+                 field({"trace_id", "uuid", Read::AsText, "trace_id"}, &DlqEntry::trace_id),
+                 field({"created_at", "timestamp with time zone", Read::EpochUs, "created_at_us"},
+                       &DlqEntry::created_at_us),
+                 field({"failed_at", "timestamp with time zone", Read::EpochUs, "failed_at_us"},
+                       &DlqEntry::failed_at_us))),
+      field({"total", "bigint", Read::AsIs, "total"}, &Row::total, OnNull::Refused));
 };
 struct QuotaRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"max_pending", "bigint", Read::AsIs, "max_pending"},
-      {"push_rate", "double precision", Read::AsIs, "push_rate"},
-      {"push_burst", "integer", Read::AsIs, "push_burst"},
-      {"pending", "bigint", Read::AsIs, "pending"},
-      {"max_dead_letters", "bigint", Read::AsIs, "max_dead_letters"},
-      {"dead_letters", "bigint", Read::AsIs, "dead_letters"},
-      {"counted_at", "timestamp with time zone", Read::EpochUs, "counted_at_us"},
-  };
-  using decoder = TenantQuotaStateDecoder;
+  using Row = TenantQuotaState;
+  static constexpr auto fields = std::make_tuple(
+      field({"max_pending", "bigint", Read::AsIs, "max_pending"}, &Row::max_pending),
+      field({"push_rate", "double precision", Read::AsIs, "push_rate"}, &Row::push_rate),
+      field({"push_burst", "integer", Read::AsIs, "push_burst"}, &Row::push_burst),
+      field({"pending", "bigint", Read::AsIs, "pending"}, &Row::pending),
+      field({"max_dead_letters", "bigint", Read::AsIs, "max_dead_letters"}, &Row::max_dead_letters),
+      field({"dead_letters", "bigint", Read::AsIs, "dead_letters"}, &Row::dead_letters),
+      field({"counted_at", "timestamp with time zone", Read::EpochUs, "counted_at_us"}, &Row::counted_at_us));
 };
 struct TenantQueueRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"tenant", "text", Read::AsIs, "tenant"},
-      {"queue_name", "text", Read::AsIs, "queue_name"},
-  };
-  using decoder = TenantQueueDecoder;
+  using Row = TenantQueue;
+  static constexpr auto fields =
+      std::make_tuple(field({"tenant", "text", Read::AsIs, "tenant"}, &Row::tenant),
+                      field({"queue_name", "text", Read::AsIs, "queue_name"}, &Row::queue, OnNull::Refused));
 };
 struct PartitionSeekRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"partition_found", "boolean", Read::AsIs, "partition_found"},
-      {"cursor_moved_to", "timestamp with time zone", Read::EpochUs, "cursor_moved_to_us"},
-  };
-  using decoder = PartitionSeekDecoder;
+  using Row = PartitionSeek;
+  static constexpr auto fields = std::make_tuple(
+      field({"partition_found", "boolean", Read::AsIs, "partition_found"}, &Row::partition_found),
+      field({"cursor_moved_to", "timestamp with time zone", Read::EpochUs, "cursor_moved_to_us"},
+            &Row::cursor_moved_to_us));
 };
 struct KvRows {
   static constexpr bool rows = true;
-  static constexpr Column columns[] = {
-      {"value", "jsonb", Read::AsText, "value_json"},
-      {"expires_at", "timestamp with time zone", Read::EpochUs, "expires_at_us"},
-  };
-  using decoder = KvEntryDecoder;
+  using Row = KvEntry;
+  static constexpr auto fields = std::make_tuple(
+      field({"value", "jsonb", Read::AsText, "value_json"}, &Row::value_json, OnNull::JsonNull),
+      field({"expires_at", "timestamp with time zone", Read::EpochUs, "expires_at_us"}, &Row::expires_at_us));
 };
 
 // ---------------------------------------------------------------- the entries

@@ -47,7 +47,7 @@ std::vector<typename P::result::value_type> each(pqxx::nontransaction& tx, const
 template <typename P, typename... A>
 auto rows(pqxx::nontransaction& tx, const A&... args) {
   static_assert(P::result::rows, "a scalar result is read with first<P> or each<P>");
-  return decode_rows<typename P::result::decoder>(exec<P>(tx, args...));
+  return decode_rows<typename P::result>(exec<P>(tx, args...));
 }
 
 // One call of P on a pooled connection, through the one runner.

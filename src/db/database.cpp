@@ -2,6 +2,7 @@
 
 
 #include <tuple>
+#include <utility>
 
 #include <pqxx/pqxx>
 
@@ -94,12 +95,13 @@ DlqPage Database::list_dlq(const DlqQuery& q) {
   return runner_.run("list_dlq", [&](pqxx::nontransaction& tx) {
     const pqxx::result r = exec<ListDlq>(tx, q.queue, q.consumer_group, q.partition, q.failed_from_ms,
                                             q.failed_to_ms, q.limit, q.offset, q.tenant, q.max_payload_bytes);
-    const DlqEntryDecoder decode(r);
+    const RowDecoder<ListDlq::result> decode(r);
     DlqPage page;
     page.entries.reserve(r.size());
     for (const auto& row : r) {
-      page.entries.push_back(decode(row));
-      page.total = decode.total(row);
+      DlqRow decoded = decode(row);
+      page.entries.push_back(std::move(decoded.entry));
+      page.total = decoded.total;
     }
     // Every row carries the total; a page past the end has no row, so the
     // total comes from a one-row probe of the first page (procedures.md).

@@ -149,6 +149,12 @@ struct DlqEntry {
   std::int64_t failed_at_us = 0;
 };
 
+// A row of queen.list_dlq: an entry and the total every row repeats.
+struct DlqRow {
+  DlqEntry entry;
+  std::int64_t total = 0;
+};
+
 struct DlqPage {
   std::vector<DlqEntry> entries;  // newest failure first
   std::int64_t total = 0;         // matching entries before paging
@@ -217,7 +223,7 @@ struct TracesByName {
 
 // A queue as the tenant that owns it sees it.
 struct TenantQueue {
-  Tenant tenant;
+  Tenant tenant = Tenant::default_tenant();  // a decoded row sets it (RowDecoder makes rows before filling them)
   std::string queue;
 };
 

@@ -1,20 +1,23 @@
 #pragma once
 // Decoding of result rows, shared by every procedure call in src/db. Columns
-// are found by name (the names statements.cpp gives them), once per result:
-// a decoder resolves its column numbers when it is made and then reads each
-// row by number, so a pop of thousands of rows does no string lookup per row.
-// A result that lacks an expected column is a DbError with SQLSTATE 42703
-// (undefined_column): the SQL and its decoder disagree.
+// are found by name (the names the catalogue's statements give them), once
+// per result: a decoder resolves its column numbers when it is made and then
+// reads each row by number, so a pop of thousands of rows does no string
+// lookup per row. A result that lacks an expected column is a DbError with
+// SQLSTATE 42703 (undefined_column): the SQL and its decoder disagree.
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <pqxx/pqxx>
 
-#include "db/consumer_groups_db.h"
-#include "db/kv_db.h"
-#include "db/procedures.h"
+#include "db/catalogue.h"
+#include "db/db_error.h"
 
 namespace queen::db {
 
@@ -22,11 +25,17 @@ using ColumnNumber = pqxx::row::size_type;
 
 inline constexpr const char* kUndefinedColumn = "42703";
 
-// The number of the column named exactly `name` in `result`.
-ColumnNumber column_number(const pqxx::result& result, const char* name);
+// The number of the column named exactly `name` in `result` (a pqxx::result;
+// the unit tests pass a result of their own with columns() and column_name()).
+template <typename Result>
+ColumnNumber column_number(const Result& result, const char* name) {
+  for (ColumnNumber n = 0; n < result.columns(); ++n) {
+    if (std::strcmp(result.column_name(n), name) == 0) return n;
+  }
+  throw DbError(std::string("the result has no column \"") + name + "\"", kUndefinedColumn);
+}
 
 std::optional<std::string> optional_text(const pqxx::field& f);
-std::string text_or_empty(const pqxx::field& f);
 
 // The value of `column` in the first row; empty when there is no row or it is null.
 template <typename T>
@@ -46,135 +55,128 @@ std::vector<T> column_values(const pqxx::result& result, const char* column) {
   return values;
 }
 
-// Every row of `result` through one Decoder (resolved once).
-template <typename Decoder>
-std::vector<typename Decoder::Row> decode_rows(const pqxx::result& result) {
-  const Decoder decode(result);
-  std::vector<typename Decoder::Row> rows;
+namespace row_decode {
+
+using catalogue::OnNull;
+
+// The reads of one field are always inlined (a pop decodes every row through
+// them): each field's member, column and null rule are then constants, and a
+// row costs no more than a decoder written out by hand (measured: 3% fewer
+// instructions than the hand-written pop decoder it replaced, 4% more without).
+
+// A non-null value of type T (text is copied as it is, byte for byte).
+template <typename T, typename Value>
+[[gnu::always_inline]] inline T value_of(const Value& f) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return std::string(f.c_str(), f.size());
+  } else if constexpr (std::is_same_v<T, Tenant>) {
+    return Tenant(std::string(f.c_str(), f.size()));
+  } else {
+    return f.template as<T>();
+  }
+}
+
+// `out` from one field, null as its field declares (catalogue::OnNull).
+template <typename T, typename Value>
+[[gnu::always_inline]] inline void read_member(const Value& f, OnNull on_null, T& out) {
+  if constexpr (catalogue::is_optional<T>::value) {
+    if (f.is_null()) {
+      out.reset();
+    } else {
+      out = value_of<typename catalogue::is_optional<T>::value_type>(f);
+    }
+  } else if (!f.is_null()) {
+    out = value_of<T>(f);
+  } else if (on_null == OnNull::Refused) {
+    // the conversion error of a null
+    if constexpr (std::is_same_v<T, Tenant>) {
+      out = Tenant(f.template as<std::string>());
+    } else {
+      out = f.template as<T>();
+    }
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    out = on_null == OnNull::JsonNull ? std::string("null") : std::string();
+  } else if constexpr (std::is_same_v<T, Tenant>) {
+    out = Tenant::default_tenant();  // a null tenant column: the default tenant's '' (no row has one)
+  } else {
+    out = T{};
+  }
+}
+
+// resolve and read walk a shape's fields in order, nested shapes in place.
+template <typename Row, typename Part, typename... Fields, typename Result>
+void resolve(const catalogue::Nested<Row, Part, Fields...>& n, const Result& result, ColumnNumber* columns,
+             std::size_t& i);
+template <typename Row, typename Part, typename... Fields, typename ResultRow>
+void read(const catalogue::Nested<Row, Part, Fields...>& n, const ResultRow& row, const ColumnNumber* columns,
+          std::size_t& i, Row& out);
+
+template <typename Row, typename T, typename Result>
+void resolve(const catalogue::Field<Row, T>& f, const Result& result, ColumnNumber* columns, std::size_t& i) {
+  columns[i++] = column_number(result, f.column.name);
+}
+template <typename... Fields, typename Result>
+void resolve(const std::tuple<Fields...>& fields, const Result& result, ColumnNumber* columns, std::size_t& i) {
+  std::apply([&](const auto&... f) { (resolve(f, result, columns, i), ...); }, fields);
+}
+template <typename Row, typename Part, typename... Fields, typename Result>
+void resolve(const catalogue::Nested<Row, Part, Fields...>& n, const Result& result, ColumnNumber* columns,
+             std::size_t& i) {
+  resolve(n.fields, result, columns, i);
+}
+
+template <typename Row, typename T, typename ResultRow>
+[[gnu::always_inline]] inline void read(const catalogue::Field<Row, T>& f, const ResultRow& row,
+                                        const ColumnNumber* columns, std::size_t& i, Row& out) {
+  read_member(row[columns[i++]], f.on_null, out.*f.member);
+}
+template <typename... Fields, typename ResultRow, typename Row>
+void read(const std::tuple<Fields...>& fields, const ResultRow& row, const ColumnNumber* columns, std::size_t& i,
+          Row& out) {
+  std::apply([&](const auto&... f) { (read(f, row, columns, i, out), ...); }, fields);
+}
+template <typename Row, typename Part, typename... Fields, typename ResultRow>
+void read(const catalogue::Nested<Row, Part, Fields...>& n, const ResultRow& row, const ColumnNumber* columns,
+          std::size_t& i, Row& out) {
+  read(n.fields, row, columns, i, out.*n.member);
+}
+
+}  // namespace row_decode
+
+// The decoder of a table result of the catalogue (Shape: catalogue::PushRows,
+// ...): made once per result, it finds the column of every field of the
+// shape, in order, then fills each row's Shape::Row by column number.
+template <typename Shape>
+class RowDecoder {
+ public:
+  using Row = typename Shape::Row;
+
+  template <typename Result>
+  explicit RowDecoder(const Result& result) {
+    std::size_t i = 0;
+    row_decode::resolve(Shape::fields, result, columns_.data(), i);
+  }
+
+  template <typename ResultRow>
+  Row operator()(const ResultRow& row) const {
+    Row out{};
+    std::size_t i = 0;
+    row_decode::read(Shape::fields, row, columns_.data(), i, out);
+    return out;
+  }
+
+ private:
+  std::array<ColumnNumber, catalogue::column_count_v<Shape>> columns_{};
+};
+
+// Every row of `result` as Shape declares it (resolved once).
+template <typename Shape>
+std::vector<typename Shape::Row> decode_rows(const pqxx::result& result) {
+  const RowDecoder<Shape> decode(result);
+  std::vector<typename Shape::Row> rows;
   rows.reserve(result.size());
   for (const auto& row : result) rows.push_back(decode(row));
   return rows;
 }
-
-// One decoder per row shape.
-
-// queen.push_messages: idx, status, message_id, transaction_id, partition_id,
-// queue_name, partition_name, error.
-class PushRowDecoder {
- public:
-  using Row = PushRow;
-  explicit PushRowDecoder(const pqxx::result& result);
-  PushRow operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber idx_, status_, message_id_, transaction_id_, partition_id_, queue_name_, partition_name_, error_;
-};
-
-// queen.pop_messages.
-class PoppedMessageDecoder {
- public:
-  using Row = PoppedMessage;
-  explicit PoppedMessageDecoder(const pqxx::result& result);
-  PoppedMessage operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber lease_id_, queue_name_, partition_name_, partition_id_, message_id_, transaction_id_, trace_id_,
-      payload_, producer_sub_, is_encrypted_, created_at_us_, retry_count_;
-};
-
-// queen.ack_messages.
-class AckRowDecoder {
- public:
-  using Row = AckRow;
-  explicit AckRowDecoder(const pqxx::result& result);
-  AckRow operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber idx_, transaction_id_, success_, error_, queue_name_, partition_name_, lease_released_, dlq_;
-};
-
-// queen.pop_many and queen.ack_many: the lone procedure's row plus request_idx.
-template <typename Inner>
-class CombinedRowDecoder {
- public:
-  using Row = CombinedRow<typename Inner::Row>;
-  explicit CombinedRowDecoder(const pqxx::result& result)
-      : inner_(result), request_idx_(column_number(result, "request_idx")) {}
-  Row operator()(const pqxx::row& row) const { return Row{row[request_idx_].as<int>(), inner_(row)}; }
-
- private:
-  Inner inner_;
-  ColumnNumber request_idx_;
-};
-
-// queen.extend_lease.
-class LeaseExtensionDecoder {
- public:
-  using Row = LeaseExtension;
-  explicit LeaseExtensionDecoder(const pqxx::result& result);
-  LeaseExtension operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber success_, expires_at_us_, error_;
-};
-
-// queen.list_dlq: one entry per row, and the total every row repeats.
-class DlqEntryDecoder {
- public:
-  using Row = DlqEntry;
-  explicit DlqEntryDecoder(const pqxx::result& result);
-  DlqEntry operator()(const pqxx::row& row) const;
-  std::int64_t total(const pqxx::row& row) const;
-
- private:
-  ColumnNumber message_id_, transaction_id_, partition_id_, queue_name_, partition_name_, consumer_group_,
-      error_message_, retry_count_, payload_, payload_omitted_, is_encrypted_, producer_sub_, trace_id_, created_at_us_,
-      failed_at_us_,
-      total_;
-};
-
-// queen.tenant_quota_state.
-class TenantQuotaStateDecoder {
- public:
-  using Row = TenantQuotaState;
-  explicit TenantQuotaStateDecoder(const pqxx::result& result);
-  TenantQuotaState operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber max_pending_, push_rate_, push_burst_, pending_, max_dead_letters_, dead_letters_, counted_at_us_;
-};
-
-// queen.encrypted_queue_names.
-class TenantQueueDecoder {
- public:
-  using Row = TenantQueue;
-  explicit TenantQueueDecoder(const pqxx::result& result);
-  TenantQueue operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber tenant_, queue_name_;
-};
-
-// queen.seek_partition_to_end.
-class PartitionSeekDecoder {
- public:
-  using Row = PartitionSeek;
-  explicit PartitionSeekDecoder(const pqxx::result& result);
-  PartitionSeek operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber partition_found_, cursor_moved_to_us_;
-};
-
-// queen.kv_get.
-class KvEntryDecoder {
- public:
-  using Row = KvEntry;
-  explicit KvEntryDecoder(const pqxx::result& result);
-  KvEntry operator()(const pqxx::row& row) const;
-
- private:
-  ColumnNumber value_json_, expires_at_us_;
-};
 
 }  // namespace queen::db

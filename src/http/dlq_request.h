@@ -19,7 +19,7 @@ inline constexpr int kDefaultDlqPageSize = 100;
 // a valid name (query_name). consumerGroup=__QUEUE_MODE__ selects queue-mode
 // entries.
 broker::DlqQuery parse_dlq_query(const Tenant& tenant, const QueryParams& query,
-                                 const config::LimitsConfig& limits = config::LimitsConfig{});
+                                 const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 // {"messages": [...], "total", "limit", "offset", "pagination": {limit, offset}};
 // timestamps with millisecond precision, `data` = the payload verbatim.

@@ -34,7 +34,7 @@ enum class BodyRule { Required, Optional };
 // Throws HttpError(400) as described above. The default limits are the
 // defaults of the configuration.
 nlohmann::json parse_json_body(const std::string& body, BodyRule rule,
-                               const config::LimitsConfig& limits = config::LimitsConfig{});
+                               const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 // The member `name` of a parsed object, or null when it is absent or JSON null:
 // null is exactly like absent (docs/api-extensions.md, "Wire conventions").

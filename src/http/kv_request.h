@@ -17,7 +17,7 @@ inline constexpr std::int64_t kMaxKvTtlMs = 100LL * 365 * 86400000;
 // The :key path parameter (already percent-decoded): a name (check_name,
 // input_limits.h) of 1..NAME_MAX_CHARS characters; queen_internal.kv_check_key
 // accepts up to 255.
-void validate_kv_key(const std::string& key, const config::LimitsConfig& limits = config::LimitsConfig{});
+void validate_kv_key(const std::string& key, const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 struct KvPutRequest {
   std::string value_json;             // any JSON, null included
@@ -25,7 +25,7 @@ struct KvPutRequest {
 };
 // PUT body {"value": <any JSON>, "ttlMs": <optional non-negative integer>}.
 KvPutRequest parse_kv_put_body(const std::string& body,
-                               const config::LimitsConfig& limits = config::LimitsConfig{});
+                               const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 // {"key", "value", "expiresAt"} with expiresAt as ISO-8601 milliseconds or
 // null; the value is the stored JSON text verbatim.

@@ -20,10 +20,10 @@ namespace queen::http {
 
 // POST /api/v1/push body {"items": [...]}: at most limits.push_max_items items.
 std::vector<broker::PushItem> parse_push_body(const std::string& body,
-                                              const config::LimitsConfig& limits = config::LimitsConfig{});
+                                              const config::LimitsConfig& limits = config::Config::defaults().limits);
 // One push item (also the items of a transaction's push operation).
 broker::PushItem parse_push_item(const nlohmann::json& item,
-                                 const config::LimitsConfig& limits = config::LimitsConfig{});
+                                 const config::LimitsConfig& limits = config::Config::defaults().limits);
 // 400 "push with more than N items (PUSH_MAX_ITEMS)" past limits.push_max_items.
 void check_push_item_count(std::size_t items, const config::LimitsConfig& limits);
 
@@ -32,19 +32,21 @@ struct AckRequest {
   std::optional<std::string> consumer_group;  // absent / null / "" = queue mode
 };
 // POST /api/v1/ack (one item) and POST /api/v1/ack/batch.
-AckRequest parse_ack_body(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
+AckRequest parse_ack_body(const std::string& body,
+                          const config::LimitsConfig& limits = config::Config::defaults().limits);
 AckRequest parse_ack_batch_body(const std::string& body,
-                                const config::LimitsConfig& limits = config::LimitsConfig{});
+                                const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 enum class PopForm { Wildcard, Specific, Filter };
 // The three pop forms: path params `queue` / `partition`, then the query
 // (batch, wait, timeout, consumerGroup, autoAck, subscription, namespace/task);
 // the pop is for the caller's tenant (request.principal).
 broker::PopCommand parse_pop_request(PopForm form, const Request& request, const config::PopConfig& pop,
-                                     const config::LimitsConfig& limits = config::LimitsConfig{});
+                                     const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 // POST /api/v1/lease/:leaseId/extend body (optional) -> seconds (default 60).
-int parse_lease_seconds(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
+int parse_lease_seconds(const std::string& body,
+                        const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 struct ConfigureRequest {
   std::string queue;
@@ -53,9 +55,10 @@ struct ConfigureRequest {
   std::string options_json = "{}";
 };
 ConfigureRequest parse_configure_body(const std::string& body,
-                                      const config::LimitsConfig& limits = config::LimitsConfig{});
+                                      const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 // POST /api/v1/system/maintenance(/pop) body {"enabled": bool}.
-bool parse_enabled_body(const std::string& body, const config::LimitsConfig& limits = config::LimitsConfig{});
+bool parse_enabled_body(const std::string& body,
+                        const config::LimitsConfig& limits = config::Config::defaults().limits);
 
 }  // namespace queen::http

@@ -18,6 +18,7 @@ namespace queen::http {
 // at most limits.push_max_items (PUSH_MAX_ITEMS), requiredLeases entries are
 // names (input_limits.h).
 broker::TransactionCommand parse_transaction_body(const std::string& body,
-                                                  const config::LimitsConfig& limits = config::LimitsConfig{});
+                                                  const config::LimitsConfig& limits =
+                                                      config::Config::defaults().limits);
 
 }  // namespace queen::http

@@ -22,7 +22,7 @@ std::string token(nlohmann::json claims) {
 }
 
 Gate gate() {
-  queen::config::JwtConfig c;
+  queen::config::JwtConfig c = queen::config::Config::defaults().jwt;
   c.enabled = true;
   c.secret = kSecret;
   return Gate(c, nullptr, [] { return kNow; });

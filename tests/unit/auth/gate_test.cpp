@@ -22,7 +22,7 @@ constexpr std::int64_t kNow = 1'800'000'000;
 const std::string kSecret = "gate-test-secret-0123456789abcdef0123";
 
 config::JwtConfig hs_config() {
-  config::JwtConfig c;
+  config::JwtConfig c = config::Config::defaults().jwt;
   c.enabled = true;
   c.secret = kSecret;
   return c;
@@ -139,7 +139,7 @@ TEST(Gate, PublicRoutesSkipPathsAndUnknownPaths) {
 }
 
 TEST(Gate, BootRefusesUnusableKeyMaterial) {
-  config::JwtConfig rs;
+  config::JwtConfig rs = config::Config::defaults().jwt;
   rs.enabled = true;
   rs.algorithm = "RS256";
   rs.public_key_pem = "-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----\n";
@@ -152,7 +152,7 @@ TEST(Gate, BootRefusesUnusableKeyMaterial) {
   } catch (const KeyError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot verify JWT_ALGORITHM=RS256"), std::string::npos) << e.what();
   }
-  config::JwtConfig none;
+  config::JwtConfig none = config::Config::defaults().jwt;
   none.enabled = true;
   none.algorithm = "RS256";
   none.secret = kSecret;  // a secret is no key for RS256
@@ -175,7 +175,7 @@ TEST(Gate, JwksKeysRotateWithoutARestart) {
     if (rotated) keys.push_back(test::jwk_of(second.get(), "k2"));
     return FetchResult{true, json{{"keys", keys}}.dump(), ""};
   };
-  config::JwtConfig c;
+  config::JwtConfig c = config::Config::defaults().jwt;
   c.enabled = true;
   c.algorithm = "auto";
   c.jwks_url = "https://issuer.example/jwks.json";

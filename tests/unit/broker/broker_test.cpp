@@ -111,7 +111,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
 };
 
 config::Config test_config() {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.pop.wait_initial_interval_ms = 20;
   c.pop.wait_max_interval_ms = 20;
   return c;

@@ -8,7 +8,7 @@ using namespace queen;
 namespace {
 
 config::Config with_mesh(std::vector<std::string> peers, int port, std::string secret) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.process.server_id = "queen-a";
   c.mesh.peers = std::move(peers);
   c.mesh.port = port;
@@ -69,7 +69,7 @@ TEST(MeshOptionsFrom, RefusesAServerIdTooLongForAFrame) {
 }
 
 TEST(SweeperOptionsFrom, MapsLeaseSleepAndServer) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.process.server_id = "queen-b";
   c.sweeper.lease_ms = 3000;
   c.sweeper.max_sleep_ms = 250;
@@ -81,14 +81,14 @@ TEST(SweeperOptionsFrom, MapsLeaseSleepAndServer) {
 }
 
 TEST(SweeperOptionsFrom, KeepsTheCoalescingFloorBelowATinyCeiling) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.process.server_id = "queen-b";
   c.sweeper.max_sleep_ms = 3;
   EXPECT_EQ(broker::sweeper_options_from(c).min_sleep_ms, 3);
 }
 
 TEST(BuiltinJobOptionsFrom, MapsCadencesBatchesAndTheDedupWindow) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.jobs.retention_interval_ms = 1000;
   c.jobs.retention_batch_size = 10;
   c.jobs.eviction_interval_ms = 2000;
@@ -105,7 +105,7 @@ TEST(BuiltinJobOptionsFrom, MapsCadencesBatchesAndTheDedupWindow) {
 }
 
 TEST(JobRunnerOptionsFrom, RunsUnderThisBrokersId) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.process.server_id = "queen-c";
   EXPECT_EQ(broker::job_runner_options_from(c).server_id, "queen-c");
 }

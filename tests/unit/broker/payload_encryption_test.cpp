@@ -42,7 +42,7 @@ class EncryptedQueuesDb : public queen::testing::ProceduresFake {
 };
 
 config::Config config_with_key(const std::string& key) {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.encryption_key = key;
   c.encryption_refresh_ms = 3600000;
   return c;

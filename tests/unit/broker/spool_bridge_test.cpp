@@ -171,7 +171,7 @@ SpoolBridgeOptions fast_bridge_options() {
 // ------------------------------------------------------------------ pure parts
 
 TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
-  config::SpoolConfig c;
+  config::SpoolConfig c = config::Config::defaults().spool;
   c.dir = "/srv/spool";
   c.flush_ms = 50;
   c.max_batch = 7;
@@ -193,7 +193,7 @@ TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
 }
 
 TEST(SpoolBridgeOptionsFrom, ProbesEveryFlushAndBoundsTheHandoff) {
-  config::SpoolConfig c;
+  config::SpoolConfig c = config::Config::defaults().spool;
   c.flush_ms = 100;
   EXPECT_EQ(spool_bridge_options_from(c).probe_interval, 100ms);
   EXPECT_EQ(spool_bridge_options_from(c).handoff_wait, 2000ms);
@@ -711,7 +711,7 @@ TEST(SpoolBridgeRecovery, MaintenanceAtBootOnlyFinalizesLeftovers) {
 // ------------------------------------------------------- through the broker
 
 config::Config broker_config() {
-  config::Config c;
+  config::Config c = config::Config::defaults();
   c.pop.wait_initial_interval_ms = 20;
   c.pop.wait_max_interval_ms = 20;
   c.system.flag_refresh_ms = 60000;
@@ -815,7 +815,7 @@ struct ReplayingBroker {
   FakeDatabase db;
   wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;
-  const config::Config config;
+  const config::Config config = config::Config::defaults();
   SpoolBridge bridge;
   MaintenanceFlags flags;
   std::optional<Broker> broker;

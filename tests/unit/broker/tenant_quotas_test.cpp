@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 namespace {
 
 config::TenantQuotaConfig quota_config(std::int64_t max_pending, double rate, int burst, bool overrides = false) {
-  config::TenantQuotaConfig c;
+  config::TenantQuotaConfig c = config::Config::defaults().tenant_quotas;
   c.max_pending = max_pending;
   c.push_rate = rate;
   c.push_burst = burst;
@@ -69,7 +69,7 @@ TEST(TenantLimits, OverridesWinAndTheBurstDefaultsToOneSecondOfRate) {
 
 TEST(TenantQuotas, OffByDefaultWithoutReadingTheDatabase) {
   FakeState fake;
-  TenantQuotas quotas(config::TenantQuotaConfig{}, std::ref(fake));
+  TenantQuotas quotas(config::Config::defaults().tenant_quotas, std::ref(fake));
   EXPECT_FALSE(quotas.enabled());
   EXPECT_FALSE(quotas.admit(Tenant("acme"), 1000000));
   EXPECT_EQ(fake.reads, 0);

@@ -36,8 +36,8 @@ TEST(FlowConfig, DefaultsDeriveFromThePoolAndTheHandlerThreads) {
   expect_lane(f.maint, 1, 4, 1000);
   expect_lane(f.read, 3, 16, 2000);
   EXPECT_EQ(f.read_statement_timeout_ms, 5000);
-  // The struct's own defaults are the same.
-  const FlowConfig fresh;
+  // Config::defaults() holds the same.
+  const FlowConfig fresh = queen::config::Config::defaults().flow;
   EXPECT_EQ(fresh.slots, f.slots);
   expect_lane(fresh.push, f.push.slots, f.push.queue, f.push.wait_ms);
   expect_lane(fresh.pop, f.pop.slots, f.pop.queue, f.pop.wait_ms);

@@ -17,8 +17,8 @@ TEST(LimitsConfig, Defaults) {
   EXPECT_EQ(l.json_max_values, 1000000);
   EXPECT_EQ(l.push_max_items, 10000);
   EXPECT_EQ(l.name_max_chars, 255);
-  // The struct's own defaults are the same (parsers default to them).
-  const LimitsConfig fresh;
+  // Config::defaults() holds the same (parsers default to them).
+  const LimitsConfig fresh = queen::config::Config::defaults().limits;
   EXPECT_EQ(fresh.json_max_depth, l.json_max_depth);
   EXPECT_EQ(fresh.json_max_string_bytes, l.json_max_string_bytes);
   EXPECT_EQ(fresh.json_max_values, l.json_max_values);

@@ -48,6 +48,17 @@ std::pair<std::string, std::string> split_reference(const std::string& doc) {
   return {doc.substr(0, cut), doc.substr(cut)};
 }
 
+// Everything a Config holds, as text: the lines describe_config logs and the
+// session settings every connection carries (the stream limits and storage
+// quotas describe_config leaves to them).
+std::vector<std::string> config_text(const Config& c) {
+  std::vector<std::string> lines = describe_config(c);
+  for (const auto& [name, value] : c.db.session_settings) lines.push_back(name + "=" + value);
+  lines.push_back("secrets " + c.db.password + " " + c.jwt.secret + " " + c.jwt.public_key_pem + " " + c.jwt.jwks_url +
+                  " " + c.mesh.sync_secret + " " + c.encryption_key + " " + c.encryption_key_previous);
+  return lines;
+}
+
 }  // namespace
 
 TEST(Variables, NamesAreUniqueAndNoneIsAReferenceServerSetting) {
@@ -74,6 +85,20 @@ TEST(Variables, TableDefaultsAreTheDefaultsLoadConfigUses) {
     if (!s.variable->derived) {
       EXPECT_EQ(s.value, s.variable->default_text) << s.variable->name;
     }
+  }
+}
+
+TEST(Variables, TheTableIsTheOnlyPlaceOfADefault) {
+  // Every variable whose default is a value: set to its table default_text, it
+  // loads the same Config as when it is absent, so the default load_config
+  // applies is the table's (Config's fields have no defaults of their own).
+  const std::vector<std::string> defaults = config_text(load_config({}, "h").config);
+  EXPECT_EQ(config_text(Config::defaults()), config_text(load_config({}, "queen").config));
+  for (const Variable& v : variables()) {
+    if (v.derived || v.default_text.empty()) continue;  // derived: their own tests; empty is unset
+    const LoadedConfig loaded = load_config({{std::string(v.name), std::string(v.default_text)}}, "h");
+    EXPECT_TRUE(loaded.warnings.empty()) << v.name;
+    EXPECT_EQ(config_text(loaded.config), defaults) << v.name << "=" << v.default_text;
   }
 }
 

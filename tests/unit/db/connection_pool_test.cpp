@@ -11,7 +11,7 @@ using queen::db::build_conninfo;
 bool has(const std::string& conninfo, const std::string& part) { return conninfo.find(part) != std::string::npos; }
 
 TEST(BuildConninfo, OneServer) {
-  DbConfig c;
+  DbConfig c = queen::config::Config::defaults().db;
   c.hosts = {"db"};
   c.ports = {55432};
   const std::string info = build_conninfo(c);
@@ -19,7 +19,7 @@ TEST(BuildConninfo, OneServer) {
 }
 
 TEST(BuildConninfo, HostAndPortListsForLibpqToTryInOrder) {
-  DbConfig c;
+  DbConfig c = queen::config::Config::defaults().db;
   c.hosts = {"pg-a", "pg-b", "10.0.0.3"};
   c.ports = {5432, 5433, 6432};
   const std::string info = build_conninfo(c);
@@ -27,14 +27,14 @@ TEST(BuildConninfo, HostAndPortListsForLibpqToTryInOrder) {
 }
 
 TEST(BuildConninfo, OnePortForEveryHost) {
-  DbConfig c;
+  DbConfig c = queen::config::Config::defaults().db;
   c.hosts = {"pg-a", "pg-b"};
   c.ports = {5432};
   EXPECT_TRUE(has(build_conninfo(c), "host='pg-a,pg-b' port='5432' ")) << build_conninfo(c);
 }
 
 TEST(BuildConninfo, QuotesValues) {
-  DbConfig c;
+  DbConfig c = queen::config::Config::defaults().db;
   c.name = "it's";
   c.password = "p\\w";
   const std::string info = build_conninfo(c);
@@ -50,7 +50,7 @@ TEST(BuildConninfo, EverySessionRunsWithoutJit) {
 }
 
 TEST(BuildConninfo, SessionSettingsTravelAsOptions) {
-  DbConfig c;
+  DbConfig c = queen::config::Config::defaults().db;
   c.session_settings = {{"queen.tenant_max_kv_keys", "100"}, {"queen.tenant_quota_overrides", "off"}};
   const std::string info = build_conninfo(c);
   EXPECT_TRUE(has(info, "-c TimeZone=UTC -c jit=off -c queen.tenant_max_kv_keys=100 -c queen.tenant_quota_overrides=off'"))

@@ -133,7 +133,7 @@ class RecordingClusterHooks : public broker::ClusterHooks {
 };
 
 struct AdminRoutesFixture {
-  config::Config config;
+  config::Config config = config::Config::defaults();
   AdminFakeDb db;
   wake::PopWaiters waiters{util::real_clock()};
   metrics::Metrics metrics;

@@ -21,7 +21,7 @@ std::string error_of(const std::function<void()>& call, int* status = nullptr) {
   return {};
 }
 
-const config::LimitsConfig kLimits{};
+const config::LimitsConfig kLimits = config::Config::defaults().limits;
 
 }  // namespace
 

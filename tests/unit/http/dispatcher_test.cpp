@@ -108,7 +108,7 @@ struct GatedDispatcherFixture : ::testing::Test {
   Dispatcher dispatcher{make_router(), metrics, &gate};
 
   static config::JwtConfig jwt_config() {
-    config::JwtConfig c;
+    config::JwtConfig c = config::Config::defaults().jwt;
     c.enabled = true;
     c.secret = kSecret;
     return c;

@@ -22,7 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-const config::LimitsConfig kDefaults{};
+const config::LimitsConfig kDefaults = config::Config::defaults().limits;
 
 // The 400 message of `fn`, "<no error>" when it accepts. Every message must be
 // valid UTF-8 (it is put in a JSON answer) and short (nothing is echoed whole).
@@ -100,7 +100,7 @@ TEST(HostileJson, DepthCountsEveryOpenContainerUpToTheLimit) {
 }
 
 TEST(HostileJson, TheDepthLimitIsConfigurable) {
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.json_max_depth = 8;
   EXPECT_EQ(parse_error(nested_arrays(8), limits), "<no error>");
   EXPECT_EQ(parse_error(nested_arrays(9), limits), "JSON nesting deeper than 8 (JSON_MAX_DEPTH)");
@@ -124,7 +124,7 @@ TEST(HostileJson, ATenMegabyteStringIsRefused) {
 }
 
 TEST(HostileJson, AStringAtTheLimitIsAccepted) {
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.json_max_string_bytes = 4096;
   EXPECT_EQ(parse_error("\"" + std::string(4096, 'x') + "\"", limits), "<no error>");
   EXPECT_EQ(parse_error("\"" + std::string(4097, 'x') + "\"", limits),
@@ -165,7 +165,7 @@ TEST(HostileJson, AnObjectWithTooManyKeysIsRefused) {
 
 TEST(HostileJson, TheValuesOfAWholeBodyAreBounded) {
   // Many small arrays, each under the per-array limit: the memory bound is the total.
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.json_max_values = 1000;
   EXPECT_EQ(parse_error(array_of(999, "0"), limits), "<no error>");  // 999 + the array itself
   EXPECT_EQ(parse_error(array_of(1000, "0"), limits), "JSON body with more than 1000 values (JSON_MAX_VALUES)");
@@ -178,7 +178,7 @@ TEST(HostileJson, PushItemsAreBounded) {
   EXPECT_EQ(error_of([&] { parse_push_body("{\"items\":" + array_of(10000, item) + "}"); }), "<no error>");
   EXPECT_EQ(error_of([&] { parse_push_body("{\"items\":" + array_of(10001, item) + "}"); }),
             "push with more than 10000 items (PUSH_MAX_ITEMS)");
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.push_max_items = 2;
   EXPECT_EQ(error_of([&] { parse_push_body("{\"items\":" + array_of(3, item) + "}", limits); }),
             "push with more than 2 items (PUSH_MAX_ITEMS)");
@@ -330,7 +330,7 @@ TEST(HostileNames, NamesCountCharactersAndTheLimitIsConfigurable) {
   for (int i = 0; i < 255; ++i) accented += "\xC3\xA9";
   EXPECT_EQ(error_of([&] { validate_kv_key(accented); }), "<no error>");
   EXPECT_EQ(error_of([&] { validate_kv_key(accented + "e"); }), "key must be at most 255 characters (NAME_MAX_CHARS)");
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.name_max_chars = 10;
   EXPECT_EQ(error_of([&] { validate_kv_key("0123456789", limits); }), "<no error>");
   EXPECT_EQ(error_of([&] { validate_kv_key("0123456789a", limits); }),
@@ -340,7 +340,7 @@ TEST(HostileNames, NamesCountCharactersAndTheLimitIsConfigurable) {
 }
 
 TEST(HostileNames, PathAndQueryNamesMustBeUtf8WithoutNul) {
-  config::PopConfig pop;
+  config::PopConfig pop = config::Config::defaults().pop;
   Request r;
   r.params["queue"] = std::string("orders\0x", 8);
   EXPECT_EQ(error_of([&] { parse_pop_request(PopForm::Wildcard, r, pop); }), "queue must not contain NUL characters");

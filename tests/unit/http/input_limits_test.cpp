@@ -11,7 +11,7 @@ using namespace queen::http;
 namespace {
 
 std::string name_error(const std::string& value, int max_chars = 255) {
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.name_max_chars = max_chars;
   try {
     check_name(value, "queue", limits);

@@ -114,7 +114,7 @@ TEST(AckBody, BatchValidation) {
 }
 
 TEST(PopRequest, DefaultsAndBounds) {
-  config::PopConfig pop;
+  config::PopConfig pop = config::Config::defaults().pop;
   pop.default_batch_size = 3;
   pop.max_batch_size = 100;
   pop.default_subscription_mode = "new";
@@ -144,7 +144,7 @@ TEST(PopRequest, DefaultsAndBounds) {
 }
 
 TEST(PopRequest, SpecificPartitionIgnoresPartitionsAndFilterNeedsNamespaceOrTask) {
-  config::PopConfig pop;
+  config::PopConfig pop = config::Config::defaults().pop;
   Request r;
   r.params["queue"] = "q";
   r.params["partition"] = "p 1";

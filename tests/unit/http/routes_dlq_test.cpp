@@ -142,7 +142,7 @@ TEST(DlqRender, AnOmittedPayloadIsNullWithTheMarker) {
 }
 
 TEST(DlqQuery, CarriesThePayloadBudgetAndRefusesADeepOffset) {
-  config::LimitsConfig limits;
+  config::LimitsConfig limits = config::Config::defaults().limits;
   limits.list_max_payload_bytes = 12345;
   limits.list_max_offset = 50;
   EXPECT_EQ(parse_dlq_query(Tenant::default_tenant(), parse_query_string(""), limits).max_payload_bytes, 12345);

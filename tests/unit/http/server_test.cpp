@@ -79,7 +79,7 @@ struct ServerFixture : ::testing::Test {
   config::HttpConfig config = small_config();
 
   static config::HttpConfig small_config() {
-    config::HttpConfig c;
+    config::HttpConfig c = config::Config::defaults().http;
     c.host = "127.0.0.1";
     c.port = 0;  // ephemeral
     c.max_body_bytes = 1024;
@@ -439,7 +439,7 @@ struct GatedServerFixture : ::testing::Test {
   std::unique_ptr<HttpServer> server;
 
   static config::JwtConfig jwt_config() {
-    config::JwtConfig c;
+    config::JwtConfig c = config::Config::defaults().jwt;
     c.enabled = true;
     c.secret = kSecret;
     return c;
@@ -456,7 +456,7 @@ struct GatedServerFixture : ::testing::Test {
   }
 
   void SetUp() override {
-    config::HttpConfig c;
+    config::HttpConfig c = config::Config::defaults().http;
     c.host = "127.0.0.1";
     c.port = 0;
     c.max_body_bytes = 1 << 20;

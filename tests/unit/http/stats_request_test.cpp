@@ -19,7 +19,7 @@ Request request_with(const std::string& query, const std::string& queue = "") {
 }
 
 nlohmann::json params_of(const Request& request, const StatsParams& params) {
-  return nlohmann::json::parse(stats_params_json(request, params, queen::config::LimitsConfig{}));
+  return nlohmann::json::parse(stats_params_json(request, params, queen::config::Config::defaults().limits));
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ bool has_access_control(const Response& r) {
 }  // namespace
 
 TEST(RequestHead, InvalidUtf8AnywhereInThePathOrQueryIs400) {
-  const config::HttpConfig limits;
+  const config::HttpConfig limits = config::Config::defaults().http;
   for (const char* target : {"/api/v1/messages/%C0%AF/x", "/api/v1/queues/%FF", "/api/v1/messages/q/%ED%A0%80",
                              "/a/%E2%82", "/api/v1/\xff/x"}) {
     try {
@@ -53,7 +53,7 @@ TEST(RequestHead, InvalidUtf8AnywhereInThePathOrQueryIs400) {
 }
 
 TEST(RequestHead, TheWireParseDecidesTheTargetBeforeTheBody) {
-  const config::HttpConfig limits;
+  const config::HttpConfig limits = config::Config::defaults().http;
   // The body is not even complete: the answer is known from the head.
   const WireParse refused = parse_wire_request("POST /x/%C0%AF HTTP/1.1\r\nContent-Length: 100\r\n\r\nab", limits);
   ASSERT_TRUE(refused.error.has_value());
