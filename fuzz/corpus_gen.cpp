@@ -26,7 +26,7 @@ std::string control(std::uint8_t c) { return std::string(1, static_cast<char>(c)
 
 spool::SpoolEvent event(const std::string& queue, const std::string& partition, const std::string& txid,
                         const std::string& payload) {
-  spool::SpoolEvent e;
+  spool::SpoolEvent e(Tenant::default_tenant());
   e.queue = queue;
   e.partition = partition;
   e.transaction_id = txid;
@@ -39,7 +39,7 @@ std::vector<spool::SpoolEvent> sample_events() {
   events.push_back(event("orders", "Default", "tx-1", "{\"amount\":12}"));
   events.push_back(event("orders", "acct-7", "tx-2", "[1,2,3]"));
   auto full = event("invoices", "acct-7", "inv-1", R"({"z": 1, "a": [true, null, "x"], "big": 1e300})");
-  full.tenant = "acme";
+  full.tenant = Tenant("acme");
   full.producer_sub = "svc-billing";
   full.trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
   full.deliver_at_ms = 1'900'000'000'123;

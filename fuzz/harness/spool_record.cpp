@@ -14,6 +14,7 @@
 
 using namespace queen::spool;
 using queen::fuzz::Cursor;
+using queen::Tenant;
 
 namespace {
 
@@ -41,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int mode = in.byte() % 3;
 
   if (mode == 2) {
-    SpoolEvent event;
+    SpoolEvent event(Tenant::default_tenant());  // parse_record_body sets the record's
     std::string error;
     if (parse_record_body(in.rest(), event, error)) check_round_trip(event);
     return 0;
