@@ -4,7 +4,7 @@
 -- planned at that moment is kept as the tables grow and makes every call cost as much as the table is big.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(5);
+SELECT plan(8);
 
 CREATE TEMP TABLE growing (rel regclass PRIMARY KEY);
 INSERT INTO growing VALUES ('queen.queues'), ('queen.partitions'), ('queen.messages'), ('queen.consumers'),
@@ -39,6 +39,28 @@ SELECT * FROM queen.ack_messages(
                                        'leaseId', lease_id, 'status', 'completed'))
      FROM popped), 'g_plan', '', NULL);
 SELECT is(pg_temp.seq_scans(), (SELECT scans FROM before_ack), 'ack: no sequential scan of a growing table');
+
+-- An ack that names no group finds it by its lease: through the lease index, never by a scan of pop's work-list
+-- index (its last column is partition_id), whose entries grow with every cursor update.
+CREATE TEMP TABLE leased AS
+  SELECT * FROM queen.pop_messages('t_plan', NULL, NULL, 1, 1, false, NULL, NULL, NULL, NULL, '');
+CREATE FUNCTION pg_temp.index_scans(p_index regclass) RETURNS bigint LANGUAGE sql AS $$
+  SELECT pg_stat_get_xact_numscans(p_index)
+$$;
+CREATE TEMP TABLE before_groupless_ack AS
+  SELECT pg_temp.index_scans('queen.consumers_queue_group_pending_idx') AS work_list,
+         pg_temp.index_scans('queen.consumers_lease_id_idx') AS lease,
+         pg_temp.index_scans('queen.partitions_queue_name_key') AS partitions_by_name;
+SELECT * FROM queen.ack_messages(
+  (SELECT jsonb_agg(jsonb_build_object('transactionId', transaction_id, 'partitionId', partition_id,
+                                       'leaseId', lease_id, 'status', 'completed'))
+     FROM leased), NULL, '', NULL);
+SELECT is(pg_temp.index_scans('queen.consumers_queue_group_pending_idx') - (SELECT work_list FROM before_groupless_ack),
+          0::bigint, 'an ack without a group does not scan the work-list index');
+SELECT ok(pg_temp.index_scans('queen.consumers_lease_id_idx') > (SELECT lease FROM before_groupless_ack),
+          'an ack without a group finds its lease through the lease index');
+SELECT is(pg_temp.index_scans('queen.partitions_queue_name_key') - (SELECT partitions_by_name FROM before_groupless_ack),
+          0::bigint, 'an ack without a group does not walk the partitions to find its lease');
 
 -- JIT code is compiled on every execution of a plan: procedures whose estimates grow with the tables carry jit=off.
 SELECT is(ARRAY(SELECT p.proname::text FROM pg_proc p

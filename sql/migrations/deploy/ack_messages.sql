@@ -2,7 +2,8 @@
 -- queen.ack_messages as named steps (check the items, find the group, apply them, answer in request order); the
 -- loop that applies the items is queen_internal.apply_acks, and the judgement of one item is two SQL helpers
 -- (ack_item_error, ack_item_action) that the planner inlines into it, so no item costs a function call. The rules
--- and the statements each call runs are those of 1.0.0. CREATE OR REPLACE keeps ack_messages' owner and grants
+-- and the statements each call runs are those of 1.0.0, but for ack_lease_group's lookup of the lease, which no
+-- longer depends on the statistics a plan was made with (below). CREATE OR REPLACE keeps ack_messages' owner and grants
 -- (queen_owner; EXECUTE for queen_broker and queen_admin); the new helpers are queen_owner's, and PUBLIC gets no
 -- EXECUTE (internal_schema's default privileges).
 
@@ -151,6 +152,33 @@ END;
 $function$;
 COMMENT ON FUNCTION queen_internal.apply_acks(jsonb,text,text,timestamp with time zone) IS
   'Internal to ack_messages: applies the ack items of tenant p_tenant for group p_group at p_now, partition by partition in lock order (each cursor row locked, changed in memory, stored once), settles the partitions consumed to their end, and returns one row per item in that order.';
+
+-- The group of an ack that names none, found by its lease: one probe per ack item until one is found, whatever
+-- the statistics a plan was made with. `lease_id = ...` is the only index condition: the partition is compared with IS
+-- NOT DISTINCT FROM, which no index answers (partition_id is never null, so it matches what = matched), and the
+-- tenant through the cursor row's queue_id in a scalar subquery, which the planner cannot move out of the probe.
+-- 1.0.0 joined the probe to queen.partitions and queen.queues; a generic plan made while the tables were tiny
+-- and freshly analyzed put that join outside, scanning every partition of the database and probing every item
+-- for each, or probed by partition_id alone through pop's work-list index (whose last column it is): acks
+-- without a group then cost 5-10 ms each, half of the runs (docs/performance.md, "Steadiness, and the collapse").
+CREATE OR REPLACE FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text)
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+  RETURN (SELECT c.consumer_group
+            FROM jsonb_array_elements(p_acks) AS e(item)
+            CROSS JOIN LATERAL (SELECT cc.consumer_group FROM queen.consumers cc
+                                 WHERE cc.lease_id = queen_internal.uuid_or_null(e.item ->> 'leaseId')
+                                   AND cc.partition_id IS NOT DISTINCT FROM queen_internal.uuid_or_null(e.item ->> 'partitionId')
+                                   AND (SELECT q.tenant FROM queen.queues q WHERE q.id = cc.queue_id) = p_tenant
+                                 LIMIT 1) c
+           LIMIT 1);
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.ack_lease_group(jsonb,text) IS
+  'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 
 CREATE OR REPLACE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(idx integer, transaction_id text, success boolean, error text, queue_name text, partition_name text, lease_released boolean, dlq boolean)

@@ -1,9 +1,31 @@
 -- Revert queen:ack_messages from pg (back to ack_messages@v1.0.0: release 1.0.0, same owner and grants)
--- queen.ack_messages gets its 1.0.0 body back (the item loop inline); the helpers release 1.1.0 added go.
+-- queen.ack_messages and queen_internal.ack_lease_group get their 1.0.0 bodies back (the item loop inline); the
+-- helpers release 1.1.0 added go.
 
 BEGIN;
 
 SET LOCAL ROLE queen_owner;
+
+-- ack_lease_group as 1.0.0 made it.
+CREATE OR REPLACE FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text)
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+  RETURN (SELECT c.consumer_group
+            FROM jsonb_array_elements(p_acks) e
+            CROSS JOIN LATERAL (SELECT cc.partition_id, cc.consumer_group FROM queen.consumers cc
+                                 WHERE cc.partition_id = queen_internal.uuid_or_null(e ->> 'partitionId')
+                                   AND cc.lease_id = queen_internal.uuid_or_null(e ->> 'leaseId')
+                                 LIMIT 1) c
+            JOIN queen.partitions p ON p.id = c.partition_id
+            JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+           LIMIT 1);
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.ack_lease_group(jsonb,text) IS
+  'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 
 CREATE OR REPLACE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(idx integer, transaction_id text, success boolean, error text, queue_name text, partition_name text, lease_released boolean, dlq boolean)
