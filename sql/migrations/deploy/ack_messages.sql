@@ -3,9 +3,9 @@
 -- loop that applies the items is queen_internal.apply_acks, and the judgement of one item is two SQL helpers
 -- (ack_item_error, ack_item_action) that the planner inlines into it, so no item costs a function call. The rules
 -- and the statements each call runs are those of 1.0.0, but for ack_lease_group's lookup of the lease, which no
--- longer depends on the statistics a plan was made with (below). CREATE OR REPLACE keeps ack_messages' owner and grants
--- (queen_owner; EXECUTE for queen_broker and queen_admin); the new helpers are queen_owner's, and PUBLIC gets no
--- EXECUTE (internal_schema's default privileges).
+-- longer depends on the statistics a plan was made with (below). CREATE OR REPLACE keeps ack_messages' owner and
+-- grants (queen_owner; EXECUTE for queen_broker and queen_admin); the new helpers are queen_owner's, and PUBLIC gets
+-- no EXECUTE (internal_schema's default privileges).
 
 BEGIN;
 
@@ -154,13 +154,15 @@ COMMENT ON FUNCTION queen_internal.apply_acks(jsonb,text,text,timestamp with tim
   'Internal to ack_messages: applies the ack items of tenant p_tenant for group p_group at p_now, partition by partition in lock order (each cursor row locked, changed in memory, stored once), settles the partitions consumed to their end, and returns one row per item in that order.';
 
 -- The group of an ack that names none, found by its lease: one probe per ack item until one is found, whatever
--- the statistics a plan was made with. `lease_id = ...` is the only index condition: the partition is compared with IS
--- NOT DISTINCT FROM, which no index answers (partition_id is never null, so it matches what = matched), and the
--- tenant through the cursor row's queue_id in a scalar subquery, which the planner cannot move out of the probe.
+-- the statistics a plan was made with. `lease_id = ...` is the only index condition: the partition is compared
+-- with IS NOT DISTINCT FROM, which no index answers (partition_id is never null, so it matches what = matched),
+-- and the tenant through the cursor row's queue_id in a scalar subquery, which the planner cannot move out of the
+-- probe.
 -- 1.0.0 joined the probe to queen.partitions and queen.queues; a generic plan made while the tables were tiny
 -- and freshly analyzed put that join outside, scanning every partition of the database and probing every item
 -- for each, or probed by partition_id alone through pop's work-list index (whose last column it is): acks
--- without a group then cost 5-10 ms each, half of the runs (docs/performance.md, "Steadiness, and the collapse").
+-- without a group then cost 5-10 ms each in half of the runs (docs/performance.md, "The pop+ack collapse of
+-- 1.1.0's first builds").
 CREATE OR REPLACE FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text)
  RETURNS text
  LANGUAGE plpgsql
