@@ -359,10 +359,19 @@ class PgCluster:
         return [postmaster] + children
 
     def freeze(self):
-        """SIGSTOP the postmaster and its backends: connections hang instead of failing."""
-        self._frozen = self._server_pids()
-        for pid in self._frozen:
-            os.kill(pid, signal.SIGSTOP)
+        """SIGSTOP the postmaster and its backends: connections hang instead of failing.
+
+        The postmaster is stopped first, so it forks nothing new; a child listed a moment ago may have exited
+        since (the backend of a connection that just closed, a worker that finished) and needs no stopping."""
+        postmaster = self._server_pids()[0]
+        os.kill(postmaster, signal.SIGSTOP)
+        self._frozen = [postmaster]
+        for pid in self._server_pids()[1:]:  # listed once the postmaster can fork no more
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            self._frozen.append(pid)
 
     def thaw(self):
         for pid in self._frozen:
