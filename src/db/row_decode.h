@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <pqxx/pqxx>
@@ -69,8 +70,6 @@ template <typename T, typename Value>
 [[gnu::always_inline]] inline T value_of(const Value& f) {
   if constexpr (std::is_same_v<T, std::string>) {
     return std::string(f.c_str(), f.size());
-  } else if constexpr (std::is_same_v<T, Tenant>) {
-    return Tenant(std::string(f.c_str(), f.size()));
   } else {
     return f.template as<T>();
   }
@@ -79,7 +78,12 @@ template <typename T, typename Value>
 // `out` from one field, null as its field declares (catalogue::OnNull).
 template <typename T, typename Value>
 [[gnu::always_inline]] inline void read_member(const Value& f, OnNull on_null, T& out) {
-  if constexpr (catalogue::is_optional<T>::value) {
+  if constexpr (std::is_same_v<T, Tenant>) {
+    // a tenant column reads as text (a null as the default tenant's ''), then names its tenant
+    std::string name;
+    read_member(f, on_null, name);
+    out = Tenant(std::move(name));
+  } else if constexpr (catalogue::is_optional<T>::value) {
     if (f.is_null()) {
       out.reset();
     } else {
@@ -88,16 +92,9 @@ template <typename T, typename Value>
   } else if (!f.is_null()) {
     out = value_of<T>(f);
   } else if (on_null == OnNull::Refused) {
-    // the conversion error of a null
-    if constexpr (std::is_same_v<T, Tenant>) {
-      out = Tenant(f.template as<std::string>());
-    } else {
-      out = f.template as<T>();
-    }
+    out = f.template as<T>();  // the conversion error of a null
   } else if constexpr (std::is_same_v<T, std::string>) {
     out = on_null == OnNull::JsonNull ? std::string("null") : std::string();
-  } else if constexpr (std::is_same_v<T, Tenant>) {
-    out = Tenant::default_tenant();  // a null tenant column: the default tenant's '' (no row has one)
   } else {
     out = T{};
   }
