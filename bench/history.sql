@@ -13,7 +13,8 @@
 -- last_message_at, seq runs 1..last_seq, ids are UUIDv7 of created_at, transaction ids are unique
 -- per partition, queue-mode cursors count what they consumed, and queen.queue_stats is computed.
 -- Queues get ttl 0 so no expiry sweep moves the old messages while the bench runs.
--- It is written for the schema up to the `encryption` change of sql/migrations/sqitch.plan:
+-- It is written for the schema up to the `encryption` change of release 0.9.0 (encryption@v0.9.0 in
+-- sql/migrations/sqitch.plan; helpers were in schema queen then, and message_traces did not exist):
 -- scripts/bench.sh deploys up to there, runs it, then deploys the later changes, which fill what
 -- they add from the existing rows.
 --
@@ -70,10 +71,10 @@ UNION ALL
 SELECT :'hot_queue', :hot_messages_per_partition::bigint, :hot_partitions, clock_timestamp() - interval '1 day';
 
 INSERT INTO queen.queues (id, name, ttl, created_at, updated_at)
-SELECT queen_internal.uuid_v7(s.born), s.name, 0, s.born, s.born FROM history_shape s ORDER BY s.name;
+SELECT queen.uuid_v7(s.born), s.name, 0, s.born, s.born FROM history_shape s ORDER BY s.name;
 
 INSERT INTO queen.partitions (id, queue_id, name, last_seq, last_message_at, created_at)
-SELECT queen_internal.uuid_v7(s.born), q.id, 'p' || n, s.messages, s.born + s.messages * interval '1 second', s.born
+SELECT queen.uuid_v7(s.born), q.id, 'p' || n, s.messages, s.born + s.messages * interval '1 second', s.born
   FROM history_shape s
   JOIN queen.queues q ON q.tenant = '' AND q.name = s.name
  CROSS JOIN generate_series(0, s.partitions - 1) AS n;
@@ -121,7 +122,7 @@ SELECT c.id, c.queue_id, '__QUEUE_MODE__', c.cursor_seq, c.cursor_seq < c.last_s
 -- lookups of compute_queue_stats scan instead of probing (74 s instead of 1 s here).
 ANALYZE queen.partitions, queen.consumers;
 INSERT INTO queen.queue_stats
-SELECT (queen_internal.compute_queue_stats(q.id)).* FROM queen.queues q ORDER BY q.id;
+SELECT (queen.compute_queue_stats(q.id)).* FROM queen.queues q ORDER BY q.id;
 
 COMMIT;
 
