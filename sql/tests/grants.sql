@@ -55,7 +55,7 @@ INSERT INTO expected SELECT f, '---' FROM unnest(ARRAY[
   'queen_internal.move_cursors', 'queen_internal.name_max_chars', 'queen_internal.name_problem',
   'queen_internal.option_bool', 'queen_internal.option_int', 'queen_internal.parse_schedule_items',
   'queen_internal.partition_seq_at', 'queen_internal.partitions_mode', 'queen_internal.pop_candidates',
-  'queen_internal.pop_claim_partitions', 'queen_internal.pop_lease_messages', 'queen_internal.pop_queue_ids',
+  'queen_internal.pop_claim_partitions',
   'queen_internal.pop_record_start_point', 'queen_internal.push_item_deliver_at',
   'queen_internal.push_item_partition', 'queen_internal.queue_child_give_back', 'queen_internal.queue_give_back',
   'queen_internal.queue_namespace_of', 'queen_internal.queue_options_json', 'queen_internal.queue_pending_count',

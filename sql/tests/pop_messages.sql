@@ -5,7 +5,10 @@
 -- are set on the rows (pg_temp.age).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(68);
+SELECT plan(71);
+-- Section 13 counts the functions a pop calls. PL/pgSQL compiles a simple expression once per transaction, and
+-- whether its function calls are counted is decided then: so counting is on before the first pop.
+SET LOCAL track_functions = 'all';
 
 \ir support/pop_helpers.psql
 -- move a queue's messages (and partitions' last_message_at) p_age into the past
@@ -200,6 +203,28 @@ SELECT is((SELECT count(*) FROM queen.pop_messages('t_auto', NULL, 'g_pm', 10, 1
 SELECT throws_ok($$SELECT * FROM queen.pop_messages('t_pop', NULL, NULL, 0, 1, false, NULL, NULL, NULL, NULL, '')$$, '22023', NULL, 'batch < 1 is 22023');
 SELECT throws_ok($$SELECT * FROM queen.pop_messages('t_pop', NULL, NULL, 1, 0, false, NULL, NULL, NULL, NULL, '')$$, '22023', NULL, 'partitions < 1 is 22023');
 SELECT throws_ok($$SELECT * FROM queen.pop_messages(NULL, NULL, NULL, 1, 1, false, NULL, NULL, NULL, NULL, '')$$, '22023', 'queue or namespace/task is required', 'no queue and no filter is 22023');
+
+-- 13. What a pop runs: the PL/pgSQL functions a steady-state pop calls (queue mode already registered, a free
+--     partition to lease from), and how often. Release 1.1.0 folded the queue lookup, the pop maintenance flag,
+--     the registration probe and the read-and-lease statement into pop_messages; a call added to this path
+--     shows here.
+SELECT queen.configure_queue('t_calls', NULL, NULL, '{}', '');
+SELECT pg_temp.push('t_calls', 'c1', 2, 'calls-a');
+SELECT pg_temp.push('t_calls', 'c2', 2, 'calls-b');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_calls', NULL, NULL, 1, 1, false, NULL, NULL, NULL, NULL, '')), 1::bigint,
+          'a first pop registers queue mode and leases one message');
+CREATE TEMP TABLE pop_calls_before AS
+  SELECT schemaname, funcname, calls FROM pg_stat_xact_user_functions WHERE schemaname IN ('queen', 'queen_internal');
+SELECT is((SELECT count(*) FROM queen.pop_messages('t_calls', NULL, NULL, 1, 1, false, NULL, NULL, NULL, NULL, '')), 1::bigint,
+          'a steady-state pop leases a message of the other partition');
+SELECT is(ARRAY(SELECT s.schemaname || '.' || s.funcname || ' x' || (s.calls - coalesce(b.calls, 0))
+                  FROM pg_stat_xact_user_functions s
+                  LEFT JOIN pop_calls_before b ON b.schemaname = s.schemaname AND b.funcname = s.funcname
+                 WHERE s.schemaname IN ('queen', 'queen_internal') AND s.calls > coalesce(b.calls, 0)
+                 ORDER BY 1),
+          ARRAY['queen.pop_messages x1', 'queen_internal.check_at_least x2', 'queen_internal.pop_candidates x1',
+                'queen_internal.pop_claim_partitions x1', 'queen_internal.tenant_arg x1'],
+          'a steady-state pop calls these functions, each this often');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -153,8 +153,6 @@ const std::vector<const char*>& sql_helpers() {
       "partitions_mode",
       "pop_candidates",
       "pop_claim_partitions",
-      "pop_lease_messages",
-      "pop_queue_ids",
       "pop_record_start_point",
       "push_item_deliver_at",
       "push_item_partition",
