@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -76,13 +77,18 @@ RawSocket listen_without_accepting(std::uint16_t& port) {
   return s;
 }
 
-// A loopback port that was free a moment ago (bound, read, released). Nodes must know each other's port before
-// either starts, so the tests reserve ports this way.
-std::uint16_t free_port() {
-  std::uint16_t port = 0;
-  listen_without_accepting(port);
-  return port;
+// N distinct loopback ports that were free a moment ago (bound, read, released). Nodes must know each other's port
+// before either starts, so the tests reserve ports this way. All N stay bound until every one is read: released one
+// at a time, the kernel could hand the same port out twice (it did, under ASan in CI).
+template <std::size_t N>
+std::array<std::uint16_t, N> free_ports() {
+  std::array<std::uint16_t, N> ports{};
+  std::vector<RawSocket> held;
+  for (auto& port : ports) held.push_back(listen_without_accepting(port));
+  return ports;
 }
+
+std::uint16_t free_port() { return free_ports<1>()[0]; }
 
 RawSocket connect_raw(std::uint16_t port) {
   RawSocket s(::socket(AF_INET, SOCK_STREAM, 0));
@@ -195,8 +201,7 @@ TEST(MeshNode, StartReportsAPortInUse) {
 }
 
 TEST(MeshNode, TwoNodesExchangeFramesBothWays) {
-  const std::uint16_t port_a = free_port();
-  const std::uint16_t port_b = free_port();
+  const auto [port_a, port_b] = free_ports<2>();
   MeshNode a(fast_options("queen-a", port_a, {port_b}), real_clock());
   MeshNode b(fast_options("queen-b", port_b, {port_a}), real_clock());
   Inbox inbox_a, inbox_b;
@@ -241,8 +246,7 @@ TEST(MeshNode, TwoNodesExchangeFramesBothWays) {
 }
 
 TEST(MeshNode, ASenderStopsBeingAliveWhenItStopsAndARestartIsAccepted) {
-  const std::uint16_t port_a = free_port();
-  const std::uint16_t port_b = free_port();
+  const auto [port_a, port_b] = free_ports<2>();
   MeshNode b(fast_options("queen-b", port_b, {port_a}), real_clock());
   Inbox inbox_b;
   b.set_handler(inbox_b.handler());
@@ -348,8 +352,9 @@ TEST(MeshNode, APeerThatNeverReadsFillsABoundedQueueAndTheRestIsDropped) {
 class MeshNodeUnderAttack : public ::testing::Test {
  protected:
   void SetUp() override {
-    port_a_ = free_port();
-    port_b_ = free_port();
+    const auto ports = free_ports<2>();
+    port_a_ = ports[0];
+    port_b_ = ports[1];
     a_ = std::make_unique<MeshNode>(fast_options("queen-a", port_a_, {port_b_}), real_clock());
     b_ = std::make_unique<MeshNode>(fast_options("queen-b", port_b_, {port_a_}), real_clock());
     b_->set_handler(inbox_b_.handler());
@@ -494,8 +499,8 @@ TEST(MeshNode, AnInboundConnectionSilentPastTheDeadThresholdIsClosed) {
 }
 
 TEST(MeshNode, AHandlerThatThrowsIsCountedAndTheNodeKeepsServing) {
-  const std::uint16_t port_b = free_port();
-  MeshNode b(fast_options("queen-b", port_b, {free_port()}), real_clock());
+  const auto [port_b, port_a] = free_ports<2>();
+  MeshNode b(fast_options("queen-b", port_b, {port_a}), real_clock());
   std::atomic<int> calls{0};
   b.set_handler([&](const Frame& f) {
     if (f.queue == "boom") throw std::runtime_error("handler failure");
