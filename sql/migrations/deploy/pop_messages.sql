@@ -1,6 +1,6 @@
 -- Deploy queen:pop_messages to pg (release 1.1.0, a rework of pop_messages@v1.0.0)
--- queen.pop_messages in fewer statements, with the rules of 1.0.0. Executor start-up is a fifth of a batch-1 pop's
--- server time and every statement and PL/pgSQL call pays it, so:
+-- queen.pop_messages in fewer statements, with the rules of 1.0.0. Executor start-up is a fifth of PostgreSQL's CPU
+-- under pop+ack at batch 1 (perf), and every statement and PL/pgSQL call pays it, so:
 -- - one lookup finds the queues, which of them the group has not registered on, and the pop maintenance flag
 --   (1.0.0: pop_queue_ids, get_system_flag with its key check and identity switch, and a registration probe,
 --   four statements in three calls);
