@@ -1,35 +1,11 @@
--- Revert queen:store_messages from pg (back to store_messages@v0.9.0: the pre-release functions, owned by the reverting user)
+-- Revert queen:store_messages from pg (back to store_messages@v1.0.0: the 1.0.0 bodies of the two helpers
+-- release 1.1.0 rewrote; same owner and grants)
 
 BEGIN;
 
-SET LOCAL check_function_bodies = off;
+SET LOCAL ROLE queen_owner;
 
-DROP FUNCTION
-  queen_internal.queue_pending_count(uuid),
-  queen_internal.lock_push_targets(jsonb,text),
-  queen_internal.create_push_targets(jsonb,text,queen.push_target[]),
-  queen_internal.refused_push_partitions(jsonb,queen.push_target[]),
-  queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone),
-  queen_internal.store_messages(jsonb,text,uuid[],text);
-
-CREATE OR REPLACE FUNCTION queen.queue_pending_count(p_queue_id uuid)
- RETURNS bigint
- LANGUAGE sql
- STABLE
-AS $function$
-  SELECT coalesce(sum(pending.n), 0)::bigint
-    FROM queen.partitions p
-    CROSS JOIN LATERAL (
-      SELECT count(*) AS n FROM queen.messages m
-       WHERE m.partition_id = p.id
-         AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
-    ) pending
-   WHERE p.queue_id = p_queue_id
-$function$;
-COMMENT ON FUNCTION queen.queue_pending_count(uuid) IS
-  'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
-
-CREATE OR REPLACE FUNCTION queen.lock_push_targets(p_items jsonb, p_tenant text)
+CREATE OR REPLACE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_tenant text)
  RETURNS queen.push_target[]
  LANGUAGE plpgsql
 AS $function$
@@ -37,7 +13,7 @@ BEGIN
   RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
                        k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
     FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
-            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen.push_item_partition(x.e) AS partition_name
+            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen_internal.push_item_partition(x.e) AS partition_name
                     FROM jsonb_array_elements(p_items) AS x(e)) n
             LEFT JOIN LATERAL (SELECT q.id, q.max_size, q.encryption_enabled FROM queen.queues q
                                 WHERE q.tenant = p_tenant AND q.name = n.queue_name) q ON true
@@ -48,69 +24,10 @@ BEGIN
     LEFT JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = k.partition_id FOR UPDATE) l ON true);
 END;
 $function$;
-COMMENT ON FUNCTION queen.lock_push_targets(jsonb,text) IS
+COMMENT ON FUNCTION queen_internal.lock_push_targets(jsonb,text) IS
   'Internal to store_messages: the distinct (queue, partition) pairs of push items in tenant p_tenant, their partition rows locked FOR UPDATE in ascending id, with last_seq read under the lock; partition_id null for a pair not created yet.';
 
-CREATE OR REPLACE FUNCTION queen.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
- RETURNS queen.push_target[]
- LANGUAGE plpgsql
-AS $function$
-DECLARE
-  v_created_partitions uuid[];
-  v_targets queen.push_target[];
-BEGIN
-  INSERT INTO queen.queues (tenant, name, namespace, task)
-  SELECT p_tenant, n.name, coalesce(n.namespace, queen.queue_namespace_of(n.name)), coalesce(n.task, queen.queue_task_of(n.name))
-    FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
-                 nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
-            FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-           WHERE x.e ->> 'queue' IN (SELECT t.queue_name FROM unnest(p_targets) t WHERE t.queue_id IS NULL)
-           ORDER BY x.e ->> 'queue', x.ord) n
-   ORDER BY n.name
-  ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
-  WITH created AS (
-    INSERT INTO queen.partitions (queue_id, name)
-    SELECT q.id, t.partition_name
-      FROM unnest(p_targets) t
-      CROSS JOIN LATERAL (SELECT q.id FROM queen.queues q WHERE q.tenant = p_tenant AND q.name = t.queue_name) q
-     WHERE t.partition_id IS NULL
-     ORDER BY 1, 2
-    ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
-    RETURNING id
-  )
-  SELECT array_agg(created.id) INTO v_created_partitions FROM created;
-  IF v_created_partitions IS NOT NULL THEN
-    PERFORM queen.add_partition_cursors(v_created_partitions);
-  END IF;
-  v_targets := queen.lock_push_targets(p_items, p_tenant);
-  IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
-    -- its queue was deleted between the two statements: the caller may retry
-    RAISE EXCEPTION 'store_messages: a queue of this push was deleted while the push created it'
-      USING ERRCODE = '40001';
-  END IF;
-  RETURN v_targets;
-END;
-$function$;
-COMMENT ON FUNCTION queen.create_push_targets(jsonb,text,queen.push_target[]) IS
-  'Internal to store_messages: creates the missing queues, partitions and cursor rows of push items of tenant p_tenant (name and key order), then returns lock_push_targets again; 40001 when a queue was deleted meanwhile.';
-
-CREATE OR REPLACE FUNCTION queen.refused_push_partitions(p_items jsonb, p_targets queen.push_target[])
- RETURNS uuid[]
- LANGUAGE plpgsql
- STABLE
-AS $function$
-BEGIN
-  RETURN (SELECT array_agg(DISTINCT t.partition_id)
-            FROM jsonb_array_elements(p_items) AS x(e)
-            JOIN unnest(p_targets) t ON t.queue_name = x.e ->> 'queue' AND t.partition_name = queen.push_item_partition(x.e)
-           WHERE t.encryption_enabled
-             AND coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false));
-END;
-$function$;
-COMMENT ON FUNCTION queen.refused_push_partitions(jsonb,queen.push_target[]) IS
-  'Internal to store_messages: the partitions of encryptionEnabled queues that receive a plaintext item sent with keyHeld; every item of those partitions is refused.';
-
-CREATE OR REPLACE FUNCTION queen.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql
 AS $function$
@@ -119,12 +36,12 @@ BEGIN
   WITH items AS (
     SELECT (x.ord - 1)::int AS idx,
            x.e ->> 'queue' AS queue_name,
-           queen.push_item_partition(x.e) AS partition_name,
+           queen_internal.push_item_partition(x.e) AS partition_name,
            coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
-           coalesce(nullif(x.e ->> 'transactionId', ''), queen.uuid_v7()::text) AS transaction_id,
+           coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
-           coalesce(p_message_ids[x.ord], queen.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
+           coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
     SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
@@ -150,7 +67,7 @@ BEGIN
              OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
       FROM resolved r
   ), room AS (
-    SELECT r.queue_id, max(r.max_size) - queen.queue_pending_count(r.queue_id) AS free_slots
+    SELECT r.queue_id, max(r.max_size) - queen_internal.queue_pending_count(r.queue_id) AS free_slots
       FROM ranked r
      WHERE r.max_size > 0 AND r.is_new
      GROUP BY r.queue_id
@@ -207,51 +124,9 @@ BEGIN
    ORDER BY n.idx;
 END;
 $function$;
-COMMENT ON FUNCTION queen.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
+COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
   'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
 
-CREATE OR REPLACE FUNCTION queen.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
- RETURNS SETOF queen.push_result
- LANGUAGE plpgsql
- SET plan_cache_mode TO 'force_generic_plan'
- SET enable_seqscan TO 'off'
-AS $function$
-DECLARE
-  v_tenant text := queen.tenant_arg(p_tenant);
-  v_created_at timestamptz;
-  v_targets queen.push_target[];
-  v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
-BEGIN
-  IF jsonb_array_length(p_items) = 0 THEN
-    RETURN;
-  END IF;
-  IF p_message_ids IS NOT NULL AND cardinality(p_message_ids) <> jsonb_array_length(p_items) THEN
-    RAISE EXCEPTION 'store_messages: % message ids for % items', cardinality(p_message_ids), jsonb_array_length(p_items)
-      USING ERRCODE = '22023';
-  END IF;
-
-  -- 1. Lock the partitions (ascending id), reading last_seq under the lock; create the
-  --    queues and partitions that do not exist yet.
-  v_targets := queen.lock_push_targets(p_items, v_tenant);
-  IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
-    v_targets := queen.create_push_targets(p_items, v_tenant, v_targets);
-  END IF;
-  -- Per partition, seq order, created_at order and commit order agree: the timestamp is
-  -- taken once the locks are held.
-  v_created_at := clock_timestamp();
-
-  -- 2. Encryption's safety net; a push without keyHeld items (a broker without a key)
-  --    pays one scan of the items.
-  IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
-    v_refused_partitions := queen.refused_push_partitions(p_items, v_targets);
-  END IF;
-
-  -- 3. Store them.
-  RETURN QUERY SELECT * FROM queen.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
-                                                     v_refused_partitions, v_created_at);
-END;
-$function$;
-COMMENT ON FUNCTION queen.store_messages(jsonb,text,uuid[],text) IS
-  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
+RESET ROLE;
 
 COMMIT;

@@ -1,0 +1,267 @@
+-- Deploy queen:store_messages to pg (release 1.0.0, a rework of store_messages@v0.9.0)
+-- Its functions at release 1.0.0: helpers in schema queen_internal, API procedures of schema queen
+-- SECURITY DEFINER with a fixed search_path, every one owned by queen_owner (docs/procedures.md, Roles).
+-- Written from the catalogue of the 1.0.0 schema (pg_get_functiondef); the pre-release text is in
+-- store_messages@v0.9.0.sql. A database of the pre-release schema upgrades in place: no row is touched.
+
+BEGIN;
+
+-- Bodies may name helpers that a later change of this release moves; each is checked when first called.
+SET LOCAL check_function_bodies = off;
+
+DROP FUNCTION
+  queen.queue_pending_count(uuid),
+  queen.lock_push_targets(jsonb,text),
+  queen.create_push_targets(jsonb,text,queen.push_target[]),
+  queen.refused_push_partitions(jsonb,queen.push_target[]),
+  queen.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone),
+  queen.store_messages(jsonb,text,uuid[],text);
+
+SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
+
+CREATE OR REPLACE FUNCTION queen_internal.queue_pending_count(p_queue_id uuid)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(sum(pending.n), 0)::bigint
+    FROM queen.partitions p
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS n FROM queen.messages m
+       WHERE m.partition_id = p.id
+         AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
+    ) pending
+   WHERE p.queue_id = p_queue_id
+$function$;
+COMMENT ON FUNCTION queen_internal.queue_pending_count(uuid) IS
+  'Messages of the queue that at least one consumer group has not consumed yet (all messages of partitions without consumers). maxSize caps this number.';
+
+CREATE OR REPLACE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_tenant text)
+ RETURNS queen.push_target[]
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
+                       k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
+    FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
+            FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen_internal.push_item_partition(x.e) AS partition_name
+                    FROM jsonb_array_elements(p_items) AS x(e)) n
+            LEFT JOIN LATERAL (SELECT q.id, q.max_size, q.encryption_enabled FROM queen.queues q
+                                WHERE q.tenant = p_tenant AND q.name = n.queue_name) q ON true
+            LEFT JOIN LATERAL (SELECT p.id FROM queen.partitions p
+                                WHERE p.queue_id = q.id AND p.name = n.partition_name) pr ON true
+           ORDER BY pr.id) k
+    -- the lock, taken in the order above; last_seq is read from the locked row version
+    LEFT JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = k.partition_id FOR UPDATE) l ON true);
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.lock_push_targets(jsonb,text) IS
+  'Internal to store_messages: the distinct (queue, partition) pairs of push items in tenant p_tenant, their partition rows locked FOR UPDATE in ascending id, with last_seq read under the lock; partition_id null for a pair not created yet.';
+
+CREATE OR REPLACE FUNCTION queen_internal.create_push_targets(p_items jsonb, p_tenant text, p_targets queen.push_target[])
+ RETURNS queen.push_target[]
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_created_partitions uuid[];
+  v_targets queen.push_target[];
+BEGIN
+  INSERT INTO queen.queues (tenant, name, namespace, task)
+  SELECT p_tenant, n.name, coalesce(n.namespace, queen_internal.queue_namespace_of(n.name)), coalesce(n.task, queen_internal.queue_task_of(n.name))
+    FROM (SELECT DISTINCT ON (x.e ->> 'queue') x.e ->> 'queue' AS name,
+                 nullif(x.e ->> 'namespace', '') AS namespace, nullif(x.e ->> 'task', '') AS task
+            FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
+           WHERE x.e ->> 'queue' IN (SELECT t.queue_name FROM unnest(p_targets) t WHERE t.queue_id IS NULL)
+           ORDER BY x.e ->> 'queue', x.ord) n
+   ORDER BY n.name
+  ON CONFLICT ON CONSTRAINT queues_tenant_name_key DO NOTHING;
+  WITH created AS (
+    INSERT INTO queen.partitions (queue_id, name)
+    SELECT q.id, t.partition_name
+      FROM unnest(p_targets) t
+      CROSS JOIN LATERAL (SELECT q.id FROM queen.queues q WHERE q.tenant = p_tenant AND q.name = t.queue_name) q
+     WHERE t.partition_id IS NULL
+     ORDER BY 1, 2
+    ON CONFLICT ON CONSTRAINT partitions_queue_name_key DO NOTHING
+    RETURNING id
+  )
+  SELECT array_agg(created.id) INTO v_created_partitions FROM created;
+  IF v_created_partitions IS NOT NULL THEN
+    PERFORM queen_internal.add_partition_cursors(v_created_partitions);
+  END IF;
+  v_targets := queen_internal.lock_push_targets(p_items, p_tenant);
+  IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
+    -- its queue was deleted between the two statements: the caller may retry
+    RAISE EXCEPTION 'store_messages: a queue of this push was deleted while the push created it'
+      USING ERRCODE = '40001';
+  END IF;
+  RETURN v_targets;
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.create_push_targets(jsonb,text,queen.push_target[]) IS
+  'Internal to store_messages: creates the missing queues, partitions and cursor rows of push items of tenant p_tenant (name and key order), then returns lock_push_targets again; 40001 when a queue was deleted meanwhile.';
+
+CREATE OR REPLACE FUNCTION queen_internal.refused_push_partitions(p_items jsonb, p_targets queen.push_target[])
+ RETURNS uuid[]
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+  RETURN (SELECT array_agg(DISTINCT t.partition_id)
+            FROM jsonb_array_elements(p_items) AS x(e)
+            JOIN unnest(p_targets) t ON t.queue_name = x.e ->> 'queue' AND t.partition_name = queen_internal.push_item_partition(x.e)
+           WHERE t.encryption_enabled
+             AND coalesce((x.e ->> 'keyHeld')::bool, false) AND NOT coalesce((x.e ->> 'encrypted')::bool, false));
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.refused_push_partitions(jsonb,queen.push_target[]) IS
+  'Internal to store_messages: the partitions of encryptionEnabled queues that receive a plaintext item sent with keyHeld; every item of those partitions is refused.';
+
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  RETURN QUERY
+  WITH items AS (
+    SELECT (x.ord - 1)::int AS idx,
+           x.e ->> 'queue' AS queue_name,
+           queen_internal.push_item_partition(x.e) AS partition_name,
+           coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
+           coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
+           nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
+           coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+           coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
+  ), resolved AS (
+    SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
+           -- Scalar subqueries, not joins: each is one unique-key probe on both columns
+           -- whatever the statistics. As joins, a plan cached while queen.messages was
+           -- small probed by partition_id alone and filtered every message of the
+           -- partition per item, so pushes slowed down as history grew.
+           coalesce((SELECT m.id FROM queen.messages m
+                      WHERE m.partition_id = t.partition_id AND m.transaction_id = i.transaction_id),
+                    (SELECT d.message_id FROM queen.dedup_tombstones d
+                      WHERE d.partition_id = t.partition_id AND d.transaction_id = i.transaction_id
+                        AND d.expires_at > p_created_at)) AS stored_id,
+           coalesce(t.partition_id = ANY (p_refused_partitions), false) AS refused,
+           row_number() OVER same_key AS occurrence,
+           first_value(i.candidate_id) OVER same_key AS key_candidate_id
+      FROM items i
+      JOIN unnest(p_targets) t ON t.queue_name = i.queue_name AND t.partition_name = i.partition_name
+    WINDOW same_key AS (PARTITION BY t.partition_id, i.transaction_id ORDER BY i.idx)
+  ), ranked AS (
+    -- position of each new key among the new keys of its queue (for maxSize)
+    SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
+           count(*) FILTER (WHERE r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused)
+             OVER (PARTITION BY r.queue_id ORDER BY r.idx) AS rank_in_queue
+      FROM resolved r
+  ), room AS (
+    SELECT r.queue_id, max(r.max_size) - queen_internal.queue_pending_count(r.queue_id) AS free_slots
+      FROM ranked r
+     WHERE r.max_size > 0 AND r.is_new
+     GROUP BY r.queue_id
+  ), decided AS (
+    SELECT r.*, (r.is_new AND (room.queue_id IS NULL OR r.rank_in_queue <= room.free_slots)) AS accepted
+      FROM ranked r
+      LEFT JOIN room ON room.queue_id = r.queue_id
+  ), numbered AS (
+    SELECT d.*,
+           bool_or(d.accepted) OVER (PARTITION BY d.partition_id, d.transaction_id) AS key_accepted,
+           CASE WHEN d.accepted
+                THEN d.last_seq + count(*) FILTER (WHERE d.accepted) OVER (PARTITION BY d.partition_id ORDER BY d.idx) END AS seq
+      FROM decided d
+  ), inserted AS (
+    INSERT INTO queen.messages (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub,
+                                is_encrypted, created_at)
+    SELECT n.partition_id, n.seq, n.candidate_id, n.transaction_id, n.payload, n.trace_id, p_producer_sub,
+           n.is_encrypted, p_created_at
+      FROM numbered n
+     WHERE n.accepted
+     ORDER BY n.partition_id, n.seq
+  ), advanced AS (
+    -- the ANY is an index condition on the primary key: never a scan of queen.partitions
+    UPDATE queen.partitions p
+       SET last_seq = s.max_seq, last_message_at = p_created_at
+      FROM (SELECT n.partition_id, max(n.seq) AS max_seq FROM numbered n WHERE n.accepted GROUP BY n.partition_id) s
+     WHERE p.id = s.partition_id
+       AND p.id = ANY (ARRAY(SELECT t.partition_id FROM unnest(p_targets) t))
+  ), woken AS (
+    -- The cursor rows of a partition that receives messages become pending (pop's work
+    -- list). One primary-key range probe per partition; rows already pending are not
+    -- written, so a partition that stays busy costs no write. This statement's snapshot
+    -- is taken after the partition locks, so a settle_drained that committed before them
+    -- is seen (docs/procedures.md, "Pop's work list").
+    UPDATE queen.consumers c
+       SET pending = true
+     WHERE c.partition_id = ANY (ARRAY(SELECT DISTINCT n.partition_id FROM numbered n WHERE n.accepted))
+       AND NOT c.pending
+  )
+  SELECT n.idx,
+         CASE WHEN n.refused THEN 'encryption_required'
+              WHEN n.accepted THEN 'queued'
+              WHEN n.stored_id IS NOT NULL OR n.key_accepted THEN 'duplicate'
+              ELSE 'failed' END,
+         CASE WHEN n.refused THEN NULL
+              WHEN n.stored_id IS NOT NULL THEN n.stored_id
+              WHEN n.key_accepted THEN n.key_candidate_id END,
+         n.transaction_id, n.partition_id, n.queue_name, n.partition_name,
+         CASE WHEN n.refused
+              THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
+              WHEN n.stored_id IS NULL AND NOT n.key_accepted
+              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
+    FROM numbered n
+   ORDER BY n.idx;
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
+  'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
+
+CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
+DECLARE
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_created_at timestamptz;
+  v_targets queen.push_target[];
+  v_refused_partitions uuid[];  -- docs/encryption.md: partitions whose items are all refused
+BEGIN
+  IF jsonb_array_length(p_items) = 0 THEN
+    RETURN;
+  END IF;
+  IF p_message_ids IS NOT NULL AND cardinality(p_message_ids) <> jsonb_array_length(p_items) THEN
+    RAISE EXCEPTION 'store_messages: % message ids for % items', cardinality(p_message_ids), jsonb_array_length(p_items)
+      USING ERRCODE = '22023';
+  END IF;
+
+  -- 1. Lock the partitions (ascending id), reading last_seq under the lock; create the
+  --    queues and partitions that do not exist yet.
+  v_targets := queen_internal.lock_push_targets(p_items, v_tenant);
+  IF EXISTS (SELECT 1 FROM unnest(v_targets) t WHERE t.partition_id IS NULL) THEN
+    v_targets := queen_internal.create_push_targets(p_items, v_tenant, v_targets);
+  END IF;
+  -- Per partition, seq order, created_at order and commit order agree: the timestamp is
+  -- taken once the locks are held.
+  v_created_at := clock_timestamp();
+
+  -- 2. Encryption's safety net; a push without keyHeld items (a broker without a key)
+  --    pays one scan of the items.
+  IF jsonb_path_exists(p_items, '$[*] ? (@.keyHeld == true)') THEN
+    v_refused_partitions := queen_internal.refused_push_partitions(p_items, v_targets);
+  END IF;
+
+  -- 3. Store them.
+  RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
+                                                     v_refused_partitions, v_created_at);
+END;
+$function$;
+COMMENT ON FUNCTION queen_internal.store_messages(jsonb,text,uuid[],text) IS
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
+
+RESET ROLE;
+
+COMMIT;
