@@ -52,6 +52,7 @@ jobs::BuiltinJobOptions builtin_job_options_from(const config::Config& config) {
   o.eviction_interval_ms = config.jobs.eviction_interval_ms;
   o.eviction_batch = config.jobs.eviction_batch_size;
   o.stats_reconcile_interval_ms = config.jobs.stats_reconcile_interval_ms;
+  o.table_statistics_interval_ms = config.jobs.table_statistics_interval_ms;
   o.stats_history_retention_hours = config.jobs.stats_history_retention_hours;
   return o;
 }

@@ -403,6 +403,7 @@ void read_background(EnvReader& r, Config& c) {
   c.jobs.eviction_interval_ms = r.integer("EVICTION_INTERVAL");
   c.jobs.eviction_batch_size = r.int32("EVICTION_BATCH_SIZE");
   c.jobs.stats_reconcile_interval_ms = r.integer("STATS_RECONCILE_INTERVAL_MS");
+  c.jobs.table_statistics_interval_ms = r.integer("TABLE_STATISTICS_INTERVAL_MS");
   c.jobs.stats_history_retention_hours = r.int32("STATS_HISTORY_RETENTION_HOURS");
   c.jobs.broker_stats_flush_interval_ms = r.integer("BROKER_STATS_FLUSH_INTERVAL_MS");
 
@@ -709,6 +710,7 @@ std::vector<std::string> describe_config(const Config& c) {
     << " eviction_interval_ms=" << c.jobs.eviction_interval_ms
     << " eviction_batch_size=" << c.jobs.eviction_batch_size
     << " stats_reconcile_interval_ms=" << c.jobs.stats_reconcile_interval_ms
+    << " table_statistics_interval_ms=" << c.jobs.table_statistics_interval_ms
     << " stats_history_retention_hours=" << c.jobs.stats_history_retention_hours
     << " broker_stats_flush_interval_ms=" << c.jobs.broker_stats_flush_interval_ms;
   flush();

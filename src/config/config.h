@@ -145,6 +145,7 @@ struct JobsConfig {
   std::int64_t eviction_interval_ms{};                // EVICTION_INTERVAL
   int eviction_batch_size{};                          // EVICTION_BATCH_SIZE
   std::int64_t stats_reconcile_interval_ms{};         // STATS_RECONCILE_INTERVAL_MS
+  std::int64_t table_statistics_interval_ms{};        // TABLE_STATISTICS_INTERVAL_MS
   // Statistics history (docs/operations-stats.md).
   int stats_history_retention_hours{};                  // STATS_HISTORY_RETENTION_HOURS: minute rows kept
   std::int64_t broker_stats_flush_interval_ms{};        // BROKER_STATS_FLUSH_INTERVAL_MS: per-broker figures

@@ -232,6 +232,8 @@ std::vector<Variable> build_table() {
   t.push_back(integer(kJobs, "EVICTION_BATCH_SIZE", "1000", 1, 1000000, "", "rows per eviction step"));
   t.push_back(integer(kJobs, "STATS_RECONCILE_INTERVAL_MS", "60000", 100, kYearMs, "ms",
                       "statistics reconciliation period"));
+  t.push_back(integer(kJobs, "TABLE_STATISTICS_INTERVAL_MS", "5000", 100, kYearMs, "ms",
+                      "how often tables that outgrew their planner statistics are analyzed"));
   t.push_back(integer(kJobs, "STATS_HISTORY_RETENTION_HOURS", "168", 1, 24 * 3660, "h", "minute statistics rows kept"));
   t.push_back(integer(kJobs, "BROKER_STATS_FLUSH_INTERVAL_MS", "60000", 100, 3600000, "ms",
                       "how often this broker's per-minute figures are written"));

@@ -183,6 +183,7 @@ const std::vector<const char*>& sql_helpers() {
       "stats_time_range",
       "stats_work_lock_key",
       "stats_workers",
+      "statistics_outgrown",
       "storage_quota_names",
       "store_ack_state",
       "stream_ack",

@@ -453,6 +453,7 @@ struct KvRows {
   X(ExpireMessages, "expire_messages", IntValue, Int)                                                            \
   X(ReconcileStats, "reconcile_stats", IntValue, Int, Int8)                                                      \
   X(PruneStatsHistory, "prune_stats_history", IntValue, Int, Int)                                                \
+  X(AnalyzeGrownTables, "analyze_grown_tables", Json, Int8)                                                      \
   /* Statistics (StatsDb, docs/operations-stats.md). */                                                          \
   X(RefreshStats, "refresh_stats", Json, Int, Int)                                                               \
   X(RecordBrokerMinute, "record_broker_minute", Void, Text, Jsonb)                                               \

@@ -34,4 +34,8 @@ int JobsDb::prune_stats_history(int keep_hours, int limit) {
   return call_first<PruneStatsHistory>(runner_, keep_hours, limit).value_or(0);
 }
 
+std::string JobsDb::analyze_grown_tables(std::int64_t min_rows) {
+  return call_first<AnalyzeGrownTables>(runner_, min_rows).value_or("[]");
+}
+
 }  // namespace queen::db

@@ -31,6 +31,9 @@ class JobsDb {
   // queen.prune_stats_history: deletes at most `limit` rows of each statistics
   // history table older than keep_hours. Rows deleted.
   int prune_stats_history(int keep_hours, int limit);
+  // queen.analyze_grown_tables: ANALYZE of the tables holding at least twice the
+  // rows their statistics counted, plus min_rows. The JSON array of their names.
+  std::string analyze_grown_tables(std::int64_t min_rows);
 
  private:
   ProcedureRunner& runner_;

@@ -31,6 +31,11 @@ void add_builtin_jobs(JobRunner& runner, db::JobsDb& db, const BuiltinJobOptions
                        summary.pop_back();  // the closing brace: the prune summary joins the object
                        return summary + ", \"prune\": " + prune(context) + "}";
                      }});
+  // One statement per cycle: the tables it analyzed (docs/timers-kv-jobs.md, "table_statistics").
+  runner.add(JobSpec{kTableStatisticsJob, o.table_statistics_interval_ms,
+                     [&db, min_rows = o.table_statistics_min_rows](const JobContext&) {
+                       return "{\"analyzed\": " + db.analyze_grown_tables(min_rows) + "}";
+                     }});
 }
 
 }  // namespace queen::jobs

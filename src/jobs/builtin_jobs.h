@@ -4,6 +4,7 @@
 //   eviction         queen.expire_messages   every EVICTION_INTERVAL
 //   stats_reconcile  queen.reconcile_stats   every STATS_RECONCILE_INTERVAL_MS, then
 //                    queen.prune_stats_history (STATS_HISTORY_RETENTION_HOURS)
+//   table_statistics queen.analyze_grown_tables every TABLE_STATISTICS_INTERVAL_MS
 // Each runs on one broker per cycle (JobRunner), in bounded batches.
 #include <cstdint>
 
@@ -22,6 +23,10 @@ struct BuiltinJobOptions {
   int stats_batch = 100;                            // queues refreshed per statement
   int stats_history_retention_hours = 168;          // STATS_HISTORY_RETENTION_HOURS
   int stats_prune_batch = 10000;                    // history rows deleted per statement
+  std::int64_t table_statistics_interval_ms = 5000;  // TABLE_STATISTICS_INTERVAL_MS
+  // A table is analyzed once it holds twice the rows its statistics counted plus this many:
+  // small enough to catch a refill early, large enough that tiny tables are left to autovacuum.
+  std::int64_t table_statistics_min_rows = 1000;
   int max_batches_per_cycle = 1000;                 // bounds a run besides its deadline
 };
 
@@ -29,12 +34,13 @@ struct BuiltinJobOptions {
 inline constexpr const char* kRetentionJob = "retention";
 inline constexpr const char* kEvictionJob = "eviction";
 inline constexpr const char* kStatsReconcileJob = "stats_reconcile";
+inline constexpr const char* kTableStatisticsJob = "table_statistics";
 
 // The stats job skips queues refreshed within half a cycle, so the batches of
 // one run move through the queues instead of refreshing the first ones again.
 std::int64_t stats_max_age_ms(std::int64_t stats_reconcile_interval_ms) noexcept;
 
-// Adds the three jobs to `runner` (before runner.start()). `db` must outlive it.
+// Adds the four jobs to `runner` (before runner.start()). `db` must outlive it.
 void add_builtin_jobs(JobRunner& runner, db::JobsDb& db, const BuiltinJobOptions& options);
 
 // JobElection backed by queen.try_begin_job_cycle / finish_job_cycle.

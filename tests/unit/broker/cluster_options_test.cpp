@@ -94,6 +94,7 @@ TEST(BuiltinJobOptionsFrom, MapsCadencesBatchesAndTheDedupWindow) {
   c.jobs.eviction_interval_ms = 2000;
   c.jobs.eviction_batch_size = 20;
   c.jobs.stats_reconcile_interval_ms = 3000;
+  c.jobs.table_statistics_interval_ms = 5000;
   c.push.dedup_window_ms = 4000;
   const jobs::BuiltinJobOptions o = broker::builtin_job_options_from(c);
   EXPECT_EQ(o.retention_interval_ms, 1000);
@@ -101,6 +102,7 @@ TEST(BuiltinJobOptionsFrom, MapsCadencesBatchesAndTheDedupWindow) {
   EXPECT_EQ(o.eviction_interval_ms, 2000);
   EXPECT_EQ(o.eviction_batch, 20);
   EXPECT_EQ(o.stats_reconcile_interval_ms, 3000);
+  EXPECT_EQ(o.table_statistics_interval_ms, 5000);
   EXPECT_EQ(o.dedup_window_ms, 4000);
 }
 

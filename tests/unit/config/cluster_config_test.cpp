@@ -17,6 +17,7 @@ TEST(ClusterConfig, JobAndMeshDefaultsMatchTheSpec) {
   EXPECT_EQ(c.jobs.eviction_interval_ms, 60000);
   EXPECT_EQ(c.jobs.eviction_batch_size, 1000);
   EXPECT_EQ(c.jobs.stats_reconcile_interval_ms, 60000);
+  EXPECT_EQ(c.jobs.table_statistics_interval_ms, 5000);
   EXPECT_EQ(c.jobs.stats_history_retention_hours, 168);
   EXPECT_EQ(c.jobs.broker_stats_flush_interval_ms, 60000);
   EXPECT_EQ(c.mesh.heartbeat_ms, 1000);
@@ -29,6 +30,7 @@ TEST(ClusterConfig, ReadsJobCadencesAndMeshTimings) {
                                 {"EVICTION_INTERVAL", "2000"},
                                 {"EVICTION_BATCH_SIZE", "60"},
                                 {"STATS_RECONCILE_INTERVAL_MS", "3000"},
+                                {"TABLE_STATISTICS_INTERVAL_MS", "700"},
                                 {"QUEEN_SYNC_HEARTBEAT_MS", "200"},
                                 {"QUEEN_SYNC_DEAD_THRESHOLD_MS", "900"}},
                                "h")
@@ -38,6 +40,7 @@ TEST(ClusterConfig, ReadsJobCadencesAndMeshTimings) {
   EXPECT_EQ(c.jobs.eviction_interval_ms, 2000);
   EXPECT_EQ(c.jobs.eviction_batch_size, 60);
   EXPECT_EQ(c.jobs.stats_reconcile_interval_ms, 3000);
+  EXPECT_EQ(c.jobs.table_statistics_interval_ms, 700);
   EXPECT_EQ(c.mesh.heartbeat_ms, 200);
   EXPECT_EQ(c.mesh.dead_threshold_ms, 900);
 }

@@ -16,4 +16,5 @@ TEST(BuiltinJobs, NamesAreTheElectionKeys) {
   EXPECT_STREQ(queen::jobs::kRetentionJob, "retention");
   EXPECT_STREQ(queen::jobs::kEvictionJob, "eviction");
   EXPECT_STREQ(queen::jobs::kStatsReconcileJob, "stats_reconcile");
+  EXPECT_STREQ(queen::jobs::kTableStatisticsJob, "table_statistics");
 }
