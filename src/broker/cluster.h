@@ -5,7 +5,8 @@
 //     and from peers (hints only; nothing authoritative crosses it);
 //   - the sweeper: fires due timers and prunes expired KV rows on every
 //     replica, sharing the work through FOR UPDATE ... SKIP LOCKED;
-//   - the job runner: retention, eviction and the statistics reconciler, each
+//   - the job runner: retention, eviction, the statistics reconciler and the
+//     planner statistics of grown tables (table_statistics), each
 //     run by one replica per cycle (advisory-lock election in the database);
 //   - the KV use cases.
 // It implements the broker's ClusterHooks: the broker tells it what committed,
