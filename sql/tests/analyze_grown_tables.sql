@@ -14,11 +14,12 @@ SELECT ok(NOT queen_internal.statistics_outgrown(999, -1, 1000), 'never analyzed
 
 -- 3,000 messages committed by another session; its exit flushes its counts to the cumulative statistics.
 CREATE TEMP TABLE t AS SELECT 't_grown_' || replace(gen_random_uuid()::text, '-', '') AS q;
+-- Counted before the push: the other session may flush its counts as soon as its statement ends.
+CREATE TEMP TABLE before_live AS SELECT pg_stat_get_live_tuples('queen.messages'::regclass) AS n;
 SELECT dblink_connect('g', format('host=127.0.0.1 port=%s user=%s dbname=%s', current_setting('port'), current_user, current_database()));
 SELECT * FROM t, dblink('g', format(
   'SELECT count(*) FROM queen.push_messages((SELECT jsonb_agg(jsonb_build_object(''queue'', %L, ''partition'', ''p'' || (i %% 4)))
                                                FROM generate_series(1, 3000) i), NULL, '''')', q)) AS x(n bigint);
-CREATE TEMP TABLE before_live AS SELECT pg_stat_get_live_tuples('queen.messages'::regclass) AS n;
 SELECT dblink_disconnect('g');
 CREATE FUNCTION pg_temp.live_messages_reach(p_rows bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE

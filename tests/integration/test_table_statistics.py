@@ -22,6 +22,10 @@ def analyzed_by_the_job(pg, table):
                          where job = 'table_statistics' and result -> 'analyzed' ? :'t'""", t=table)
 
 
+def job_cycles(pg):
+    return pg.scalar("select count(*) as n from queen.job_runs where job = 'table_statistics'")
+
+
 def test_a_refilled_table_is_analyzed_within_a_job_period(own_db):
     # The statistics a VACUUM leaves on an emptied table: zero rows.
     own_db.execute("VACUUM (ANALYZE) queen.messages")
@@ -36,16 +40,14 @@ def test_a_refilled_table_is_analyzed_within_a_job_period(own_db):
                        what="queen.messages analyzed with its 3,000 rows")
             assert analyzed_by_the_job(own_db, "queen.messages") == 1
             # Counted afresh, the table is left alone until it doubles again.
-            runs = own_db.scalar("select count(*) as n from queen.job_runs where job = 'table_statistics'")
-            poll_until(lambda: own_db.scalar("select count(*) as n from queen.job_runs where job = 'table_statistics'")
-                       >= runs + 3, timeout=20, what="three more cycles of the job")
+            runs = job_cycles(own_db)
+            poll_until(lambda: job_cycles(own_db) >= runs + 3, timeout=20, what="three more cycles of the job")
             assert analyzed_by_the_job(own_db, "queen.messages") == 1
 
 
 def test_tables_that_did_not_grow_are_not_analyzed(own_db):
     with Broker(pg=own_db, name="it-table-stats-idle", env={"TABLE_STATISTICS_INTERVAL_MS": str(PERIOD_MS)}).start():
-        poll_until(lambda: own_db.scalar("select count(*) as n from queen.job_runs where job = 'table_statistics'") >= 3,
-                   timeout=20, what="three cycles of the job")
+        poll_until(lambda: job_cycles(own_db) >= 3, timeout=20, what="three cycles of the job")
         analyzed = own_db.scalar("""select coalesce(sum(jsonb_array_length(result -> 'analyzed')), 0) as n
                                       from queen.job_runs where job = 'table_statistics'""")
         assert analyzed == 0

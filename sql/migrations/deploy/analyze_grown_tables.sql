@@ -46,7 +46,7 @@ BEGIN
      ORDER BY c.relname
   LOOP
     EXECUTE format('ANALYZE (SKIP_LOCKED) %s', v_table);
-    v_analyzed := v_analyzed || to_jsonb(v_table::text);
+    v_analyzed := v_analyzed || to_jsonb(v_table);
   END LOOP;
   RETURN v_analyzed;
 END;
