@@ -333,6 +333,15 @@ BEGIN
   SELECT count(*) AS keys, coalesce(sum(s.counted_bytes), 0)::bigint AS bytes INTO v_old
     FROM queen.stream_state s JOIN queen_internal.stream_final_ops(p_ops) f ON f.key = s.key
    WHERE s.query_id = q.id AND s.partition_id = p_partition_id;
+  SELECT count(*) AS keys, coalesce(sum(f.bytes), 0)::bigint AS bytes INTO v_new
+    FROM queen_internal.stream_final_ops(p_ops) f WHERE f.upsert;
+  -- The quota before any row is written, so a refused cycle leaves no row, TOAST or WAL; add_stream_usage
+  -- below checks again, exactly, against cycles of the tenant racing past this check.
+  IF v_new.bytes > v_old.bytes AND queen_internal.tenant_quota_limit(q.tenant, 'stream_state_bytes') > 0 THEN
+    PERFORM queen_internal.check_tenant_quota(q.tenant, 'stream_state_bytes',
+              (SELECT coalesce(sum(u.state_bytes), 0)::bigint FROM queen.stream_usage u WHERE u.tenant = q.tenant)
+              + v_new.bytes - v_old.bytes);
+  END IF;
   DELETE FROM queen.stream_state s USING queen_internal.stream_final_ops(p_ops) f
    WHERE s.query_id = q.id AND s.partition_id = p_partition_id AND s.key = f.key AND NOT f.upsert;
   INSERT INTO queen.stream_state AS s (query_id, partition_id, key, value, tenant, counted_bytes, updated_at)
@@ -341,14 +350,12 @@ BEGIN
    ORDER BY f.key
   ON CONFLICT ON CONSTRAINT stream_state_pkey DO UPDATE
      SET value = EXCLUDED.value, counted_bytes = EXCLUDED.counted_bytes, updated_at = EXCLUDED.updated_at;
-  SELECT count(*) AS keys, coalesce(sum(f.bytes), 0)::bigint AS bytes INTO v_new
-    FROM queen_internal.stream_final_ops(p_ops) f WHERE f.upsert;
   PERFORM queen_internal.add_stream_usage(q.tenant, v_new.keys - v_old.keys, v_new.bytes - v_old.bytes);
   RETURN v_count;
 END;
 $$;
 COMMENT ON FUNCTION queen_internal.apply_stream_state_ops(queen.stream_queries, uuid, jsonb, timestamptz) IS
-  'Internal to stream_cycle: applies state ops [{type: upsert|delete, key, value?}] in order to one shard (the last op of a key decides), keeps the tenant''s usage; returns the op count. QS001 on an unknown type or a bad key; 22023 past QUEEN_STREAM_MAX_STATE_OPS or QUEEN_STREAM_MAX_VALUE_BYTES; QQ429 past the state quota.';
+  'Internal to stream_cycle: applies state ops [{type: upsert|delete, key, value?}] in order to one shard (the last op of a key decides), keeps the tenant''s usage; returns the op count. QS001 on an unknown type or a bad key; 22023 past QUEEN_STREAM_MAX_STATE_OPS or QUEEN_STREAM_MAX_VALUE_BYTES; QQ429 past the state quota, raised before any state row is written.';
 
 -- The source ack of a cycle: queen_internal.transaction_ack (the ack of POST /transaction:
 -- the message by (transactionId, partition), the lease fence, the cursor moving
@@ -450,17 +457,21 @@ BEGIN
       DELETE FROM queen.stream_cycle_keys k
        WHERE k.query_id = q.id AND k.partition_id = v_partition_id
          AND k.committed_at < v_now - queen_internal.stream_key_retention();
-      INSERT INTO queen.stream_cycle_keys (query_id, partition_id, idempotency_key, committed_at)
-      VALUES (q.id, v_partition_id, v_key, v_now)
-      ON CONFLICT ON CONSTRAINT stream_cycle_keys_pkey DO NOTHING;
-      IF NOT FOUND THEN
+      -- Exact: the shard lock above orders the cycles of the shard, and this statement sees the last one.
+      IF EXISTS (SELECT 1 FROM queen.stream_cycle_keys k
+                  WHERE k.query_id = q.id AND k.partition_id = v_partition_id AND k.idempotency_key = v_key) THEN
         -- committed before: answered as done, nothing applied again
         RETURN v_base || jsonb_build_object('success', true, 'replayed', true, 'state_ops_applied', 0,
                                             'push_results', '[]'::jsonb, 'ack_result', NULL);
       END IF;
     END IF;
 
+    -- Before the key is stored: a cycle refused past the state quota (QQ429) writes no row at all.
     v_applied := queen_internal.apply_stream_state_ops(q, v_partition_id, v_ops, v_now);
+    IF v_key IS NOT NULL THEN
+      INSERT INTO queen.stream_cycle_keys (query_id, partition_id, idempotency_key, committed_at)
+      VALUES (q.id, v_partition_id, v_key, v_now);
+    END IF;
 
     IF jsonb_array_length(v_items) > 0 THEN
       FOR v_item IN SELECT r.*, x.e ->> 'traceId' AS trace_id
