@@ -34,8 +34,14 @@ BEGIN
     v_limit := queen_internal.tenant_quota_limit(p_tenant, p_quotas[i]);
     CONTINUE WHEN v_limit = 0;
     IF NOT v_summed THEN
-      -- Only a limited quota that grows needs the sum (at most 32 rows of the tenant).
-      SELECT * INTO v_usage FROM queen.tenant_usage_of(p_tenant);
+      -- Only a limited quota that grows needs the sum (at most 32 rows of the tenant). A statement of this
+      -- function keeps its plan; a call of queen.tenant_usage_of would plan its body again each time.
+      SELECT coalesce(sum(u.kv_keys), 0) AS kv_keys, coalesce(sum(u.kv_bytes), 0) AS kv_bytes,
+             coalesce(sum(u.traces), 0) AS traces, coalesce(sum(u.trace_bytes), 0) AS trace_bytes,
+             coalesce(sum(u.queues), 0) AS queues, coalesce(sum(u.partitions), 0) AS partitions,
+             coalesce(sum(u.consumer_groups), 0) AS consumer_groups
+        INTO v_usage
+        FROM queen.tenant_usage u WHERE u.tenant = p_tenant;
       v_summed := true;
     END IF;
     v_used := CASE p_quotas[i]
