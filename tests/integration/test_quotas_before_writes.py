@@ -79,6 +79,7 @@ def assert_refused(resp, error):
 def test_refused_kv_puts_at_the_bytes_quota_write_nothing(broker, db):
     value = random_text(KV_VALUE_CHARS)
     with broker.client(timeout=120.0) as client:
+        assert client.put("/api/v1/kv/small", {"value": 1}).status == 200
         accepted = 0
         while True:
             resp = client.put(f"/api/v1/kv/fill-{accepted}", data=f'{{"value": "{value}"}}')
@@ -93,11 +94,12 @@ def test_refused_kv_puts_at_the_bytes_quota_write_nothing(broker, db):
         for i in range(REFUSED_PUTS):
             assert_refused(client.put(f"/api/v1/kv/refused-{i}", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
         # A larger value for a stored key (INSERT ... ON CONFLICT DO UPDATE) is refused before writing too.
-        assert_refused(client.put("/api/v1/kv/fill-0", data=f'{{"value": "{value}{value[:1000]}"}}'), KV_REFUSAL)
+        assert_refused(client.put("/api/v1/kv/small", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
         assert_nothing_written(db, "queen.kv", before, f"{REFUSED_PUTS} refused 8 MiB PUTs")
 
         stored = client.get("/api/v1/kv/fill-0")
         assert stored.status == 200 and stored.body["value"] == value
+        assert client.get("/api/v1/kv/small").body["value"] == 1
         assert client.get("/api/v1/kv/refused-0").status == 404
     assert db.query("""SELECT u.kv_keys, u.kv_bytes FROM queen.tenant_usage_of('') u""") == \
         db.query("""SELECT count(*) AS kv_keys, sum(counted_bytes)::bigint AS kv_bytes FROM queen.kv WHERE tenant = ''""")
