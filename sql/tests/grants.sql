@@ -59,7 +59,7 @@ INSERT INTO expected SELECT f, '---' FROM unnest(ARRAY[
   'queen_internal.pop_record_start_point', 'queen_internal.push_item_deliver_at',
   'queen_internal.push_item_partition', 'queen_internal.queue_child_give_back', 'queen_internal.queue_give_back',
   'queen_internal.queue_namespace_of', 'queen_internal.queue_options_json', 'queen_internal.queue_pending_count',
-  'queen_internal.queue_task_of', 'queen_internal.quota_passed_by', 'queen_internal.refused_push_partitions', 'queen_internal.register_consumer_group',
+  'queen_internal.queue_task_of', 'queen_internal.refused_push_partitions', 'queen_internal.register_consumer_group',
   'queen_internal.release_ack_batch',
   'queen_internal.requested_subscription', 'queen_internal.requeued_transaction_id',
   'queen_internal.resources_groups', 'queen_internal.schedule_messages', 'queen_internal.select_dead_letters',

@@ -163,7 +163,6 @@ const std::vector<const char*>& sql_helpers() {
       "queue_options_json",
       "queue_pending_count",
       "queue_task_of",
-      "quota_passed_by",
       "refused_push_partitions",
       "register_consumer_group",
       "release_ack_batch",

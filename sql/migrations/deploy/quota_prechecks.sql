@@ -10,56 +10,14 @@
 -- (kv_set, record_trace, configure, push, pop registering a group) whatever statement it uses. An INSERT
 -- ... ON CONFLICT fires BEFORE INSERT even for a row that then conflicts, so a row the quota would refuse
 -- is first looked up by its key: when it exists already the statement updates it (KV: BEFORE UPDATE checks
--- new bytes minus old) or does nothing, and is not refused. That lookup is paid only by a write past the
--- quota. Rows of one statement are checked against the usage before the statement (the AFTER triggers
--- count at its end): a statement creating several rows that crosses the quota is still refused after
--- writing them, which at most one request's rows can do.
+-- new bytes minus old) or does nothing, and is not refused. KV looks first (most KV writes replace a value,
+-- and then need no usage sum); queues, partitions and groups only when the row would be refused. Rows of
+-- one statement are checked against the usage before the statement (the AFTER triggers count at its end):
+-- a statement creating several rows that crosses the quota is still refused after writing them, which at
+-- most one request's rows can do.
 BEGIN;
 
 SET LOCAL ROLE queen_owner;  -- the objects' owner; PUBLIC gets no EXECUTE (internal_schema)
-
-CREATE FUNCTION queen_internal.quota_passed_by(p_tenant text, p_quotas text[], p_growth bigint[],
-                                               OUT quota text, OUT usage bigint)
-RETURNS record
-LANGUAGE plpgsql STABLE
-AS $$
-DECLARE
-  v_limit bigint;
-  v_usage record;
-  v_summed boolean := false;
-  v_used bigint;
-BEGIN
-  FOR i IN 1 .. cardinality(p_quotas) LOOP
-    CONTINUE WHEN p_growth[i] <= 0;
-    v_limit := queen_internal.tenant_quota_limit(p_tenant, p_quotas[i]);
-    CONTINUE WHEN v_limit = 0;
-    IF NOT v_summed THEN
-      -- Only a limited quota that grows needs the sum (at most 32 rows of the tenant). A statement of this
-      -- function keeps its plan; a call of queen.tenant_usage_of would plan its body again each time.
-      SELECT coalesce(sum(u.kv_keys), 0) AS kv_keys, coalesce(sum(u.kv_bytes), 0) AS kv_bytes,
-             coalesce(sum(u.traces), 0) AS traces, coalesce(sum(u.trace_bytes), 0) AS trace_bytes,
-             coalesce(sum(u.queues), 0) AS queues, coalesce(sum(u.partitions), 0) AS partitions,
-             coalesce(sum(u.consumer_groups), 0) AS consumer_groups
-        INTO v_usage
-        FROM queen.tenant_usage u WHERE u.tenant = p_tenant;
-      v_summed := true;
-    END IF;
-    v_used := CASE p_quotas[i]
-                WHEN 'kv_keys' THEN v_usage.kv_keys WHEN 'kv_bytes' THEN v_usage.kv_bytes
-                WHEN 'traces' THEN v_usage.traces WHEN 'trace_bytes' THEN v_usage.trace_bytes
-                WHEN 'queues' THEN v_usage.queues WHEN 'partitions' THEN v_usage.partitions
-                WHEN 'consumer_groups' THEN v_usage.consumer_groups
-              END;
-    IF v_used + p_growth[i] > v_limit THEN
-      quota := p_quotas[i];
-      usage := v_used + p_growth[i];
-      RETURN;
-    END IF;
-  END LOOP;
-END;
-$$;
-COMMENT ON FUNCTION queen_internal.quota_passed_by(text, text[], bigint[]) IS
-  'Internal to check_growth_first: the first of quotas p_quotas (storage_quota_names() entries) that tenant p_tenant would pass by growing p_growth (same positions), and the usage it would reach; nulls when none would (a quota of limit 0 or growth <= 0 is not looked at, and with none left the usage is not summed).';
 
 CREATE FUNCTION queen_internal.check_growth_first()
 RETURNS trigger
@@ -67,66 +25,100 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
   v_tenant text;
-  v_quotas text[];
-  v_growth bigint[];
-  v_passed record;
-  v_exists boolean;
+  v_rows_quota text;          -- the quota counting rows (kv_keys, traces, queues, partitions, consumer_groups)
+  v_bytes_quota text;         -- and the one counting bytes (kv_bytes, trace_bytes), null for the others
+  v_rows bigint := 1;         -- what the row adds to each
+  v_bytes bigint := 0;
+  v_rows_limit bigint := 0;
+  v_bytes_limit bigint := 0;
+  v_rows_used bigint;
+  v_bytes_used bigint;
+  v_quota text;
+  v_usage bigint;
 BEGIN
-  CASE TG_TABLE_NAME
-    WHEN 'kv' THEN
-      v_tenant := NEW.tenant;
-      v_quotas := ARRAY['kv_keys', 'kv_bytes'];
-    WHEN 'message_traces' THEN
-      v_tenant := NEW.tenant;
-      v_quotas := ARRAY['traces', 'trace_bytes'];
-    WHEN 'queues' THEN
-      v_tenant := NEW.tenant;
-      v_quotas := ARRAY['queues'];
-    ELSE
-      -- partitions, consumer_groups: their queue's tenant (no queue: nothing is counted, as count_growth)
-      SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
-      IF NOT FOUND THEN
+  IF TG_TABLE_NAME = 'kv' THEN
+    IF TG_OP = 'INSERT' THEN
+      -- An upsert of a stored key creates nothing: its BEFORE UPDATE is checked instead. Most KV writes
+      -- replace a value, so this probe (the key the INSERT probes next anyway) saves them the sum below.
+      IF EXISTS (SELECT 1 FROM queen.kv k WHERE k.tenant = NEW.tenant AND k.key = NEW.key) THEN
         RETURN NEW;
       END IF;
-      v_quotas := ARRAY[TG_TABLE_NAME::text];
-  END CASE;
+    END IF;
+    v_tenant := NEW.tenant;
+    v_rows_quota := 'kv_keys';
+    v_bytes_quota := 'kv_bytes';
+  ELSIF TG_TABLE_NAME = 'message_traces' THEN
+    v_tenant := NEW.tenant;
+    v_rows_quota := 'traces';
+    v_bytes_quota := 'trace_bytes';
+  ELSIF TG_TABLE_NAME = 'queues' THEN
+    v_tenant := NEW.tenant;
+    v_rows_quota := 'queues';
+  ELSE
+    -- partitions, consumer_groups: their queue's tenant (no queue: nothing is counted, as count_growth)
+    SELECT q.tenant INTO v_tenant FROM queen.queues q WHERE q.id = NEW.queue_id;
+    IF NOT FOUND THEN
+      RETURN NEW;
+    END IF;
+    v_rows_quota := TG_TABLE_NAME;
+  END IF;
   IF TG_OP = 'UPDATE' THEN
     -- UPDATE OF value / data (an upsert replacing a KV value): the bytes grow by new minus old.
-    v_growth := ARRAY[0, NEW.counted_bytes - OLD.counted_bytes];
-  ELSIF TG_TABLE_NAME IN ('kv', 'message_traces') THEN
-    v_growth := ARRAY[1, NEW.counted_bytes];  -- counted_bytes is set by the *_counted_bytes trigger, which fires first
-  ELSE
-    v_growth := ARRAY[1];
+    v_rows := 0;
+    v_bytes := NEW.counted_bytes - OLD.counted_bytes;
+  ELSIF v_bytes_quota IS NOT NULL THEN
+    v_bytes := NEW.counted_bytes;  -- set by the *_counted_bytes trigger, which fires first (trigger name order)
   END IF;
-  SELECT * INTO v_passed FROM queen_internal.quota_passed_by(v_tenant, v_quotas, v_growth);
-  IF v_passed.quota IS NULL THEN
+
+  IF v_rows > 0 THEN
+    v_rows_limit := queen_internal.tenant_quota_limit(v_tenant, v_rows_quota);
+  END IF;
+  IF v_bytes > 0 THEN
+    v_bytes_limit := queen_internal.tenant_quota_limit(v_tenant, v_bytes_quota);
+  END IF;
+  IF v_rows_limit = 0 AND v_bytes_limit = 0 THEN
+    RETURN NEW;  -- nothing grows, or no limit: no sum
+  END IF;
+  -- At most 32 usage rows of the tenant. A statement of its own, so its plan is kept: a call of
+  -- queen.tenant_usage_of would plan its body again on every call.
+  SELECT coalesce(sum(CASE v_rows_quota WHEN 'kv_keys' THEN u.kv_keys WHEN 'traces' THEN u.traces
+                                        WHEN 'queues' THEN u.queues WHEN 'partitions' THEN u.partitions
+                                        ELSE u.consumer_groups END), 0),
+         coalesce(sum(CASE v_bytes_quota WHEN 'kv_bytes' THEN u.kv_bytes ELSE u.trace_bytes END), 0)
+    INTO v_rows_used, v_bytes_used
+    FROM queen.tenant_usage u WHERE u.tenant = v_tenant;
+  -- The same order and message as the AFTER check (queen_internal.add_tenant_usage): rows, then bytes.
+  IF v_rows_limit > 0 AND v_rows_used + v_rows > v_rows_limit THEN
+    v_quota := v_rows_quota;
+    v_usage := v_rows_used + v_rows;
+  ELSIF v_bytes_limit > 0 AND v_bytes_used + v_bytes > v_bytes_limit THEN
+    v_quota := v_bytes_quota;
+    v_usage := v_bytes_used + v_bytes;
+  ELSE
     RETURN NEW;
   END IF;
-  IF TG_OP = 'INSERT' THEN
-    -- An INSERT ... ON CONFLICT on an existing key creates nothing: it updates (checked then) or does nothing.
-    -- (one branch per table: a record field is resolved when its expression is first run)
-    IF TG_TABLE_NAME = 'kv' THEN
-      v_exists := EXISTS (SELECT 1 FROM queen.kv k WHERE k.tenant = NEW.tenant AND k.key = NEW.key);
-    ELSIF TG_TABLE_NAME = 'queues' THEN
-      v_exists := EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant = NEW.tenant AND q.name = NEW.name);
-    ELSIF TG_TABLE_NAME = 'partitions' THEN
-      v_exists := EXISTS (SELECT 1 FROM queen.partitions p WHERE p.queue_id = NEW.queue_id AND p.name = NEW.name);
-    ELSIF TG_TABLE_NAME = 'consumer_groups' THEN
-      v_exists := EXISTS (SELECT 1 FROM queen.consumer_groups g
-                           WHERE g.queue_id = NEW.queue_id AND g.consumer_group = NEW.consumer_group);
-    ELSE
-      v_exists := false;
+  -- An INSERT ... ON CONFLICT of an existing queue, partition or group creates nothing (configure of a
+  -- queue at the quota): looked up only now, when the row would be refused.
+  IF TG_TABLE_NAME = 'queues' THEN
+    IF EXISTS (SELECT 1 FROM queen.queues q WHERE q.tenant = NEW.tenant AND q.name = NEW.name) THEN
+      RETURN NEW;
     END IF;
-    IF v_exists THEN
+  ELSIF TG_TABLE_NAME = 'partitions' THEN
+    IF EXISTS (SELECT 1 FROM queen.partitions p WHERE p.queue_id = NEW.queue_id AND p.name = NEW.name) THEN
+      RETURN NEW;
+    END IF;
+  ELSIF TG_TABLE_NAME = 'consumer_groups' THEN
+    IF EXISTS (SELECT 1 FROM queen.consumer_groups g
+                WHERE g.queue_id = NEW.queue_id AND g.consumer_group = NEW.consumer_group) THEN
       RETURN NEW;
     END IF;
   END IF;
-  PERFORM queen_internal.check_tenant_quota(v_tenant, v_passed.quota, v_passed.usage);
+  PERFORM queen_internal.check_tenant_quota(v_tenant, v_quota, v_usage);
   RETURN NEW;
 END;
 $$;
 COMMENT ON FUNCTION queen_internal.check_growth_first() IS
-  'BEFORE row trigger of the tables counted in queen.tenant_usage: raises QQ429 (queen_internal.check_tenant_quota) before a row is written when it would take its tenant past a storage quota, so a refused write leaves no row, TOAST or WAL; a row whose key exists already (INSERT ... ON CONFLICT) is not refused here. The AFTER triggers (count_growth) count the row and check again, exactly.';
+  'BEFORE row trigger of the tables counted in queen.tenant_usage: raises QQ429 (queen_internal.check_tenant_quota, the same message) before a row is written when what it adds (a row and its counted bytes; an UPDATE: new minus old bytes) would take its tenant past a storage quota, so a refused write leaves no row, TOAST or WAL; a row whose key exists already (INSERT ... ON CONFLICT) is not refused here. No limit or no growth: no usage sum. The AFTER triggers (count_growth) count the row and check again, exactly.';
 
 RESET ROLE;
 

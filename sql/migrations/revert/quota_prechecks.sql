@@ -7,5 +7,4 @@ DROP TRIGGER partitions_usage_precheck ON queen.partitions;
 DROP TRIGGER consumer_groups_usage_precheck ON queen.consumer_groups;
 SET LOCAL ROLE queen_owner;
 DROP FUNCTION queen_internal.check_growth_first();
-DROP FUNCTION queen_internal.quota_passed_by(text, text[], bigint[]);
 COMMIT;
