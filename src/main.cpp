@@ -227,7 +227,7 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   routes.queue_depths = &queue_depths;
   routes.stopping = &stopping;
   if (gate) gate->start();  // the first JWKS fetch, before the first request
-  const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate);
+  const http::Dispatcher dispatcher(http::build_router(routes), metrics, gate, http::CorsPolicy(config.http.cors_origins));
   http::HttpServer server(config.http, dispatcher);
   try {
     server.start();

@@ -8,12 +8,16 @@ CorsPolicy::CorsPolicy(std::vector<std::string> origins) : origins_(std::move(or
   any_ = origins_.size() == 1 && origins_.front() == "*";
 }
 
+bool CorsPolicy::allows(std::string_view origin) const {
+  return any_ || (!origin.empty() && std::find(origins_.begin(), origins_.end(), origin) != origins_.end());
+}
+
 void CorsPolicy::apply(std::string_view origin, bool preflight, Response& response) const {
   if (origins_.empty()) return;
   if (!any_) {
     // The answer depends on the Origin: caches must not hand one origin's answer to another.
     response.headers.emplace_back("Vary", "Origin");
-    if (origin.empty() || std::find(origins_.begin(), origins_.end(), origin) == origins_.end()) return;
+    if (!allows(origin)) return;
   }
   response.headers.emplace_back("Access-Control-Allow-Origin", any_ ? std::string("*") : std::string(origin));
   if (preflight) {

@@ -3,7 +3,8 @@
 // "Browsers and CORS"). Off by default: no answer carries an
 // Access-Control-* header, so a page from another origin cannot read any
 // answer nor send a preflighted request (DELETE, JSON bodies, a bearer
-// token). The dashboard is served by the broker itself and needs none.
+// token); the requests a browser sends without a preflight are refused by
+// http/cross_site.h. The dashboard is served by the broker itself and needs none.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ class CorsPolicy {
   // an OPTIONS request carrying Access-Control-Request-Method. A listed origin is echoed with
   // `Vary: Origin` (a preflight also gets the methods, headers and Max-Age); any other gets nothing.
   void apply(std::string_view origin, bool preflight, Response& response) const;
+
+  // Whether a page of `origin` may call the broker: it is listed, or the list is "*" (then even a
+  // request whose origin the browser did not send).
+  bool allows(std::string_view origin) const;
 
  private:
   std::vector<std::string> origins_;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/broker_error.h"
+#include "http/cross_site.h"
 
 namespace queen::http {
 namespace {
@@ -40,7 +41,13 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
 
 std::optional<Response> Dispatcher::admit(Request& request, const Router::Match& match) const {
   if (request.facts && match.pattern) request.facts->route = *match.pattern;
-  if (!gate_ || request.principal_resolved) return std::nullopt;
+  if (request.head_admitted) return std::nullopt;
+  if (auto refused = refuse_cross_origin(request.source, cors_, match.access && match.access->is_public())) {
+    spdlog::debug("http: {} {} refused with 403: a browser's request from an origin HTTP_CORS_ORIGINS does not list",
+                  request.method, request.path);
+    return refused;
+  }
+  if (!gate_) return std::nullopt;
   auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
   if (admission.admitted) {
     request.principal = std::move(admission.principal);
@@ -59,13 +66,15 @@ std::optional<Response> Dispatcher::admit(Request& request, const Router::Match&
 
 std::optional<Response> Dispatcher::admit_head(Request& request) const {
   if (request.method == "OPTIONS") return std::nullopt;  // no route runs, no token is needed (preflights carry none)
-  std::optional<Response> refused = admit(request, router_.match(request.method, request.path));
-  if (refused) {
-    metrics_.record_request();  // answered here: dispatch() never sees it
-  } else {
-    request.principal_resolved = true;
+  // Without a gate, only a request from another origin needs its route (is it public?).
+  if (gate_ || from_another_origin(request.source)) {
+    if (std::optional<Response> refused = admit(request, router_.match(request.method, request.path))) {
+      metrics_.record_request();  // answered here: dispatch() never sees it
+      return refused;
+    }
   }
-  return refused;
+  request.head_admitted = true;
+  return std::nullopt;
 }
 
 Response Dispatcher::dispatch(Request& request) const {

@@ -1,9 +1,11 @@
 #pragma once
 // Turns a Request into a Response: OPTIONS, route lookup (404/405), the
-// access gate (401/403, when authentication is on), the handler, and the
-// error envelope for every failure. Never throws. CORS headers are the
-// server's (http/cors.h): they depend on the request's Origin alone.
+// refusal of a browser's request from another origin (403, http/cross_site.h),
+// the access gate (401/403, when authentication is on), the handler, and the
+// error envelope for every failure. Never throws. The server adds the CORS
+// headers of the dispatcher's policy (cors()): they depend on the request's Origin alone.
 #include "auth/gate.h"
+#include "http/cors.h"
 #include "http/http_types.h"
 #include "http/router.h"
 #include "metrics/metrics.h"
@@ -13,20 +15,23 @@ namespace queen::http {
 class Dispatcher {
  public:
   // `gate`: null when authentication is off (every request is the anonymous principal).
-  Dispatcher(Router router, metrics::Metrics& metrics, const auth::Gate* gate = nullptr)
-      : router_(std::move(router)), metrics_(metrics), gate_(gate) {}
+  // `cors`: the origins of HTTP_CORS_ORIGINS, whose pages may call every route.
+  Dispatcher(Router router, metrics::Metrics& metrics, const auth::Gate* gate = nullptr,
+             CorsPolicy cors = CorsPolicy({}))
+      : router_(std::move(router)), metrics_(metrics), gate_(gate), cors_(std::move(cors)) {}
 
   Response dispatch(Request& request) const;
   // Whether requests must carry their Authorization header to dispatch().
   bool wants_authorization() const { return gate_ != nullptr; }
 
-  // The gate's verdict on a request whose head alone is known (method, path, query and
-  // Authorization; no body yet), so the server refuses a 401/403 without reading the body:
-  // the refusal, or nullopt with request.principal set and principal_resolved (dispatch()
-  // then verifies nothing again). Only when wants_authorization().
+  // The verdict on a request whose head alone is known (method, path, query, source and, when
+  // wants_authorization(), Authorization; no body yet), so the server refuses a 403 or 401
+  // without reading the body: the refusal, or nullopt with request.principal set and
+  // head_admitted (dispatch() then checks nothing again).
   std::optional<Response> admit_head(Request& request) const;
 
   metrics::Metrics& metrics() const { return metrics_; }
+  const CorsPolicy& cors() const { return cors_; }
 
  private:
   // nullopt when the request may go on (request.principal is then set), else the refusal.
@@ -35,6 +40,7 @@ class Dispatcher {
   Router router_;
   metrics::Metrics& metrics_;
   const auth::Gate* gate_;
+  const CorsPolicy cors_;
 };
 
 // The error envelope for a failed handler (HttpError, BrokerError, anything

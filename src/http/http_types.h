@@ -27,6 +27,15 @@ struct RequestFacts {
   std::string tenant;           // the caller's tenant's name, for the log ("": the default tenant)
 };
 
+// Where a browser says a request comes from (http/cross_site.h); each "" when the header is absent.
+// The official clients, curl and scripts send none of them.
+struct RequestSource {
+  std::string origin;          // Origin
+  std::string fetch_site;      // Sec-Fetch-Site
+  std::string host;            // Host
+  std::string forwarded_host;  // X-Forwarded-Host, from a proxy in front
+};
+
 struct Request {
   std::string method;
   std::string path;  // as received, without the query string (valid UTF-8 once percent-decoded)
@@ -36,15 +45,16 @@ struct Request {
   // The Authorization header, read only when authentication is on (never logged).
   std::string authorization;
   std::string accept;  // the Accept header (GET /metrics picks its format by it)
+  RequestSource source;
   // Null in tests; set by the server for the access log and the request metrics.
   std::shared_ptr<RequestFacts> facts;
   // Resolved by the dispatcher before the handler runs (the anonymous one, the
   // default tenant's, stays when authentication is off); handlers scope their
   // work to its tenant.
   auth::Principal principal = auth::Principal::anonymous();
-  // Set by Dispatcher::admit_head when the gate already ran on the request head: dispatch() then takes
-  // `principal` as it is instead of verifying the token a second time.
-  bool principal_resolved = false;
+  // Set by Dispatcher::admit_head once the head passed the cross-origin check and the gate: dispatch() then
+  // takes `principal` as it is instead of checking the request (and verifying its token) a second time.
+  bool head_admitted = false;
   // The body's share of HTTP_MAX_BODY_BYTES_IN_FLIGHT, returned when the last holder of the request lets go.
   std::shared_ptr<BodyBudget::Reservation> body_reservation;
   // True once the client closed its connection (checked before a long poll

@@ -25,7 +25,6 @@
 
 #include "http/access_log.h"
 #include "http/body_budget.h"
-#include "http/cors.h"
 #include "http/handler_pool.h"
 #include "http/wire_request.h"
 
@@ -43,14 +42,12 @@ struct ServerState {
   ServerState(const config::HttpConfig& c, const Dispatcher& d)
       : config(c),
         dispatcher(d),
-        cors(c.cors_origins),
         body_budget(c.max_body_bytes_in_flight, &d.metrics()),
         pool(c.min_threads, c.max_threads, c.max_queued),
         access_log(spdlog::get("access")) {}
 
   const config::HttpConfig config;
   const Dispatcher& dispatcher;
-  const CorsPolicy cors;
   BodyBudget body_budget;
   // Where refused requests' unread bodies are dropped while their answer is delivered
   // (event loop only; the bytes are never looked at).
@@ -165,7 +162,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // Everything that can refuse a request is decided here, before a byte of its body is read
-  // (or buffered): the head's limits, the target, the access gate and the body budget.
+  // (or buffered): the head's limits, the target, the cross-origin check, the access gate and
+  // the body budget.
   void on_head(beast::error_code ec) {
     if (ec) return on_read_error(ec);
     const auto& head = parser_->get();
@@ -187,10 +185,12 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     request_->facts = facts_;
     request_->accept = std::string(head[beast_http::field::accept]);
+    request_->source = RequestSource{origin_, std::string(head["Sec-Fetch-Site"]),
+                                     std::string(head[beast_http::field::host]), std::string(head["X-Forwarded-Host"])};
     if (state_->dispatcher.wants_authorization()) {
       request_->authorization = std::string(head[beast_http::field::authorization]);
-      if (auto refused = state_->dispatcher.admit_head(*request_)) return answer_and_close(std::move(*refused));
     }
+    if (auto refused = state_->dispatcher.admit_head(*request_)) return answer_and_close(std::move(*refused));
     // A declared length is reserved whole (the body is allocated at that size as it starts); a
     // chunked body reserves as it grows (read_chunked_body).
     if (const auto length = parser_->content_length(); length && !parser_->is_done()) {
@@ -324,7 +324,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void write(Response response) {
     if (closed_) return;
     account(response);
-    state_->cors.apply(origin_, preflight_, response);
+    state_->dispatcher.cors().apply(origin_, preflight_, response);
     auto out = std::make_shared<beast_http::response<beast_http::string_body>>();
     out->version(version_);
     out->result(static_cast<unsigned>(response.status));

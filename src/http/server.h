@@ -20,6 +20,8 @@ struct ServerState;
 
 class HttpServer {
  public:
+  // The transport limits are `config`'s; the CORS headers and the cross-origin refusal follow the
+  // dispatcher's policy (Dispatcher::cors(), built from config.cors_origins by its owner).
   HttpServer(const config::HttpConfig& config, const Dispatcher& dispatcher);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;

@@ -1,11 +1,14 @@
 """Driving the dashboard in the browser: open a route with a token, wait on what the page shows, confirm
 dialogs, read the banner, take screenshots. Every wait is a WebDriverWait on a condition."""
+import http.server
 import os
+import threading
 
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from harness import free_port
 from harness.waiting import poll_until
 
 WAIT_S = 20
@@ -135,3 +138,35 @@ class Page:
     def shot(self, name):
         if self.shots:
             self.browser.save_screenshot(os.path.join(self.shots, f"{name}.png"))
+
+
+class OtherOrigin:
+    """A page served from 127.0.0.1 on a port of its own: another origin than any broker's (the same site as a
+    broker on 127.0.0.1). `site_origin` is the same page as http://localhost:<port>: another site as well."""
+
+    def __init__(self):
+        page = b"<!doctype html><title>another origin</title><p>nothing to see</p>"
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        self.site_origin = f"http://localhost:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

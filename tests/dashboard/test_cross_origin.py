@@ -1,12 +1,10 @@
 """Issue 20, item 8: a page from another origin, opened in a browser that can reach the broker, must not read
 payloads nor change anything on a default broker (CORS off, docs/auth.md "Browsers and CORS"); with
 HTTP_CORS_ORIGINS listing that page's origin the same page can (so the test can fail)."""
-import http.server
-import threading
-
 import pytest
 
-from harness import Broker, free_port, unique_name
+from dashboard_support import OtherOrigin
+from harness import Broker, unique_name
 from harness.api import quote
 from harness.waiting import poll_until
 
@@ -29,36 +27,6 @@ const [base, messagePath, queuePath, done] = arguments;
   return out;
 })().then(done);
 """
-
-
-class OtherOrigin:
-    """A page served from 127.0.0.1 on a port of its own: another origin than any broker's."""
-
-    def __init__(self):
-        page = b"<!doctype html><title>another origin</title><p>nothing to see</p>"
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(page)))
-                self.end_headers()
-                self.wfile.write(page)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -60,7 +60,9 @@ class HeldReplies {
 struct ServerFixture : ::testing::Test {
   metrics::Metrics metrics;
   HeldReplies later;
-  Dispatcher dispatcher{make_router(), metrics};
+  std::atomic<int> stored{0};
+  std::vector<std::string> cors_origins;  // HTTP_CORS_ORIGINS from the next restart()
+  std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<HttpServer> server;
 
   Router make_router() {
@@ -73,6 +75,11 @@ struct ServerFixture : ::testing::Test {
     });
     router.add("GET", "/empty", queen::auth::kPublic, [](const Request&) { return Response::no_content(); });
     router.add("POST", "/echo", queen::auth::kPublic, [](const Request& r) { return Response::json(200, "{\"size\":" + std::to_string(r.body.size()) + "}"); });
+    // A route that changes state (not public): what a page of another origin must not reach.
+    router.add("POST", "/store", queen::auth::AccessLevel::ReadWrite, [this](const Request&) {
+      stored.fetch_add(1);
+      return Response::json(200, "{\"stored\":true}");
+    });
     return router;
   }
 
@@ -98,7 +105,9 @@ struct ServerFixture : ::testing::Test {
   void SetUp() override { restart(); }
   void restart() {
     if (server) server->drain(std::chrono::milliseconds(1000));
-    server = std::make_unique<HttpServer>(config, dispatcher);
+    server.reset();
+    dispatcher = std::make_unique<Dispatcher>(make_router(), metrics, nullptr, CorsPolicy(cors_origins));
+    server = std::make_unique<HttpServer>(config, *dispatcher);
     server->start();
   }
   void TearDown() override {
@@ -354,7 +363,7 @@ TEST_F(ServerFixture, InvalidUtf8InThePathIs400BeforeTheBody) {
 }
 
 TEST_F(ServerFixture, CorsHeadersOnlyForListedOrigins) {
-  config.cors_origins = {"http://127.0.0.1:9999"};
+  cors_origins = {"http://127.0.0.1:9999"};
   restart();
   {
     RawClient client(server->port());
@@ -373,6 +382,50 @@ TEST_F(ServerFixture, CorsHeadersOnlyForListedOrigins) {
     EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
     EXPECT_EQ(answer.find("Access-Control-"), std::string::npos) << answer;
   }
+}
+
+TEST_F(ServerFixture, RequestsFromAnotherOriginAreRefusedFromTheHead) {
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(server->port()) + "\r\n";
+  // What a page of another site sends without a preflight: a text/plain POST. 403 before the body.
+  RawClient forged(server->port());
+  forged.send("POST /store HTTP/1.1\r\n" + host + "Sec-Fetch-Site: cross-site\r\nOrigin: http://evil.test\r\n"
+              "Content-Type: text/plain\r\nContent-Length: 1000\r\n\r\n");  // the body never comes
+  bool closed = false;
+  const std::string answer = forged.read_for(std::chrono::seconds(2), &closed);
+  EXPECT_EQ(status_line(answer), "HTTP/1.1 403 Forbidden") << answer;
+  EXPECT_NE(answer.find("HTTP_CORS_ORIGINS"), std::string::npos) << answer;
+  EXPECT_TRUE(closed);
+  EXPECT_EQ(metrics.counters().request_body_bytes_in_flight, 0u);  // nothing was reserved
+
+  const auto status_of = [&](const std::string& path, const std::string& headers) {
+    RawClient client(server->port());
+    client.send("POST " + path + " HTTP/1.1\r\n" + headers + "Content-Length: 2\r\nConnection: close\r\n\r\n{}");
+    return status_line(client.read_for(std::chrono::seconds(2)));
+  };
+  // No Sec-Fetch-Site: the Origin against the Host; another port of the same host is another origin.
+  EXPECT_EQ(status_of("/store", host + "Origin: http://127.0.0.1:1\r\n"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("/store", host + "Origin: null\r\n"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("/store", host + "Sec-Fetch-Site: same-site\r\n"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(stored.load(), 0);
+  // The broker's own pages, clients that send no Origin, and public routes go on.
+  EXPECT_EQ(status_of("/store", host + "Origin: http://127.0.0.1:" + std::to_string(server->port()) + "\r\n"),
+            "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/store", host + "Sec-Fetch-Site: same-origin\r\nOrigin: http://127.0.0.1:1\r\n"),
+            "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/store", host), "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/echo", host + "Sec-Fetch-Site: cross-site\r\nOrigin: http://evil.test\r\n"),
+            "HTTP/1.1 200 OK");
+  EXPECT_EQ(stored.load(), 3);
+
+  // A listed origin may call every route.
+  cors_origins = {"http://app.test"};
+  restart();
+  const std::string listed_host = "Host: 127.0.0.1:" + std::to_string(server->port()) + "\r\n";
+  EXPECT_EQ(status_of("/store", listed_host + "Sec-Fetch-Site: cross-site\r\nOrigin: http://app.test\r\n"),
+            "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/store", listed_host + "Sec-Fetch-Site: cross-site\r\nOrigin: http://evil.test\r\n"),
+            "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(stored.load(), 4);
 }
 
 TEST_F(ServerFixture, BodiesPastTheBytesInFlightAre503BeforeTheirBody) {
