@@ -37,6 +37,7 @@
 #include "http/routes.h"
 #include "http/server.h"
 #include "metrics/metrics.h"
+#include "spool/spool_lock.h"
 #include "spool/spool_log.h"
 #include "util/clock.h"
 #include "util/log_format.h"
@@ -90,7 +91,8 @@ void set_up_logging(const config::LoadedConfig& loaded) {
 }
 
 // The spool tells the local pops and (through the cluster) the peers what its
-// replay committed. Null when no spool directory is usable.
+// replay committed. Null when no spool directory is usable, or when another
+// broker holds the one this broker would use.
 std::unique_ptr<broker::SpoolBridge> make_spool(const config::Config& config, db::Database& database,
                                                 wake::PopWaiters& waiters, broker::Cluster& cluster) {
   try {
@@ -100,6 +102,10 @@ std::unique_ptr<broker::SpoolBridge> make_spool(const config::Config& config, db
           broker::announce_committed(waiters, &cluster, queues);
         });
     return spool;
+  } catch (const spool::SpoolDirectoryLocked& e) {
+    // Like a port in use, a start failure (exit 1), not a bad value: it clears when the other broker stops.
+    spdlog::critical("spool: {}", e.what());
+    return nullptr;
   } catch (const std::exception& e) {
     spdlog::critical("spool: no usable spool directory: {}", e.what());
     return nullptr;
@@ -276,6 +282,7 @@ int check_config() {
       valid = false;
     }
   }
+  if (!broker::report_spool_directory(loaded->config.spool, std::cout, std::cerr)) valid = false;
   std::cout << (valid ? "configuration is valid" : "configuration is invalid") << std::endl;
   return valid ? kExitStopped : kExitBadConfig;
 }

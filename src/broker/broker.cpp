@@ -521,6 +521,7 @@ metrics::Gauges Broker::gauges() const {
   g.spool_pending = spool.pending;
   g.spool_failed = spool.failed;
   g.spool_db_healthy = spool.db_healthy;
+  g.spool_fallback = spool.directory_fallback;
   g.maintenance = push_maintenance();
   g.pop_maintenance = pop_maintenance();
   g.parked_pops = waiters_.parked();

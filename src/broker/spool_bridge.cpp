@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
@@ -38,6 +39,15 @@ spool::SpoolOptions spool_options_from(const config::SpoolConfig& config) {
   options.drain.poison_attempts = static_cast<unsigned>(config.poison_attempts);
   options.drain.replay_lanes = static_cast<std::size_t>(config.replay_lanes);
   return options;
+}
+
+bool report_spool_directory(const config::SpoolConfig& config, std::ostream& out, std::ostream& err) {
+  const spool::SpoolDirectoryCheck check =
+      spool::check_spool_directory(config.dir, spool::per_user_fallback_directory());
+  for (const auto& line : check.lines) out << line << "\n";
+  for (const auto& warning : check.warnings) err << "queen-broker: warning: spool: " << warning << "\n";
+  if (!check.error.empty()) err << "queen-broker: spool: " << check.error << "\n";
+  return check.error.empty();
 }
 
 SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) {
@@ -278,6 +288,11 @@ SpoolStatus SpoolBridge::status() const {
   out.bytes = s.bytes;
   out.failed_files = s.failed_files;
   out.failed_bytes = s.failed_bytes;
+  const spool::SpoolDirectory& directory = spool_->directory();
+  out.directory = directory.path.string();
+  out.configured_directory = directory.requested;
+  out.directory_fallback = directory.fell_back;
+  out.fallback_reason = directory.fallback_reason;
   return out;
 }
 

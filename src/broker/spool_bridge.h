@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,11 @@ namespace queen::broker {
 
 // FILE_BUFFER_* as the spool module wants them.
 spool::SpoolOptions spool_options_from(const config::SpoolConfig& config);
+
+// --check-config: prints the spool directory a boot now would use (FILE_BUFFER_DIR or the per-user fallback,
+// and why) to `out`, and to `err` a warning for the fallback or for a directory a running broker holds;
+// creates and writes nothing. False when no directory is usable (the boot would refuse).
+bool report_spool_directory(const config::SpoolConfig& config, std::ostream& out, std::ostream& err);
 
 // One push item as a spool event, and back. The origin's tenant is empty for
 // the default tenant (the record then omits it).
@@ -123,9 +129,10 @@ class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
   // outside every lock of the bridge.
   using CommittedHook = std::function<void(const std::set<std::string>& queues)>;
 
-  // Builds the spool (directory with fallback, inventory of what is on disk)
-  // with this object as its replay store. Throws std::runtime_error when no
-  // spool directory is usable.
+  // Builds the spool (directory with fallback, its lock, inventory of what is
+  // on disk) with this object as its replay store. Throws
+  // spool::SpoolDirectoryLocked when another broker holds the directory,
+  // std::runtime_error when no spool directory is usable.
   SpoolBridge(db::Procedures& db, spool::SpoolOptions spool_options, SpoolBridgeOptions options,
               CommittedHook on_committed = {});
   ~SpoolBridge() override;  // stops the drain and the probe

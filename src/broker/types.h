@@ -97,6 +97,10 @@ struct SpoolStatus {
   std::uint64_t bytes = 0;
   std::uint64_t failed_files = 0;
   std::uint64_t failed_bytes = 0;
+  std::string directory;             // the spool directory in use ("" with no spool)
+  std::string configured_directory;  // FILE_BUFFER_DIR
+  bool directory_fallback = false;   // `directory` is the per-user fallback: FILE_BUFFER_DIR was not usable
+  std::string fallback_reason;       // why, when directory_fallback
 };
 
 struct MaintenanceStatus {

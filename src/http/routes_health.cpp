@@ -6,6 +6,20 @@
 #include "http/routes.h"
 
 namespace queen::http {
+namespace {
+
+// Where the spool is, and whether it is the per-user fallback because FILE_BUFFER_DIR was not usable.
+nlohmann::json render_spool_directory(const broker::SpoolStatus& spool) {
+  nlohmann::json directory = {
+      {"path", spool.directory},
+      {"configured", spool.configured_directory},
+      {"fallback", spool.directory_fallback},
+  };
+  if (spool.directory_fallback) directory["fallbackReason"] = spool.fallback_reason;
+  return directory;
+}
+
+}  // namespace
 
 void register_health_routes(Router& router, const RouteContext& context) {
   broker::Broker& broker = context.broker;
@@ -32,15 +46,17 @@ void register_health_routes(Router& router, const RouteContext& context) {
 
   // Readiness: 503 while the broker can neither reach PostgreSQL nor write
   // its spool (a broker that can spool still accepts pushes through an
-  // outage), and while the database refuses it for good (wrong password, no
-  // such database, no schema: spooling would not end without an operator).
+  // outage; one spooling to the fallback directory says so in the body), and
+  // while the database refuses it for good (wrong password, no such
+  // database, no schema: spooling would not end without an operator).
   // Startup recovery runs before the listener binds, so no answer at all
   // comes before it ends. From SIGTERM on it answers 503 at once, for the
   // grace (SHUTDOWN_GRACE_MS) in which the rest is still served.
   const std::atomic<bool>* stopping = context.stopping;
   router.add("GET", "/health/ready", auth::kPublic, [&broker, stopping](const Request&) {
     const broker::DatabaseHealth db = broker.database_health();
-    const bool spool_writable = broker.spool_status().healthy;
+    const broker::SpoolStatus spool = broker.spool_status();
+    const bool spool_writable = spool.healthy;
     const bool misconfigured = !db.configuration_fault.empty();
     const bool shutting_down = stopping != nullptr && stopping->load();
     const bool ready = (db.connected || spool_writable) && !misconfigured && !shutting_down;
@@ -54,9 +70,11 @@ void register_health_routes(Router& router, const RouteContext& context) {
     } else {
       body["error"] = db.error;
     }
+    if (!spool.directory.empty()) body["spoolDirectory"] = render_spool_directory(spool);
     if (misconfigured) body["reason"] = "database unusable as configured: " + db.configuration_fault;
     if (shutting_down) body["reason"] = "shutting down";
-    return Response::json(ready ? 200 : 503, body.dump());
+    // A directory name is bytes, not necessarily UTF-8.
+    return Response::json(ready ? 200 : 503, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   });
 }
 

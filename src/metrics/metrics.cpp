@@ -311,6 +311,9 @@ std::string render_prometheus(const Metrics& metrics, const Gauges& g, const Pro
   series(out, "queen_file_buffer_failed", "gauge", "Spooled events in quarantined files.", num(g.spool_failed));
   series(out, "queen_file_buffer_db_healthy", "gauge", "1 if the spool drain considers the database healthy.",
          num(std::uint64_t{g.spool_db_healthy}));
+  series(out, "queen_file_buffer_fallback", "gauge",
+         "1 while the spool is in the per-user fallback directory because FILE_BUFFER_DIR is not usable.",
+         num(std::uint64_t{g.spool_fallback}));
   series(out, "queen_maintenance_mode_enabled", "gauge", "1 while push maintenance mode is on.",
          num(std::uint64_t{g.maintenance}));
   series(out, "queen_pop_maintenance_mode_enabled", "gauge", "1 while pop maintenance mode is on.",

@@ -140,6 +140,7 @@ struct Gauges {
   std::uint64_t spool_pending = 0;
   std::uint64_t spool_failed = 0;
   bool spool_db_healthy = true;
+  bool spool_fallback = false;  // the spool is in the per-user fallback directory
   bool maintenance = false;
   bool pop_maintenance = false;
   std::size_t parked_pops = 0;

@@ -2,7 +2,7 @@
 // The spool as one object: the broker's single entry point to the module.
 //
 // Boot order (the broker's):
-//   Spool spool(options, store);            // directory (with fallback) + inventory of what is on disk
+//   Spool spool(options, store);            // directory (with fallback), its lock, inventory of what is on disk
 //   (a fallback directory is logged as a warning where it is chosen; the settings are in "config: spool")
 //   spool.recover_at_startup();             // before the listener binds
 //   spool.start_drain();                    // background loop every flush_interval
@@ -21,6 +21,7 @@
 #include "spool/spool_drain.h"
 #include "spool/spool_event.h"
 #include "spool/spool_ledger.h"
+#include "spool/spool_lock.h"
 #include "spool/spool_writer.h"
 
 namespace queen::spool {
@@ -37,8 +38,10 @@ struct SpoolOptions {
 class Spool {
  public:
   // Prepares the directory (falling back to a per-user temporary directory
-  // with a warning) and counts the events already on disk into the stats.
-  // Throws std::runtime_error when no directory is usable at all.
+  // with a warning), locks it for this object's life (spool_lock.h) and
+  // counts the events already on disk into the stats. Throws
+  // SpoolDirectoryLocked when another process holds that directory,
+  // std::runtime_error when no directory is usable at all.
   Spool(SpoolOptions options, ReplayStore& store, const Clock& clock);
   ~Spool();  // stops the drain loop, finalizes the active file
   Spool(const Spool&) = delete;
@@ -68,6 +71,7 @@ class Spool {
   SpoolOptions options_;
   SpoolLedger ledger_;  // before directory_: the boot inventory fills it
   SpoolDirectory directory_;
+  SpoolLock lock_;  // before writer_: released only after the writer finalized its file
   SpoolWriter writer_;
   SpoolDrain drain_;
   SpoolDrainLoop loop_;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -923,6 +924,50 @@ TEST(SpoolReplayEncryption, OnceTheBrokerIsGoneReplayNoLongerReachesItsEncryptio
   EXPECT_EQ(r.bridge.replay({event("secret", "s1")}).kind, spool::ReplayOutcome::Kind::Ok);
   ASSERT_EQ(r.db.calls().size(), 1u);
   EXPECT_FALSE(r.db.calls()[0].items[0].contains("keyHeld"));
+}
+
+TEST(BrokerWithSpool, StatusAndGaugesNameTheSpoolDirectoryAndTheFallback) {
+  TempDir dir;
+  FakeDatabase db;
+  wake::PopWaiters waiters{util::real_clock()};
+  metrics::Metrics metrics;
+  const config::Config config = broker_config();
+  {
+    SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
+    MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+    Broker broker(config, db, waiters, metrics, flags, &bridge);
+    const SpoolStatus status = broker.spool_status();
+    EXPECT_EQ(status.directory, dir.path().string());
+    EXPECT_EQ(status.configured_directory, dir.path().string());
+    EXPECT_FALSE(status.directory_fallback);
+    EXPECT_EQ(status.fallback_reason, "");
+    EXPECT_FALSE(broker.gauges().spool_fallback);
+    broker.begin_shutdown();
+  }
+  // FILE_BUFFER_DIR under a regular file: the per-user fallback (in TMPDIR) is used and named.
+  const std::string previous_tmpdir = ::getenv("TMPDIR") != nullptr ? ::getenv("TMPDIR") : "";
+  ::setenv("TMPDIR", dir.path().c_str(), 1);
+  { std::ofstream(dir.path() / "file") << "x"; }
+  spool::SpoolOptions unusable = spool_options(dir);
+  unusable.dir = (dir.path() / "file" / "spool").string();
+  {
+    SpoolBridge bridge(db, unusable, fast_bridge_options());
+    MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
+    Broker broker(config, db, waiters, metrics, flags, &bridge);
+    const SpoolStatus status = broker.spool_status();
+    EXPECT_EQ(status.directory, spool::per_user_fallback_directory().string());
+    EXPECT_EQ(status.configured_directory, unusable.dir);
+    EXPECT_TRUE(status.directory_fallback);
+    EXPECT_NE(status.fallback_reason.find("FILE_BUFFER_DIR " + unusable.dir + " is not usable"), std::string::npos)
+        << status.fallback_reason;
+    EXPECT_TRUE(broker.gauges().spool_fallback);
+    broker.begin_shutdown();
+  }
+  if (previous_tmpdir.empty()) {
+    ::unsetenv("TMPDIR");
+  } else {
+    ::setenv("TMPDIR", previous_tmpdir.c_str(), 1);
+  }
 }
 
 }  // namespace

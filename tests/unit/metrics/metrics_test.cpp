@@ -54,9 +54,11 @@ TEST(Prometheus, ExposesTheRequiredSeries) {
   g.spool_pending = 9;
   g.maintenance = true;
   g.spool_db_healthy = false;
+  g.spool_fallback = true;
   const std::string text = render_prometheus(m, g, ProcessStats{});
   for (const char* line : {"queen_file_buffer_pending 9\n", "queen_file_buffer_failed 0\n",
-                           "queen_file_buffer_db_healthy 0\n", "queen_maintenance_mode_enabled 1\n",
+                           "queen_file_buffer_db_healthy 0\n", "queen_file_buffer_fallback 1\n",
+                           "# TYPE queen_file_buffer_fallback gauge\n", "queen_maintenance_mode_enabled 1\n",
                            "# TYPE queen_uptime_seconds gauge\n", "queen_db_pool_size 150\n", "queen_db_pool_idle 3\n",
                            "queen_db_pool_active 2\n", "queen_push_messages_total 42\n",
                            "# TYPE queen_file_buffer_pending gauge\n"}) {
