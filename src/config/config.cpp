@@ -201,8 +201,9 @@ class EnvReader {
       if (near.variable != nullptr && near.distance <= near_miss_distance(*near.variable)) {
         errors_.push_back(near_miss(name, value, *near.variable));
       } else {
-        warnings_.push_back(name + " is not a queen-broker variable (closest: " +
-                            std::string(closest_variable(upper).variable->name) + "); ignored");
+        const Variable* hint = near.variable != nullptr ? near.variable : closest_variable(upper).variable;
+        warnings_.push_back(name + " is not a queen-broker variable (closest: " + std::string(hint->name) +
+                            "); ignored");
       }
     }
   }
