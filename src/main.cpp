@@ -2,15 +2,16 @@
 // or SIGINT, then fails readiness for SHUTDOWN_GRACE_MS while still serving,
 // stops accepting, drains in-flight requests and exits 0. The flags of
 // --help (config/command_line.h) start nothing.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <csignal>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -28,6 +29,7 @@
 #include "config/config.h"
 #include "config/variables.h"
 #include "config/version.h"
+#include "crypto/payload_cipher.h"
 #include "db/boot_check.h"
 #include "db/catalogue.h"
 #include "db/consumer_groups_db.h"
@@ -65,13 +67,55 @@ sigset_t block_termination_signals() {
   return signals;
 }
 
-std::optional<config::LoadedConfig> load_config_or_report() {
-  try {
-    return config::load_config(config::read_process_environment(), config::read_hostname());
-  } catch (const config::ConfigError& e) {
-    std::cerr << "queen-broker: " << e.what() << std::endl;
-    return std::nullopt;
+// Everything a boot checks before it opens a database connection or a socket: every variable
+// (config::read_config), then the encryption keys (through src/crypto's one key parser), the mesh options
+// and the JWT key material. The boot and --check-config run exactly this; any error stops the boot (exit 2).
+struct CheckedConfig {
+  config::LoadedConfig loaded;
+  std::vector<std::string> errors;   // one line each, no secret quoted
+  mesh::MeshOptions mesh_options;    // when no error
+  std::unique_ptr<auth::Gate> gate;  // when JWT_ENABLED=true and no error
+};
+
+bool refused_with_prefix(const config::LoadedConfig& loaded, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(loaded.refused.begin(), loaded.refused.end(), [&](const std::string& name) {
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&name](std::string_view prefix) { return name.rfind(prefix, 0) == 0; });
+  });
+}
+
+CheckedConfig check_configuration(config::LoadedConfig loaded_config) {
+  CheckedConfig checked{std::move(loaded_config), {}, {}, nullptr};
+  const config::LoadedConfig& loaded = checked.loaded;
+  const config::Config& config = loaded.config;
+  checked.errors = loaded.errors;
+  const std::pair<const char*, const std::string*> keys[] = {
+      {"QUEEN_ENCRYPTION_KEY", &config.encryption_key},
+      {"QUEEN_ENCRYPTION_KEY_PREVIOUS", &config.encryption_key_previous}};
+  for (const auto& [name, hex] : keys) {
+    if (hex->empty()) continue;
+    const crypto::KeyParseResult parsed = crypto::parse_key_hex(*hex);
+    if (!parsed.key) checked.errors.push_back(std::string(name) + "=*** " + parsed.problem);
   }
+  // What derives from refused variables is not checked: their defaults would be.
+  if (!refused_with_prefix(loaded, {"QUEEN_MESH_", "QUEEN_SYNC_", "QUEEN_SERVER_ID", "HOST"})) {
+    broker::MeshOptionsResult mesh_options = broker::mesh_options_from(config);
+    for (const auto& error : mesh_options.errors) checked.errors.push_back("mesh: " + error);
+    checked.mesh_options = std::move(mesh_options.options);
+  }
+  if (config.jwt.enabled && !refused_with_prefix(loaded, {"JWT_"})) {
+    try {
+      checked.gate = std::make_unique<auth::Gate>(config.jwt);
+    } catch (const std::exception& e) {
+      checked.errors.push_back(std::string("auth: ") + e.what());
+    }
+  }
+  return checked;
+}
+
+void report_errors(const CheckedConfig& checked) {
+  for (const auto& error : checked.errors) std::cerr << "queen-broker: " << error << "\n";
+  std::cerr << std::flush;
 }
 
 void set_up_logging(const config::LoadedConfig& loaded) {
@@ -122,20 +166,11 @@ void recover_spool(broker::SpoolBridge& spool, bool push_maintenance) {
       recovery.events_replayed, recovery.files_left);
 }
 
-// The access gate when JWT_ENABLED is true (null when off). Unusable key
-// material stops the boot: authentication never silently runs open.
-std::optional<std::unique_ptr<auth::Gate>> make_gate(const config::Config& config) {
-  if (!config.jwt.enabled) {
-    spdlog::info("auth: JWT authentication is off (JWT_ENABLED=false): every route is open");
-    return std::unique_ptr<auth::Gate>();
-  }
-  try {
-    auto gate = std::make_unique<auth::Gate>(config.jwt);
+void log_authentication(const config::Config& config) {
+  if (config.jwt.enabled) {
     spdlog::info("auth: JWT authentication is on (JWT_ALGORITHM={})", config.jwt.algorithm);
-    return gate;
-  } catch (const std::exception& e) {
-    spdlog::critical("auth: {}", e.what());
-    return std::nullopt;
+  } else {
+    spdlog::info("auth: JWT authentication is off (JWT_ENABLED=false): every route is open");
   }
 }
 
@@ -261,37 +296,33 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
   return kExitStopped;
 }
 
-// --check-config: everything the boot checks without a database or a socket
-// (values and ranges, the mesh options, the JWT key material).
+// --check-config, the deploy gate: what the boot checks without a database or a socket
+// (check_configuration), each variable's value and whether it was set, the errors and the warnings.
 int check_config() {
-  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
-  if (!loaded) return kExitBadConfig;
-  for (const auto& warning : loaded->warnings) std::cerr << "queen-broker: warning: " << warning << "\n";
-  for (const auto& line : config::describe_settings(loaded->settings)) std::cout << line << "\n";
-  bool valid = true;
-  const broker::MeshOptionsResult mesh_options = broker::mesh_options_from(loaded->config);
-  for (const auto& error : mesh_options.errors) {
-    std::cerr << "queen-broker: mesh: " << error << "\n";
-    valid = false;
-  }
-  if (loaded->config.jwt.enabled) {
-    try {
-      auth::Gate gate(loaded->config.jwt);
-    } catch (const std::exception& e) {
-      std::cerr << "queen-broker: auth: " << e.what() << "\n";
-      valid = false;
-    }
-  }
-  if (!broker::report_spool_directory(loaded->config.spool, std::cout, std::cerr)) valid = false;
+  const CheckedConfig checked =
+      check_configuration(config::read_config(config::read_process_environment(), config::read_hostname()));
+  for (const auto& line : config::describe_settings(checked.loaded.settings)) std::cout << line << "
+";
+  for (const auto& warning : checked.loaded.warnings) std::cerr << "queen-broker: warning: " << warning << "
+";
+  report_errors(checked);
+  // The spool directory the boot would use (a fallback is a warning; none usable refuses the boot).
+  const bool spool_usable = broker::report_spool_directory(checked.loaded.config.spool, std::cout, std::cerr);
+  const bool valid = checked.errors.empty() && spool_usable;
   std::cout << (valid ? "configuration is valid" : "configuration is invalid") << std::endl;
   return valid ? kExitStopped : kExitBadConfig;
 }
 
 // --healthcheck: the container's probe (docker/Dockerfile): readiness of the broker on PORT.
 int healthcheck() {
-  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
-  if (!loaded) return kExitNotReady;
-  const http::HealthProbe probe = http::probe_readiness(loaded->config.http, kHealthcheckTimeout);
+  config::LoadedConfig loaded;
+  try {
+    loaded = config::load_config(config::read_process_environment(), config::read_hostname());
+  } catch (const config::ConfigError& e) {
+    std::cerr << "queen-broker: " << e.what() << std::endl;
+    return kExitNotReady;
+  }
+  const http::HealthProbe probe = http::probe_readiness(loaded.config.http, kHealthcheckTimeout);
   (probe.ready ? std::cout : std::cerr) << "queen-broker: " << probe.detail << std::endl;
   return probe.ready ? kExitStopped : kExitNotReady;
 }
@@ -313,19 +344,18 @@ int main(int argc, char** argv) {
   const sigset_t termination = block_termination_signals();
   std::signal(SIGPIPE, SIG_IGN);
 
-  const std::optional<config::LoadedConfig> loaded = load_config_or_report();
-  if (!loaded) return kExitBadConfig;
-  set_up_logging(*loaded);
-
-  broker::MeshOptionsResult mesh_options = broker::mesh_options_from(loaded->config);
-  if (!mesh_options.ok()) {
-    for (const auto& error : mesh_options.errors) spdlog::critical("mesh: {}", error);
+  config::LoadedConfig loaded = config::read_config(config::read_process_environment(), config::read_hostname());
+  // Logging as configured before the key material is loaded (it may warn), when the variables are valid.
+  if (loaded.errors.empty()) set_up_logging(loaded);
+  CheckedConfig checked = check_configuration(std::move(loaded));
+  if (!checked.errors.empty()) {
+    report_errors(checked);
     return kExitBadConfig;
   }
-  const std::optional<std::unique_ptr<auth::Gate>> gate = make_gate(loaded->config);
-  if (!gate) return kExitBadConfig;
-  if (!database_usable_or_reported(loaded->config.db)) return kExitBadConfig;
-  const int status = run(loaded->config, std::move(mesh_options.options), gate->get(), termination);
-  if (*gate) (*gate)->stop();
+  const config::Config& config = checked.loaded.config;
+  log_authentication(config);
+  if (!database_usable_or_reported(config.db)) return kExitBadConfig;
+  const int status = run(config, std::move(checked.mesh_options), checked.gate.get(), termination);
+  if (checked.gate) checked.gate->stop();
   return status;
 }

@@ -6,11 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 extern char** environ;
@@ -18,11 +22,79 @@ extern char** environ;
 namespace queen::config {
 namespace {
 
+// The accepted forms of each kind of value, as the refusals name them (docs/configuration.md, Reading rules).
+constexpr std::string_view kBooleanForms = "true, false (in any case), 1 or 0";
+constexpr std::string_view kIntegerForms = "decimal digits, optionally preceded by '-'";
+constexpr std::string_view kNumberForms = "a decimal number such as 2, 0.5 or 1e3";
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+bool has_outer_whitespace(const std::string& text) {
+  return !text.empty() && (is_space(text.front()) || is_space(text.back()));
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// -?digits
+bool is_integer_text(std::string_view text) {
+  if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
+}
+
+// -?digits(.digits)?([eE][+-]?digits)?: what strtod takes beyond this (spaces, '+', hex, inf, nan) is refused.
+bool is_number_text(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && is_digit(text[i])) ++i;
+    return i > from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+// The words of an enumerated Text variable ("a|b|c"), or none.
+std::vector<std::string> enumerated_words(const Variable& spec) {
+  std::vector<std::string> words;
+  if (spec.values.find('|') == std::string_view::npos || spec.values.find(' ') != std::string_view::npos) return words;
+  std::string_view rest = spec.values;
+  while (true) {
+    const auto bar = rest.find('|');
+    words.emplace_back(rest.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    rest.remove_prefix(bar + 1);
+  }
+  return words;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? ", " : "") + words[i];
+  return out;
+}
+
 // Reads typed values out of an EnvMap through the variable table (defaults
-// and ranges come from there), collecting fallback warnings and range errors
-// so that one boot reports every bad variable at once, and the effective value
-// of each. A variable's default is its table entry's default_text, but for a
-// derived one (computed from other variables): its reader is given it.
+// and ranges come from there), collecting every refusal so that one boot
+// reports every bad variable at once, and the effective value of each. A
+// refused variable takes its default, so the rest can still be read. A
+// variable's default is its table entry's default_text, but for a derived one
+// (computed from other variables): its reader is given it.
 class EnvReader {
  public:
   explicit EnvReader(const EnvMap& env) : env_(env) {}
@@ -41,17 +113,15 @@ class EnvReader {
   double number(const std::string& name) {
     const Variable& spec = variable(name, VariableKind::Number, false);
     const double fallback = table_number(spec);
-    const std::string* raw = find(name);
+    const std::string* raw = find(spec);
     if (!raw) return record(spec, fallback, false);
-    char* end = nullptr;
-    const double value = std::strtod(raw->c_str(), &end);
-    if (end == raw->c_str() || !only_spaces(end) || !std::isfinite(value)) {
-      warnings_.push_back(name + "='" + *raw + "' is not a number, using default");
-      return record(spec, fallback, false);
+    // strtod reads the shape is_number_text admits the same in every locale the broker runs in ("C").
+    const double value = is_number_text(*raw) ? std::strtod(raw->c_str(), nullptr) : HUGE_VAL;
+    if (!std::isfinite(value)) {
+      return refuse(spec, *raw, "a number", kNumberForms, fallback);
     }
     if (value < static_cast<double>(spec.min) || value > static_cast<double>(spec.max)) {
-      errors_.push_back(name + "=" + *raw + " is out of range " + range_text(spec));
-      return record(spec, fallback, false);
+      return refuse_range(spec, *raw, fallback);
     }
     return record(spec, value, true);
   }
@@ -59,12 +129,11 @@ class EnvReader {
   bool boolean(const std::string& name) {
     const Variable& spec = variable(name, VariableKind::Boolean, false);
     const bool fallback = table_boolean(spec);
-    const std::string* raw = find(name);
+    const std::string* raw = find(spec);
     if (!raw) return record(spec, fallback, false);
-    if (*raw == "true" || *raw == "1" || *raw == "TRUE" || *raw == "True") return record(spec, true, true);
-    if (*raw == "false" || *raw == "0" || *raw == "FALSE" || *raw == "False") return record(spec, false, true);
-    warnings_.push_back(name + "='" + *raw + "' is not a boolean, using default " + (fallback ? "true" : "false"));
-    return record(spec, fallback, false);
+    if (*raw == "1" || equals_ignoring_case(*raw, "true")) return record(spec, true, true);
+    if (*raw == "0" || equals_ignoring_case(*raw, "false")) return record(spec, false, true);
+    return refuse(spec, *raw, "a boolean", kBooleanForms, fallback);
   }
 
   std::string text(const std::string& name) {
@@ -75,6 +144,20 @@ class EnvReader {
     return read_text(variable(name, VariableKind::Text, true), derived_default);
   }
 
+  // A Text variable whose table entry lists its words ("a|b|c"): exactly one of them.
+  std::string word(const std::string& name) {
+    const Variable& spec = variable(name, VariableKind::Text, false);
+    const std::vector<std::string> words = enumerated_words(spec);
+    if (words.empty()) throw std::logic_error("config: " + name + " lists no words in the variable table");
+    const std::string fallback(spec.default_text);
+    const std::string* raw = find(spec);
+    if (!raw) return record(spec, fallback, false);
+    if (std::find(words.begin(), words.end(), *raw) == words.end()) {
+      return refuse(spec, *raw, "", joined(words), fallback);
+    }
+    return record(spec, *raw, true);
+  }
+
   // Present even when empty: DEFAULT_SUBSCRIPTION_MODE="" is meaningful.
   std::string text_allow_empty(const std::string& name) {
     const Variable& spec = variable(name, VariableKind::Text, false);
@@ -83,10 +166,51 @@ class EnvReader {
     return record(spec, present ? it->second : std::string(spec.default_text), present);
   }
 
-  void error(std::string message) { errors_.push_back(std::move(message)); }
+  // A problem with one variable's value found after reading it (a list entry, a host list).
+  void refuse_variable(const std::string& name, std::string message) {
+    if (!refused_.insert(name).second) return;
+    mark_refused(name);
+    errors_.push_back(std::move(message));
+  }
 
+  // A rule between variables, checked only when each of them was read without a refusal (their
+  // defaults would be compared otherwise); once broken, every one of them counts as refused.
+  void relation(std::initializer_list<std::string> names, std::string message) {
+    for (const std::string& name : names) {
+      if (refused_.count(name) != 0) return;
+    }
+    refused_.insert(names.begin(), names.end());
+    errors_.push_back(std::move(message));
+  }
+
+  // Names in the environment that are not ours but look like they were meant to be. A near miss is an
+  // error: a case-only difference from a variable, or a name beginning with a variable's first word
+  // (DB_, JWT_, QUEEN_ ...) within near_miss_distance edits of it. Any other name with one of our prefixes
+  // is a warning (Kubernetes service links, HTTP_PROXY, another program's DB_PASSWORD); reference-server
+  // variables are accepted silently; the rest of the environment is not ours to judge.
+  void check_unknown_names() {
+    for (const auto& [name, value] : env_) {
+      if (find_variable(name) != nullptr || is_reference_only_variable(name)) continue;
+      const std::string upper = upper_case(name);
+      if (const Variable* same = find_variable(upper)) {
+        errors_.push_back(near_miss(name, value, *same));
+        continue;
+      }
+      if (!has_our_prefix(upper)) continue;
+      const ClosestVariable near = closest_variable(upper, upper.substr(0, upper.find('_') + 1));
+      if (near.variable != nullptr && near.distance <= near_miss_distance(*near.variable)) {
+        errors_.push_back(near_miss(name, value, *near.variable));
+      } else {
+        const Variable* hint = near.variable != nullptr ? near.variable : closest_variable(upper).variable;
+        warnings_.push_back(name + " is not a queen-broker variable (closest: " + std::string(hint->name) +
+                            "); ignored");
+      }
+    }
+  }
+
+  std::vector<std::string>& errors() { return errors_; }
   std::vector<std::string>& warnings() { return warnings_; }
-  const std::vector<std::string>& errors() const { return errors_; }
+  std::set<std::string>& refused() { return refused_; }
 
   // What was read, in the table's order.
   std::vector<Setting> settings() const {
@@ -139,32 +263,88 @@ class EnvReader {
                             (spec.kind == VariableKind::Boolean ? "boolean" : "number"));
   }
 
+  // Within this many edits of a variable's name, an unknown name is taken for a typo of it: one for short
+  // names (PG_DB and PG_DSN are two apart), two for the rest.
+  static std::size_t near_miss_distance(const Variable& known) { return known.name.size() < 8 ? 1 : 2; }
+
+  static std::string upper_case(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return text;
+  }
+
+  static bool has_our_prefix(const std::string& upper) {
+    const auto& prefixes = variable_prefixes();
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&upper](const std::string& prefix) { return upper.rfind(prefix, 0) == 0; });
+  }
+
+  static std::string near_miss(const std::string& name, const std::string& value, const Variable& meant) {
+    return name + "=" + (meant.secret ? mask_text(value) : value) + " is not a queen-broker variable; did you mean " +
+           std::string(meant.name) + "?";
+  }
+
   std::int64_t read_integer(const Variable& spec, std::int64_t fallback) {
-    const std::string name(spec.name);
-    const std::string* raw = find(name);
+    const std::string* raw = find(spec);
     if (!raw) return record(spec, fallback, false);
+    if (!is_integer_text(*raw)) {
+      return refuse(spec, *raw, "an integer", kIntegerForms, fallback);
+    }
     errno = 0;
-    char* end = nullptr;
-    const long long value = std::strtoll(raw->c_str(), &end, 10);
-    if (errno == ERANGE || end == raw->c_str() || !only_spaces(end)) {
-      warnings_.push_back(name + "='" + *raw + "' is not an integer, using default " + std::to_string(fallback));
-      return record(spec, fallback, false);
-    }
-    if (value < spec.min || value > spec.max) {
-      errors_.push_back(name + "=" + std::to_string(value) + " is out of range " + range_text(spec));
-      return record(spec, fallback, false);
-    }
+    const long long value = std::strtoll(raw->c_str(), nullptr, 10);
+    if (errno == ERANGE || value < spec.min || value > spec.max) return refuse_range(spec, *raw, fallback);
     return record(spec, static_cast<std::int64_t>(value), true);
   }
 
   std::string read_text(const Variable& spec, const std::string& fallback) {
-    const std::string* raw = find(std::string(spec.name));
+    const std::string* raw = find(spec);
     return record(spec, raw ? *raw : fallback, raw != nullptr);
+  }
+
+  static std::string mask_text(const std::string& value) { return value.empty() ? "(unset)" : "***"; }
+  static std::string given(const Variable& spec, const std::string& raw) {
+    return spec.secret ? mask_text(raw) : "'" + raw + "'";
+  }
+
+  // NAME='value' is not <what> (accepted: <forms>), or, for enumerated words (no `what`), is not one of
+  // <forms>; a value with whitespace around it is refused for that reason.
+  template <typename T>
+  T refuse(const Variable& spec, const std::string& raw, std::string_view what, std::string_view forms, T fallback) {
+    std::string reason;
+    if (has_outer_whitespace(raw)) {
+      reason.append("has leading or trailing whitespace (accepted: ").append(forms).append(")");
+    } else if (what.empty()) {
+      reason.append("is not one of ").append(forms);
+    } else {
+      reason.append("is not ").append(what).append(" (accepted: ").append(forms).append(")");
+    }
+    errors_.push_back(std::string(spec.name) + "=" + given(spec, raw) + " " + reason);
+    return refused_value(spec, raw, fallback);
+  }
+
+  template <typename T>
+  T refuse_range(const Variable& spec, const std::string& raw, T fallback) {
+    errors_.push_back(std::string(spec.name) + "=" + raw + " is out of range " + range_text(spec));
+    return refused_value(spec, raw, fallback);
+  }
+
+  template <typename T>
+  T refused_value(const Variable& spec, const std::string& raw, T fallback) {
+    refused_.emplace(spec.name);
+    settings_[spec.name] = Setting{&spec, raw, true, false, true};
+    return fallback;
+  }
+
+  void mark_refused(const std::string& name) {
+    const auto it = settings_.find(name);
+    if (it != settings_.end()) it->second.refused = true;
   }
 
   template <typename T>
   T record(const Variable& spec, T value, bool from_environment) {
-    settings_[spec.name] = Setting{&spec, shown(value), from_environment};
+    const auto it = env_.find(std::string(spec.name));
+    const bool set_empty = !from_environment && it != env_.end() && it->second.empty();
+    settings_[spec.name] = Setting{&spec, shown(value), from_environment, set_empty, false};
     return value;
   }
 
@@ -178,20 +358,16 @@ class EnvReader {
   }
 
   // An empty value is treated as unset (deployment templates often render "").
-  const std::string* find(const std::string& name) const {
-    auto it = env_.find(name);
+  const std::string* find(const Variable& spec) const {
+    auto it = env_.find(std::string(spec.name));
     if (it == env_.end() || it->second.empty()) return nullptr;
     return &it->second;
-  }
-
-  static bool only_spaces(const char* p) {
-    while (*p == ' ' || *p == '\t') ++p;
-    return *p == '\0';
   }
 
   const EnvMap& env_;
   std::vector<std::string> warnings_;
   std::vector<std::string> errors_;
+  std::set<std::string> refused_;
   std::map<std::string_view, Setting> settings_;
 };
 
@@ -242,15 +418,8 @@ const char* on_off(bool value) { return value ? "true" : "false"; }
 // QUEEN_SERVER_ID and LOG_LEVEL.
 void read_process(EnvReader& r, Config& c, const std::string& hostname) {
   c.process.server_id = r.text("QUEEN_SERVER_ID", hostname.empty() ? "queen" : hostname);
-  c.process.log_level = r.text("LOG_LEVEL");
-  if (c.process.log_level != "trace" && c.process.log_level != "debug" && c.process.log_level != "info" &&
-      c.process.log_level != "warn" && c.process.log_level != "error") {
-    r.error("LOG_LEVEL='" + c.process.log_level + "' is not one of trace, debug, info, warn, error");
-  }
-  c.process.log_format = r.text("LOG_FORMAT");
-  if (c.process.log_format != "text" && c.process.log_format != "json") {
-    r.error("LOG_FORMAT='" + c.process.log_format + "' is not one of text, json");
-  }
+  c.process.log_level = r.word("LOG_LEVEL");
+  c.process.log_format = r.word("LOG_FORMAT");
   c.process.access_log = r.boolean("ACCESS_LOG");
   c.metrics.max_queues = r.int32("METRICS_MAX_QUEUES");
   c.metrics.refresh_interval_ms = r.integer("METRICS_REFRESH_INTERVAL_MS");
@@ -263,7 +432,7 @@ void read_http(EnvReader& r, Config& c) {
   c.http.max_threads = r.int32("HTTP_MAX_THREADS");
   c.http.min_threads = r.int32("NUM_WORKERS");
   if (c.http.min_threads > c.http.max_threads) {
-    r.error("NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
+    r.relation({"NUM_WORKERS", "HTTP_MAX_THREADS"}, "NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
             std::to_string(c.http.max_threads) + ")");
   }
   c.http.max_queued = r.int32("HTTP_MAX_QUEUED");
@@ -283,13 +452,13 @@ void read_http(EnvReader& r, Config& c) {
   c.http.max_body_bytes_in_flight =
       r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT", std::max(kMinBodyBytesInFlight, c.http.max_body_bytes));
   if (c.http.max_body_bytes_in_flight < c.http.max_body_bytes) {
-    r.error("HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
+    r.relation({"HTTP_MAX_BODY_BYTES_IN_FLIGHT", "MAX_BODY_BYTES"}, "HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
             ") must be >= MAX_BODY_BYTES (" + std::to_string(c.http.max_body_bytes) + "): one largest body must fit");
   }
   c.http.cors_origins = split_list(r.text("HTTP_CORS_ORIGINS"));
   for (const auto& origin : c.http.cors_origins) {
     if (origin == "*" ? c.http.cors_origins.size() != 1 : !is_cors_origin(origin)) {
-      r.error("HTTP_CORS_ORIGINS entry '" + origin +
+      r.refuse_variable("HTTP_CORS_ORIGINS", "HTTP_CORS_ORIGINS entry '" + origin +
               "' is not an origin (scheme://host[:port], no path), or '*' alone");
     }
   }
@@ -300,8 +469,12 @@ void read_db(EnvReader& r, Config& c) {
   std::string error;
   c.db.hosts = parse_db_hosts(r.text("PG_HOST"), error);
   const std::string ports = r.text("PG_PORT");
-  if (error.empty()) c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
-  if (!error.empty()) r.error(error);
+  if (!error.empty()) {
+    r.refuse_variable("PG_HOST", error);
+  } else {
+    c.db.ports = parse_db_ports(ports, c.db.hosts.size(), error);
+    if (!error.empty()) r.refuse_variable("PG_PORT", error);
+  }
   c.db.name = r.text("PG_DB");
   c.db.user = r.text("PG_USER");
   c.db.password = r.text_allow_empty("PG_PASSWORD");
@@ -331,7 +504,7 @@ void read_pop(EnvReader& r, Config& c) {
   c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS");
   c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS");
   if (c.pop.wait_max_interval_ms < c.pop.wait_initial_interval_ms) {
-    r.error("POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
+    r.relation({"POP_WAIT_MAX_INTERVAL_MS", "POP_WAIT_INITIAL_INTERVAL_MS"}, "POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
             ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
   }
 }
@@ -357,14 +530,7 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.spool.poison_attempts = r.int32("FILE_BUFFER_POISON_ATTEMPTS");
   c.spool.events_per_file = r.int32("FILE_BUFFER_EVENTS_PER_FILE");
   c.spool.replay_lanes = r.int32("FILE_BUFFER_REPLAY_LANES");
-  const std::string fsync = r.text("FILE_BUFFER_FSYNC");
-  if (fsync == "off") {
-    c.spool.fsync = FsyncMode::Off;
-  } else if (fsync == "batch") {
-    c.spool.fsync = FsyncMode::Batch;
-  } else {
-    r.error("FILE_BUFFER_FSYNC='" + fsync + "' is not one of off, batch");
-  }
+  c.spool.fsync = r.word("FILE_BUFFER_FSYNC") == "batch" ? FsyncMode::Batch : FsyncMode::Off;
 }
 
 // The broker mesh: a peer list needs a port and a shared secret.
@@ -372,7 +538,7 @@ void read_mesh(EnvReader& r, Config& c) {
   c.mesh.port = r.int32("QUEEN_MESH_PORT");
   c.mesh.peers = split_list(r.text("QUEEN_MESH_PEERS"));
   for (const auto& peer : c.mesh.peers) {
-    if (!is_host_port(peer)) r.error("QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
+    if (!is_host_port(peer)) r.refuse_variable("QUEEN_MESH_PEERS", "QUEEN_MESH_PEERS entry '" + peer + "' is not host:port");
   }
   c.mesh.host = r.text("QUEEN_MESH_HOST");
   c.mesh.sync_secret = r.text("QUEEN_SYNC_SECRET");
@@ -382,12 +548,16 @@ void read_mesh(EnvReader& r, Config& c) {
     // The mesh port is a control surface: it never runs unauthenticated, and
     // peers dial a port this broker must actually bind.
     if (c.mesh.sync_secret.empty()) {
-      r.error("QUEEN_MESH_PEERS is set but QUEEN_SYNC_SECRET is empty: mesh frames must be authenticated; "
+      r.relation({"QUEEN_MESH_PEERS", "QUEEN_SYNC_SECRET"},
+                 "QUEEN_MESH_PEERS is set but QUEEN_SYNC_SECRET is empty: mesh frames must be authenticated; "
               "set the same QUEEN_SYNC_SECRET on every broker");
     }
-    if (c.mesh.port == 0) r.error("QUEEN_MESH_PEERS is set but QUEEN_MESH_PORT is not: peers need a port to dial");
+    if (c.mesh.port == 0) {
+      r.relation({"QUEEN_MESH_PEERS", "QUEEN_MESH_PORT"},
+                 "QUEEN_MESH_PEERS is set but QUEEN_MESH_PORT is not: peers need a port to dial");
+    }
     if (c.mesh.dead_threshold_ms <= c.mesh.heartbeat_ms) {
-      r.error("QUEEN_SYNC_DEAD_THRESHOLD_MS (" + std::to_string(c.mesh.dead_threshold_ms) +
+      r.relation({"QUEEN_SYNC_DEAD_THRESHOLD_MS", "QUEEN_SYNC_HEARTBEAT_MS"}, "QUEEN_SYNC_DEAD_THRESHOLD_MS (" + std::to_string(c.mesh.dead_threshold_ms) +
               ") must be greater than QUEEN_SYNC_HEARTBEAT_MS (" + std::to_string(c.mesh.heartbeat_ms) + ")");
     }
   }
@@ -464,7 +634,7 @@ FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, int derived
   l.queue = derived_queue ? r.int32(prefix + "_QUEUE", *derived_queue) : r.int32(prefix + "_QUEUE");
   l.wait_ms = r.int32(prefix + "_WAIT_MS");
   if (l.slots > total_slots) {
-    r.error(prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
+    r.relation({prefix + "_SLOTS", "QUEEN_FLOW_SLOTS"}, prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
             std::to_string(total_slots) + "): a lane cannot hold more slots than there are");
   }
   return l;
@@ -479,7 +649,7 @@ void read_flow(EnvReader& r, Config& c) {
   const int capacity = std::min(c.db.pool_size, c.http.max_threads);
   c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity);
   if (c.flow.slots > c.db.pool_size) {
-    r.error("QUEEN_FLOW_SLOTS (" + std::to_string(c.flow.slots) + ") must be <= DB_POOL_SIZE (" +
+    r.relation({"QUEEN_FLOW_SLOTS", "DB_POOL_SIZE"}, "QUEEN_FLOW_SLOTS (" + std::to_string(c.flow.slots) + ") must be <= DB_POOL_SIZE (" +
             std::to_string(c.db.pool_size) + "): a slot is a database connection");
   }
   const int slots = c.flow.slots;
@@ -494,7 +664,8 @@ void read_flow(EnvReader& r, Config& c) {
   const int read_threads = std::max(1, c.http.max_threads / 2);
   c.flow.read = read_flow_lane(r, "READ", std::max(1, slots / 8), c.http.max_threads / 4, slots);
   if (c.flow.read.slots + c.flow.read.queue > read_threads) {
-    r.error("QUEEN_FLOW_READ_SLOTS + QUEEN_FLOW_READ_QUEUE (" +
+    r.relation({"QUEEN_FLOW_READ_SLOTS", "QUEEN_FLOW_READ_QUEUE", "HTTP_MAX_THREADS"},
+               "QUEEN_FLOW_READ_SLOTS + QUEEN_FLOW_READ_QUEUE (" +
             std::to_string(c.flow.read.slots + c.flow.read.queue) + ") must be <= HTTP_MAX_THREADS / 2 (" +
             std::to_string(read_threads) + "): reads may hold at most half the handler threads");
   }
@@ -507,10 +678,7 @@ void read_flow(EnvReader& r, Config& c) {
 void read_jwt(EnvReader& r, Config& c) {
   JwtConfig& j = c.jwt;
   j.enabled = r.boolean("JWT_ENABLED");
-  j.algorithm = r.text("JWT_ALGORITHM");
-  if (j.algorithm != "HS256" && j.algorithm != "RS256" && j.algorithm != "EdDSA" && j.algorithm != "auto") {
-    r.error("JWT_ALGORITHM='" + j.algorithm + "' is not one of HS256, RS256, EdDSA, auto");
-  }
+  j.algorithm = r.word("JWT_ALGORITHM");
   j.secret = r.text("JWT_SECRET");
   j.public_key_pem = r.text("JWT_PUBLIC_KEY");
   j.jwks_url = r.text("JWT_JWKS_URL");
@@ -529,17 +697,19 @@ void read_jwt(EnvReader& r, Config& c) {
   if (!j.enabled) return;
   const bool has_public_keys = !j.public_key_pem.empty() || !j.jwks_url.empty();
   if (j.algorithm == "HS256" && j.secret.empty()) {
-    r.error("JWT_ENABLED=true with JWT_ALGORITHM=HS256 needs JWT_SECRET");
+    r.relation({"JWT_ENABLED", "JWT_ALGORITHM", "JWT_SECRET"}, "JWT_ENABLED=true with JWT_ALGORITHM=HS256 needs JWT_SECRET");
   } else if ((j.algorithm == "RS256" || j.algorithm == "EdDSA") && !has_public_keys) {
-    r.error("JWT_ENABLED=true with JWT_ALGORITHM=" + j.algorithm + " needs JWT_PUBLIC_KEY or JWT_JWKS_URL");
+    r.relation({"JWT_ENABLED", "JWT_ALGORITHM", "JWT_PUBLIC_KEY", "JWT_JWKS_URL"},
+               "JWT_ENABLED=true with JWT_ALGORITHM=" + j.algorithm + " needs JWT_PUBLIC_KEY or JWT_JWKS_URL");
   } else if (j.algorithm == "auto" && j.secret.empty() && !has_public_keys) {
-    r.error("JWT_ENABLED=true with JWT_ALGORITHM=auto needs JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL");
+    r.relation({"JWT_ENABLED", "JWT_ALGORITHM", "JWT_SECRET", "JWT_PUBLIC_KEY", "JWT_JWKS_URL"},
+               "JWT_ENABLED=true with JWT_ALGORITHM=auto needs JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL");
   }
 }
 
 }  // namespace
 
-LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
+LoadedConfig read_config(const EnvMap& env, const std::string& hostname) {
   EnvReader r(env);
   LoadedConfig loaded;
   Config& c = loaded.config;
@@ -556,16 +726,30 @@ LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
   read_flow(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY");
   c.encryption_key_previous = r.text("QUEEN_ENCRYPTION_KEY_PREVIOUS");
-  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS");
-
-  if (!r.errors().empty()) {
-    std::string message = "invalid configuration:";
-    for (const auto& e : r.errors()) message += "\n  " + e;
-    throw ConfigError(message);
+  // Whether each key parses is checked through src/crypto's parser at boot (main.cpp, check_configuration).
+  if (c.encryption_key.empty() && !c.encryption_key_previous.empty()) {
+    r.relation({"QUEEN_ENCRYPTION_KEY_PREVIOUS", "QUEEN_ENCRYPTION_KEY"},
+               "QUEEN_ENCRYPTION_KEY_PREVIOUS is set without QUEEN_ENCRYPTION_KEY: the previous key only decrypts "
+               "beside a current one; set QUEEN_ENCRYPTION_KEY or unset both");
   }
+  c.encryption_refresh_ms = r.int32("QUEEN_ENCRYPTION_REFRESH_MS");
+  r.check_unknown_names();
+
+  loaded.errors = std::move(r.errors());
+  loaded.refused = std::move(r.refused());
   loaded.warnings = std::move(r.warnings());
   loaded.ignored = reference_only_variables(env);
   loaded.settings = r.settings();
+  return loaded;
+}
+
+LoadedConfig load_config(const EnvMap& env, const std::string& hostname) {
+  LoadedConfig loaded = read_config(env, hostname);
+  if (!loaded.errors.empty()) {
+    std::string message = "invalid configuration:";
+    for (const auto& e : loaded.errors) message += "\n  " + e;
+    throw ConfigError(message);
+  }
   return loaded;
 }
 
@@ -633,8 +817,9 @@ std::vector<std::pair<std::string, std::string>> stream_limit_settings(const Lim
 std::vector<std::string> describe_settings(const std::vector<Setting>& settings) {
   std::vector<std::string> lines;
   for (const Setting& s : settings) {
-    const std::string value = s.variable->secret ? mask(s.value) : s.value;
-    lines.push_back(std::string(s.variable->name) + "=" + value + (s.from_environment ? "" : "  (default)"));
+    const std::string value = s.variable->secret ? mask(s.value) : s.refused ? "'" + s.value + "'" : s.value;
+    const char* mark = s.refused ? "  (refused)" : s.from_environment ? "" : s.set_empty ? "  (default: set empty)" : "  (default)";
+    lines.push_back(std::string(s.variable->name) + "=" + value + mark);
   }
   return lines;
 }

@@ -8,6 +8,7 @@
 // everything else receives a Config.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -293,7 +294,7 @@ struct Config {
   static const Config& defaults();
 };
 
-// A value outside its valid range (or an unknown enum word) stops the boot.
+// A value that does not parse, lies outside its range or breaks a rule between variables stops the boot.
 class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -302,21 +303,32 @@ class ConfigError : public std::runtime_error {
 // One variable as read: its effective value (unmasked) and whether the environment set it.
 struct Setting {
   const Variable* variable = nullptr;
-  std::string value;
+  std::string value;  // the effective value; for a refused variable, the value given
   bool from_environment = false;
+  bool set_empty = false;  // set to "", which is read as unset (the default applies)
+  bool refused = false;    // the value given does not parse or is out of range
 };
 
 struct LoadedConfig {
   Config config;
   std::vector<Setting> settings;  // every variable of the table, in its order
-  std::vector<std::string> warnings;  // unparsable values that fell back to their default
+  // One line per refused variable, unknown near-miss name and broken rule between variables; a boot
+  // with any refuses to start. A refused variable's field holds its default.
+  std::vector<std::string> errors;
+  // Variables named by an error: what is derived from them (the mesh options, the JWT keys) is not checked.
+  std::set<std::string> refused;
+  // Unknown names with one of our prefixes, not close to any variable: printed and logged, not fatal.
+  std::vector<std::string> warnings;
   // Reference-server variables that are set but mean nothing here (UDP sync,
   // cache and engine tuning): accepted without a warning, listed for a debug line.
   std::vector<std::string> ignored;
 };
 
 // Pure: builds the configuration from an environment map. `hostname` is the
-// default of QUEEN_SERVER_ID. Throws ConfigError listing every invalid value.
+// default of QUEEN_SERVER_ID. Every problem is in `errors`; nothing is thrown.
+LoadedConfig read_config(const EnvMap& env, const std::string& hostname);
+
+// read_config, throwing ConfigError ("invalid configuration:" and one line per error) when any.
 LoadedConfig load_config(const EnvMap& env, const std::string& hostname);
 
 // The process environment and host name (the only impure part of this module).
@@ -328,7 +340,8 @@ std::string read_hostname();
 std::vector<std::string> describe_config(const Config& config);
 
 // One `NAME=value` line per variable (secrets masked: "***" when set), marked
-// "(default)" where the environment did not set it: the output of --check-config.
+// "(default)" where the environment did not set it ("(default: set empty)" where it set ""),
+// "(refused)" where its value was refused: the output of --check-config.
 std::vector<std::string> describe_settings(const std::vector<Setting>& settings);
 
 // The session settings that hand the storage quotas to the database:

@@ -3,6 +3,8 @@
 #include "config/config.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -343,6 +345,45 @@ std::string cell(std::string_view text) {
   return out;
 }
 
+char upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
+
+// Optimal string alignment distance, case-insensitive.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = upper(a[i - 1]) == upper(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && upper(a[i - 1]) == upper(b[j - 2]) && upper(a[i - 2]) == upper(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::vector<std::string> build_prefixes() {
+  std::map<std::string_view, std::vector<std::string_view>> by_first_word;
+  for (const Variable& v : variables()) {
+    const auto underscore = v.name.find('_');
+    if (underscore != std::string_view::npos) by_first_word[v.name.substr(0, underscore + 1)].push_back(v.name);
+  }
+  std::vector<std::string> prefixes;
+  for (const auto& [first_word, names] : by_first_word) {
+    if (names.size() < 2) continue;
+    std::string_view common = names.front();
+    for (const std::string_view name : names) {
+      std::size_t n = 0;
+      while (n < common.size() && n < name.size() && common[n] == name[n]) ++n;
+      common = common.substr(0, n);
+    }
+    prefixes.emplace_back(common.substr(0, common.rfind('_') + 1));
+  }
+  return prefixes;
+}
+
 std::string shown_default(const Variable& v) {
   if (v.secret && v.default_text.empty()) return "(unset)";
   if (v.default_text.empty()) return "(empty)";
@@ -366,10 +407,25 @@ std::string range_text(const Variable& v) {
   switch (v.kind) {
     case VariableKind::Integer:
     case VariableKind::Number: return "[" + std::to_string(v.min) + ", " + std::to_string(v.max) + "]";
-    case VariableKind::Boolean: return "true|false";
+    case VariableKind::Boolean: return "true|false|1|0";
     case VariableKind::Text: return v.values.empty() ? "any" : std::string(v.values);
   }
   return "any";
+}
+
+const std::vector<std::string>& variable_prefixes() {
+  static const std::vector<std::string> prefixes = build_prefixes();
+  return prefixes;
+}
+
+ClosestVariable closest_variable(std::string_view name, std::string_view head) {
+  ClosestVariable closest;
+  for (const Variable& v : variables()) {
+    if (v.name.substr(0, head.size()) != head) continue;
+    const std::size_t distance = edit_distance(name, v.name);
+    if (closest.variable == nullptr || distance < closest.distance) closest = {&v, distance};
+  }
+  return closest;
 }
 
 const std::vector<std::string_view>& reference_only_patterns() {

@@ -32,13 +32,27 @@ const std::vector<Variable>& variables();
 // The entry of `name`, or null.
 const Variable* find_variable(std::string_view name);
 
-// "[min, max]", "true|false", the accepted words, or "any".
+// "[min, max]", "true|false|1|0", the accepted words, or "any".
 std::string range_text(const Variable& variable);
 
 // Variables of the reference Queen server that have no meaning here: accepted without a warning.
 // Exact names, and prefixes (a trailing '*').
 const std::vector<std::string_view>& reference_only_patterns();
 bool is_reference_only_variable(const std::string& name);
+
+// The prefixes our variables share (QUEEN_, PG_, DB_, HTTP_, JWT_, FILE_BUFFER_, ...), derived from the table:
+// for every first word (up to its '_') that two or more variables begin with, the longest prefix they all
+// share, cut after an '_'. An unknown name with one of them is reported (config.h, UnknownVariable).
+const std::vector<std::string>& variable_prefixes();
+
+// The table's variable closest to `name` (case-insensitive optimal string alignment distance:
+// an insertion, deletion, substitution or swap of neighbours is one edit), and that distance; only among
+// the variables whose name begins with `head` when given (null variable when none does).
+struct ClosestVariable {
+  const Variable* variable = nullptr;
+  std::size_t distance = 0;
+};
+ClosestVariable closest_variable(std::string_view name, std::string_view head = {});
 
 // The text of `queen-broker --help` (flags, then every variable by group).
 std::string render_help();

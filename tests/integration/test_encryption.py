@@ -287,24 +287,20 @@ def test_key_rotation_previous_key_decrypts_old_messages(make_broker, own_db):
         assert "unknown key id" in entry["errorMessage"], entry
 
 
-def test_malformed_key_warns_stores_plaintext_and_configure_says_so(make_broker, own_db):
+def test_a_malformed_key_stops_the_boot_without_quoting_it(own_db):
+    # Refused by the configuration check (docs/configuration.md, Reading rules): a broker never runs with
+    # encryption silently off. tests/integration/test_config_fail_closed.py covers --check-config.
     bad_key = "zz" + KEY_A[2:]
-    keyless = make_broker("it-enc-badkey", {"QUEEN_ENCRYPTION_KEY": bad_key})
-    log = keyless.log_text()
-    assert "QUEEN_ENCRYPTION_KEY must contain hexadecimal characters only" in log, log[-2000:]
-    assert "payload encryption is OFF" in log
-    assert bad_key[:12] not in log
-    with keyless.client() as c:
-        queue = unique_name("enc-badkey")
-        resp = c.configure(queue, {"encryptionEnabled": True})
-        assert resp.status == 200, resp
-        assert "plaintext" in resp.body["warning"]
-        assert resp.body["options"]["encryptionEnabled"] is True and "queueId" in resp.body
-        assert c.push([{"queue": queue, "payload": {"open": "plain-by-design"}}]).status == 201
-        [row] = stored_rows(own_db, queue)
-        assert row["is_encrypted"] is False and "plain-by-design" in row["payload"]
-        assert pop_all(c, queue, 1)[0]["data"] == {"open": "plain-by-design"}
-    assert bad_key[:12] not in keyless.log_text()
+    broker = Broker(pg=own_db, name="it-enc-badkey", env={"QUEEN_ENCRYPTION_KEY": bad_key})
+    broker.start(wait=False)
+    try:
+        poll_until(lambda: not broker.alive, timeout=30, what="the broker to exit")
+        log = broker.log_text()
+        assert broker.returncode == 2, log[-2000:]
+        assert "QUEEN_ENCRYPTION_KEY=*** must contain hexadecimal characters only" in log, log[-2000:]
+        assert bad_key[:12] not in log and "listening on" not in log
+    finally:
+        broker.stop()
 
 
 def test_configure_on_a_keyed_broker_has_no_warning(client):

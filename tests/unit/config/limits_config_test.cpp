@@ -68,11 +68,10 @@ TEST(LimitsConfig, UnsafeValuesStopTheBoot) {
   }
 }
 
-TEST(LimitsConfig, UnparsableValuesFallBackWithAWarning) {
-  const LoadedConfig loaded = load_config({{"JSON_MAX_DEPTH", "deep"}}, "h");
-  EXPECT_EQ(loaded.config.limits.json_max_depth, 64);
-  ASSERT_EQ(loaded.warnings.size(), 1u);
-  EXPECT_NE(loaded.warnings[0].find("JSON_MAX_DEPTH"), std::string::npos);
+TEST(LimitsConfig, UnparsableValuesAreRefused) {
+  const LoadedConfig loaded = read_config({{"JSON_MAX_DEPTH", "deep"}}, "h");
+  ASSERT_EQ(loaded.errors.size(), 1u);
+  EXPECT_NE(loaded.errors[0].find("JSON_MAX_DEPTH='deep' is not an integer"), std::string::npos);
 }
 
 TEST(LimitsConfig, DescribedOnALineOfTheirOwn) {

@@ -147,7 +147,8 @@ TEST(Variables, CheckConfigShowsEveryValueMarksDefaultsAndMasksSecrets) {
   EXPECT_TRUE(has("HOST=0.0.0.0  (default)"));
   EXPECT_TRUE(has("PG_PASSWORD=***"));
   EXPECT_TRUE(has("JWT_SECRET=***"));
-  EXPECT_TRUE(has("QUEEN_SYNC_SECRET=(unset)  (default)"));
+  EXPECT_TRUE(has("QUEEN_SYNC_SECRET=(unset)  (default: set empty)"));
+  EXPECT_TRUE(has("JWT_JWKS_URL=(unset)  (default)"));
   for (const std::string& line : lines) {
     EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
     EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
