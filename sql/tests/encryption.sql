@@ -2,7 +2,7 @@
 -- broker holding a key and from any other caller, encrypted_queue_names, dead_letter_undecryptable, each within one tenant
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(39);
+SELECT plan(42);
 
 SELECT queen.configure_queue('t_enc', '', '', '{"encryptionEnabled": true}'::jsonb, '');
 SELECT queen.configure_queue('t_enc_off', '', '', '{}'::jsonb, '');
@@ -62,6 +62,16 @@ SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND tran
           'the refused timer is not stored');
 SELECT is((SELECT is_encrypted FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-2'), true,
           'the scheduled timer keeps its encrypted flag');
+-- A plaintext timer without keyHeld (a broker without a key) is refused by itself and not stored.
+CREATE TEMP TABLE r5 AS SELECT * FROM queen.push_messages($$[
+  {"queue": "t_enc", "partition": "tk", "payload": {"n": 1}, "transactionId": "t-3", "deliverAt": 32503680000000},
+  {"queue": "t_enc", "partition": "tk", "payload": {"v": 1}, "transactionId": "t-4", "encrypted": true, "deliverAt": 32503680000000}
+]$$, NULL, '');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM r5), ARRAY['encryption_required', 'queued'],
+          'a plaintext timer without keyHeld is refused, the encrypted one of its partition scheduled');
+SELECT ok((SELECT error LIKE '%the caller holds no encryption key%' FROM r5 WHERE idx = 0), 'saying the caller holds no key');
+SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-3'), 0::bigint,
+          'the refused timer is not stored');
 
 -- Without keyHeld, a plaintext item is refused by itself: an encrypted item of its partition is stored.
 CREATE TEMP TABLE r4 AS SELECT * FROM queen.push_messages($$[

@@ -287,7 +287,7 @@ def test_key_rotation_previous_key_decrypts_old_messages(make_broker, own_db):
         assert "unknown key id" in entry["errorMessage"], entry
 
 
-def test_malformed_key_warns_stores_plaintext_and_configure_says_so(make_broker, own_db):
+def test_malformed_key_warns_refuses_plaintext_and_configure_says_so(make_broker, own_db):
     bad_key = "zz" + KEY_A[2:]
     keyless = make_broker("it-enc-badkey", {"QUEEN_ENCRYPTION_KEY": bad_key})
     log = keyless.log_text()
@@ -298,12 +298,12 @@ def test_malformed_key_warns_stores_plaintext_and_configure_says_so(make_broker,
         queue = unique_name("enc-badkey")
         resp = c.configure(queue, {"encryptionEnabled": True})
         assert resp.status == 200, resp
-        assert "plaintext" in resp.body["warning"]
+        assert "refused by brokers without a key" in resp.body["warning"]
         assert resp.body["options"]["encryptionEnabled"] is True and "queueId" in resp.body
-        assert c.push([{"queue": queue, "payload": {"open": "plain-by-design"}}]).status == 201
-        [row] = stored_rows(own_db, queue)
-        assert row["is_encrypted"] is False and "plain-by-design" in row["payload"]
-        assert pop_all(c, queue, 1)[0]["data"] == {"open": "plain-by-design"}
+        pushed = c.push([{"queue": queue, "payload": {"open": "never-plaintext"}}])
+        assert pushed.status == 201 and pushed.body[0]["status"] == "failed", pushed
+        assert "requires encryption" in pushed.body[0]["error"]
+        assert stored_rows(own_db, queue) == []
     assert bad_key[:12] not in keyless.log_text()
 
 
