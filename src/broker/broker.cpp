@@ -119,8 +119,8 @@ std::vector<std::string> unknown_option_keys(const std::string& requested_json, 
   if (!requested.is_object() || configured.is_discarded() || !configured.contains("options")) return unknown;
   const nlohmann::json& known = configured["options"];
   if (!known.is_object()) return unknown;
-  for (const auto& [key, value] : requested.items()) {
-    if (!known.contains(key)) unknown.push_back(key);
+  for (auto it = requested.begin(); it != requested.end(); ++it) {
+    if (!known.contains(it.key())) unknown.push_back(it.key());
   }
   return unknown;
 }

@@ -98,7 +98,7 @@ void PayloadEncryption::fail_refused(const Tenant& tenant, std::vector<db::PushR
   for (auto& row : rows) {
     if (row.status != kEncryptionRequiredStatus) continue;
     const std::string& queue = row.queue_name;
-    if (learned.insert(queue).second) {
+    if (learned.insert(queue).second && !wants(tenant, queue)) {
       spdlog::warn("encryption: queue {} wants encryption (learned from the database) and this broker has no "
                    "QUEEN_ENCRYPTION_KEY: its pushes are refused",
                    queue);
