@@ -1,8 +1,8 @@
 -- pgTAP: the database side of payload encryption (docs/encryption.md): plaintext refused from a
--- broker holding a key, encrypted_queue_names, dead_letter_undecryptable, each within one tenant
+-- broker holding a key and from any other caller, encrypted_queue_names, dead_letter_undecryptable, each within one tenant
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(31);
+SELECT plan(42);
 
 SELECT queen.configure_queue('t_enc', '', '', '{"encryptionEnabled": true}'::jsonb, '');
 SELECT queen.configure_queue('t_enc_off', '', '', '{}'::jsonb, '');
@@ -21,16 +21,23 @@ CREATE TEMP TABLE r1 AS SELECT * FROM queen.push_messages($$[
   {"queue": "t_enc_off", "payload": {"n": 5}, "transactionId": "e-5", "keyHeld": true}
 ]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r1),
-          ARRAY['encryption_required', 'encryption_required', 'queued', 'queued', 'queued'],
-          'plaintext with keyHeld refuses its partition of an encrypted queue; other partitions and queues store');
+          ARRAY['encryption_required', 'encryption_required', 'queued', 'encryption_required', 'queued'],
+          'plaintext with keyHeld refuses its partition of an encrypted queue, plaintext without keyHeld itself; '
+          'other partitions and queues store');
 SELECT ok((SELECT bool_and(error LIKE 'queue t_enc has encryptionEnabled: plaintext refused%') FROM r1
             WHERE status = 'encryption_required'), 'the refusal names the queue');
 SELECT ok((SELECT bool_and(message_id IS NULL) FROM r1 WHERE status = 'encryption_required'),
           'a refused item has no message id');
 SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id IN ('e-1', 'e-2')), 0::bigint,
           'nothing of the refused partition is stored');
-SELECT is((SELECT is_encrypted FROM queen.messages WHERE transaction_id = 'e-4'), false,
-          'plaintext without keyHeld (a broker without a key) is stored as it is');
+SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id = 'e-4'), 0::bigint,
+          'plaintext without keyHeld (a broker without a key) is not stored either');
+SELECT is((SELECT error FROM r1 WHERE transaction_id = 'e-4'),
+          'queue t_enc has encryptionEnabled: plaintext refused, and the caller holds no encryption key (the item is '
+          'not keyHeld): push it through a broker with QUEEN_ENCRYPTION_KEY',
+          'its refusal says the caller holds no key');
+SELECT ok((SELECT bool_and(error LIKE '%the broker must encrypt') FROM r1 WHERE transaction_id IN ('e-1', 'e-2')),
+          'a keyHeld refusal still tells the broker to encrypt');
 SELECT is((SELECT last_seq FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
             WHERE q.name = 't_enc' AND p.name = 'Default'), 0::bigint, 'a refused partition allocates no seq');
 
@@ -55,6 +62,45 @@ SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND tran
           'the refused timer is not stored');
 SELECT is((SELECT is_encrypted FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-2'), true,
           'the scheduled timer keeps its encrypted flag');
+-- A plaintext timer without keyHeld (a broker without a key) is refused by itself and not stored.
+CREATE TEMP TABLE r5 AS SELECT * FROM queen.push_messages($$[
+  {"queue": "t_enc", "partition": "tk", "payload": {"n": 1}, "transactionId": "t-3", "deliverAt": 32503680000000},
+  {"queue": "t_enc", "partition": "tk", "payload": {"v": 1}, "transactionId": "t-4", "encrypted": true, "deliverAt": 32503680000000}
+]$$, NULL, '');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM r5), ARRAY['encryption_required', 'queued'],
+          'a plaintext timer without keyHeld is refused, the encrypted one of its partition scheduled');
+SELECT ok((SELECT error LIKE '%the caller holds no encryption key%' FROM r5 WHERE idx = 0), 'saying the caller holds no key');
+SELECT is((SELECT count(*) FROM queen.timers WHERE queue_name = 't_enc' AND transaction_id = 't-3'), 0::bigint,
+          'the refused timer is not stored');
+
+-- Without keyHeld, a plaintext item is refused by itself: an encrypted item of its partition is stored.
+CREATE TEMP TABLE r4 AS SELECT * FROM queen.push_messages($$[
+  {"queue": "t_enc", "partition": "k", "payload": {"v": 1}, "transactionId": "k-1", "encrypted": true},
+  {"queue": "t_enc", "partition": "k", "payload": {"n": 2}, "transactionId": "k-2"},
+  {"queue": "t_enc", "partition": "k", "payload": {"n": 3}, "transactionId": "k-3", "encrypted": false}
+]$$, NULL, '');
+SELECT is((SELECT array_agg(status ORDER BY idx) FROM r4), ARRAY['queued', 'encryption_required', 'encryption_required'],
+          'plaintext without keyHeld is refused item by item');
+SELECT is((SELECT array_agg(is_encrypted) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+            JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_enc' AND p.name = 'k'), ARRAY[true],
+          'only the encrypted item of that partition is stored');
+-- Every path through store_messages: a transaction rolls back.
+SELECT is((queen.run_transaction('{"operations": [{"type": "push", "items": [
+             {"queue": "t_enc_off", "payload": {"n": 1}, "transactionId": "rt-1"},
+             {"queue": "t_enc", "payload": {"n": 2}, "transactionId": "rt-2"}]}]}'::jsonb, NULL, '', NULL)) ->> 'success',
+          'false', 'a transaction pushing plaintext into an encrypted queue fails');
+SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id IN ('rt-1', 'rt-2')), 0::bigint,
+          'and stores none of its items');
+-- A plaintext dead letter requeued into a queue that has wanted encryption since: it stays in the DLQ.
+SELECT queen.configure_queue('t_enc_later', '', '', '{"retryLimit": 0}'::jsonb, '');
+SELECT queen.push_messages('[{"queue": "t_enc_later", "payload": {"n": 1}, "transactionId": "l-1"}]', NULL, '');
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, '__QUEUE_MODE__', 'test', 0)
+  FROM queen.messages m WHERE m.transaction_id = 'l-1';
+SELECT queen.configure_queue('t_enc_later', '', '', '{"encryptionEnabled": true}'::jsonb, '');
+SELECT is(queen.requeue_dead_letters('t_enc_later', NULL, NULL, NULL, NULL, NULL, '') ->> 'requeued', '0',
+          'a plaintext dead letter is not requeued into an encrypted queue');
+SELECT is((SELECT count(*) FROM queen.dlq d JOIN queen.partitions p ON p.id = d.partition_id
+            JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_enc_later'), 1::bigint, 'it stays in the DLQ');
 
 SELECT throws_ok($$SELECT * FROM queen.push_messages('[{"queue": "t_enc", "keyHeld": "yes"}]', NULL, '')$$, '22023',
                  'push item 0: keyHeld must be a boolean', 'keyHeld must be a boolean');

@@ -110,8 +110,36 @@ bool encryption_requested(const std::string& configured_json) {
   return options.is_object() && options.value("encryptionEnabled", false);
 }
 
+// The keys of the requested options that the configured queue's options
+// (every option the database knows, echoed back) do not have, in key order.
+std::vector<std::string> unknown_option_keys(const std::string& requested_json, const std::string& configured_json) {
+  std::vector<std::string> unknown;
+  const nlohmann::json requested = nlohmann::json::parse(requested_json, nullptr, false);
+  const nlohmann::json configured = nlohmann::json::parse(configured_json, nullptr, false);
+  if (!requested.is_object() || configured.is_discarded() || !configured.contains("options")) return unknown;
+  const nlohmann::json& known = configured["options"];
+  if (!known.is_object()) return unknown;
+  for (auto it = requested.begin(); it != requested.end(); ++it) {
+    if (!known.contains(it.key())) unknown.push_back(it.key());
+  }
+  return unknown;
+}
+
+// Names the unknown option keys (at most kNamedUnknownOptions of them).
+std::string unknown_options_warning(const std::vector<std::string>& keys) {
+  constexpr std::size_t kNamedUnknownOptions = 10;
+  std::string out = keys.size() == 1 ? "unknown option ignored: " : "unknown options ignored: ";
+  for (std::size_t i = 0; i < keys.size() && i < kNamedUnknownOptions; ++i) {
+    if (i) out += ", ";
+    out += keys[i];
+  }
+  if (keys.size() > kNamedUnknownOptions) out += " and " + std::to_string(keys.size() - kNamedUnknownOptions) + " more";
+  out += " (configure is a full replace: every option not given has its default)";
+  return out;
+}
+
 // `result_json` (an object) with a `warning` field added, the others untouched.
-std::string with_warning(std::string result_json, const char* warning) {
+std::string with_warning(std::string result_json, const std::string& warning) {
   const std::size_t close = result_json.rfind('}');
   if (close == std::string::npos) return result_json;
   std::string field = ",\"warning\":";
@@ -128,13 +156,22 @@ std::string Broker::configure(const std::string& queue, const std::string& names
     std::string result = db_.configure_queue(queue, namespace_name, task, options_json, tenant).result_json;
     const bool wants_encryption = encryption_requested(result);
     encryption_.note_configured(tenant, queue, wants_encryption);
+    // One `warning` for every note: what the request asked that was not done.
+    std::string warning;
+    // A misspelled option is not refused (clients send options we do not act
+    // on), but not silent either: its real option was reset to its default.
+    if (const std::vector<std::string> unknown = unknown_option_keys(options_json, result); !unknown.empty()) {
+      warning = unknown_options_warning(unknown);
+    }
     if (wants_encryption && !encryption_.enabled()) {
       // Said where the operator turns it on rather than pretend (docs/encryption.md).
-      spdlog::warn("configure: queue {} asks for encryptionEnabled, but this broker has no valid "
-                   "QUEEN_ENCRYPTION_KEY: its payloads are stored in plaintext",
+      spdlog::warn("configure: queue {} asks for encryptionEnabled, but this broker has no "
+                   "QUEEN_ENCRYPTION_KEY: pushes to it are refused by brokers without a key",
                    queue);
-      result = with_warning(std::move(result), kNoEncryptionKeyWarning);
+      if (!warning.empty()) warning += "; ";
+      warning += kNoEncryptionKeyWarning;
     }
+    if (!warning.empty()) result = with_warning(std::move(result), warning);
     if (cluster_ != nullptr) cluster_->queue_configured(queue);
     return result;
   } catch (const db::DbError& e) {
@@ -165,8 +202,46 @@ PushOutcome Broker::push(std::vector<PushItem> items, const PushOrigin& origin) 
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
   }
-  // Before any path can store or spool them (no-op without a key).
-  encryption_.seal_items(origin.tenant, items);
+  // Before any path can store or spool them: a broker without a key cannot
+  // seal a payload of an encrypted queue, so it never takes one.
+  const std::vector<std::size_t> unsealable = encryption_.unsealable(origin.tenant, items);
+  if (!unsealable.empty()) return push_refusing(std::move(items), unsealable, origin);
+  return push_admitted(std::move(items), origin);
+}
+
+PushOutcome Broker::push_refusing(std::vector<PushItem> items, const std::vector<std::size_t>& unsealable,
+                                  const PushOrigin& origin) {
+  std::vector<bool> refused(items.size(), false);
+  for (const std::size_t i : unsealable) refused[i] = true;
+  std::vector<std::size_t> admitted_at;  // admitted item k is items[admitted_at[k]]
+  std::vector<PushItem> admitted;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (refused[i]) continue;
+    admitted_at.push_back(i);
+    admitted.push_back(items[i]);
+  }
+  PushOutcome outcome = admitted.empty() ? PushOutcome{} : push_admitted(std::move(admitted), origin);
+  std::vector<PushItemResult> results(items.size());
+  for (std::size_t k = 0; k < outcome.items.size() && k < admitted_at.size(); ++k) {
+    results[admitted_at[k]] = std::move(outcome.items[k]);
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PushItemResult& r = results[i];
+    r.index = static_cast<int>(i);
+    if (!refused[i]) continue;
+    r.status = PushStatus::Failed;
+    r.transaction_id = items[i].transaction_id;
+    r.trace_id = items[i].trace_id;
+    r.queue = items[i].queue;
+    r.partition = items[i].partition;
+    r.error = no_key_refusal(items[i].queue);
+  }
+  outcome.items = std::move(results);
+  return outcome;
+}
+
+PushOutcome Broker::push_admitted(std::vector<PushItem> items, const PushOrigin& origin) {
+  encryption_.seal_items(origin.tenant, items);  // no-op without a key
   if (push_maintenance()) return push_unstored(items, UnstoredReason::PushMaintenance, origin);
   // After a transient failure the database is skipped (no timeout wait per
   // push) until it answers again; while older events are spooled, a push
@@ -176,7 +251,11 @@ PushOutcome Broker::push(std::vector<PushItem> items, const PushOrigin& origin) 
   }
   std::optional<std::vector<db::PushRow>> rows = store_push(items, origin);
   if (!rows) return push_unstored(items, UnstoredReason::DatabaseUnavailable, origin);
-  if (encryption_.enabled()) resend_refused(items, *rows, origin);
+  if (encryption_.enabled()) {
+    resend_refused(items, *rows, origin);
+  } else {
+    encryption_.fail_refused(origin.tenant, *rows);
+  }
   PushOutcome outcome;
   outcome.items = push_results(items, std::move(*rows));
   after_push_stored(items, outcome.items, origin.tenant);

@@ -164,6 +164,12 @@ class Broker {
  private:
   // Requests of `lane` queued in its combiner for a call (and so for that call's slot).
   std::size_t queued_for_call(flow::Lane lane) const;
+  // push() once the items are minted: the items this broker may store or spool.
+  PushOutcome push_admitted(std::vector<PushItem> items, const PushOrigin& origin);
+  // push() when a broker without a key must refuse the items at `unsealable`
+  // (their queue wants encryption): the others go through push_admitted.
+  PushOutcome push_refusing(std::vector<PushItem> items, const std::vector<std::size_t>& unsealable,
+                            const PushOrigin& origin);
   // The parts of push(): spool the items (maintenance or outage), store them
   // (empty on a transient failure: the caller spools them), and read the rows.
   PushOutcome push_unstored(const std::vector<PushItem>& items, UnstoredReason reason, const PushOrigin& origin);

@@ -40,15 +40,15 @@ PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedure
 
 PayloadEncryption::~PayloadEncryption() { stop(); }
 
-void PayloadEncryption::start() {
-  if (enabled()) refresher_.start();
+std::string no_key_refusal(const std::string& queue) {
+  return "queue '" + queue + "' requires encryption and this broker has no QUEEN_ENCRYPTION_KEY";
 }
+
+void PayloadEncryption::start() { refresher_.start(); }
 
 void PayloadEncryption::stop() { refresher_.stop(); }
 
-void PayloadEncryption::refresh_soon() {
-  if (enabled()) refresher_.wake();
-}
+void PayloadEncryption::refresh_soon() { refresher_.wake(); }
 
 void PayloadEncryption::refresh() {
   std::set<std::pair<Tenant, std::string>> fresh;
@@ -82,9 +82,35 @@ void PayloadEncryption::seal_items(const Tenant& tenant, std::vector<PushItem>& 
   }
 }
 
+std::vector<std::size_t> PayloadEncryption::unsealable(const Tenant& tenant,
+                                                       const std::vector<PushItem>& items) const {
+  std::vector<std::size_t> refused;
+  if (enabled()) return refused;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].encrypted && wants(tenant, items[i].queue)) refused.push_back(i);
+  }
+  return refused;
+}
+
+void PayloadEncryption::fail_refused(const Tenant& tenant, std::vector<db::PushRow>& rows) {
+  if (enabled()) return;
+  std::set<std::string> learned;
+  for (auto& row : rows) {
+    if (row.status != kEncryptionRequiredStatus) continue;
+    const std::string& queue = row.queue_name;
+    if (learned.insert(queue).second && !wants(tenant, queue)) {
+      spdlog::warn("encryption: queue {} wants encryption (learned from the database) and this broker has no "
+                   "QUEEN_ENCRYPTION_KEY: its pushes are refused",
+                   queue);
+      note_configured(tenant, queue, true);
+    }
+    row.status = "failed";
+    row.error = no_key_refusal(queue);
+  }
+}
+
 void PayloadEncryption::note_configured(const Tenant& tenant, const std::string& queue,
                                         bool encryption_enabled) {
-  if (!enabled()) return;
   std::unique_lock lock(mutex_);
   if (encryption_enabled) {
     queues_.emplace(tenant, queue);

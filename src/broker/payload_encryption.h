@@ -8,8 +8,10 @@
 // queen.encrypted_queue_names, and by the database itself: a broker holding a
 // key marks its plaintext items `keyHeld`, and store_messages refuses them
 // (encryption_required) when the queue wants encryption, so a stale set costs
-// one re-send, never a plaintext row. Without a key none of this runs: a push
-// does exactly the work it did before.
+// one re-send, never a plaintext row. A broker without a key keeps the set
+// too: it refuses the items of those queues (it cannot seal them) before they
+// reach the database or the spool, and turns the database's refusal of a
+// plaintext item into that item's failure.
 #include <optional>
 #include <set>
 #include <shared_mutex>
@@ -33,10 +35,12 @@ inline constexpr const char* kPlaintextRefusedText = "plaintext refused, the bro
 inline bool names_refused_plaintext(const std::string& result_json) {
   return result_json.find(kPlaintextRefusedText) != std::string::npos;
 }
-// What configure answers (`warning`) when a queue asks for encryption on a broker without a usable key.
+// What configure answers (`warning`) when a queue asks for encryption on a broker without a key.
 inline constexpr const char* kNoEncryptionKeyWarning =
-    "encryptionEnabled is set but this broker has no valid QUEEN_ENCRYPTION_KEY: payloads of this queue are "
-    "stored in plaintext";
+    "encryptionEnabled is set but this broker has no QUEEN_ENCRYPTION_KEY: pushes to this queue are refused by "
+    "brokers without a key (nothing is stored in plaintext)";
+// The error of a push item a broker without a key cannot store: its queue wants encryption.
+std::string no_key_refusal(const std::string& queue);
 
 // The items of one push_messages call that the database refused as plaintext
 // (encryption_required): what the caller sends once more.
@@ -62,7 +66,7 @@ class PayloadEncryption {
   PayloadEncryption& operator=(const PayloadEncryption&) = delete;
 
   bool enabled() const { return cipher_.enabled(); }
-  // The periodic re-read of the encrypted queue set (no-op without a key).
+  // The periodic re-read of the encrypted queue set (with or without a key).
   void start();
   void stop();
   // Re-reads the set now (one call), e.g. after the database refused plaintext.
@@ -72,6 +76,12 @@ class PayloadEncryption {
 
   // Push: encrypts the items of queues in the set, flags the others keyHeld.
   void seal_items(const Tenant& tenant, std::vector<PushItem>& items) const;
+  // Without a key: the positions of the plaintext items whose queue is in
+  // the set, which this broker must refuse (no_key_refusal); none with a key.
+  std::vector<std::size_t> unsealable(const Tenant& tenant, const std::vector<PushItem>& items) const;
+  // Without a key: the rows the database refused as plaintext become failures
+  // naming the missing key, and their queues join the set.
+  void fail_refused(const Tenant& tenant, std::vector<db::PushRow>& rows);
   // Encrypts one item unless it already is.
   void seal(PushItem& item) const;
   // What configure learned: the queue's encryptionEnabled option.

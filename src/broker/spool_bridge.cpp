@@ -334,7 +334,11 @@ std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::
                                                        std::size_t begin, std::size_t end) {
   const PushOrigin origin = origin_of(batch[begin]);
   if (encryption_ == nullptr || !encryption_->enabled()) {
-    return db_.push_messages(encode_replay_items(batch, begin, end), origin);
+    std::vector<db::PushRow> rows = db_.push_messages(encode_replay_items(batch, begin, end), origin);
+    // Without a key a refused record cannot be sealed: it fails, and the
+    // drain's rule for refused events quarantines it (docs/encryption.md).
+    if (encryption_ != nullptr) encryption_->fail_refused(origin.tenant, rows);
+    return rows;
   }
   // A record spooled in plaintext while this broker's encrypted queue set was
   // stale is sealed now, before the database: by the set, or (keyHeld) after

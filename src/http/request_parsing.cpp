@@ -95,6 +95,19 @@ broker::PushItem parse_push_item(const json& item, const config::LimitsConfig& l
   return out;
 }
 
+std::vector<broker::PushItem> parse_push_items(const json& items, const config::LimitsConfig& limits) {
+  std::vector<broker::PushItem> out;
+  out.reserve(items.size());
+  for (const auto& item : items) {
+    try {
+      out.push_back(parse_push_item(item, limits));
+    } catch (const HttpError& e) {
+      throw HttpError(e.status(), "push item " + std::to_string(out.size()) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
 namespace {
 
 broker::AckItem parse_ack_fields(const json& object, const char* missing_txid, const char* missing_partition,
@@ -128,10 +141,7 @@ std::vector<broker::PushItem> parse_push_body(const std::string& body, const con
   const json* items = doc.is_object() ? present_field(doc, "items") : nullptr;
   if (!items || !items->is_array()) throw HttpError(400, "items array is required");
   check_push_item_count(items->size(), limits);
-  std::vector<broker::PushItem> out;
-  out.reserve(items->size());
-  for (const auto& item : *items) out.push_back(parse_push_item(item, limits));
-  return out;
+  return parse_push_items(*items, limits);
 }
 
 void check_push_item_count(std::size_t items, const config::LimitsConfig& limits) {

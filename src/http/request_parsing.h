@@ -21,9 +21,13 @@ namespace queen::http {
 // POST /api/v1/push body {"items": [...]}: at most limits.push_max_items items.
 std::vector<broker::PushItem> parse_push_body(const std::string& body,
                                               const config::LimitsConfig& limits = config::Config::defaults().limits);
-// One push item (also the items of a transaction's push operation).
+// One push item; its errors do not name it (parse_push_items does).
 broker::PushItem parse_push_item(const nlohmann::json& item,
                                  const config::LimitsConfig& limits = config::Config::defaults().limits);
+// The items of a push (/push, a transaction's push operation, a stream cycle's
+// push_items): a refused item's 400 names its 0-based index as the procedures
+// do, "push item 2: TraceId must be a valid UUID".
+std::vector<broker::PushItem> parse_push_items(const nlohmann::json& items, const config::LimitsConfig& limits);
 // 400 "push with more than N items (PUSH_MAX_ITEMS)" past limits.push_max_items.
 void check_push_item_count(std::size_t items, const config::LimitsConfig& limits);
 

@@ -93,10 +93,7 @@ broker::StreamCycleCommand parse_stream_cycle_body(const std::string& body, cons
   c.consumer_group = name_field(doc, "consumer_group", limits);
   c.release_lease = optional_bool(doc, "release_lease", true);
   if (const json* ops = optional_array(doc, "state_ops")) c.state_ops_json = dump(*ops);
-  if (const json* items = optional_array(doc, "push_items")) {
-    c.push_items.reserve(items->size());
-    for (const auto& item : *items) c.push_items.push_back(parse_push_item(item, limits));
-  }
+  if (const json* items = optional_array(doc, "push_items")) c.push_items = parse_push_items(*items, limits);
   if (const json* ack = present_field(doc, "ack")) {
     if (!ack->is_object()) throw HttpError(400, "ack must be an object or null");
     c.ack_json = dump(*ack);

@@ -28,9 +28,7 @@ broker::TransactionOperation parse_operation(const json& op, const config::Limit
   broker::TransactionOperation out;
   if (is_typed_push(op)) {
     out.kind = broker::TransactionOperation::Kind::Push;
-    const json& items = op["items"];
-    out.items.reserve(items.size());
-    for (const auto& item : items) out.items.push_back(parse_push_item(item, limits));
+    out.items = parse_push_items(op["items"], limits);
   } else {
     out.kind = broker::TransactionOperation::Kind::Verbatim;
     out.verbatim_json = op.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -64,6 +64,10 @@ def test_configure_echoes_all_fifteen_options_with_their_types(client):
     assert is_uuid(body["queueId"]) and is_uuid(body["partitionId"])
     assert set(body["options"]) == OPTION_KEYS
     assert body["options"]["leaseTime"] == 120 and body["options"]["retentionEnabled"] is False
+    assert "warning" not in body
+    typo = client.post("/api/v1/configure", {"queue": queue, "options": {"leaseTme": 120}})
+    assert typo.status == 200 and typo.body["options"]["leaseTime"] == 300
+    assert typo.body["warning"].startswith("unknown option ignored: leaseTme"), typo.body
     missing = client.post("/api/v1/configure", {"options": {}})
     assert missing.status == 400 and missing.body == {"error": "queue is required"}
 
@@ -85,7 +89,7 @@ def test_push_answers_201_with_both_casings_per_item(client):
     assert second["message_id"] == first["message_id"]
     assert client.post("/api/v1/push", {"items": []}).body == []
     bad = client.post("/api/v1/push", {"items": [{"payload": {}}]})
-    assert bad.status == 400 and bad.body == {"error": "Queue must be a string"}
+    assert bad.status == 400 and bad.body == {"error": "push item 0: Queue must be a string"}
     assert client.post("/api/v1/push", data=b"").body == {"error": "Empty request body"}
 
 

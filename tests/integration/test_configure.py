@@ -75,3 +75,20 @@ def test_configure_requires_a_queue_name(client):
     assert_json_error(client.post("/api/v1/configure", {"options": {"leaseTime": 5}}), 400,
                       message="queue is required")
     assert_json_error(client.post("/api/v1/configure", {"queue": 17}), 400, message="queue is required")
+
+
+def test_configure_names_the_options_it_does_not_know(client):
+    queue = unique_name("cfg-typo")
+    assert client.configure(queue, {"leaseTime": 60}).status == 200
+    # The typo is not refused (clients send options we do not act on), but the answer says that
+    # leaseTme was ignored, and so leaseTime went back to its default.
+    resp = client.configure(queue, {"leaseTme": 30, "retryLimit": 1, "zzFancy": True})
+    assert resp.status == 200, resp
+    assert resp.body["options"]["leaseTime"] == SERVER_DEFAULTS["leaseTime"]
+    assert resp.body["warning"] == ("unknown options ignored: leaseTme, zzFancy (configure is a full replace: "
+                                    "every option not given has its default)"), resp.body
+    single = client.configure(queue, {"leaseTme": 30})
+    assert single.body["warning"].startswith("unknown option ignored: leaseTme ("), single.body
+    # Known options only: no warning at all.
+    assert "warning" not in client.configure(queue, CUSTOM_OPTIONS).body
+    assert "warning" not in client.configure(queue).body

@@ -182,7 +182,7 @@ def test_integers_beyond_int64_where_an_integer_is_expected(client):
     assert_json_error(resp, 400, message="ttlMs must be a non-negative integer (milliseconds)")
     resp = post_raw(client, "/api/v1/push",
                     '{"items":[{"queue":"q","deliverAt":18446744073709551615,"payload":1}]}')
-    assert_json_error(resp, 400, message="deliverAt must be an ISO-8601 timestamp or epoch milliseconds")
+    assert_json_error(resp, 400, message="push item 0: deliverAt must be an ISO-8601 timestamp or epoch milliseconds")
 
 
 # --------------------------------------------------------------------------- names
@@ -197,7 +197,7 @@ def test_over_long_push_names(client, field, label):
     item = {"queue": unique_name("long"), "payload": 1}
     item[field] = LONG
     assert_json_error(client.push([item]), 400,
-                      message=f"{label} must be at most 255 characters (NAME_MAX_CHARS)")
+                      message=f"push item 0: {label} must be at most 255 characters (NAME_MAX_CHARS)")
 
 
 def test_over_long_names_elsewhere(client):

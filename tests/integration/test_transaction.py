@@ -158,7 +158,7 @@ def test_validation_failures_are_400(client):
     assert_json_error(client.post(TX, {"operations": [{"type": "ack"}], "requiredLeases": "x"}), 400,
                       "requiredLeases must be an array of lease ids")
     assert_json_error(client.post(TX, {"operations": [{"type": "push", "items": [{"payload": 1}]}]}), 400,
-                      "Queue must be a string")
+                      "push item 0: Queue must be a string")
 
 
 def test_a_transaction_push_wakes_a_parked_pop(broker_factory):

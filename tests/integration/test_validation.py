@@ -37,21 +37,32 @@ def test_an_item_without_queue_rejects_the_whole_request(client, pg):
     good_queue = unique_name("valid-neighbour")
     resp = client.push([{"queue": good_queue, "payload": 1, "transactionId": new_txid()},
                         {"payload": 2, "transactionId": new_txid()}])
-    assert_json_error(resp, 400, message="Queue must be a string")
+    assert_json_error(resp, 400, message="push item 1: Queue must be a string")
     assert_nothing_stored(pg, good_queue)
 
 
 @pytest.mark.parametrize("field,value,message", [
-    ("queue", 12, "Queue must be a string"),
-    ("partition", 7, "Partition must be a string"),
-    ("transactionId", {"id": 1}, "TransactionId must be a string"),
-    ("traceId", 99, "TraceId must be a string"),
+    ("queue", 12, "push item 0: Queue must be a string"),
+    ("partition", 7, "push item 0: Partition must be a string"),
+    ("transactionId", {"id": 1}, "push item 0: TransactionId must be a string"),
+    ("traceId", 99, "push item 0: TraceId must be a string"),
 ])
 def test_mistyped_item_fields_are_rejected(client, pg, field, value, message):
     queue = unique_name("mistyped")
     item = {"queue": queue, "payload": {"x": 1}, "transactionId": new_txid()}
     item[field] = value
     assert_json_error(client.push([item]), 400, message=message)
+    assert_nothing_stored(pg, queue)
+
+
+def test_a_refused_item_is_named_by_its_index(client, pg):
+    queue = unique_name("named-item")
+    items = [{"queue": queue, "payload": n, "transactionId": new_txid()} for n in range(3)]
+    items[2]["traceId"] = "not-a-uuid"
+    assert_json_error(client.push(items), 400, message="push item 2: TraceId must be a valid UUID")
+    tx = {"operations": [{"type": "push", "items": items}]}
+    assert_json_error(client.post("/api/v1/transaction", tx), 400,
+                      message="push item 2: TraceId must be a valid UUID")
     assert_nothing_stored(pg, queue)
 
 

@@ -3,6 +3,9 @@
 -- that do not depend on statistics"): after most of the data was deleted and the tables vacuumed, the plans a
 -- connection made then hashed every partition of the database, or walked every live tombstone, on each push
 -- until the next ANALYZE.
+-- And the encryption refusal goes by the item, not by the caller: a plaintext item for an encryptionEnabled
+-- queue is refused whether or not it says keyHeld (a broker without a key, a DBA in psql, a requeued or fired
+-- plaintext copy), so no path stores such a payload in plaintext (docs/encryption.md).
 -- Same signatures, results and locks; the other functions of the change keep their 1.0.0 bodies.
 
 BEGIN;
@@ -48,6 +51,7 @@ BEGIN
            coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
+           coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
            coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
   ), resolved AS (
@@ -64,7 +68,10 @@ BEGIN
                     (SELECT CASE WHEN d.expires_at > p_created_at THEN d.message_id END
                        FROM queen.dedup_tombstones d
                       WHERE d.partition_id = t.partition_id AND d.transaction_id = i.transaction_id)) AS stored_id,
-           coalesce(t.partition_id = ANY (p_refused_partitions), false) AS refused,
+           -- a partition with a keyHeld plaintext item is refused whole (the broker seals and re-sends it in
+           -- order); any other plaintext item of an encrypted queue is refused by itself
+           coalesce(t.partition_id = ANY (p_refused_partitions), false)
+             OR (coalesce(t.encryption_enabled, false) AND NOT i.is_encrypted) AS refused,
            row_number() OVER same_key AS occurrence,
            first_value(i.candidate_id) OVER same_key AS key_candidate_id
       FROM items i
@@ -126,7 +133,10 @@ BEGIN
               WHEN n.stored_id IS NOT NULL THEN n.stored_id
               WHEN n.key_accepted THEN n.key_candidate_id END,
          n.transaction_id, n.partition_id, n.queue_name, n.partition_name,
-         CASE WHEN n.refused
+         CASE WHEN n.refused AND NOT n.is_encrypted AND NOT n.key_held
+              THEN format('queue %s has encryptionEnabled: plaintext refused, and the caller holds no encryption key'
+                          ' (the item is not keyHeld): push it through a broker with QUEEN_ENCRYPTION_KEY', n.queue_name)
+              WHEN n.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
               WHEN n.stored_id IS NULL AND NOT n.key_accepted
               THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
@@ -135,7 +145,11 @@ BEGIN
 END;
 $function$;
 COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
-  'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
+  'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+
+-- Its body is 1.0.0's; what it answers is now as insert_push_items decides.
+COMMENT ON FUNCTION queen_internal.store_messages(jsonb,text,uuid[],text) IS
+  'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';
 
 RESET ROLE;
 

@@ -127,6 +127,9 @@ $function$;
 COMMENT ON FUNCTION queen_internal.insert_push_items(jsonb,text,uuid[],queen.push_target[],uuid[],timestamp with time zone) IS
   'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item.';
 
+COMMENT ON FUNCTION queen_internal.store_messages(jsonb,text,uuid[],text) IS
+  'Internal to push_messages and fire_locked_timers: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required (an item sent with keyHeld and without encrypted to a partition of an encryptionEnabled queue refuses every item of that partition in the call).';
+
 RESET ROLE;
 
 COMMIT;

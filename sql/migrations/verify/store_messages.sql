@@ -9,4 +9,7 @@ SELECT has_function_privilege('queen_internal.insert_push_items(jsonb, text, uui
 SELECT 1 / (pg_get_functiondef('queen_internal.lock_push_targets(jsonb, text)'::regprocedure) LIKE '%LIMIT 1) pr ON true%')::int;
 SELECT 1 / (pg_get_functiondef('queen_internal.insert_push_items(jsonb, text, uuid[], queen.push_target[], uuid[], timestamptz)'::regprocedure)
             LIKE '%CASE WHEN d.expires_at > p_created_at THEN d.message_id END%')::int;
+-- the 1.1.0 refusal: any plaintext item of an encrypted queue, keyHeld or not
+SELECT 1 / (pg_get_functiondef('queen_internal.insert_push_items(jsonb, text, uuid[], queen.push_target[], uuid[], timestamptz)'::regprocedure)
+            LIKE '%OR (coalesce(t.encryption_enabled, false) AND NOT i.is_encrypted) AS refused%')::int;
 ROLLBACK;

@@ -7,6 +7,7 @@
 #include <future>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "util/uuid.h"
@@ -35,6 +36,8 @@ class FakeProcedures : public queen::testing::ProceduresFake {
   std::string last_push_items, last_acks;
   std::optional<std::string> last_ack_group;
   std::map<std::string, bool> flags;
+  // Queues with encryptionEnabled: their plaintext items answer encryption_required, as store_messages does.
+  std::set<std::string> encrypted_queues;
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
                                       const std::string&, const Tenant&) override {
@@ -56,6 +59,10 @@ class FakeProcedures : public queen::testing::ProceduresFake {
       row.message_id = util::new_uuid_v7();
       const std::size_t start = pos + 9;
       row.queue_name = items_json.substr(start, items_json.find('"', start) - start);
+      if (encrypted_queues.count(row.queue_name) > 0) {
+        row.status = "encryption_required";
+        row.message_id.reset();
+      }
       rows.push_back(row);
       pos = start;
     }
@@ -222,6 +229,38 @@ TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
   EXPECT_EQ(out.items[0].status, PushStatus::Failed);  // no spool yet
   EXPECT_TRUE(out.maintenance_spool_failed);
   EXPECT_TRUE(db.flags["maintenance"]);
+}
+
+TEST_F(BrokerFixture, WithoutAKeyARefusedPlaintextItemFailsAndItsQueueIsRefusedFromThenOn) {
+  db.encrypted_queues = {"enc"};
+  const PushOrigin origin{Tenant::default_tenant(), std::nullopt};
+  const PushOutcome out = broker.push({item("open", "a"), item("enc", "b")}, origin);
+  ASSERT_EQ(out.items.size(), 2u);
+  EXPECT_EQ(out.items[0].status, PushStatus::Queued);
+  EXPECT_EQ(out.items[1].status, PushStatus::Failed);
+  EXPECT_EQ(out.items[1].error,
+            std::optional<std::string>("queue 'enc' requires encryption and this broker has no QUEEN_ENCRYPTION_KEY"));
+  EXPECT_EQ(db.push_calls, 1);
+  EXPECT_EQ(metrics.counters().push_messages, 1u);
+
+  // Learned: refused before the database, and before the spool under push maintenance.
+  const PushOutcome again = broker.push({item("enc", "c"), item("open", "d"), item("enc", "e")}, origin);
+  ASSERT_EQ(again.items.size(), 3u);
+  EXPECT_EQ(again.items[0].status, PushStatus::Failed);
+  EXPECT_EQ(again.items[0].transaction_id, "c");
+  EXPECT_EQ(again.items[1].status, PushStatus::Queued);
+  EXPECT_EQ(again.items[1].index, 1);
+  EXPECT_EQ(again.items[2].status, PushStatus::Failed);
+  EXPECT_EQ(again.items[2].index, 2);
+  EXPECT_EQ(db.last_push_items.find("\"enc\""), std::string::npos);
+  broker.set_push_maintenance(true);
+  const int calls = db.push_calls;
+  const PushOutcome in_maintenance = broker.push({item("enc", "f")}, origin);
+  ASSERT_EQ(in_maintenance.items.size(), 1u);
+  EXPECT_EQ(in_maintenance.items[0].status, PushStatus::Failed);
+  EXPECT_NE(in_maintenance.items[0].error->find("requires encryption"), std::string::npos);
+  EXPECT_FALSE(in_maintenance.maintenance_spool_failed);
+  EXPECT_EQ(db.push_calls, calls);
 }
 
 TEST_F(BrokerFixture, NonWaitingPopDuringAnOutageIsUnavailable) {

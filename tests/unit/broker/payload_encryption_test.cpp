@@ -66,19 +66,57 @@ db::PoppedMessage popped(const std::string& txid, const std::string& payload, bo
   return m;
 }
 
-TEST(PayloadEncryption, WithoutAKeyItemsAreLeftExactlyAsTheyAre) {
+TEST(PayloadEncryption, WithoutAKeyItemsAreNeverSealedAndThoseOfTheSetAreRefused) {
   EncryptedQueuesDb db;
   db.encrypted = {{Tenant::default_tenant(), "secret"}};
   PayloadEncryption encryption(config_with_key(""), db);
-  encryption.start();
-  std::vector<PushItem> items = {item("secret", R"({"a":1})")};
-  encryption.note_configured(Tenant::default_tenant(), "secret", true);
+  encryption.refresh();
+  std::vector<PushItem> items = {item("open", R"({"a":1})"), item("secret", R"({"a":2})")};
   encryption.seal_items(Tenant::default_tenant(), items);
   EXPECT_FALSE(encryption.enabled());
-  EXPECT_FALSE(items[0].encrypted);
-  EXPECT_FALSE(items[0].key_held);
-  EXPECT_EQ(items[0].payload_json, R"({"a":1})");
-  EXPECT_EQ(db.list_calls, 0);  // no background re-read either
+  for (const auto& i : items) {
+    EXPECT_FALSE(i.encrypted);
+    EXPECT_FALSE(i.key_held);
+  }
+  EXPECT_EQ(items[1].payload_json, R"({"a":2})");
+  EXPECT_EQ(encryption.unsealable(Tenant::default_tenant(), items), (std::vector<std::size_t>{1}));
+  EXPECT_TRUE(encryption.unsealable(Tenant("acme"), items).empty());  // the set is per tenant
+  encryption.note_configured(Tenant::default_tenant(), "secret", false);
+  EXPECT_TRUE(encryption.unsealable(Tenant::default_tenant(), items).empty());
+  encryption.note_configured(Tenant::default_tenant(), "open", true);
+  EXPECT_EQ(encryption.unsealable(Tenant::default_tenant(), items), (std::vector<std::size_t>{0}));
+}
+
+TEST(PayloadEncryption, WithoutAKeyTheDatabasesRefusalIsTheItemsFailure) {
+  EncryptedQueuesDb db;
+  PayloadEncryption encryption(config_with_key(""), db);
+  std::vector<db::PushRow> rows(2);
+  rows[0].idx = 0;
+  rows[0].status = kEncryptionRequiredStatus;
+  rows[0].queue_name = "late";
+  rows[0].error = "queue late has encryptionEnabled: plaintext refused, and the caller holds no encryption key";
+  rows[1].idx = 1;
+  rows[1].status = "queued";
+  rows[1].queue_name = "open";
+  encryption.fail_refused(Tenant::default_tenant(), rows);
+  EXPECT_EQ(rows[0].status, "failed");
+  EXPECT_EQ(rows[0].error,
+            std::optional<std::string>("queue 'late' requires encryption and this broker has no QUEEN_ENCRYPTION_KEY"));
+  EXPECT_EQ(rows[1].status, "queued");
+  EXPECT_EQ(encryption.unsealable(Tenant::default_tenant(), {item("late", "{}")}), (std::vector<std::size_t>{0}));
+}
+
+TEST(PayloadEncryption, WithAKeyNothingIsRefusedBeforeTheDatabase) {
+  EncryptedQueuesDb db;
+  db.encrypted = {{Tenant::default_tenant(), "secret"}};
+  PayloadEncryption encryption(config_with_key(kKey), db);
+  encryption.refresh();
+  EXPECT_TRUE(encryption.unsealable(Tenant::default_tenant(), {item("secret", "{}")}).empty());
+  std::vector<db::PushRow> rows(1);
+  rows[0].status = kEncryptionRequiredStatus;
+  rows[0].queue_name = "secret";
+  encryption.fail_refused(Tenant::default_tenant(), rows);
+  EXPECT_EQ(rows[0].status, kEncryptionRequiredStatus);  // a broker with a key seals and re-sends instead
 }
 
 TEST(PayloadEncryption, SealsQueuesOfTheSetAndMarksTheOthersKeyHeld) {

@@ -37,7 +37,7 @@ TEST(DeliverAtParsing, AcceptsEpochMillisAndIso8601) {
 }
 
 TEST(DeliverAtParsing, RefusesAnythingElseWithOneMessage) {
-  const std::string expected = "400 deliverAt must be an ISO-8601 timestamp or epoch milliseconds";
+  const std::string expected = "400 push item 0: deliverAt must be an ISO-8601 timestamp or epoch milliseconds";
   for (const char* item : {R"({"queue": "q", "deliverAt": "tomorrow"})", R"({"queue": "q", "deliverAt": -1})",
                            R"({"queue": "q", "deliverAt": 1.5})", R"({"queue": "q", "deliverAt": true})",
                            R"({"queue": "q", "deliverAt": {"at": 1}})", R"({"queue": "q", "deliverAt": ""})",

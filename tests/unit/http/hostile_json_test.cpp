@@ -272,7 +272,7 @@ TEST(HostileJson, IntegersBeyondInt64AreRefusedWhereAnIntegerIsExpected) {
     EXPECT_EQ(error_of([&] {
                 parse_push_body(std::string(R"({"items":[{"queue":"q","deliverAt":)") + at + "}]}");
               }),
-              "deliverAt must be an ISO-8601 timestamp or epoch milliseconds")
+              "push item 0: deliverAt must be an ISO-8601 timestamp or epoch milliseconds")
         << at;
   }
 }
@@ -290,11 +290,11 @@ TEST(HostileNames, OverLongNamesInBodiesAreRefused) {
     });
   };
   EXPECT_EQ(push_field("queue", n255), "<no error>");
-  EXPECT_EQ(push_field("queue", n256), "Queue must be at most 255 characters (NAME_MAX_CHARS)");
-  EXPECT_EQ(push_field("partition", n256), "Partition must be at most 255 characters (NAME_MAX_CHARS)");
-  EXPECT_EQ(push_field("transactionId", n256), "TransactionId must be at most 255 characters (NAME_MAX_CHARS)");
-  EXPECT_EQ(push_field("namespace", n256), "Namespace must be at most 255 characters (NAME_MAX_CHARS)");
-  EXPECT_EQ(push_field("task", n256), "Task must be at most 255 characters (NAME_MAX_CHARS)");
+  EXPECT_EQ(push_field("queue", n256), "push item 0: Queue must be at most 255 characters (NAME_MAX_CHARS)");
+  EXPECT_EQ(push_field("partition", n256), "push item 0: Partition must be at most 255 characters (NAME_MAX_CHARS)");
+  EXPECT_EQ(push_field("transactionId", n256), "push item 0: TransactionId must be at most 255 characters (NAME_MAX_CHARS)");
+  EXPECT_EQ(push_field("namespace", n256), "push item 0: Namespace must be at most 255 characters (NAME_MAX_CHARS)");
+  EXPECT_EQ(push_field("task", n256), "push item 0: Task must be at most 255 characters (NAME_MAX_CHARS)");
 
   const std::string partition_id = "a1c9d7f0-8e2b-4a4a-b7de-2f61a1f0c9a2";
   EXPECT_EQ(error_of([&] {
@@ -336,7 +336,7 @@ TEST(HostileNames, NamesCountCharactersAndTheLimitIsConfigurable) {
   EXPECT_EQ(error_of([&] { validate_kv_key("0123456789a", limits); }),
             "key must be at most 10 characters (NAME_MAX_CHARS)");
   EXPECT_EQ(error_of([&] { parse_push_body(R"({"items":[{"queue":"0123456789a"}]})", limits); }),
-            "Queue must be at most 10 characters (NAME_MAX_CHARS)");
+            "push item 0: Queue must be at most 10 characters (NAME_MAX_CHARS)");
 }
 
 TEST(HostileNames, PathAndQueryNamesMustBeUtf8WithoutNul) {

@@ -51,21 +51,23 @@ TEST(PushBody, ValidationMessagesAreExact) {
   EXPECT_EQ(error_of([] { parse_push_body("{}"); }), "items array is required");
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":{}})"); }), "items array is required");
   EXPECT_EQ(error_of([] { parse_push_body(R"([1])"); }), "items array is required");
-  EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"payload":1}]})"); }), "Queue must be a string");
-  EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":5}]})"); }), "Queue must be a string");
+  EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"payload":1}]})"); }), "push item 0: Queue must be a string");
+  EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":5}]})"); }), "push item 0: Queue must be a string");
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"q","partition":1}]})"); }),
-            "Partition must be a string");
+            "push item 0: Partition must be a string");
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"q","transactionId":1}]})"); }),
-            "TransactionId must be a string");
+            "push item 0: TransactionId must be a string");
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"q","traceId":1}]})"); }),
-            "TraceId must be a string");
+            "push item 0: TraceId must be a string");
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"q","traceId":"abc"}]})"); }),
-            "TraceId must be a valid UUID");
+            "push item 0: TraceId must be a valid UUID");
 }
 
-TEST(PushBody, OneBadItemRejectsTheWholeRequest) {
+TEST(PushBody, OneBadItemRejectsTheWholeRequestAndIsNamed) {
   EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"ok"},{"queue":"q","partition":[]}]})"); }),
-            "Partition must be a string");
+            "push item 1: Partition must be a string");
+  EXPECT_EQ(error_of([] { parse_push_body(R"({"items":[{"queue":"a"},{"queue":"b"},{"queue":"c","traceId":"x"}]})"); }),
+            "push item 2: TraceId must be a valid UUID");
 }
 
 TEST(PushBody, EmptyItemsIsValid) { EXPECT_TRUE(parse_push_body(R"({"items":[]})").empty()); }

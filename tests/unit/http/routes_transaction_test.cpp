@@ -59,9 +59,9 @@ TEST(TransactionBody, RequiredLeasesMustBeAnArrayOfStrings) {
 }
 
 TEST(TransactionBody, PushItemsAreValidatedLikeSlashPush) {
-  EXPECT_EQ(error_of(R"({"operations":[{"type":"push","items":[{"payload":1}]}]})"), "Queue must be a string");
+  EXPECT_EQ(error_of(R"({"operations":[{"type":"push","items":[{"payload":1}]}]})"), "push item 0: Queue must be a string");
   EXPECT_EQ(error_of(R"({"operations":[{"type":"push","items":[{"queue":"q","traceId":"nope"}]}]})"),
-            "TraceId must be a valid UUID");
+            "push item 0: TraceId must be a valid UUID");
 }
 
 TEST(TransactionBody, TypesPushOperationsAndKeepsTheRestVerbatim) {

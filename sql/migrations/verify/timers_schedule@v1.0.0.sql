@@ -1,0 +1,10 @@
+-- Verify queen:timers_schedule on pg
+
+BEGIN;
+
+SELECT has_function_privilege('queen_internal.schedule_messages(jsonb, text, text)', 'execute');
+SELECT has_function_privilege('queen_internal.check_schedule_items(jsonb)', 'execute');
+SELECT has_function_privilege('queen_internal.parse_schedule_items(jsonb, text)', 'execute');
+SELECT has_function_privilege('queen_internal.insert_new_timers(queen.schedule_item[], text, text)', 'execute');
+
+ROLLBACK;
