@@ -89,13 +89,8 @@ CheckedConfig check_configuration(config::LoadedConfig loaded_config) {
   const config::LoadedConfig& loaded = checked.loaded;
   const config::Config& config = loaded.config;
   checked.errors = loaded.errors;
-  const std::pair<const char*, const std::string*> keys[] = {
-      {"QUEEN_ENCRYPTION_KEY", &config.encryption_key},
-      {"QUEEN_ENCRYPTION_KEY_PREVIOUS", &config.encryption_key_previous}};
-  for (const auto& [name, hex] : keys) {
-    if (hex->empty()) continue;
-    const crypto::KeyParseResult parsed = crypto::parse_key_hex(*hex);
-    if (!parsed.key) checked.errors.push_back(std::string(name) + "=*** " + parsed.problem);
+  for (const auto& error : crypto::cipher_from_config(config.encryption_key, config.encryption_key_previous).errors) {
+    checked.errors.push_back(error);
   }
   // What derives from refused variables is not checked: their defaults would be.
   if (!refused_with_prefix(loaded, {"QUEEN_MESH_", "QUEEN_SYNC_", "QUEEN_SERVER_ID", "HOST"})) {
@@ -301,10 +296,8 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
 int check_config() {
   const CheckedConfig checked =
       check_configuration(config::read_config(config::read_process_environment(), config::read_hostname()));
-  for (const auto& line : config::describe_settings(checked.loaded.settings)) std::cout << line << "
-";
-  for (const auto& warning : checked.loaded.warnings) std::cerr << "queen-broker: warning: " << warning << "
-";
+  for (const auto& line : config::describe_settings(checked.loaded.settings)) std::cout << line << "\n";
+  for (const auto& warning : checked.loaded.warnings) std::cerr << "queen-broker: warning: " << warning << "\n";
   report_errors(checked);
   // The spool directory the boot would use (a fallback is a warning; none usable refuses the boot).
   const bool spool_usable = broker::report_spool_directory(checked.loaded.config.spool, std::cout, std::cerr);

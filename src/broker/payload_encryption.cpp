@@ -1,6 +1,7 @@
 #include "broker/payload_encryption.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -13,9 +14,10 @@ namespace {
 
 constexpr auto kRefreshRetryAfter = std::chrono::seconds(2);
 
-crypto::PayloadCipher cipher_logging_warnings(const config::Config& config) {
+// The keys were judged by the boot's configuration check, which refuses any error.
+crypto::PayloadCipher cipher_of(const config::Config& config) {
   crypto::CipherFromConfig built = crypto::cipher_from_config(config.encryption_key, config.encryption_key_previous);
-  for (const auto& warning : built.warnings) spdlog::warn("encryption: {}", warning);
+  if (!built.errors.empty()) throw std::invalid_argument("encryption: " + built.errors.front());
   if (built.cipher.enabled()) spdlog::info("encryption: AES-256-GCM payload encryption is available");
   return std::move(built.cipher);
 }
@@ -23,7 +25,7 @@ crypto::PayloadCipher cipher_logging_warnings(const config::Config& config) {
 }  // namespace
 
 PayloadEncryption::PayloadEncryption(const config::Config& config, db::Procedures& db)
-    : cipher_(cipher_logging_warnings(config)),
+    : cipher_(cipher_of(config)),
       db_(db),
       refresher_(
           "encryption-set", util::real_clock(),
@@ -161,7 +163,7 @@ std::vector<UndecryptableMessage> PayloadEncryption::open_popped(std::vector<db:
     db::PoppedMessage& m = messages[i];
     if (m.is_encrypted) {
       crypto::DecryptResult opened = cipher_.decrypt(m.payload_json);
-      if (!enabled()) opened.error = "this broker has no valid QUEEN_ENCRYPTION_KEY";
+      if (!enabled()) opened.error = "this broker has no QUEEN_ENCRYPTION_KEY";
       if (!opened.ok) {
         spdlog::error("encryption: message {} of queue {} partition {} ({}) cannot be decrypted: {}; it goes to "
                       "the DLQ",

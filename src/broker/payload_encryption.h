@@ -59,7 +59,7 @@ struct UndecryptableMessage {
 
 class PayloadEncryption {
  public:
-  // Logs the boot warnings of a malformed key (never the key).
+  // Throws std::invalid_argument on keys the boot's configuration check refuses (never quoting them).
   PayloadEncryption(const config::Config& config, db::Procedures& db);
   ~PayloadEncryption();
   PayloadEncryption(const PayloadEncryption&) = delete;

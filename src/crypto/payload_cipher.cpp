@@ -166,31 +166,20 @@ DecryptResult PayloadCipher::decrypt(std::string_view envelope_json) const {
 
 CipherFromConfig cipher_from_config(const std::string& current_hex, const std::string& previous_hex) {
   CipherFromConfig out;
-  if (current_hex.empty()) {
-    if (!previous_hex.empty()) {
-      out.warnings.emplace_back(
-          "QUEEN_ENCRYPTION_KEY_PREVIOUS is set without QUEEN_ENCRYPTION_KEY: payload encryption is off and "
-          "encrypted messages cannot be read");
-    }
-    return out;
-  }
+  // The previous key without a current one is a configuration rule (src/config), not a key's shape.
+  if (current_hex.empty()) return out;
   KeyParseResult current = parse_key_hex(current_hex);
-  if (!current.key) {
-    out.warnings.push_back("QUEEN_ENCRYPTION_KEY " + current.problem +
-                           ": payload encryption is OFF, queues with encryptionEnabled store plaintext");
-    return out;
-  }
+  if (!current.key) out.errors.push_back("QUEEN_ENCRYPTION_KEY=*** " + current.problem);
   std::optional<PayloadKey> previous;
   if (!previous_hex.empty()) {
     KeyParseResult parsed = parse_key_hex(previous_hex);
     if (parsed.key) {
       previous = std::move(parsed.key);
     } else {
-      out.warnings.push_back("QUEEN_ENCRYPTION_KEY_PREVIOUS " + parsed.problem +
-                             ": ignored, messages sealed with the previous key cannot be read");
+      out.errors.push_back("QUEEN_ENCRYPTION_KEY_PREVIOUS=*** " + parsed.problem);
     }
   }
-  out.cipher = PayloadCipher(std::move(*current.key), std::move(previous));
+  if (out.errors.empty()) out.cipher = PayloadCipher(std::move(*current.key), std::move(previous));
   return out;
 }
 

@@ -62,12 +62,12 @@ class PayloadCipher {
   std::optional<PayloadKey> previous_;
 };
 
-// The cipher QUEEN_ENCRYPTION_KEY / QUEEN_ENCRYPTION_KEY_PREVIOUS describe, and
-// the boot warnings about them (a malformed key turns encryption off; an empty
-// current key is simply "off").
+// The cipher QUEEN_ENCRYPTION_KEY / QUEEN_ENCRYPTION_KEY_PREVIOUS describe: off
+// when the current key is empty; none, and one error per malformed key (naming
+// the variable, never the value), otherwise. The boot refuses any error.
 struct CipherFromConfig {
   PayloadCipher cipher;
-  std::vector<std::string> warnings;
+  std::vector<std::string> errors;
 };
 CipherFromConfig cipher_from_config(const std::string& current_hex, const std::string& previous_hex);
 

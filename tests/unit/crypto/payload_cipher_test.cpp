@@ -20,7 +20,7 @@ PayloadKey key(const std::string& hex) {
 
 PayloadCipher cipher(const std::string& current, const std::string& previous = "") {
   CipherFromConfig built = cipher_from_config(current, previous);
-  EXPECT_TRUE(built.warnings.empty());
+  EXPECT_TRUE(built.errors.empty());
   return std::move(built.cipher);
 }
 
@@ -134,22 +134,26 @@ TEST(PayloadCipher, MalformedKeysAreRefusedWithoutQuotingThem) {
     EXPECT_FALSE(parsed.problem.empty());
     const CipherFromConfig built = cipher_from_config(bad, "");
     EXPECT_FALSE(built.cipher.enabled());
-    ASSERT_EQ(built.warnings.size(), 1u);
-    EXPECT_EQ(built.warnings[0].find(bad), std::string::npos);
-    EXPECT_NE(built.warnings[0].find("OFF"), std::string::npos);
+    ASSERT_EQ(built.errors.size(), 1u);
+    EXPECT_EQ(built.errors[0].find(bad), std::string::npos);
+    EXPECT_EQ(built.errors[0].rfind("QUEEN_ENCRYPTION_KEY=*** ", 0), 0u) << built.errors[0];
   }
 }
 
-TEST(PayloadCipher, NoKeyMeansOffWithoutWarningAndAMalformedPreviousKeyIsIgnored) {
+TEST(PayloadCipher, NoKeyMeansOffAndAMalformedPreviousKeyIsAnErrorNotIgnored) {
   const CipherFromConfig none = cipher_from_config("", "");
   EXPECT_FALSE(none.cipher.enabled());
-  EXPECT_TRUE(none.warnings.empty());
+  EXPECT_TRUE(none.errors.empty());
   EXPECT_FALSE(none.cipher.decrypt(R"({"v":1,"kid":"x","iv":"","ct":"","tag":""})").ok);
 
   const CipherFromConfig bad_previous = cipher_from_config(kKeyA, "beef");
-  EXPECT_TRUE(bad_previous.cipher.enabled());
-  ASSERT_EQ(bad_previous.warnings.size(), 1u);
-  EXPECT_EQ(bad_previous.warnings[0].find("beef"), std::string::npos);
+  EXPECT_FALSE(bad_previous.cipher.enabled());
+  ASSERT_EQ(bad_previous.errors.size(), 1u);
+  EXPECT_EQ(bad_previous.errors[0].find("beef"), std::string::npos);
+  EXPECT_EQ(bad_previous.errors[0].rfind("QUEEN_ENCRYPTION_KEY_PREVIOUS=*** ", 0), 0u) << bad_previous.errors[0];
+
+  const CipherFromConfig both_bad = cipher_from_config("abc", "beef");
+  EXPECT_EQ(both_bad.errors.size(), 2u);
 }
 
 TEST(PayloadCipher, GarbageEnvelopesAreErrorsNeverCrashes) {
