@@ -26,6 +26,19 @@ std::uint64_t accepted_items(const std::vector<PushItemResult>& results) {
                                                   [](const PushItemResult& r) { return r.status != PushStatus::Failed; }));
 }
 
+// The answer to push item `index` that was not stored, and why.
+PushItemResult failed_push_result(const PushItem& item, std::size_t index, std::string error) {
+  PushItemResult r;
+  r.index = static_cast<int>(index);
+  r.status = PushStatus::Failed;
+  r.transaction_id = item.transaction_id;
+  r.trace_id = item.trace_id;
+  r.queue = item.queue;
+  r.partition = item.partition;
+  r.error = std::move(error);
+  return r;
+}
+
 PushStatus parse_push_status(const std::string& status) {
   if (status == "queued") return PushStatus::Queued;
   if (status == "duplicate") return PushStatus::Duplicate;
@@ -226,15 +239,11 @@ PushOutcome Broker::push_refusing(std::vector<PushItem> items, const std::vector
     results[admitted_at[k]] = std::move(outcome.items[k]);
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
-    PushItemResult& r = results[i];
-    r.index = static_cast<int>(i);
-    if (!refused[i]) continue;
-    r.status = PushStatus::Failed;
-    r.transaction_id = items[i].transaction_id;
-    r.trace_id = items[i].trace_id;
-    r.queue = items[i].queue;
-    r.partition = items[i].partition;
-    r.error = no_key_refusal(items[i].queue);
+    if (refused[i]) {
+      results[i] = failed_push_result(items[i], i, no_key_refusal(items[i].queue));
+    } else {
+      results[i].index = static_cast<int>(i);
+    }
   }
   outcome.items = std::move(results);
   return outcome;
@@ -327,16 +336,9 @@ std::vector<PushItemResult> Broker::push_results(const std::vector<PushItem>& it
     answered[i] = true;
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
-    PushItemResult& r = results[i];
-    r.index = static_cast<int>(i);
-    r.trace_id = items[i].trace_id;
-    if (!answered[i]) {
-      r.status = PushStatus::Failed;
-      r.transaction_id = items[i].transaction_id;
-      r.queue = items[i].queue;
-      r.partition = items[i].partition;
-      r.error = "the database returned no result for this item";
-    }
+    if (!answered[i]) results[i] = failed_push_result(items[i], i, "the database returned no result for this item");
+    results[i].index = static_cast<int>(i);
+    results[i].trace_id = items[i].trace_id;
   }
   return results;
 }
@@ -372,17 +374,7 @@ std::vector<PushItemResult> Broker::handle_unstored_push(const std::vector<PushI
                                                               : kDatabaseUnavailable;
   std::vector<PushItemResult> results;
   results.reserve(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    PushItemResult r;
-    r.index = static_cast<int>(i);
-    r.status = PushStatus::Failed;
-    r.transaction_id = items[i].transaction_id;
-    r.trace_id = items[i].trace_id;
-    r.queue = items[i].queue;
-    r.partition = items[i].partition;
-    r.error = why;
-    results.push_back(std::move(r));
-  }
+  for (std::size_t i = 0; i < items.size(); ++i) results.push_back(failed_push_result(items[i], i, why));
   return results;
 }
 
