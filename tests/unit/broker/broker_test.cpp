@@ -36,8 +36,18 @@ class FakeProcedures : public queen::testing::ProceduresFake {
   std::string last_push_items, last_acks;
   std::optional<std::string> last_ack_group;
   std::map<std::string, bool> flags;
-  // Queues with encryptionEnabled: their plaintext items answer encryption_required, as store_messages does.
-  std::set<std::string> encrypted_queues;
+  // Queues with encryptionEnabled: their plaintext items answer encryption_required, as store_messages does,
+  // and queen.encrypted_queue_names lists them (the broker's background re-read calls it from its own thread).
+  void set_encrypted_queues(std::set<std::string> queues) {
+    std::lock_guard<std::mutex> lock(encrypted_mutex_);
+    encrypted_queues_ = std::move(queues);
+  }
+  std::vector<db::TenantQueue> encrypted_queue_names() override {
+    std::lock_guard<std::mutex> lock(encrypted_mutex_);
+    std::vector<db::TenantQueue> names;
+    for (const auto& queue : encrypted_queues_) names.push_back({Tenant::default_tenant(), queue});
+    return names;
+  }
 
   db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
                                       const std::string&, const Tenant&) override {
@@ -59,7 +69,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
       row.message_id = util::new_uuid_v7();
       const std::size_t start = pos + 9;
       row.queue_name = items_json.substr(start, items_json.find('"', start) - start);
-      if (encrypted_queues.count(row.queue_name) > 0) {
+      if (is_encrypted(row.queue_name)) {
         row.status = "encryption_required";
         row.message_id.reset();
       }
@@ -109,6 +119,12 @@ class FakeProcedures : public queen::testing::ProceduresFake {
 
  private:
   std::mutex pop_mutex_;
+  bool is_encrypted(const std::string& queue) {
+    std::lock_guard<std::mutex> lock(encrypted_mutex_);
+    return encrypted_queues_.count(queue) > 0;
+  }
+  std::mutex encrypted_mutex_;
+  std::set<std::string> encrypted_queues_;
   std::vector<db::PoppedMessage> next_pop_;
 
   void fail_if_needed() {
@@ -232,7 +248,7 @@ TEST_F(BrokerFixture, PushMaintenanceNeverTouchesTheDatabase) {
 }
 
 TEST_F(BrokerFixture, WithoutAKeyARefusedPlaintextItemFailsAndItsQueueIsRefusedFromThenOn) {
-  db.encrypted_queues = {"enc"};
+  db.set_encrypted_queues({"enc"});
   const PushOrigin origin{Tenant::default_tenant(), std::nullopt};
   const PushOutcome out = broker.push({item("open", "a"), item("enc", "b")}, origin);
   ASSERT_EQ(out.items.size(), 2u);
