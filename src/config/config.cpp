@@ -39,6 +39,9 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
+// How a secret is shown wherever the configuration is printed or refused.
+std::string mask(const std::string& secret) { return secret.empty() ? "(unset)" : "***"; }
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // -?digits
@@ -280,7 +283,7 @@ class EnvReader {
   }
 
   static std::string near_miss(const std::string& name, const std::string& value, const Variable& meant) {
-    return name + "=" + (meant.secret ? mask_text(value) : value) + " is not a queen-broker variable; did you mean " +
+    return name + "=" + (meant.secret ? mask(value) : value) + " is not a queen-broker variable; did you mean " +
            std::string(meant.name) + "?";
   }
 
@@ -301,9 +304,8 @@ class EnvReader {
     return record(spec, raw ? *raw : fallback, raw != nullptr);
   }
 
-  static std::string mask_text(const std::string& value) { return value.empty() ? "(unset)" : "***"; }
   static std::string given(const Variable& spec, const std::string& raw) {
-    return spec.secret ? mask_text(raw) : "'" + raw + "'";
+    return spec.secret ? mask(raw) : "'" + raw + "'";
   }
 
   // NAME='value' is not <what> (accepted: <forms>), or, for enumerated words (no `what`), is not one of
@@ -410,8 +412,6 @@ std::vector<std::string> reference_only_variables(const EnvMap& env) {
   }
   return names;
 }
-
-std::string mask(const std::string& secret) { return secret.empty() ? "(unset)" : "***"; }
 
 const char* on_off(bool value) { return value ? "true" : "false"; }
 
