@@ -28,7 +28,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
-.PHONY: run test deps deps-test pg db build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
+.PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
 	build-previous test-upgrade test-tagged \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
@@ -45,6 +45,11 @@ pg: deps
 db: pg
 	@scripts/db-deploy.sh
 
+# The program change's scripts from sql/queen and sql/queen_internal (sql/README.md), committed with the files;
+# `make db` and `make test` refuse scripts that are not what the files make.
+sql:
+	@scripts/sql_program.py generate
+
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -57,9 +62,11 @@ run: db build
 test: deps-test db build
 	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade
 
-# pgTAP runs on the round trip's freshly deployed scratch database (see the script).
+# pgTAP runs on the round trip's freshly deployed scratch database (see the script); tests/schema proves that
+# a database deployed, upgraded from every release or reverted to one holds exactly the program files.
 test-sql:
 	scripts/sqitch-roundtrip.sh --prove
+	/usr/bin/python3 -m pytest -q tests/schema
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -68,6 +75,7 @@ test-unit:
 # scripts must equal those of the tag's commit (NAME@TAG.sql once reworked).
 test-tagged:
 	scripts/sqitch_release.py check-tagged
+	scripts/sql_program.py check
 
 # The previous release's broker, built from the commit of the plan's previous tag into $(BUILD_PREV) (only the
 # queen-broker target; a second run finds it up to date). .ci/run starts it early, niced, in the background.

@@ -269,12 +269,12 @@ fi
 # is made once and kept while its comment names the same shape; new migrations are deployed to it.
 HISTORY_DB=${BENCH_HISTORY_DB:-queen_bench_history}
 HISTORY_QUEUE=bench-history-hot
-# The last migration bench/history.sql knows the tables of (sql/migrations/sqitch.plan), tag-qualified: release
+# The last migration bench/history.sql knows the tables of (migrations/sqitch.plan), tag-qualified: release
 # 1.0.0 reworked it, and the generator writes for the 0.9.0 schema it belongs to.
 HISTORY_SCHEMA_CHANGE=encryption@v0.9.0
 # Deploy scripts are edited in place until the schema is released, so the shape names a digest of
 # them and of the generator: a kept database is regenerated when either changed.
-HISTORY_SCHEMA_DIGEST=$(cat "$ROOT"/sql/migrations/sqitch.plan "$ROOT"/sql/migrations/deploy/*.sql "$ROOT/bench/history.sql" |
+HISTORY_SCHEMA_DIGEST=$(cat "$ROOT"/migrations/sqitch.plan "$ROOT"/migrations/deploy/*.sql "$ROOT/bench/history.sql" |
   sha256sum | cut -c1-12)
 HISTORY_SHAPE="queen bench history v1: 100 queues x 1000 partitions x 100 messages; $HISTORY_QUEUE 5000 partitions x 20; schema $HISTORY_SCHEMA_DIGEST"
 history_db_shape() {

@@ -20,8 +20,10 @@ import subprocess
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MIGRATIONS = "sql/migrations"
+MIGRATIONS = "migrations"
 PLAN = f"{MIGRATIONS}/sqitch.plan"
+# Where the sqitch project lived up to release 1.1.0: a release's scripts are read where its commit keeps them.
+EARLIER_MIGRATIONS = ("sql/migrations",)
 SCRIPT_KINDS = ("deploy", "revert", "verify")
 
 
@@ -86,10 +88,11 @@ def read_plan(root=REPO_ROOT):
         return Plan(fh.read())
 
 
-def script_path(change, kind, exists):
+def script_path(change, kind, exists, migrations=MIGRATIONS):
     """The path (relative to the repository) of the script sqitch runs for this instance of the change;
-    exists(path) says whether a file is in the tree at hand (the working tree, or a commit's)."""
-    folder = os.path.join(MIGRATIONS, kind)
+    exists(path) says whether a file is in the tree at hand (the working tree, or a commit's), whose sqitch
+    project is in the folder `migrations`."""
+    folder = os.path.join(migrations, kind)
     if not change.rework_tags:
         return os.path.join(folder, change.name + ".sql")
     candidates = [os.path.join(folder, f"{change.name}@{tag}.sql") for tag in change.rework_tags]
@@ -116,9 +119,19 @@ def git(*args, root=REPO_ROOT, check=True):
     return proc
 
 
+def migrations_at(commit, root=REPO_ROOT):
+    """The folder of the sqitch project in `commit` (None when it has none)."""
+    for folder in (MIGRATIONS,) + EARLIER_MIGRATIONS:
+        if git("cat-file", "-e", f"{commit}:{folder}/sqitch.plan", root=root, check=False).returncode == 0:
+            return folder
+    return None
+
+
 def plan_at(commit, root=REPO_ROOT):
-    proc = git("show", f"{commit}:{PLAN}", root=root, check=False)
-    return Plan(proc.stdout) if proc.returncode == 0 else None
+    folder = migrations_at(commit, root)
+    if folder is None:
+        return None
+    return Plan(git("show", f"{commit}:{folder}/sqitch.plan", root=root).stdout)
 
 
 def release_commit(tag, root=REPO_ROOT):
@@ -136,7 +149,8 @@ def release_commit(tag, root=REPO_ROOT):
     # (and written again, with another date, where the release really was made) is not the release.
     current = read_plan(root)
     wanted = current.lines[current.tag_lines[tag]].strip() if tag in current.tag_lines else None
-    found = git("log", "--reverse", "--format=%H", "-G", f"^@{tag} ", "--", PLAN, root=root, check=False)
+    plans = [PLAN] + [f"{folder}/sqitch.plan" for folder in EARLIER_MIGRATIONS]
+    found = git("log", "--reverse", "--format=%H", "-G", f"^@{tag} ", "--", *plans, root=root, check=False)
     for commit in found.stdout.split():
         plan = plan_at(commit, root)
         if plan is not None and tag in plan.tag_lines and (
@@ -169,6 +183,7 @@ def tagged_differences(root=REPO_ROOT):
     for tag in plan.order:
         commit = release_commit(tag, root)
         then = plan_at(commit, root)
+        migrations_then = migrations_at(commit, root)
         upto_now = plan.lines[:plan.tag_lines[tag] + 1]
         upto_then = then.lines[:then.tag_lines[tag] + 1]
         if upto_now != upto_then:
@@ -178,7 +193,8 @@ def tagged_differences(root=REPO_ROOT):
         for now_change, then_change in zip(plan.tagged[tag], then_changes):
             for kind in SCRIPT_KINDS:
                 path_now = script_path(now_change, kind, lambda p: read_now(p, root) is not None)
-                path_then = script_path(then_change, kind, lambda p: read_at(commit, p, root) is not None)
+                path_then = script_path(then_change, kind, lambda p: read_at(commit, p, root) is not None,
+                                        migrations_then)
                 text_then = read_at(commit, path_then, root)
                 text_now = read_now(path_now, root)
                 if text_now != text_then:

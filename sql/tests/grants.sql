@@ -1,5 +1,6 @@
--- pgTAP: the grant matrix (docs/procedures.md, Roles). Every function of schemas queen and queen_internal
--- is named here with who may execute it, so a function added without a decision fails the first test.
+-- pgTAP: the grant matrix (docs/procedures.md, Roles). Every API procedure of schema queen is named here with
+-- who may execute it, so a procedure added without a decision fails the first test; its file (sql/queen) grants
+-- the same, and the tests below hold the two to each other.
 -- Flags: B = queen_broker, R = queen_reader, A = queen_admin ('-' = not granted). PUBLIC executes nothing.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -32,47 +33,11 @@ INSERT INTO expected VALUES
   ('queen.stream_register_query', 'B-A'), ('queen.stream_state_get', 'BRA'), ('queen.stream_usage_of', '-RA'), ('queen.tenant_quota_state', 'BRA'),
   ('queen.tenant_usage_of', '-RA'), ('queen.timer_queue_names', 'BRA'), ('queen.trace_names', 'BRA'),
   ('queen.traces_by_name', 'BRA'), ('queen.try_begin_job_cycle', 'B-A');
--- The helpers: their owner only (they run inside a SECURITY DEFINER procedure of schema queen).
-INSERT INTO expected SELECT f, '---' FROM unnest(ARRAY[
-  'queen_internal.add_stream_usage', 'queen_internal.apply_stream_state_ops', 'queen_internal.check_stream_limit',
-  'queen_internal.stream_ack', 'queen_internal.stream_final_ops', 'queen_internal.stream_key_retention',
-  'queen_internal.stream_limit', 'queen_internal.stream_query_give_back', 'queen_internal.stream_query_of',
-  'queen_internal.ack_item_action', 'queen_internal.ack_item_error', 'queen_internal.apply_acks',
-  'queen_internal.ack_item_rows', 'queen_internal.ack_lease_group', 'queen_internal.add_partition_cursors',
-  'queen_internal.add_tenant_usage', 'queen_internal.analytics_per_queue', 'queen_internal.check_ack_items',
-  'queen_internal.check_at_least', 'queen_internal.check_push_items', 'queen_internal.check_schedule_items',
-  'queen_internal.check_growth_first', 'queen_internal.check_system_flag_key', 'queen_internal.check_tenant_quota', 'queen_internal.compute_queue_stats',
-  'queen_internal.count_growth', 'queen_internal.create_cursors', 'queen_internal.create_push_targets',
-  'queen_internal.cursor_is_free', 'queen_internal.cursor_lags', 'queen_internal.dead_letter',
-  'queen_internal.delete_partition_head', 'queen_internal.dlq_admin_max_per_call',
-  'queen_internal.dlq_forget_payloads', 'queen_internal.dlq_matching', 'queen_internal.ensure_consumer',
-  'queen_internal.expiry_cutoffs', 'queen_internal.expiry_rule', 'queen_internal.fire_locked_timers', 'queen_internal.insert_new_timers',
-  'queen_internal.insert_push_items', 'queen_internal.iso_millis', 'queen_internal.job_cycle',
-  'queen_internal.job_lock_key', 'queen_internal.job_runs_kept', 'queen_internal.kv_check_key',
-  'queen_internal.kv_give_back', 'queen_internal.kv_is_live', 'queen_internal.lag_seconds',
-  'queen_internal.list_max_payload_bytes', 'queen_internal.lock_ack_cursor', 'queen_internal.lock_group_queues',
-  'queen_internal.lock_push_targets', 'queen_internal.message_delivery', 'queen_internal.message_group_state',
-  'queen_internal.move_cursors', 'queen_internal.name_max_chars', 'queen_internal.name_problem',
-  'queen_internal.option_bool', 'queen_internal.option_int', 'queen_internal.parse_schedule_items',
-  'queen_internal.partition_seq_at', 'queen_internal.partitions_mode', 'queen_internal.pop_candidates',
-  'queen_internal.pop_claim_partitions',
-  'queen_internal.pop_record_start_point', 'queen_internal.push_item_deliver_at',
-  'queen_internal.push_item_partition', 'queen_internal.queue_child_give_back', 'queen_internal.queue_give_back',
-  'queen_internal.queue_namespace_of', 'queen_internal.queue_options_json', 'queen_internal.queue_pending_count',
-  'queen_internal.queue_task_of', 'queen_internal.refused_push_partitions', 'queen_internal.register_consumer_group',
-  'queen_internal.release_ack_batch',
-  'queen_internal.requested_subscription', 'queen_internal.requeued_transaction_id',
-  'queen_internal.resources_groups', 'queen_internal.schedule_messages', 'queen_internal.select_dead_letters',
-  'queen_internal.set_counted_bytes', 'queen_internal.settle_drained', 'queen_internal.start_cursor',
-  'queen_internal.stats_age_seconds', 'queen_internal.stats_bucket', 'queen_internal.stats_bucket_minutes',
-  'queen_internal.stats_counters', 'queen_internal.stats_partitions', 'queen_internal.stats_queues',
-  'queen_internal.stats_series', 'queen_internal.statistics_outgrown', 'queen_internal.stats_time_range', 'queen_internal.stats_work_lock_key',
-  'queen_internal.stats_workers', 'queen_internal.storage_quota_names', 'queen_internal.store_ack_state',
-  'queen_internal.store_messages', 'queen_internal.subscription_start_at', 'queen_internal.tenant_arg',
-  'queen_internal.tenant_quota_limit', 'queen_internal.tenant_usage_stripes', 'queen_internal.trace_give_back',
-  'queen_internal.trace_max_data_bytes', 'queen_internal.trace_max_names', 'queen_internal.transaction_ack',
-  'queen_internal.uuid_or_null', 'queen_internal.uuid_v7', 'queen_internal.uuid_v7_ordinal'
-]) AS f;
+-- The helpers, whatever their number: their owner only (they run inside a SECURITY DEFINER procedure of schema
+-- queen). Each is a file of sql/queen_internal; tests/schema proves the files are the functions.
+INSERT INTO expected
+SELECT 'queen_internal.' || p.proname, '---'
+  FROM pg_proc p WHERE p.pronamespace = 'queen_internal'::regnamespace;
 
 CREATE TEMP VIEW actual AS
 SELECT n.nspname || '.' || p.proname AS fn, p.oid, p.proowner, p.prosecdef, p.proconfig, p.provolatile,

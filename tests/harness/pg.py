@@ -198,10 +198,26 @@ def _as_postgres(cmd):
     return ["runuser", "-u", "postgres", "--"] + cmd if os.geteuid() == 0 else cmd
 
 
+_program_checked = []
+
+
+def _check_program_scripts():
+    """Every deploy runs the program change as migrations/ holds it: refuse scripts that are not what sql/queen
+    and sql/queen_internal make (an edited file without `make sql`), once per process."""
+    if _program_checked:
+        return
+    proc = subprocess.run([os.path.join(env.REPO_ROOT, "scripts", "sql_program.py"), "check"],
+                          capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise PgError(proc.stderr.strip())
+    _program_checked.append(True)
+
+
 def _migrations_fingerprint():
-    """Hash of sql/migrations, so a cached template cluster is rebuilt when migrations change."""
+    """Hash of migrations (the sqitch project), so a cached template cluster is rebuilt when migrations change."""
+    _check_program_scripts()
     digest = hashlib.sha256()
-    root = os.path.join(env.REPO_ROOT, "sql", "migrations")
+    root = os.path.join(env.REPO_ROOT, "migrations")
     for folder, dirs, files in sorted(os.walk(root)):
         dirs.sort()
         for name in sorted(files):

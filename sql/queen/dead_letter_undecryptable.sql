@@ -1,0 +1,63 @@
+CREATE OR REPLACE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text)
+ RETURNS integer
+ LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
+DECLARE
+  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_count int := 0;
+  r record;
+  c queen.consumers;
+  v_first_good bigint;
+  v_last_good bigint;
+  v_bad_seqs bigint[];
+BEGIN
+  IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
+    RAISE EXCEPTION 'dead_letter_undecryptable: an items array is required' USING ERRCODE = '22023';
+  END IF;
+  FOR r IN
+    SELECT m.partition_id, array_agg(m.seq ORDER BY m.seq) AS seqs,
+           array_agg(coalesce(x.e ->> 'error', 'undecryptable payload') ORDER BY m.seq) AS errors,
+           (array_agg(queen_internal.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
+      FROM jsonb_array_elements(p_items) AS x(e)
+      CROSS JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m  -- one probe on both key columns
+                           WHERE m.partition_id = queen_internal.uuid_or_null(x.e ->> 'partitionId')
+                             AND m.transaction_id = x.e ->> 'transactionId' LIMIT 1) m
+      JOIN queen.partitions p ON p.id = m.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
+     GROUP BY m.partition_id
+     ORDER BY m.partition_id
+  LOOP
+    SELECT * INTO c FROM queen.consumers cc
+     WHERE cc.partition_id = r.partition_id AND cc.consumer_group = v_group FOR UPDATE;
+    FOR i IN 1 .. cardinality(r.seqs) LOOP
+      PERFORM queen_internal.dead_letter(r.partition_id, r.seqs[i], v_group, r.errors[i], coalesce(c.retry_count, 0));
+      v_count := v_count + 1;
+    END LOOP;
+    CONTINUE WHEN c.lease_id IS NULL OR c.lease_id IS DISTINCT FROM r.lease_id OR c.lease_expires_at <= now();
+    v_bad_seqs := r.seqs;
+    SELECT min(m.seq), max(m.seq) INTO v_first_good, v_last_good
+      FROM queen.messages m
+     WHERE m.partition_id = r.partition_id AND m.seq > c.cursor_seq AND m.seq <= c.lease_max_seq
+       AND m.seq <> ALL (v_bad_seqs);
+    IF v_first_good IS NULL THEN
+      -- nothing good in the batch: consumed, lease released
+      UPDATE queen.consumers t
+         SET cursor_seq = c.lease_max_seq, lease_id = NULL, lease_expires_at = NULL, retry_count = 0,
+             total_consumed = t.total_consumed + (c.lease_max_seq - c.cursor_seq), last_consumed_at = now()
+       WHERE t.partition_id = c.partition_id AND t.consumer_group = c.consumer_group;
+    ELSE
+      UPDATE queen.consumers t
+         SET cursor_seq = greatest(c.cursor_seq,
+                                   coalesce((SELECT max(s) FROM unnest(v_bad_seqs) s WHERE s < v_first_good), 0)),
+             lease_max_seq = v_last_good,
+             lease_count = greatest(c.lease_count - (SELECT count(*) FROM unnest(v_bad_seqs) s
+                                                      WHERE s < v_first_good OR s > v_last_good)::int, 0)
+       WHERE t.partition_id = c.partition_id AND t.consumer_group = c.consumer_group;
+    END IF;
+  END LOOP;
+  RETURN v_count;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text) IS 'A pop of tenant p_tenant ('''' = default; another tenant''s partitions are skipped) met messages it cannot decrypt (tampered, unknown key, malformed envelope): each [{partitionId, transactionId, leaseId?, error}] is dead-lettered for group p_group (null = queue mode) with its error, and taken out of the still-held lease so the partition does not stall. Returns the number dead-lettered.';
+GRANT EXECUTE ON FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text) TO queen_admin, queen_broker;

@@ -1,0 +1,88 @@
+CREATE OR REPLACE FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
+DECLARE
+  v_now timestamptz := coalesce(p_now, now());
+  v_tenant text := queen_internal.tenant_arg(p_tenant);
+  v_transaction_id uuid := queen_internal.uuid_v7();
+  v_ops jsonb;
+  v_required jsonb;
+  v_op jsonb;
+  v_type text;
+  v_lease_text text;
+  v_ack record;
+  v_item record;
+  v_results jsonb := '[]'::jsonb;   -- plpgsql variables survive the rollback below
+  v_index int := 0;
+BEGIN
+  IF jsonb_typeof(p_ops) = 'object' THEN
+    v_ops := p_ops -> 'operations';
+    v_required := p_ops -> 'requiredLeases';
+  ELSE
+    v_ops := p_ops;
+  END IF;
+  IF v_ops IS NULL OR jsonb_typeof(v_ops) <> 'array' THEN
+    RAISE EXCEPTION 'operations array required' USING ERRCODE = '22023';
+  END IF;
+  IF jsonb_array_length(v_ops) = 0 THEN
+    RAISE EXCEPTION 'operations array cannot be empty' USING ERRCODE = '22023';
+  END IF;
+  IF v_required IS NOT NULL AND jsonb_typeof(v_required) NOT IN ('array', 'null') THEN
+    RAISE EXCEPTION 'requiredLeases must be an array' USING ERRCODE = '22023';
+  END IF;
+
+  -- All or nothing: a business failure raises QT001 inside this block, which rolls
+  -- back every operation of the block; the caller gets success=false and the reason.
+  BEGIN
+    FOR v_lease_text IN SELECT jsonb_array_elements_text(coalesce(nullif(v_required, 'null'::jsonb), '[]'::jsonb)) LOOP
+      IF NOT EXISTS (SELECT 1 FROM queen.consumers c
+                       JOIN queen.partitions p ON p.id = c.partition_id
+                       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
+                      WHERE c.lease_id = queen_internal.uuid_or_null(v_lease_text) AND c.lease_expires_at > v_now) THEN
+        RAISE EXCEPTION 'Required lease % is not held', v_lease_text USING ERRCODE = 'QT001';
+      END IF;
+    END LOOP;
+
+    FOR v_op IN SELECT e FROM jsonb_array_elements(v_ops) e LOOP
+      v_type := CASE WHEN jsonb_typeof(v_op) = 'object' THEN v_op ->> 'type' END;
+      IF v_type = 'ack' THEN
+        v_ack := queen_internal.transaction_ack(v_op, v_now, v_tenant);
+        IF NOT v_ack.success THEN
+          RAISE EXCEPTION 'ACK operation failed: %', v_ack.error USING ERRCODE = 'QT001';
+        END IF;
+        v_results := v_results || jsonb_build_array(jsonb_build_object(
+          'index', v_index, 'type', 'ack', 'success', true, 'transactionId', v_op ->> 'transactionId',
+          'error', NULL, 'dlq', v_ack.dlq));
+        v_index := v_index + 1;
+      ELSIF v_type = 'push' THEN
+        IF jsonb_typeof(v_op -> 'items') IS DISTINCT FROM 'array' THEN
+          RAISE EXCEPTION 'PUSH operation failed: items array is required' USING ERRCODE = 'QT001';
+        END IF;
+        FOR v_item IN SELECT * FROM queen.push_messages(v_op -> 'items', p_producer_sub, v_tenant) ORDER BY idx LOOP
+          IF v_item.status = 'duplicate' THEN
+            -- transactions do not deduplicate: a taken transactionId aborts everything
+            RAISE EXCEPTION 'PUSH operation failed: duplicate transactionId % in queue % partition %',
+              v_item.transaction_id, v_item.queue_name, v_item.partition_name USING ERRCODE = 'QT001';
+          ELSIF v_item.status <> 'queued' THEN
+            RAISE EXCEPTION 'PUSH operation failed: %', v_item.error USING ERRCODE = 'QT001';
+          END IF;
+          v_results := v_results || jsonb_build_array(jsonb_build_object(
+            'index', v_index, 'type', 'push', 'success', true, 'transactionId', v_item.transaction_id,
+            'messageId', v_item.message_id, 'partitionId', v_item.partition_id, 'queueName', v_item.queue_name));
+          v_index := v_index + 1;
+        END LOOP;
+      ELSE
+        RAISE EXCEPTION 'Unknown operation type: %', coalesce(v_type, 'null') USING ERRCODE = 'QT001';
+      END IF;
+    END LOOP;
+  EXCEPTION
+    WHEN SQLSTATE 'QT001' OR invalid_parameter_value THEN
+      RETURN jsonb_build_object('transactionId', v_transaction_id, 'success', false, 'error', SQLERRM,
+                                'results', v_results);
+  END;
+  RETURN jsonb_build_object('transactionId', v_transaction_id, 'success', true, 'results', v_results);
+END;
+$function$;
+
+COMMENT ON FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text, p_now timestamp with time zone) IS 'POST /transaction: runs ack and push operations of tenant p_tenant ('''' = default; pushes stamped with producer p_producer_sub) in order, all or nothing. p_ops is the request body {operations, requiredLeases?} (or the bare operations array). Returns {transactionId, success, results[, error]}; success=false (everything rolled back) when a required lease is not held, an ack fails (Message not found, Invalid or expired lease, Invalid status), a pushed transactionId already exists, an item fails (maxSize) or an operation type is unknown. Leases are judged at p_now (null = now()). 22023 when operations is missing or empty.';
+GRANT EXECUTE ON FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text, p_tenant text, p_now timestamp with time zone) TO queen_admin, queen_broker;

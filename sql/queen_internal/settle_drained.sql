@@ -1,0 +1,31 @@
+CREATE OR REPLACE FUNCTION queen_internal.settle_drained(p_group text, p_partition_ids uuid[])
+ RETURNS integer
+ LANGUAGE plpgsql AS $function$
+DECLARE
+  v_locked uuid[];
+  v_settled int;
+BEGIN
+  IF coalesce(cardinality(p_partition_ids), 0) = 0 THEN
+    RETURN 0;
+  END IF;
+  SELECT array_agg(x.partition_id) INTO v_locked
+    FROM (SELECT c.partition_id
+            FROM queen.consumers c
+            JOIN queen.partitions p ON p.id = c.partition_id
+           WHERE c.partition_id = ANY (p_partition_ids) AND c.consumer_group = p_group AND c.pending
+           ORDER BY c.partition_id
+             FOR UPDATE OF c SKIP LOCKED
+             FOR SHARE OF p SKIP LOCKED) x;
+  IF v_locked IS NULL THEN
+    RETURN 0;
+  END IF;
+  UPDATE queen.consumers c
+     SET pending = false
+   WHERE c.partition_id = ANY (v_locked) AND c.consumer_group = p_group
+     AND NOT EXISTS (SELECT 1 FROM queen.messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq);
+  GET DIAGNOSTICS v_settled = ROW_COUNT;
+  RETURN v_settled;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.settle_drained(p_group text, p_partition_ids uuid[]) IS 'Clears consumers.pending of group p_group on the given partitions where no message follows the cursor; skips (leaves pending) rows or partitions locked by others, so it never waits. Returns how many it cleared.';
