@@ -130,7 +130,7 @@ BEGIN
     WITH requests AS (
       SELECT (r.ord - 1)::int AS request_idx, r.e -> 'acks' AS acks,
              coalesce(nullif(r.e ->> 'group', ''), queen_internal.ack_lease_group(r.e -> 'acks', v_tenant),
-                      '__QUEUE_MODE__') AS consumer_group
+                      queen_internal.queue_mode_group()) AS consumer_group
         FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS r(e, ord)
     )
     SELECT q.consumer_group,
@@ -160,7 +160,7 @@ CREATE OR REPLACE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tena
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 #variable_conflict use_column
 DECLARE
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_tenant text := queen_internal.tenant_arg(p_tenant);
 BEGIN
   PERFORM queen_internal.check_ack_items(p_acks);
@@ -713,7 +713,7 @@ BEGIN
   IF v_seq IS NULL THEN
     RETURN false;
   END IF;
-  PERFORM queen_internal.dead_letter(p_partition_id, v_seq, coalesce(p_group, '__QUEUE_MODE__'),
+  PERFORM queen_internal.dead_letter(p_partition_id, v_seq, coalesce(p_group, queen_internal.queue_mode_group()),
                             coalesce(p_error, 'Moved to the DLQ by an operator'), 0);
   RETURN true;
 END;
@@ -728,7 +728,7 @@ CREATE OR REPLACE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_grou
  RETURNS integer
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
 DECLARE
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_count int := 0;
   r record;
@@ -944,7 +944,7 @@ BEGIN
      WHERE p.last_seq > 0 AND p.created_at < r.cutoff
   )
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
-  SELECT a.id, '__QUEUE_MODE__', a.queue_id, 0
+  SELECT a.id, queen_internal.queue_mode_group(), a.queue_id, 0
     FROM aged a
    WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = a.id)
      AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = a.id ORDER BY m.seq LIMIT 1) < a.cutoff
@@ -1646,7 +1646,7 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_tenant text := queen_internal.tenant_arg(p_tenant);
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_queue text := nullif(p_queue, '');
   v_partition text := nullif(p_partition, '');   -- the specific route (a queue, not a filter)
   v_namespace text := nullif(p_namespace, '');   -- the filter (when no queue is named)
@@ -1698,7 +1698,7 @@ BEGIN
   v_max_partitions := CASE WHEN v_partition IS NULL THEN p_partitions ELSE 1 END;
 
   -- 1. A named group's first pop stores its start point.
-  IF v_group <> '__QUEUE_MODE__' THEN
+  IF v_group <> queen_internal.queue_mode_group() THEN
     PERFORM queen_internal.pop_record_start_point(v_tenant, v_group, v_queue_ids, v_partition, v_specific, v_namespace,
                                          v_task, p_subscription_mode, p_subscription_from, v_now);
   END IF;
@@ -2017,7 +2017,7 @@ BEGIN
   END IF;
   INSERT INTO queen.message_traces (partition_id, transaction_id, tenant, consumer_group, event_type, data,
                                     trace_names, worker_id)
-  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, '__QUEUE_MODE__'),
+  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
          coalesce(p_event_type, 'info'), p_data, ARRAY(SELECT DISTINCT n FROM unnest(v_names) n ORDER BY n), p_worker_id
     FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id
@@ -2710,7 +2710,7 @@ BEGIN
           'createdAt', queen_internal.iso_millis(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset))
       FROM page x
-      LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = '__QUEUE_MODE__'
+      LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = queen_internal.queue_mode_group()
   );
 END;
 $function$;
@@ -2773,7 +2773,7 @@ DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_query_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'query_id');
   v_partition_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'partition_id');
-  v_group text := coalesce(nullif(p_cycle ->> 'consumer_group', ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_cycle ->> 'consumer_group');
   v_release bool := coalesce(NOT (jsonb_typeof(p_cycle -> 'release_lease') = 'boolean'
                                   AND NOT (p_cycle ->> 'release_lease')::bool), true);
   v_ops jsonb := coalesce(nullif(p_cycle -> 'state_ops', 'null'::jsonb), '[]'::jsonb);
@@ -3866,7 +3866,7 @@ CREATE OR REPLACE FUNCTION queen_internal.create_cursors(p_partition_ids uuid[],
  LANGUAGE sql AS $function$
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, p_group, p.queue_id,
-         CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
+         CASE WHEN p_group = queen_internal.queue_mode_group() THEN 0
               ELSE queen_internal.start_cursor(p.id, p.last_seq, p.last_message_at,
                                       queen_internal.subscription_start_at(p_group, p.queue_id, p.name, p_filter_namespace,
                                                                   p_filter_task, p_tenant)) END
@@ -4061,7 +4061,7 @@ CREATE OR REPLACE FUNCTION queen_internal.ensure_consumer(p_partition_id uuid, p
 BEGIN
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, p_group, p.queue_id,
-         CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
+         CASE WHEN p_group = queen_internal.queue_mode_group() THEN 0
               ELSE queen_internal.start_cursor(p.id, p.last_seq, p.last_message_at,
                                       queen_internal.subscription_start_at(p_group, p.queue_id, p.name)) END
     FROM queen.partitions p
@@ -4152,6 +4152,14 @@ $function$;
 
 COMMENT ON FUNCTION queen_internal.fire_locked_timers(p_ids bigint[], p_producer_sub text, p_tenant text) IS 'Internal to fire_timers: stores the messages of the given (already locked) timers, all of tenant p_tenant, through store_messages with producer p_producer_sub and the message ids given at schedule time, deletes the timers that completed (queued or duplicate) and records the error on the others. Returns how many completed.';
 REVOKE ALL ON FUNCTION queen_internal.fire_locked_timers FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/group_or_queue_mode.sql
+CREATE OR REPLACE FUNCTION queen_internal.group_or_queue_mode(p_group text)
+ RETURNS text
+ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $function$ SELECT coalesce(nullif(p_group, ''), queen_internal.queue_mode_group()) $function$;
+
+COMMENT ON FUNCTION queen_internal.group_or_queue_mode(p_group text) IS 'The consumer group a request names, or queue mode''s when it names none (null or empty).';
+REVOKE ALL ON FUNCTION queen_internal.group_or_queue_mode FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/insert_new_timers.sql
 CREATE OR REPLACE FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text)
@@ -4461,7 +4469,7 @@ CREATE OR REPLACE FUNCTION queen_internal.message_delivery(p_partition_id uuid, 
            CASE WHEN queen_internal.message_group_state(c, p_seq, p_now) = 'processing' THEN c.lease_expires_at END AS lease_at
       FROM queen.consumers c WHERE c.partition_id = p_partition_id
   ), d AS (
-    SELECT count(*)::int AS n, bool_or(x.consumer_group = '__QUEUE_MODE__') AS queue_mode
+    SELECT count(*)::int AS n, bool_or(x.consumer_group = queen_internal.queue_mode_group()) AS queue_mode
       FROM queen.dlq x WHERE x.message_id = p_message_id
   )
   SELECT CASE WHEN d.n > 0 THEN 'dead_letter'
@@ -4469,9 +4477,9 @@ CREATE OR REPLACE FUNCTION queen_internal.message_delivery(p_partition_id uuid, 
               WHEN bool_or(g.state = 'processing') THEN 'processing'
               ELSE 'pending' END,
          CASE WHEN coalesce(d.queue_mode, false) THEN 'dead_letter'
-              ELSE max(g.state) FILTER (WHERE g.consumer_group = '__QUEUE_MODE__') END,
-         (count(*) FILTER (WHERE g.consumer_group <> '__QUEUE_MODE__' AND g.state = 'completed'))::int,
-         (count(*) FILTER (WHERE g.consumer_group <> '__QUEUE_MODE__'))::int,
+              ELSE max(g.state) FILTER (WHERE g.consumer_group = queen_internal.queue_mode_group()) END,
+         (count(*) FILTER (WHERE g.consumer_group <> queen_internal.queue_mode_group() AND g.state = 'completed'))::int,
+         (count(*) FILTER (WHERE g.consumer_group <> queen_internal.queue_mode_group()))::int,
          max(g.lease_at),
          d.n
     FROM d LEFT JOIN g ON true
@@ -4659,10 +4667,10 @@ REVOKE ALL ON FUNCTION queen_internal.partition_seq_at FROM PUBLIC, queen_broker
 CREATE OR REPLACE FUNCTION queen_internal.partitions_mode(p_partition_ids uuid[])
  RETURNS jsonb
  LANGUAGE sql STABLE AS $function$
-  SELECT jsonb_build_object('hasQueueMode', coalesce(bool_or(x.g = '__QUEUE_MODE__'), false),
-                            'busGroupsCount', count(*) FILTER (WHERE x.g <> '__QUEUE_MODE__'),
-                            'type', CASE WHEN bool_or(x.g = '__QUEUE_MODE__') AND bool_or(x.g <> '__QUEUE_MODE__') THEN 'hybrid'
-                                         WHEN bool_or(x.g = '__QUEUE_MODE__') THEN 'queue'
+  SELECT jsonb_build_object('hasQueueMode', coalesce(bool_or(x.g = queen_internal.queue_mode_group()), false),
+                            'busGroupsCount', count(*) FILTER (WHERE x.g <> queen_internal.queue_mode_group()),
+                            'type', CASE WHEN bool_or(x.g = queen_internal.queue_mode_group()) AND bool_or(x.g <> queen_internal.queue_mode_group()) THEN 'hybrid'
+                                         WHEN bool_or(x.g = queen_internal.queue_mode_group()) THEN 'queue'
                                          WHEN count(*) > 0 THEN 'bus' ELSE 'none' END)
     FROM (SELECT DISTINCT c.consumer_group::text AS g FROM queen.consumers c WHERE c.partition_id = ANY (p_partition_ids)) x
 $function$;
@@ -4870,6 +4878,16 @@ BEGIN
 END;
 $function$;
 REVOKE ALL ON FUNCTION queen_internal.queue_give_back FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/queue_mode_group.sql
+-- The consumer group of queue mode: a pop, ack or lease without a group reads and moves this cursor. Clients may
+-- also name it (consumerGroup=__QUEUE_MODE__), which means queue mode as no group does.
+CREATE OR REPLACE FUNCTION queen_internal.queue_mode_group()
+ RETURNS text
+ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $function$ SELECT '__QUEUE_MODE__'::text $function$;
+
+COMMENT ON FUNCTION queen_internal.queue_mode_group() IS 'The consumer group name of queue mode, __QUEUE_MODE__ (an SQL function the planner folds to its constant).';
+REVOKE ALL ON FUNCTION queen_internal.queue_mode_group FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/queue_namespace_of.sql
 CREATE OR REPLACE FUNCTION queen_internal.queue_namespace_of(p_queue text)
@@ -5667,7 +5685,7 @@ CREATE OR REPLACE FUNCTION queen_internal.transaction_ack(p_op jsonb, p_now time
  RETURNS record
  LANGUAGE plpgsql AS $function$
 DECLARE
-  v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_op ->> 'consumerGroup');
   v_status text := lower(coalesce(nullif(p_op ->> 'status', ''), 'completed'));
   v_lease_text text := nullif(p_op ->> 'leaseId', '');
   v_partition_id uuid := queen_internal.uuid_or_null(p_op ->> 'partitionId');

@@ -7,6 +7,8 @@ BEGIN;
 SET LOCAL ROLE queen_owner;  -- the owner of every object; PUBLIC gets no EXECUTE (internal_schema)
 SET LOCAL check_function_bodies = off;  -- any order: a body is checked when it runs (and by pgTAP)
 
+DROP FUNCTION IF EXISTS queen_internal.group_or_queue_mode;
+DROP FUNCTION IF EXISTS queen_internal.queue_mode_group;
 -- sql/queen/name_text.sql
 SELECT to_regtype('queen.name_text') IS NULL AS create_queen_name_text \gset
 \if :create_queen_name_text

@@ -22,7 +22,7 @@ BEGIN
     WITH requests AS (
       SELECT (r.ord - 1)::int AS request_idx, r.e -> 'acks' AS acks,
              coalesce(nullif(r.e ->> 'group', ''), queen_internal.ack_lease_group(r.e -> 'acks', v_tenant),
-                      '__QUEUE_MODE__') AS consumer_group
+                      queen_internal.queue_mode_group()) AS consumer_group
         FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS r(e, ord)
     )
     SELECT q.consumer_group,

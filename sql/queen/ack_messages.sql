@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION queen.ack_messages(p_acks jsonb, p_group text, p_tena
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 #variable_conflict use_column
 DECLARE
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_tenant text := queen_internal.tenant_arg(p_tenant);
 BEGIN
   PERFORM queen_internal.check_ack_items(p_acks);

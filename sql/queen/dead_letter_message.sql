@@ -15,7 +15,7 @@ BEGIN
   IF v_seq IS NULL THEN
     RETURN false;
   END IF;
-  PERFORM queen_internal.dead_letter(p_partition_id, v_seq, coalesce(p_group, '__QUEUE_MODE__'),
+  PERFORM queen_internal.dead_letter(p_partition_id, v_seq, coalesce(p_group, queen_internal.queue_mode_group()),
                             coalesce(p_error, 'Moved to the DLQ by an operator'), 0);
   RETURN true;
 END;

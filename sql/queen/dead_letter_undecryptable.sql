@@ -2,7 +2,7 @@ CREATE OR REPLACE FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_grou
  RETURNS integer
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
 DECLARE
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_count int := 0;
   r record;

@@ -22,7 +22,7 @@ BEGIN
      WHERE p.last_seq > 0 AND p.created_at < r.cutoff
   )
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
-  SELECT a.id, '__QUEUE_MODE__', a.queue_id, 0
+  SELECT a.id, queen_internal.queue_mode_group(), a.queue_id, 0
     FROM aged a
    WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = a.id)
      AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = a.id ORDER BY m.seq LIMIT 1) < a.cutoff

@@ -5,7 +5,7 @@ CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_
 DECLARE
   v_now timestamptz := coalesce(p_now, now());
   v_tenant text := queen_internal.tenant_arg(p_tenant);
-  v_group text := coalesce(nullif(p_group, ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_group);
   v_queue text := nullif(p_queue, '');
   v_partition text := nullif(p_partition, '');   -- the specific route (a queue, not a filter)
   v_namespace text := nullif(p_namespace, '');   -- the filter (when no queue is named)
@@ -57,7 +57,7 @@ BEGIN
   v_max_partitions := CASE WHEN v_partition IS NULL THEN p_partitions ELSE 1 END;
 
   -- 1. A named group's first pop stores its start point.
-  IF v_group <> '__QUEUE_MODE__' THEN
+  IF v_group <> queen_internal.queue_mode_group() THEN
     PERFORM queen_internal.pop_record_start_point(v_tenant, v_group, v_queue_ids, v_partition, v_specific, v_namespace,
                                          v_task, p_subscription_mode, p_subscription_from, v_now);
   END IF;

@@ -27,7 +27,7 @@ BEGIN
   END IF;
   INSERT INTO queen.message_traces (partition_id, transaction_id, tenant, consumer_group, event_type, data,
                                     trace_names, worker_id)
-  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, '__QUEUE_MODE__'),
+  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
          coalesce(p_event_type, 'info'), p_data, ARRAY(SELECT DISTINCT n FROM unnest(v_names) n ORDER BY n), p_worker_id
     FROM queen.messages m
     JOIN queen.partitions p ON p.id = m.partition_id

@@ -42,7 +42,7 @@ BEGIN
           'createdAt', queen_internal.iso_millis(x.created_at)) ORDER BY x.created_at DESC, x.id DESC), '[]'::jsonb),
       'pagination', jsonb_build_object('limit', v_limit, 'offset', v_offset))
       FROM page x
-      LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = '__QUEUE_MODE__'
+      LEFT JOIN queen.consumers c ON c.partition_id = x.partition_id AND c.consumer_group = queen_internal.queue_mode_group()
   );
 END;
 $function$;

@@ -6,7 +6,7 @@ DECLARE
   v_tenant text := queen_internal.tenant_arg(p_tenant);
   v_query_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'query_id');
   v_partition_id uuid := queen_internal.uuid_or_null(p_cycle ->> 'partition_id');
-  v_group text := coalesce(nullif(p_cycle ->> 'consumer_group', ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_cycle ->> 'consumer_group');
   v_release bool := coalesce(NOT (jsonb_typeof(p_cycle -> 'release_lease') = 'boolean'
                                   AND NOT (p_cycle ->> 'release_lease')::bool), true);
   v_ops jsonb := coalesce(nullif(p_cycle -> 'state_ops', 'null'::jsonb), '[]'::jsonb);

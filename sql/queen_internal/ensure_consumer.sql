@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION queen_internal.ensure_consumer(p_partition_id uuid, p
 BEGIN
   INSERT INTO queen.consumers (partition_id, consumer_group, queue_id, cursor_seq)
   SELECT p.id, p_group, p.queue_id,
-         CASE WHEN p_group = '__QUEUE_MODE__' THEN 0
+         CASE WHEN p_group = queen_internal.queue_mode_group() THEN 0
               ELSE queen_internal.start_cursor(p.id, p.last_seq, p.last_message_at,
                                       queen_internal.subscription_start_at(p_group, p.queue_id, p.name)) END
     FROM queen.partitions p

@@ -6,7 +6,7 @@ CREATE OR REPLACE FUNCTION queen_internal.message_delivery(p_partition_id uuid, 
            CASE WHEN queen_internal.message_group_state(c, p_seq, p_now) = 'processing' THEN c.lease_expires_at END AS lease_at
       FROM queen.consumers c WHERE c.partition_id = p_partition_id
   ), d AS (
-    SELECT count(*)::int AS n, bool_or(x.consumer_group = '__QUEUE_MODE__') AS queue_mode
+    SELECT count(*)::int AS n, bool_or(x.consumer_group = queen_internal.queue_mode_group()) AS queue_mode
       FROM queen.dlq x WHERE x.message_id = p_message_id
   )
   SELECT CASE WHEN d.n > 0 THEN 'dead_letter'
@@ -14,9 +14,9 @@ CREATE OR REPLACE FUNCTION queen_internal.message_delivery(p_partition_id uuid, 
               WHEN bool_or(g.state = 'processing') THEN 'processing'
               ELSE 'pending' END,
          CASE WHEN coalesce(d.queue_mode, false) THEN 'dead_letter'
-              ELSE max(g.state) FILTER (WHERE g.consumer_group = '__QUEUE_MODE__') END,
-         (count(*) FILTER (WHERE g.consumer_group <> '__QUEUE_MODE__' AND g.state = 'completed'))::int,
-         (count(*) FILTER (WHERE g.consumer_group <> '__QUEUE_MODE__'))::int,
+              ELSE max(g.state) FILTER (WHERE g.consumer_group = queen_internal.queue_mode_group()) END,
+         (count(*) FILTER (WHERE g.consumer_group <> queen_internal.queue_mode_group() AND g.state = 'completed'))::int,
+         (count(*) FILTER (WHERE g.consumer_group <> queen_internal.queue_mode_group()))::int,
          max(g.lease_at),
          d.n
     FROM d LEFT JOIN g ON true

@@ -2,7 +2,7 @@ CREATE OR REPLACE FUNCTION queen_internal.transaction_ack(p_op jsonb, p_now time
  RETURNS record
  LANGUAGE plpgsql AS $function$
 DECLARE
-  v_group text := coalesce(nullif(p_op ->> 'consumerGroup', ''), '__QUEUE_MODE__');
+  v_group text := queen_internal.group_or_queue_mode(p_op ->> 'consumerGroup');
   v_status text := lower(coalesce(nullif(p_op ->> 'status', ''), 'completed'));
   v_lease_text text := nullif(p_op ->> 'leaseId', '');
   v_partition_id uuid := queen_internal.uuid_or_null(p_op ->> 'partitionId');
