@@ -7,6 +7,7 @@ BEGIN;
 SET LOCAL ROLE queen_owner;  -- the owner of every object; PUBLIC gets no EXECUTE (internal_schema)
 SET LOCAL check_function_bodies = off;  -- any order: a body is checked when it runs (and by pgTAP)
 
+DROP FUNCTION IF EXISTS queen.analytics_dead_letter_errors;
 DROP FUNCTION IF EXISTS queen_internal.group_or_queue_mode;
 DROP FUNCTION IF EXISTS queen_internal.queue_mode_group;
 -- sql/queen/name_text.sql

@@ -6,6 +6,7 @@ BEGIN;
 
 SELECT 'queen.ack_many'::regproc;
 SELECT 'queen.ack_messages'::regproc;
+SELECT 'queen.analytics_dead_letter_errors'::regproc;
 SELECT 'queen.analytics_parked_replicas'::regproc;
 SELECT 'queen.analytics_postgres_stats'::regproc;
 SELECT 'queen.analytics_queue_lag'::regproc;

@@ -8,7 +8,7 @@ SELECT plan(27);
 
 CREATE TEMP TABLE expected (fn text PRIMARY KEY, flags text NOT NULL CHECK (flags ~ '^[B-][R-][A-]$'));
 INSERT INTO expected VALUES
-  ('queen.ack_many', 'B-A'), ('queen.ack_messages', 'B-A'), ('queen.analytics_parked_replicas', 'BRA'),
+  ('queen.ack_many', 'B-A'), ('queen.ack_messages', 'B-A'), ('queen.analytics_dead_letter_errors', 'BRA'), ('queen.analytics_parked_replicas', 'BRA'),
   ('queen.analytics_postgres_stats', 'BRA'), ('queen.analytics_queue_lag', 'BRA'), ('queen.analytics_queue_ops', 'BRA'),
   ('queen.analytics_retention', 'BRA'), ('queen.analytics_system_metrics', 'BRA'), ('queen.analytics_worker_metrics', 'BRA'),
   ('queen.analyze_grown_tables', 'B-A'), ('queen.apply_retention', 'B-A'), ('queen.claim_due_timers', 'B-A'), ('queen.clear_queue', 'B-A'),
