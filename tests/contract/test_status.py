@@ -110,6 +110,7 @@ def test_analytics_routes_have_their_keys(client):
         "/api/v1/analytics/queue-ops": {"timeRange", "bucketMinutes", "queues"},
         "/api/v1/analytics/queue-parked-replicas": {"timeRange", "bucketMinutes", "replicas"},
         "/api/v1/analytics/retention": {"timeRange", "jobs", "queues"},
+        "/api/v1/analytics/dead-letter-errors": {"timeRange", "errors", "deadLetters", "total", "pagination"},
     }
     for path, keys in expected.items():
         resp = client.get(path, params={"from": iso(-60), "to": iso(1), "queue": queue})
