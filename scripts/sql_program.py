@@ -5,6 +5,7 @@ file each, named after it. This tool writes what sqitch needs from them.
     scripts/sql_program.py generate     write migrations/{deploy,revert,verify}/program.sql from the files
     scripts/sql_program.py check        fail when those scripts are not what `generate` writes
     scripts/sql_program.py render       print the program as one script that applies it (tests)
+    scripts/sql_program.py digest       the SHA-1 of the deploy script, as sqitch records it (make db)
 
 The change `program` (the last of migrations/sqitch.plan) deploys the whole program: a missing type is
 created, every function is created or replaced, then loses every privilege its file does not grant, and a
@@ -59,9 +60,17 @@ class Definition:
         if self.kind != "function":
             return None
         start = CREATE_FUNCTION.search(self.text).end()
-        end = re.search(r"^\s*(LANGUAGE|AS)\b", self.text[start:], re.M)
+        end = re.search(r"\b(LANGUAGE|AS\s+\$)", self.text[start:], re.I)
         header = self.text[start:start + end.start()] if end else self.text[start:]
         return " ".join(header.split())
+
+    def body_end(self):
+        """Where the CREATE statement's dollar-quoted body ends (what follows is COMMENT and GRANT lines)."""
+        opening = re.search(r"\bAS\s+(\$[A-Za-z_]*\$)", self.text)
+        if opening is None:
+            return 0
+        closing = self.text.find(opening.group(1), opening.end())
+        return opening.end() if closing < 0 else closing + len(opening.group(1))
 
 
 def program_files(read, listing):
@@ -153,7 +162,7 @@ def render(program, previous=None):
         if before is not None and before.signature() != d.signature():
             out.append(f"DROP FUNCTION IF EXISTS {d.qualified};  -- its arguments or result changed")
         text = d.text.rstrip("\n")
-        grants = GRANT.search(text)
+        grants = GRANT.search(text, d.body_end())
         head, tail = (text[:grants.start()], text[grants.start():]) if grants else (text + "\n", "")
         out += [head.rstrip("\n"), f"REVOKE ALL ON FUNCTION {d.qualified} FROM {', '.join(ROLES)};"]
         if tail:
@@ -250,7 +259,7 @@ def main(argv):
         elif command == "digest":
             print(digest(root))
         else:
-            print("usage:\n" + "\n".join(__doc__.strip().splitlines()[3:6]), file=sys.stderr)
+            print("usage:\n" + "\n".join(__doc__.strip().splitlines()[3:7]), file=sys.stderr)
             return 2
     except (ProgramError, release.ReleaseError) as exc:
         print(f"{os.path.basename(argv[0])}: {exc}", file=sys.stderr)
