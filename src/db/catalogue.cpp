@@ -44,9 +44,9 @@ std::string column_sql(const Column& c) {
 }
 
 template <typename P>
-Entry entry_of() {
+Entry entry_of(const char* name) {
   using R = typename P::result;
-  Entry e{P::function, P::statement, P::patterns, P::pg_types, R::rows, nullptr, nullptr, nullptr, 0};
+  Entry e{name, P::function, P::statement, P::patterns, P::pg_types, R::rows, nullptr, nullptr, nullptr, 0};
   if constexpr (R::rows) {
     static_assert(fields_fit(R::fields), "a column's type, reading or null does not fit its member");
     static constexpr auto columns = columns_of(R::fields);
@@ -62,7 +62,7 @@ Entry entry_of() {
 }  // namespace
 
 const std::vector<Entry>& entries() {
-#define QUEEN_CATALOGUE_ENTRY(Id, ...) entry_of<Id>(),
+#define QUEEN_CATALOGUE_ENTRY(Id, ...) entry_of<Id>(#Id),
   static const std::vector<Entry> all = {QUEEN_CATALOGUE(QUEEN_CATALOGUE_ENTRY)
                                              QUEEN_CATALOGUE_VIEWS(QUEEN_CATALOGUE_ENTRY)};
 #undef QUEEN_CATALOGUE_ENTRY
@@ -216,6 +216,47 @@ const std::vector<const char*>& sql_admin_procedures() {
       "tenant_usage_of",
   };
   return procedures;
+}
+
+namespace {
+
+// "text, jsonb" (none: empty).
+std::string argument_list(const Entry& e) {
+  std::string out;
+  for (int i = 0; e.pg_types[i] != nullptr; ++i) out += std::string(i > 0 ? ", " : "") + e.pg_types[i];
+  return out;
+}
+
+// A scalar's type, or the columns a table result is read from.
+std::string result_text(const Entry& e) {
+  if (!e.rows) return e.returns;
+  std::string out = "table(";
+  for (std::size_t i = 0; i < e.column_count; ++i) {
+    out += std::string(i > 0 ? ", " : "") + e.columns[i].source + " " + e.columns[i].pg_type;
+  }
+  return out + ")";
+}
+
+std::string route_text(const char* function) {
+  for (const View& v : views()) {
+    if (std::string(v.function) != function) continue;
+    return std::string("`GET ") + v.path + "` (" + (v.access == ViewAccess::Operator ? "operator" : "read-only") +
+           ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string procedures_markdown() {
+  std::string out =
+      "| procedure | C++ (`call<...>`) | arguments | result | route (access) |\n"
+      "|---|---|---|---|---|\n";
+  for (const Entry& e : entries()) {
+    out += std::string("| `queen.") + e.function + "` | `" + e.name + "` | " + argument_list(e) + " | " +
+           result_text(e) + " | " + route_text(e.function) + " |\n";
+  }
+  return out;
 }
 
 std::string to_json() {

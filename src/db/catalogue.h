@@ -3,7 +3,9 @@
 // declared once, in QUEEN_CATALOGUE below, with its SQL name, its typed
 // arguments and the shape of its result. From that one line come the
 // prepared statement (its name and SQL text), the typed call (arity and
-// argument types checked at compile time) and the decoding of its result.
+// argument types checked at compile time), the decoding of its result, the
+// db::Procedures interface with its implementations (db/procedures.h) and
+// the table of docs/procedures.md.
 // tests/integration/test_catalogue.py prepares every entry against a freshly
 // deployed schema and checks it against pg_proc (CONTRIBUTING.md).
 // The read routes that are one procedure call (the statistics views) are
@@ -22,7 +24,7 @@
 
 #include "db/consumer_groups_db.h"
 #include "db/kv_db.h"
-#include "db/procedures.h"
+#include "db/procedure_types.h"
 #include "tenant/tenant.h"
 
 namespace pqxx {
@@ -57,33 +59,40 @@ struct optional_integer<V, true> : std::bool_constant<is_integer_v<typename is_o
 template <typename A>
 inline constexpr bool is_optional_integer_v = optional_integer<bare_t<A>>::value;
 
-#define QUEEN_CATALOGUE_ARG(Name, pattern_text, pg_text, accepts_expr) \
-  struct Name {                                                        \
-    static constexpr const char* pattern = pattern_text;               \
-    static constexpr const char* pg_type = pg_text;                    \
-    template <typename A>                                              \
-    static constexpr bool accepts = accepts_expr;                      \
+// `param` is the C++ type the generated Procedures::call takes for it (an
+// empty optional is a SQL null).
+using OptionalText = std::optional<std::string>;
+using OptionalInt8 = std::optional<std::int64_t>;
+
+#define QUEEN_CATALOGUE_ARG(Name, pattern_text, pg_text, Param, accepts_expr) \
+  struct Name {                                                               \
+    static constexpr const char* pattern = pattern_text;                      \
+    static constexpr const char* pg_type = pg_text;                           \
+    using param = Param;                                                      \
+    template <typename A>                                                     \
+    static constexpr bool accepts = accepts_expr;                             \
   };
 
-QUEEN_CATALOGUE_ARG(Text, "$#::text", "text", is_text_v<A>)
-QUEEN_CATALOGUE_ARG(Jsonb, "$#::jsonb", "jsonb", is_text_v<A>)
-QUEEN_CATALOGUE_ARG(Uuid, "$#::uuid", "uuid", is_text_v<A>)
-QUEEN_CATALOGUE_ARG(Int, "$#::int", "integer", is_integer_v<A> || is_optional_integer_v<A>)
-QUEEN_CATALOGUE_ARG(Int8, "$#::int8", "bigint", is_integer_v<A> || is_optional_integer_v<A>)
-QUEEN_CATALOGUE_ARG(Bool, "$#::bool", "boolean", (std::is_same_v<bare_t<A>, bool>))
+QUEEN_CATALOGUE_ARG(Text, "$#::text", "text", OptionalText, is_text_v<A>)
+QUEEN_CATALOGUE_ARG(Jsonb, "$#::jsonb", "jsonb", OptionalText, is_text_v<A>)
+QUEEN_CATALOGUE_ARG(Uuid, "$#::uuid", "uuid", OptionalText, is_text_v<A>)
+QUEEN_CATALOGUE_ARG(Int, "$#::int", "integer", std::optional<int>, is_integer_v<A> || is_optional_integer_v<A>)
+QUEEN_CATALOGUE_ARG(Int8, "$#::int8", "bigint", OptionalInt8, is_integer_v<A> || is_optional_integer_v<A>)
+QUEEN_CATALOGUE_ARG(Bool, "$#::bool", "boolean", bool, (std::is_same_v<bare_t<A>, bool>))
 // An ISO-8601 timestamp as text, parsed by PostgreSQL.
-QUEEN_CATALOGUE_ARG(Timestamptz, "$#::timestamptz", "timestamp with time zone", is_text_v<A>)
+QUEEN_CATALOGUE_ARG(Timestamptz, "$#::timestamptz", "timestamp with time zone", OptionalText, is_text_v<A>)
 // Epoch milliseconds (exact, no text timestamp parsing); null stays null.
 QUEEN_CATALOGUE_ARG(EpochMs, "'epoch'::timestamptz + $#::int8 * interval '1 millisecond'", "timestamp with time zone",
-                    is_integer_v<A> || is_optional_integer_v<A>)
-QUEEN_CATALOGUE_ARG(IntervalMs, "$#::int8 * interval '1 millisecond'", "interval", is_integer_v<A>)
+                    OptionalInt8, is_integer_v<A> || is_optional_integer_v<A>)
+QUEEN_CATALOGUE_ARG(IntervalMs, "$#::int8 * interval '1 millisecond'", "interval", std::int64_t, is_integer_v<A>)
 // A bigint[] literal ("{1,2,3}", to_bigint_array_literal).
-QUEEN_CATALOGUE_ARG(Int8Array, "$#::bigint[]", "bigint[]", is_text_v<A>)
+QUEEN_CATALOGUE_ARG(Int8Array, "$#::bigint[]", "bigint[]", OptionalText, is_text_v<A>)
 // A JSON array of strings, passed as text[].
-QUEEN_CATALOGUE_ARG(TextArrayOfJson, "ARRAY(SELECT jsonb_array_elements_text($#::jsonb))", "text[]", is_text_v<A>)
+QUEEN_CATALOGUE_ARG(TextArrayOfJson, "ARRAY(SELECT jsonb_array_elements_text($#::jsonb))", "text[]", OptionalText,
+                    is_text_v<A>)
 // A procedure's p_tenant: only a Tenant, never a string (its name is passed,
 // '' for the default tenant).
-QUEEN_CATALOGUE_ARG(TenantName, "$#::text", "text", (std::is_same_v<bare_t<A>, Tenant>))
+QUEEN_CATALOGUE_ARG(TenantName, "$#::text", "text", Tenant, (std::is_same_v<bare_t<A>, Tenant>))
 
 #undef QUEEN_CATALOGUE_ARG
 
@@ -91,12 +100,14 @@ QUEEN_CATALOGUE_ARG(TenantName, "$#::text", "text", (std::is_same_v<bare_t<A>, T
 // A scalar result is one column named "result" ('@' stands for the call):
 // value_type is what the caller reads from it (first<P>, each<P>).
 
+// `answer` is what Procedures::call returns (empty: no row, or null).
 #define QUEEN_CATALOGUE_SCALAR(Name, select_text, pg_text, Value) \
   struct Name {                                                   \
     static constexpr bool rows = false;                           \
     static constexpr const char* select = select_text;            \
     static constexpr const char* returns = pg_text;               \
     using value_type = Value;                                     \
+    using answer = std::optional<Value>;                          \
   };
 
 // jsonb travels as text.
@@ -114,25 +125,41 @@ QUEEN_CATALOGUE_SCALAR(EpochUsValue, "SELECT (extract(epoch FROM @) * 1000000)::
 // clock (broker clock skew cannot shift it).
 QUEEN_CATALOGUE_SCALAR(MsUntilValue, "SELECT floor(extract(epoch FROM (@ - clock_timestamp())) * 1000)::int8 AS result",
                        "timestamp with time zone", std::int64_t)
-QUEEN_CATALOGUE_SCALAR(Void, "SELECT @ AS result", "void", bool)
-// A jsonb object whose payload is kept apart (the broker decrypts it, the
-// HTTP layer splices it in as text): fields_json, payload, is_encrypted.
-QUEEN_CATALOGUE_SCALAR(ObjectAndPayload,
-                       "SELECT (r - 'payload')::text AS fields_json, (r -> 'payload')::text AS payload, "
-                       "(r ->> 'isEncrypted')::bool AS is_encrypted FROM @ r WHERE r IS NOT NULL",
-                       "jsonb", std::string)
-// queen.traces_by_name: one row per trace (none: one row with a null trace),
-// the envelope on every row, the message payload apart from the trace.
-QUEEN_CATALOGUE_SCALAR(TracesAndPayloads,
-                       "SELECT (r - 'traces')::text AS envelope_json, "
-                       "(e.t - 'message_payload' - 'message_encrypted')::text AS fields_json, "
-                       "(e.t -> 'message_payload')::text AS payload, "
-                       "(e.t ->> 'message_encrypted')::bool AS is_encrypted "
-                       "FROM @ r LEFT JOIN LATERAL jsonb_array_elements(r -> 'traces') WITH ORDINALITY AS e(t, ord) "
-                       "ON true ORDER BY e.ord",
-                       "jsonb", std::string)
 
 #undef QUEEN_CATALOGUE_SCALAR
+
+// The scalar results read otherwise (db/catalogue_calls.cpp, read_answer).
+// A void procedure: the answer says the call returned its row.
+struct Void {
+  static constexpr bool rows = false;
+  static constexpr const char* select = "SELECT @ AS result";
+  static constexpr const char* returns = "void";
+  using answer = bool;
+};
+// A jsonb object whose payload is kept apart (the broker decrypts it, the
+// HTTP layer splices it in as text): fields_json, payload, is_encrypted.
+struct ObjectAndPayload {
+  static constexpr bool rows = false;
+  static constexpr const char* select =
+      "SELECT (r - 'payload')::text AS fields_json, (r -> 'payload')::text AS payload, "
+      "(r ->> 'isEncrypted')::bool AS is_encrypted FROM @ r WHERE r IS NOT NULL";
+  static constexpr const char* returns = "jsonb";
+  using answer = std::optional<ObjectWithPayload>;
+};
+// queen.traces_by_name: one row per trace (none: one row with a null trace),
+// the envelope on every row, the message payload apart from the trace.
+struct TracesAndPayloads {
+  static constexpr bool rows = false;
+  static constexpr const char* select =
+      "SELECT (r - 'traces')::text AS envelope_json, "
+      "(e.t - 'message_payload' - 'message_encrypted')::text AS fields_json, "
+      "(e.t -> 'message_payload')::text AS payload, "
+      "(e.t ->> 'message_encrypted')::bool AS is_encrypted "
+      "FROM @ r LEFT JOIN LATERAL jsonb_array_elements(r -> 'traces') WITH ORDINALITY AS e(t, ord) "
+      "ON true ORDER BY e.ord";
+  static constexpr const char* returns = "jsonb";
+  using answer = TracesByName;
+};
 
 // A column of a set-returning procedure: its name in the procedure's result
 // (`source`, of PostgreSQL type `pg_type`) and how the statement reads it.
@@ -458,7 +485,7 @@ struct KvRows {
   X(RefreshStats, "refresh_stats", Json, Int, Int)                                                               \
   X(RecordBrokerMinute, "record_broker_minute", Void, Text, Jsonb)                                               \
   X(MetricsSnapshot, "metrics_snapshot", Json, Int)                                                              \
-  /* Message administration (message_admin_db.cpp). */                                                          \
+  /* Message administration (docs/procedures.md). */                                                              \
   X(RecordTrace, "record_trace", UuidValue, Uuid, Text, Jsonb, TextArrayOfJson, Text, Text, Text, TenantName)    \
   X(MessageTracesOf, "message_traces_of", Json, Uuid, Text, TenantName)                                          \
   X(TracesNamed, "traces_by_name", TracesAndPayloads, Text, Int, Int, TenantName, Int8)                         \
@@ -513,6 +540,7 @@ enum class ViewAccess {
 template <typename Result, typename... Args>
 struct Signature {
   using result = Result;
+  using arguments = std::tuple<typename Args::param...>;
   static constexpr std::size_t arity = sizeof...(Args);
   static constexpr const char* patterns[arity + 1] = {Args::pattern..., nullptr};
   static constexpr const char* pg_types[arity + 1] = {Args::pg_type..., nullptr};
@@ -531,8 +559,25 @@ QUEEN_CATALOGUE_VIEWS(QUEEN_CATALOGUE_DECLARE_VIEW)
 #undef QUEEN_CATALOGUE_DECLARE_VIEW
 #undef QUEEN_CATALOGUE_DECLARE
 
+// What Procedures::call answers for entry P: a table result's rows, a scalar
+// result's `answer`.
+template <typename R, bool = R::rows>
+struct answer_of {
+  using type = std::vector<typename R::Row>;
+};
+template <typename R>
+struct answer_of<R, false> {
+  using type = typename R::answer;
+};
+template <typename P>
+using Answer = typename answer_of<typename P::result>::type;
+// What Procedures::call takes for entry P: each argument's `param`, in order.
+template <typename P>
+using Arguments = typename P::arguments;
+
 // What the export and the registration read of an entry.
 struct Entry {
+  const char* name;  // the C++ name of the entry (call<name>)
   const char* function;
   const char* statement;
   const char* const* patterns;  // null-terminated
@@ -571,6 +616,11 @@ const std::vector<const char*>& sql_helpers();
 // API procedures of schema queen that no entry names: a DBA calls them
 // (queen_admin), the broker never does, so queen_broker may not execute them.
 const std::vector<const char*>& sql_admin_procedures();
+
+// The table of docs/procedures.md ("Every procedure the broker calls"):
+// each entry's function, C++ name, arguments, result and, for a view, its
+// route and access, as Markdown (tests/unit/db/catalogue_doc_test.cpp).
+std::string procedures_markdown();
 
 // The catalogue as JSON (queen-broker --catalogue), for the conformance test:
 // {"entries": [{function, statement, sql, args, returns, columns}], "helpers": [...],

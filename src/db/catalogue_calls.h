@@ -4,6 +4,7 @@
 // time, runs the entry's prepared statement and decodes its result.
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <pqxx/nontransaction>
@@ -48,6 +49,36 @@ template <typename P, typename... A>
 auto rows(pqxx::nontransaction& tx, const A&... args) {
   static_assert(P::result::rows, "a scalar result is read with first<P> or each<P>");
   return decode_rows<typename P::result>(exec<P>(tx, args...));
+}
+
+// A scalar result as its `answer` (the shapes read otherwise are in
+// catalogue_calls.cpp).
+template <typename R>
+typename R::answer read_answer(const R* /*shape*/, const pqxx::result& r) {
+  return first_value<typename R::value_type>(r, "result");
+}
+bool read_answer(const Void* shape, const pqxx::result& r);
+std::optional<ObjectWithPayload> read_answer(const ObjectAndPayload* shape, const pqxx::result& r);
+TracesByName read_answer(const TracesAndPayloads* shape, const pqxx::result& r);
+
+// P's result as Procedures::call answers it.
+template <typename P>
+Answer<P> answer(const pqxx::result& r) {
+  using R = typename P::result;
+  if constexpr (R::rows) {
+    return decode_rows<R>(r);
+  } else {
+    return read_answer(static_cast<const R*>(nullptr), r);
+  }
+}
+
+// One call of P with its Arguments, on a pooled connection through the one
+// runner (Database::call).
+template <typename P>
+Answer<P> call_answer(ProcedureRunner& runner, const Arguments<P>& arguments) {
+  return runner.run(P::function, [&](pqxx::nontransaction& tx) {
+    return std::apply([&](const auto&... args) { return answer<P>(exec<P>(tx, args...)); }, arguments);
+  });
 }
 
 // One call of P on a pooled connection, through the one runner.

@@ -14,7 +14,7 @@
 #include <pqxx/connection>
 
 #include "config/config.h"
-#include "db/procedures.h"
+#include "db/procedure_types.h"
 
 namespace queen::db {
 

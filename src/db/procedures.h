@@ -1,343 +1,125 @@
 #pragma once
-// The database API as C++: one typed function per procedure of
-// docs/procedures.md. Callers see plain structs and DbError, never libpqxx.
-// jsonb arguments and results travel as JSON text.
+// The database API as C++ (docs/procedures.md). Callers see plain structs
+// (db/procedure_types.h) and DbError, never libpqxx. jsonb arguments and
+// results travel as JSON text.
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <tuple>
-#include <utility>
 #include <vector>
 
+#include "db/catalogue.h"
+#include "db/procedure_types.h"
 #include "tenant/tenant.h"
 
 namespace queen::db {
 
-// Who pushes: the tenant whose queues receive the items and the producer subject stamped on the messages (the token's
-// `sub`; none without authentication). One push_messages call has one origin.
-struct PushOrigin {
-  Tenant tenant;
-  std::optional<std::string> producer_sub;
-};
-
-inline auto fields_of(const PushOrigin& o) {
-  const auto& [tenant, producer_sub] = o;
-  return std::tie(tenant, producer_sub);
-}
-inline bool operator==(const PushOrigin& a, const PushOrigin& b) { return fields_of(a) == fields_of(b); }
-inline bool operator!=(const PushOrigin& a, const PushOrigin& b) { return !(a == b); }
-
-struct ConfiguredQueue {
-  std::string result_json;  // {"queueId","partitionId","namespace","task","options":{...}}
-};
-
-struct PushRow {
-  int idx = 0;             // position in the items array of the call
-  std::string status;      // queued | duplicate | failed
-  std::optional<std::string> message_id;
-  std::string transaction_id;
-  std::optional<std::string> partition_id;
-  std::string queue_name;
-  std::string partition_name;
-  std::optional<std::string> error;
-};
-
-// The fields are in the order of queen.pop_messages' parameters (after
-// pop_many's count), so a call passes fields_of(request) as they are.
-struct PopRequest {
-  explicit PopRequest(Tenant of) : tenant(std::move(of)) {}
-
-  std::optional<std::string> queue;       // null: filter pop by namespace/task
-  std::optional<std::string> partition;   // null: any partition of `queue`
-  std::optional<std::string> consumer_group;  // null: queue mode
-  int batch = 1;
-  int partitions = 1;
-  bool auto_ack = false;
-  std::optional<std::string> subscription_mode;
-  std::optional<std::string> subscription_from;
-  std::optional<std::string> namespace_name;
-  std::optional<std::string> task;
-  Tenant tenant;                          // only this tenant's queues are seen
-};
-
-// Every field of a request, as a tuple of references. The structured binding
-// names each field: a field added to the struct and not here fails to
-// compile, so the equality below (by which the pop combiner merges requests)
-// cannot miss one.
-inline auto fields_of(const PopRequest& r) {
-  const auto& [queue, partition, consumer_group, batch, partitions, auto_ack, subscription_mode, subscription_from,
-               namespace_name, task, tenant] = r;
-  return std::tie(queue, partition, consumer_group, batch, partitions, auto_ack, subscription_mode,
-                  subscription_from, namespace_name, task, tenant);
-}
-inline bool operator==(const PopRequest& a, const PopRequest& b) { return fields_of(a) == fields_of(b); }
-inline bool operator!=(const PopRequest& a, const PopRequest& b) { return !(a == b); }
-
-struct PoppedMessage {
-  std::optional<std::string> lease_id;  // null with autoAck
-  std::string queue_name;
-  std::string partition_name;
-  std::string partition_id;
-  std::string message_id;
-  std::string transaction_id;
-  std::optional<std::string> trace_id;
-  std::string payload_json;
-  std::optional<std::string> producer_sub;
-  bool is_encrypted = false;
-  std::int64_t created_at_us = 0;  // microseconds since the Unix epoch
-  int retry_count = 0;
-};
-
-struct AckRow {
-  int idx = 0;
-  std::string transaction_id;
-  bool success = false;
-  std::optional<std::string> error;
-  std::optional<std::string> queue_name;
-  std::optional<std::string> partition_name;
-  bool lease_released = false;
-  bool dlq = false;
-};
-
-// A row of a combined call (queen.pop_many, queen.ack_many): which request of
-// the call it answers (0-based), and the row the lone procedure would return.
-template <class Row>
-struct CombinedRow {
-  int request_idx = 0;
-  Row row;
-};
-using CombinedPopRow = CombinedRow<PoppedMessage>;
-using CombinedAckRow = CombinedRow<AckRow>;  // row.idx: the item within its request
-
-struct LeaseExtension {
-  bool success = false;
-  std::optional<std::int64_t> expires_at_us;
-  std::optional<std::string> error;
-};
-
-// queen.list_dlq filters (null = any) and page.
-struct DlqQuery {
-  explicit DlqQuery(Tenant of) : tenant(std::move(of)) {}
-
-  Tenant tenant;  // only this tenant's dead letters
-  std::optional<std::string> queue;
-  std::optional<std::string> consumer_group;  // "__QUEUE_MODE__" selects queue-mode entries
-  std::optional<std::string> partition;
-  std::optional<std::int64_t> failed_from_ms;  // failed_at >= this (epoch ms), inclusive
-  std::optional<std::int64_t> failed_to_ms;    // failed_at <= this (epoch ms), inclusive
-  int limit = 100;                             // >= 1
-  int offset = 0;                              // >= 0
-  std::int64_t max_payload_bytes = 4LL << 20;  // payload bytes of the page (later rows: payload omitted)
-};
-
-struct DlqEntry {
-  std::string message_id;
-  std::string transaction_id;
-  std::string partition_id;
-  std::string queue_name;
-  std::string partition_name;
-  std::string consumer_group;
-  std::optional<std::string> error_message;
-  int retry_count = 0;
-  std::string payload_json;  // as stored (an encryption envelope when is_encrypted); null when omitted
-  bool payload_omitted = false;  // past the page's payload byte budget
-  bool is_encrypted = false;
-  std::optional<std::string> producer_sub;
-  std::optional<std::string> trace_id;
-  std::int64_t created_at_us = 0;  // the message's creation, microseconds since the Unix epoch
-  std::int64_t failed_at_us = 0;
-};
-
-// A row of queen.list_dlq: an entry and the total every row repeats.
-struct DlqRow {
-  DlqEntry entry;
-  std::int64_t total = 0;
-};
-
-struct DlqPage {
-  std::vector<DlqEntry> entries;  // newest failure first
-  std::int64_t total = 0;         // matching entries before paging
-};
-
-// --- Message administration: traces, messages, DLQ requeue/delete
-// (docs/procedures.md "Traces", "Message administration", "DLQ administration").
-
-// queen.record_trace arguments. data_json: any JSON value; trace_names_json: a JSON array of names.
-struct TraceRecord {
-  explicit TraceRecord(Tenant of) : tenant(std::move(of)) {}
-
-  Tenant tenant;
-  std::string partition_id;  // canonical UUID text
-  std::string transaction_id;
-  std::string data_json;
-  std::string trace_names_json = "[]";
-  std::string event_type = "info";
-  std::string consumer_group = "__QUEUE_MODE__";
-  std::optional<std::string> worker_id;
-};
-
-// queen.list_messages filters (null = any; from/to default to the last hour).
-struct MessageListQuery {
-  explicit MessageListQuery(Tenant of) : tenant(std::move(of)) {}
-
-  Tenant tenant;
-  std::optional<std::string> queue;
-  std::optional<std::string> partition;
-  std::optional<std::string> namespace_name;
-  std::optional<std::string> task;
-  std::optional<std::string> status;      // pending | processing | completed | dead_letter
-  std::optional<std::int64_t> from_ms;    // created_at >= this (epoch ms)
-  std::optional<std::int64_t> to_ms;      // created_at <= this (epoch ms)
-  int limit = 200;                        // >= 1
-  int offset = 0;                         // >= 0
-};
-
-// The DLQ entries a requeue or delete acts on: the listing's filters, or one dead message.
-struct DlqSelection {
-  explicit DlqSelection(Tenant of) : tenant(std::move(of)) {}
-
-  Tenant tenant;
-  std::optional<std::string> queue;
-  std::optional<std::string> consumer_group;
-  std::optional<std::string> partition;
-  std::optional<std::int64_t> failed_from_ms;
-  std::optional<std::int64_t> failed_to_ms;
-  std::optional<std::string> message_id;  // canonical UUID text
-};
-
-// A JSON object (fields_json, without `payload_key`) and a payload kept apart
-// from it, as stored: the broker decrypts it, the HTTP layer splices it in as
-// text (never re-parsed, docs/limits.md).
-struct ObjectWithPayload {
-  std::string fields_json;   // a JSON object
-  std::string payload_json;  // JSON text; an encryption envelope when is_encrypted
-  bool is_encrypted = false;
-};
-
-// queen.traces_by_name, each trace's message payload apart.
-struct TracesByName {
-  std::string envelope_json;  // {"total", "pagination"}
-  std::vector<ObjectWithPayload> traces;  // newest first; payload = message_payload
-};
-
-// A queue as the tenant that owns it sees it.
-struct TenantQueue {
-  Tenant tenant = Tenant::default_tenant();  // a decoded row sets it (RowDecoder makes rows before filling them)
-  std::string queue;
-};
-
-// queen.tenant_quota_state: a DBA's overrides (empty = the broker default)
-// and the tenant's pending messages and dead letters as the statistics
-// reconciler counted them.
-struct TenantQuotaState {
-  std::optional<std::int64_t> max_pending;
-  std::optional<double> push_rate;
-  std::optional<int> push_burst;
-  std::optional<std::int64_t> max_dead_letters;
-  std::int64_t pending = 0;
-  std::int64_t dead_letters = 0;
-  std::optional<std::int64_t> counted_at_us;  // newest stats refresh among the tenant's queues
-};
-
-struct PoolStats {
-  int size = 0;     // configured maximum
-  int open = 0;     // connections open or being opened
-  int idle = 0;     // open and free
-  int in_use = 0;   // lent to a caller
-  int waiting = 0;  // callers waiting for a connection
-};
-
-// Every function throws DbError on failure (see db_error.h); business
-// outcomes (duplicate, lease lost ...) are returned, as the procedures do.
+// Every call throws DbError on failure (see db_error.h); business outcomes
+// (duplicate, lease lost ...) are returned, as the procedures do.
+//
+// The interface is the catalogue: one virtual call(Id, arguments) per entry
+// of QUEEN_CATALOGUE, generated from it, so a new entry needs no line here, in
+// Database or in the unit tests' fake. call<Id>(args...) is the typed call
+// (argument count and types checked against the entry at compile time). The
+// named functions below are the use cases' shapes of some calls (structs for
+// long argument lists, defaults for a null answer), written over call<Id>.
 class Procedures {
  public:
   virtual ~Procedures() = default;
 
-  // `tenant` everywhere: the tenant the call acts for ("" = the default
-  // tenant); another tenant's queues, messages and leases do not exist for it.
-  virtual ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
-                                          const std::string& task, const std::string& options_json,
-                                          const Tenant& tenant) = 0;
-  // items_json: a JSON array of push items (procedures.md).
-  virtual std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin) = 0;
-  virtual std::vector<PoppedMessage> pop_messages(const PopRequest& request) = 0;
-  virtual std::vector<AckRow> ack_messages(const std::string& acks_json,
-                                           const std::optional<std::string>& consumer_group,
-                                           const Tenant& tenant) = 0;
-  virtual LeaseExtension extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant) = 0;
-  virtual bool set_system_flag(const std::string& key, bool enabled) = 0;
-  virtual bool get_system_flag(const std::string& key) = 0;
+#define QUEEN_PROCEDURES_CALL(Id, ...)                                    \
+  virtual catalogue::Answer<catalogue::Id> call(catalogue::Id /*entry*/, \
+                                                const catalogue::Arguments<catalogue::Id>& arguments) = 0;
+  QUEEN_CATALOGUE(QUEEN_PROCEDURES_CALL)
+#undef QUEEN_PROCEDURES_CALL
+
+  template <typename P, typename... A>
+  catalogue::Answer<P> call(const A&... args) {
+    static_assert(P::template accepts<A...>, "the arguments do not match the catalogue entry");
+    return call(P{}, catalogue::Arguments<P>(args...));
+  }
+
   // A trivial round trip; returns its latency.
   virtual std::chrono::microseconds ping() = 0;
-
-  // Admin and transaction calls.
-  // queen.run_transaction: ops_json is the request body {operations,
-  // requiredLeases}; returns the procedure's jsonb result as text.
-  virtual std::string run_transaction(const std::string& ops_json, const PushOrigin& origin) = 0;
-  // Stream queries (docs/streams.md); each returns the procedure's jsonb result as text.
-  // queen.stream_register_query: request_json {name, source_queue, config_hash, sink_queue?, reset?}.
-  virtual std::string stream_register_query(const std::string& request_json, const Tenant& tenant) = 0;
-  // queen.stream_state_get: request_json {query_id, partition_id, keys?, key_prefix?, ripe_at_or_before?}.
-  virtual std::string stream_state_get(const std::string& request_json, const Tenant& tenant) = 0;
-  // queen.stream_cycle: cycle_json {query_id, partition_id, consumer_group?, release_lease?, state_ops?,
-  // push_items?, ack?, idempotency_key?}; the pushes are stamped with origin's producer.
-  virtual std::string stream_cycle(const std::string& cycle_json, const PushOrigin& origin) = 0;
-  // queen.pop_many: `requests` pop_messages calls with the same parameters in
-  // one transaction, each with its own lease.
-  virtual std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request) = 0;
-  // queen.ack_many: requests_json [{"group": text|null, "acks": [...]}, ...]
-  // of one tenant, applied in one transaction.
-  virtual std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const Tenant& tenant) = 0;
-  // queen.list_dlq, with `total` filled in even when the page is past the end.
-  virtual DlqPage list_dlq(const DlqQuery& query) = 0;
-  // queen.delete_queue: true when the queue existed (and is now gone).
-  virtual bool delete_queue(const std::string& queue, const Tenant& tenant) = 0;
-  // queen.tenant_quota_state (read by the quota cache, only when quotas are on).
-  virtual TenantQuotaState tenant_quota_state(const Tenant& tenant) = 0;
-
-  // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
-  virtual std::vector<TenantQueue> encrypted_queue_names() = 0;
-  // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
-  // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
-  virtual int dead_letter_undecryptable(const std::string& items_json,
-                                        const std::optional<std::string>& consumer_group, const Tenant& tenant) = 0;
-
-  // --- Message administration (message_admin_db.cpp). JSON results are the
-  // procedures' jsonb answers as text.
-  // queen.record_trace: the trace id, nullopt when the tenant has no such message.
-  virtual std::optional<std::string> record_trace(const TraceRecord& trace) = 0;
-  virtual std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
-                                     const Tenant& tenant) = 0;
-  virtual TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const Tenant& tenant,
-                                      std::int64_t max_payload_bytes) = 0;
-  virtual std::string trace_names(int limit, int offset, const Tenant& tenant) = 0;
-  virtual std::string list_messages(const MessageListQuery& query) = 0;
-  // queen.get_message (payload apart): nullopt when the tenant has no such message.
-  virtual std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
-                                                 const Tenant& tenant) = 0;
-  virtual bool delete_message(const std::string& partition_id, const std::string& transaction_id,
-                              const Tenant& tenant) = 0;
-  // queen.clear_queue: messages deleted, nullopt when the queue (or partition) does not exist.
-  virtual std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
-                                                  const Tenant& tenant) = 0;
-  virtual std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset,
-                                      const Tenant& tenant) = 0;
-  // queen.dead_letter_message: false when the tenant has no such message.
-  virtual bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
-                                   const std::optional<std::string>& consumer_group,
-                                   const std::optional<std::string>& error, const Tenant& tenant) = 0;
-  // queen.requeue_dead_letters: {"requeued": N, "queues": [...]}.
-  virtual std::string requeue_dead_letters(const DlqSelection& selection) = 0;
-  virtual int delete_dead_letters(const DlqSelection& selection) = 0;
-  // queen.retry_dead_message: {"messageId", "queues"}, nullopt when the message has no DLQ entry.
-  virtual std::optional<std::string> retry_dead_message(const std::string& partition_id,
-                                                        const std::string& transaction_id, const Tenant& tenant) = 0;
-
   virtual PoolStats pool_stats() const = 0;
   // The database health flag: false after a transient failure, true again
   // after the next successful call.
   virtual bool healthy() const = 0;
+
+  // `tenant` everywhere: the tenant the call acts for ("" = the default
+  // tenant); another tenant's queues, messages and leases do not exist for it.
+  ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
+                                  const std::string& task, const std::string& options_json, const Tenant& tenant);
+  // items_json: a JSON array of push items (procedures.md).
+  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin);
+  std::vector<PoppedMessage> pop_messages(const PopRequest& request);
+  std::vector<AckRow> ack_messages(const std::string& acks_json, const std::optional<std::string>& consumer_group,
+                                   const Tenant& tenant);
+  // "Lease not found" when the tenant has no such lease.
+  LeaseExtension extend_lease(const std::string& lease_id, int seconds, const Tenant& tenant);
+  bool set_system_flag(const std::string& key, bool enabled);
+  bool get_system_flag(const std::string& key);
+
+  // Admin and transaction calls.
+  // queen.run_transaction: ops_json is the request body {operations,
+  // requiredLeases}; returns the procedure's jsonb result as text.
+  std::string run_transaction(const std::string& ops_json, const PushOrigin& origin);
+  // Stream queries (docs/streams.md); each returns the procedure's jsonb result as text.
+  // queen.stream_register_query: request_json {name, source_queue, config_hash, sink_queue?, reset?}.
+  std::string stream_register_query(const std::string& request_json, const Tenant& tenant);
+  // queen.stream_state_get: request_json {query_id, partition_id, keys?, key_prefix?, ripe_at_or_before?}.
+  std::string stream_state_get(const std::string& request_json, const Tenant& tenant);
+  // queen.stream_cycle: cycle_json {query_id, partition_id, consumer_group?, release_lease?, state_ops?,
+  // push_items?, ack?, idempotency_key?}; the pushes are stamped with origin's producer.
+  std::string stream_cycle(const std::string& cycle_json, const PushOrigin& origin);
+  // queen.pop_many: `requests` pop_messages calls with the same parameters in
+  // one transaction, each with its own lease.
+  std::vector<CombinedPopRow> pop_many(int requests, const PopRequest& request);
+  // queen.ack_many: requests_json [{"group": text|null, "acks": [...]}, ...]
+  // of one tenant, applied in one transaction.
+  std::vector<CombinedAckRow> ack_many(const std::string& requests_json, const Tenant& tenant);
+  // queen.list_dlq, with `total` filled in even when the page is past the end.
+  DlqPage list_dlq(const DlqQuery& query);
+  // queen.delete_queue: true when the queue existed (and is now gone).
+  bool delete_queue(const std::string& queue, const Tenant& tenant);
+  // queen.tenant_quota_state (read by the quota cache, only when quotas are on).
+  TenantQuotaState tenant_quota_state(const Tenant& tenant);
+
+  // queen.encrypted_queue_names: the (tenant, queue) pairs configured with encryptionEnabled.
+  std::vector<TenantQueue> encrypted_queue_names();
+  // queen.dead_letter_undecryptable: items_json [{partitionId, transactionId, leaseId?, error}]
+  // for the pop's group (null: queue mode) of the tenant's partitions; returns how many were dead-lettered.
+  int dead_letter_undecryptable(const std::string& items_json, const std::optional<std::string>& consumer_group,
+                                const Tenant& tenant);
+
+  // --- Message administration. JSON results are the procedures' jsonb
+  // answers as text.
+  // queen.record_trace: the trace id, nullopt when the tenant has no such message.
+  std::optional<std::string> record_trace(const TraceRecord& trace);
+  std::string message_traces(const std::string& partition_id, const std::string& transaction_id,
+                             const Tenant& tenant);
+  TracesByName traces_by_name(const std::string& trace_name, int limit, int offset, const Tenant& tenant,
+                              std::int64_t max_payload_bytes);
+  std::string trace_names(int limit, int offset, const Tenant& tenant);
+  std::string list_messages(const MessageListQuery& query);
+  // queen.get_message (payload apart): nullopt when the tenant has no such message.
+  std::optional<ObjectWithPayload> get_message(const std::string& partition_id, const std::string& transaction_id,
+                                               const Tenant& tenant);
+  bool delete_message(const std::string& partition_id, const std::string& transaction_id, const Tenant& tenant);
+  // queen.clear_queue: messages deleted, nullopt when the queue (or partition) does not exist.
+  std::optional<std::int64_t> clear_queue(const std::string& queue, const std::optional<std::string>& partition,
+                                          const Tenant& tenant);
+  std::string list_partitions(const std::optional<std::string>& queue, int limit, int offset, const Tenant& tenant);
+  // queen.dead_letter_message: false when the tenant has no such message.
+  bool dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
+                           const std::optional<std::string>& consumer_group, const std::optional<std::string>& error,
+                           const Tenant& tenant);
+  // queen.requeue_dead_letters: {"requeued": N, "queues": [...]}.
+  std::string requeue_dead_letters(const DlqSelection& selection);
+  int delete_dead_letters(const DlqSelection& selection);
+  // queen.retry_dead_message: {"messageId", "queues"}, nullopt when the message has no DLQ entry.
+  std::optional<std::string> retry_dead_message(const std::string& partition_id, const std::string& transaction_id,
+                                                const Tenant& tenant);
 };
 
 }  // namespace queen::db

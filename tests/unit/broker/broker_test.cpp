@@ -17,6 +17,7 @@
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
+namespace cat = queen::db::catalogue;
 using test_support::advance_until;
 using test_support::eventually;
 using test_support::ManualClock;
@@ -42,21 +43,22 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     std::lock_guard<std::mutex> lock(encrypted_mutex_);
     encrypted_queues_ = std::move(queues);
   }
-  std::vector<db::TenantQueue> encrypted_queue_names() override {
+  using ProceduresFake::call;
+  cat::Answer<cat::EncryptedQueueNames> call(cat::EncryptedQueueNames, const std::tuple<>&) override {
     std::lock_guard<std::mutex> lock(encrypted_mutex_);
     std::vector<db::TenantQueue> names;
     for (const auto& queue : encrypted_queues_) names.push_back({Tenant::default_tenant(), queue});
     return names;
   }
 
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const Tenant&) override {
+  cat::Answer<cat::ConfigureQueue> call(cat::ConfigureQueue, const cat::Arguments<cat::ConfigureQueue>&) override {
     fail_if_needed();
-    return {"{\"queueId\":\"q\"}"};
+    return "{\"queueId\":\"q\"}";
   }
-  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin&) override {
+  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
     ++push_calls;
     fail_if_needed();
+    const std::string& items_json = *std::get<0>(args);
     last_push_items = items_json;
     // One queued row per item; the caller's order of items is idx order.
     std::vector<db::PushRow> rows;
@@ -78,17 +80,17 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     }
     return rows;
   }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override {
+  cat::Answer<cat::PopMessages> call(cat::PopMessages, const cat::Arguments<cat::PopMessages>&) override {
     ++pop_calls;
     fail_if_needed();
     std::lock_guard<std::mutex> lock(pop_mutex_);
     return next_pop_;
   }
-  std::vector<db::AckRow> ack_messages(const std::string& acks, const std::optional<std::string>& group,
-                                        const Tenant&) override {
+  cat::Answer<cat::AckMessages> call(cat::AckMessages, const cat::Arguments<cat::AckMessages>& args) override {
+    const auto& [acks, group, tenant] = args;
     ++ack_calls;
     fail_if_needed();
-    last_acks = acks;
+    last_acks = *acks;
     last_ack_group = group;
     db::AckRow only_second;  // answers the second item only: the first must be reported missing
     only_second.idx = 1;
@@ -96,19 +98,20 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     only_second.success = true;
     return {only_second};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override {
+  cat::Answer<cat::ExtendLease> call(cat::ExtendLease, const cat::Arguments<cat::ExtendLease>&) override {
     ++extend_calls;
     fail_if_needed();
-    return {true, 1000000, std::nullopt};
+    return {{true, 1000000, std::nullopt}};
   }
-  bool set_system_flag(const std::string& key, bool enabled) override {
+  cat::Answer<cat::SetSystemFlag> call(cat::SetSystemFlag, const cat::Arguments<cat::SetSystemFlag>& args) override {
+    const auto& [key, enabled] = args;
     fail_if_needed();
-    flags[key] = enabled;
+    flags[*key] = enabled;
     return enabled;
   }
-  bool get_system_flag(const std::string& key) override {
+  cat::Answer<cat::GetSystemFlag> call(cat::GetSystemFlag, const cat::Arguments<cat::GetSystemFlag>& args) override {
     fail_if_needed();
-    return flags[key];
+    return flags[*std::get<0>(args)];
   }
   std::chrono::microseconds ping() override {
     fail_if_needed();

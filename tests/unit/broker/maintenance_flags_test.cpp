@@ -16,6 +16,7 @@
 using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
+namespace cat = queen::db::catalogue;
 using test_support::eventually;
 
 namespace {
@@ -41,7 +42,9 @@ class FlagsDb : public queen::testing::ProceduresFake {
     held_release_ = std::move(release);
   }
 
-  bool get_system_flag(const std::string& key) override {
+  using ProceduresFake::call;
+  cat::Answer<cat::GetSystemFlag> call(cat::GetSystemFlag, const cat::Arguments<cat::GetSystemFlag>& args) override {
+    const std::string& key = *std::get<0>(args);
     ++reads;
     if (down) throw db::DbError("connection refused", "");
     bool value;
@@ -59,24 +62,28 @@ class FlagsDb : public queen::testing::ProceduresFake {
     }
     return value;
   }
-  bool set_system_flag(const std::string& key, bool enabled) override {
+  cat::Answer<cat::SetSystemFlag> call(cat::SetSystemFlag, const cat::Arguments<cat::SetSystemFlag>& args) override {
+    const auto& [key, enabled] = args;
     if (down) throw db::DbError("connection refused", "");
-    set(key, enabled);
+    set(*key, enabled);
     return enabled;
   }
 
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const Tenant&) override {
+  cat::Answer<cat::ConfigureQueue> call(cat::ConfigureQueue, const cat::Arguments<cat::ConfigureQueue>&) override {
     throw std::logic_error("not used");
   }
-  std::vector<db::PushRow> push_messages(const std::string&, const db::PushOrigin&) override {
+  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>&) override {
     throw std::logic_error("not used");
   }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { throw std::logic_error("not used"); }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const Tenant&) override {
+  cat::Answer<cat::PopMessages> call(cat::PopMessages, const cat::Arguments<cat::PopMessages>&) override {
     throw std::logic_error("not used");
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { throw std::logic_error("not used"); }
+  cat::Answer<cat::AckMessages> call(cat::AckMessages, const cat::Arguments<cat::AckMessages>&) override {
+    throw std::logic_error("not used");
+  }
+  cat::Answer<cat::ExtendLease> call(cat::ExtendLease, const cat::Arguments<cat::ExtendLease>&) override {
+    throw std::logic_error("not used");
+  }
   std::chrono::microseconds ping() override { return 1us; }
   db::PoolStats pool_stats() const override { return {}; }
   bool healthy() const override { return !down; }

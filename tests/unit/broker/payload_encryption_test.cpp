@@ -19,26 +19,12 @@ class EncryptedQueuesDb : public queen::testing::ProceduresFake {
   std::vector<db::TenantQueue> encrypted;
   int list_calls = 0;
 
-  std::vector<db::TenantQueue> encrypted_queue_names() override {
+  using ProceduresFake::call;
+  db::catalogue::Answer<db::catalogue::EncryptedQueueNames> call(db::catalogue::EncryptedQueueNames,
+                                                                 const std::tuple<>&) override {
     ++list_calls;
     return encrypted;
   }
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&, const std::string&,
-                                      const Tenant&) override {
-    return {};
-  }
-  std::vector<db::PushRow> push_messages(const std::string&, const db::PushOrigin&) override { return {}; }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
-                                       const Tenant&) override {
-    return {};
-  }
-  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { return {}; }
-  bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
-  bool get_system_flag(const std::string&) override { return false; }
-  std::chrono::microseconds ping() override { return std::chrono::microseconds(0); }
-  db::PoolStats pool_stats() const override { return {}; }
-  bool healthy() const override { return true; }
 };
 
 config::Config config_with_key(const std::string& key) {

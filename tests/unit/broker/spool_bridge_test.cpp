@@ -32,6 +32,7 @@ using namespace queen;
 using namespace queen::broker;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+namespace cat = queen::db::catalogue;
 using queen::spool::testing::TempDir;
 using queen::test_support::eventually;
 
@@ -65,12 +66,14 @@ class FakeDatabase : public queen::testing::ProceduresFake {
     return stored_.size();
   }
 
-  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin& origin) override {
+  using ProceduresFake::call;
+  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+    const auto& [items_json, producer_sub, tenant] = args;
     if (down) throw db::DbError("connection refused", "");
     if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);
     std::lock_guard lock(mutex_);
-    const nlohmann::json items = nlohmann::json::parse(items_json);
-    calls_.push_back({items, origin.producer_sub, origin.tenant.name()});
+    const nlohmann::json items = nlohmann::json::parse(*items_json);
+    calls_.push_back({items, producer_sub, tenant.name()});
     std::vector<db::PushRow> rows;
     if (drop_rows) return rows;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -104,25 +107,21 @@ class FakeDatabase : public queen::testing::ProceduresFake {
     return 1us;
   }
   // The list cannot be read: the broker's set of encrypted queues holds only what it learns.
-  std::vector<db::TenantQueue> encrypted_queue_names() override { throw db::DbError("connection refused", ""); }
-  bool set_system_flag(const std::string& key, bool enabled) override {
+  cat::Answer<cat::EncryptedQueueNames> call(cat::EncryptedQueueNames, const std::tuple<>&) override {
+    throw db::DbError("connection refused", "");
+  }
+  cat::Answer<cat::SetSystemFlag> call(cat::SetSystemFlag, const cat::Arguments<cat::SetSystemFlag>& args) override {
+    const auto& [key, enabled] = args;
     if (down) throw db::DbError("connection refused", "");
     std::lock_guard lock(mutex_);
-    flags_[key] = enabled;
+    flags_[*key] = enabled;
     return enabled;
   }
-  bool get_system_flag(const std::string& key) override {
+  cat::Answer<cat::GetSystemFlag> call(cat::GetSystemFlag, const cat::Arguments<cat::GetSystemFlag>& args) override {
     if (down) throw db::DbError("connection refused", "");
     std::lock_guard lock(mutex_);
-    return flags_[key];
+    return flags_[*std::get<0>(args)];
   }
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const Tenant&) override {
-    return {};
-  }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest&) override { return {}; }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&, const Tenant&) override { return {}; }
-  db::LeaseExtension extend_lease(const std::string&, int, const Tenant&) override { return {}; }
   db::PoolStats pool_stats() const override { return {}; }
   bool healthy() const override { return !down; }
 

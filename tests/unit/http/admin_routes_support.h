@@ -21,6 +21,8 @@
 
 namespace queen::test {
 
+namespace cat = queen::db::catalogue;
+
 // Serves the admin calls from canned answers; the hot-path calls are unused.
 class AdminFakeDb : public queen::testing::ProceduresFake {
  public:
@@ -38,15 +40,20 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   std::string cycle_result = R"({"success":true,"push_results":[{"index":0,"status":"queued"}],"ack_result":null})";
   std::vector<std::string> stream_requests;
 
-  std::string stream_register_query(const std::string& request_json, const Tenant& tenant) override {
-    return stream_answer(request_json, tenant, register_result);
+  using ProceduresFake::call;
+  cat::Answer<cat::StreamRegisterQuery> call(cat::StreamRegisterQuery,
+                                             const cat::Arguments<cat::StreamRegisterQuery>& args) override {
+    const auto& [request_json, tenant] = args;
+    return stream_answer(*request_json, tenant, register_result);
   }
-  std::string stream_state_get(const std::string& request_json, const Tenant& tenant) override {
-    return stream_answer(request_json, tenant, state_result);
+  cat::Answer<cat::StreamStateGet> call(cat::StreamStateGet, const cat::Arguments<cat::StreamStateGet>& args) override {
+    const auto& [request_json, tenant] = args;
+    return stream_answer(*request_json, tenant, state_result);
   }
-  std::string stream_cycle(const std::string& cycle_json, const db::PushOrigin& origin) override {
-    last_producer_sub = origin.producer_sub;
-    return stream_answer(cycle_json, origin.tenant, cycle_result);
+  cat::Answer<cat::StreamCycle> call(cat::StreamCycle, const cat::Arguments<cat::StreamCycle>& args) override {
+    const auto& [cycle_json, producer_sub, tenant] = args;
+    last_producer_sub = producer_sub;
+    return stream_answer(*cycle_json, tenant, cycle_result);
   }
 
   db::DlqPage dlq_page;
@@ -55,10 +62,11 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   bool queue_exists = true;
   std::vector<std::string> deleted_queues;
 
-  std::string run_transaction(const std::string& ops_json, const db::PushOrigin& origin) override {
-    transaction_calls.push_back(ops_json);
-    last_producer_sub = origin.producer_sub;
-    last_tenant = origin.tenant.name();
+  cat::Answer<cat::RunTransaction> call(cat::RunTransaction, const cat::Arguments<cat::RunTransaction>& args) override {
+    const auto& [ops_json, producer_sub, tenant] = args;
+    transaction_calls.push_back(*ops_json);
+    last_producer_sub = producer_sub;
+    last_tenant = tenant.name();
     fail_if_asked();
     return transaction_result;
   }
@@ -67,46 +75,55 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
   std::string last_push_items;
   std::vector<std::string> call_tenants;  // configure, pop, ack, extend_lease, in call order
 
-  db::DlqPage list_dlq(const db::DlqQuery& query) override {
+  // dlq_page, each entry a row carrying its total.
+  cat::Answer<cat::ListDlq> call(cat::ListDlq, const cat::Arguments<cat::ListDlq>& args) override {
+    const auto& [queue, group, partition, from_ms, to_ms, limit, offset, tenant, max_payload_bytes] = args;
+    db::DlqQuery query(tenant);
+    query.queue = queue;
+    query.consumer_group = group;
+    query.partition = partition;
+    query.failed_from_ms = from_ms;
+    query.failed_to_ms = to_ms;
+    query.limit = limit.value_or(0);
+    query.offset = offset.value_or(0);
+    query.max_payload_bytes = max_payload_bytes.value_or(0);
     dlq_calls.push_back(query);
     fail_if_asked();
-    return dlq_page;
+    std::vector<db::DlqRow> rows;
+    for (const db::DlqEntry& entry : dlq_page.entries) rows.push_back({entry, dlq_page.total});
+    return rows;
   }
-  bool delete_queue(const std::string& queue, const Tenant& tenant) override {
-    deleted_queues.push_back(queue);
+  cat::Answer<cat::DeleteQueue> call(cat::DeleteQueue, const cat::Arguments<cat::DeleteQueue>& args) override {
+    const auto& [queue, tenant] = args;
+    deleted_queues.push_back(*queue);
     last_tenant = tenant.name();
     fail_if_asked();
     return queue_exists;
   }
 
-  db::ConfiguredQueue configure_queue(const std::string&, const std::string&, const std::string&,
-                                      const std::string&, const Tenant& tenant) override {
-    call_tenants.push_back(tenant.name());
+  cat::Answer<cat::ConfigureQueue> call(cat::ConfigureQueue, const cat::Arguments<cat::ConfigureQueue>& args) override {
+    call_tenants.push_back(std::get<4>(args).name());
+    return std::nullopt;
+  }
+  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+    const auto& [items_json, producer_sub, tenant] = args;
+    push_origins.push_back({tenant, producer_sub});
+    last_push_items = *items_json;
     return {};
   }
-  std::vector<db::PushRow> push_messages(const std::string& items_json, const db::PushOrigin& origin) override {
-    push_origins.push_back(origin);
-    last_push_items = items_json;
+  cat::Answer<cat::PopMessages> call(cat::PopMessages, const cat::Arguments<cat::PopMessages>& args) override {
+    call_tenants.push_back(std::get<10>(args).name());
     return {};
   }
-  std::vector<db::PoppedMessage> pop_messages(const db::PopRequest& request) override {
-    call_tenants.push_back(request.tenant.name());
+  cat::Answer<cat::AckMessages> call(cat::AckMessages, const cat::Arguments<cat::AckMessages>& args) override {
+    call_tenants.push_back(std::get<2>(args).name());
     return {};
   }
-  std::vector<db::AckRow> ack_messages(const std::string&, const std::optional<std::string>&,
-                                       const Tenant& tenant) override {
-    call_tenants.push_back(tenant.name());
-    return {};
+  cat::Answer<cat::ExtendLease> call(cat::ExtendLease, const cat::Arguments<cat::ExtendLease>& args) override {
+    call_tenants.push_back(std::get<2>(args).name());
+    return {db::LeaseExtension{}};
   }
-  db::LeaseExtension extend_lease(const std::string&, int, const Tenant& tenant) override {
-    call_tenants.push_back(tenant.name());
-    return {};
-  }
-  bool set_system_flag(const std::string&, bool enabled) override { return enabled; }
-  bool get_system_flag(const std::string&) override { return false; }
   std::chrono::microseconds ping() override { return std::chrono::microseconds(1); }
-  db::PoolStats pool_stats() const override { return {}; }
-  bool healthy() const override { return true; }
 
  private:
   void fail_if_asked() {
