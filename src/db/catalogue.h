@@ -609,10 +609,6 @@ const std::vector<View>& views();
 // The SQL text of an entry's prepared statement.
 std::string statement_sql(const Entry& entry);
 
-// The functions of schema queen_internal: the helpers only other procedures
-// (or triggers) call. No role but their owner may execute them.
-const std::vector<const char*>& sql_helpers();
-
 // API procedures of schema queen that no entry names: a DBA calls them
 // (queen_admin), the broker never does, so queen_broker may not execute them.
 const std::vector<const char*>& sql_admin_procedures();
@@ -623,7 +619,7 @@ const std::vector<const char*>& sql_admin_procedures();
 std::string procedures_markdown();
 
 // The catalogue as JSON (queen-broker --catalogue), for the conformance test:
-// {"entries": [{function, statement, sql, args, returns, columns}], "helpers": [...],
+// {"entries": [{function, statement, sql, args, returns, columns}], "views": [...],
 //  "admin_procedures": [...]}.
 std::string to_json();
 

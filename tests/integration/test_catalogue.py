@@ -2,9 +2,10 @@
 
 Every entry is prepared as the broker prepares it, its argument types are those of the procedure in
 pg_proc (the broker may leave out trailing parameters with defaults), and so are the return type (scalar results) or the result columns it reads (table results).
-Every function of schema queen is named by an entry or is a DBA's procedure (sql_admin_procedures), every
-function of schema queen_internal is a helper, and each of those lists names a function that exists. The
-broker's role, queen_broker, executes exactly the entries (sql/migrations/deploy/grants.sql).
+Every function of schema queen is named by an entry or is a DBA's procedure (sql_admin_procedures), and that
+list names functions that exist; the functions of queen_internal are the helpers, one file each
+(sql/queen_internal, tests/schema). The broker's role, queen_broker, executes exactly the entries (the GRANT
+lines of their files under sql/queen).
 """
 import json
 import subprocess
@@ -97,13 +98,6 @@ def test_every_statement_prepares(catalogue, schema):
     schema.execute(statements)  # raises (naming the statement) on the first that does not prepare
 
 
-@pytest.fixture(scope="module")
-def internal_functions(schema):
-    return {r["name"] for r in schema.query("""
-        select p.proname as name from pg_proc p join pg_namespace s on s.oid = p.pronamespace
-        where s.nspname = 'queen_internal'""")}
-
-
 def test_every_function_of_queen_is_an_entry_or_an_admin_procedure(catalogue, functions):
     named = {e["function"] for e in catalogue["entries"]}
     admin = set(catalogue["admin_procedures"])
@@ -111,12 +105,6 @@ def test_every_function_of_queen_is_an_entry_or_an_admin_procedure(catalogue, fu
     assert sorted(set(functions) - named - admin) == [], \
         "functions of queen no entry names (add an entry, list it in sql_admin_procedures, or move it to queen_internal)"
     assert sorted(admin - set(functions)) == [], "admin procedures schema queen does not have"
-
-
-def test_every_function_of_queen_internal_is_a_helper(catalogue, internal_functions):
-    helpers = set(catalogue["helpers"])
-    assert sorted(internal_functions - helpers) == [], "functions of queen_internal sql_helpers does not list"
-    assert sorted(helpers - internal_functions) == [], "helpers schema queen_internal does not have"
 
 
 def test_the_broker_role_executes_exactly_the_entries(catalogue, schema):
