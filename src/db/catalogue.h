@@ -535,7 +535,9 @@ enum class ViewAccess {
   V(AnalyticsQueueOps, "analytics_queue_ops", "/api/v1/analytics/queue-ops", ReadOnly, "from,to,queue", 0, false)    \
   V(AnalyticsParkedReplicas, "analytics_parked_replicas", "/api/v1/analytics/queue-parked-replicas", Operator,       \
     "from,to,queue", 0, false)                                                                                      \
-  V(AnalyticsRetention, "analytics_retention", "/api/v1/analytics/retention", ReadOnly, "from,to,queue", 0, false)
+  V(AnalyticsRetention, "analytics_retention", "/api/v1/analytics/retention", ReadOnly, "from,to,queue", 0, false)  \
+  V(AnalyticsDeadLetterErrors, "analytics_dead_letter_errors", "/api/v1/analytics/dead-letter-errors", ReadOnly,     \
+    "from,to,queue", 50, false)
 
 template <typename Result, typename... Args>
 struct Signature {
