@@ -91,7 +91,7 @@ bool Database::dead_letter_message(const std::string& partition_id, const std::s
                                    const std::optional<std::string>& consumer_group,
                                    const std::optional<std::string>& error, const Tenant& tenant) {
   return call_first<DeadLetterMessage>(runner_, partition_id, transaction_id,
-                                        consumer_group.value_or("__QUEUE_MODE__"),
+                                        consumer_group.value_or(kQueueModeGroup),
                                         error.value_or("Moved to the DLQ by an operator"), tenant)
       .value_or(false);
 }
