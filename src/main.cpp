@@ -232,7 +232,8 @@ int run(const config::Config& config, mesh::MeshOptions mesh_options, auth::Gate
     flags.stop();
   };
 
-  cluster.on_queue_reconfigured([&broker](const std::string& queue) { broker.queue_reconfigured_elsewhere(queue); });
+  cluster.on_queue_reconfigured(
+      [&broker](const std::string& queue) { broker.queue_admin().queue_reconfigured_elsewhere(queue); });
   flags.start();
   recover_spool(*spool, flags.push());
   spool->start();

@@ -66,8 +66,8 @@ std::int64_t system_now() {
 }
 
 // A refusal names no one: its principal is the anonymous one, never read.
-Admission refuse(int status, std::string error) {
-  return Admission{false, Principal::anonymous(), status, std::move(error)};
+AccessDecision refuse(int status, std::string error) {
+  return AccessDecision{false, Principal::anonymous(), status, std::move(error)};
 }
 
 }  // namespace
@@ -101,8 +101,11 @@ void Gate::stop() {
   if (jwks_) jwks_->stop();
 }
 
-Admission Gate::admit(std::string_view authorization, std::string_view path, const RouteAccess* route) const {
-  if ((route && route->is_public()) || skip_paths_.matches(path)) return Admission{true, Principal::anonymous(), 0, {}};
+AccessDecision Gate::authorize(std::string_view authorization, std::string_view path,
+                               const RouteAccess* route) const {
+  if ((route && route->is_public()) || skip_paths_.matches(path)) {
+    return AccessDecision{true, Principal::anonymous(), 0, {}};
+  }
   const std::string_view token = bearer_token(authorization);
   if (token.empty()) return refuse(401, "Authentication required");
   const std::int64_t now_s = now_();
@@ -122,7 +125,7 @@ Admission Gate::admit(std::string_view authorization, std::string_view path, con
       return refuse(403, std::move(*refusal));
     }
   }
-  return Admission{true, Principal{std::move(verified.tenant), std::move(verified.subject), held}, 0, {}};
+  return AccessDecision{true, Principal{std::move(verified.tenant), std::move(verified.subject), held}, 0, {}};
 }
 
 }  // namespace queen::auth

@@ -24,9 +24,10 @@ class JwksSource;
 class JwtVerifier;
 class TokenCache;
 
-struct Admission {
-  bool admitted = false;
-  Principal principal;  // when admitted
+// Whether a request may reach its route, and as whom.
+struct AccessDecision {
+  bool granted = false;
+  Principal principal;  // when granted
   int status = 0;       // 401 or 403 when not
   std::string error;    // the body's "error"
 };
@@ -51,7 +52,7 @@ class Gate {
 
   // `route`: the matched route's demand, or null for a path no route serves
   // (a valid token then gets through, to the 404/405 that follows).
-  Admission admit(std::string_view authorization, std::string_view path, const RouteAccess* route) const;
+  AccessDecision authorize(std::string_view authorization, std::string_view path, const RouteAccess* route) const;
 
 
  private:

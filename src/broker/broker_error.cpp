@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "broker/tenant_quotas.h"
 #include "db/sqlstate.h"
 #include "metrics/metrics.h"
 
@@ -10,7 +9,7 @@ namespace queen::broker {
 
 BrokerError broker_error_of(const db::DbError& e, bool transient_is_unavailable) {
   const ErrorKind unavailable = transient_is_unavailable ? ErrorKind::Unavailable : ErrorKind::Internal;
-  if (e.sqlstate() == kStorageQuotaSqlstate) {
+  if (e.sqlstate() == db::kStorageQuotaExceeded) {
     // The tenant's refusal, not a database failure.
     spdlog::info("quotas: refused by the database: {}", e.client_message());
     return BrokerError(ErrorKind::TooManyRequests, e.client_message(), kStorageQuotaRetryAfterS);

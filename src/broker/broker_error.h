@@ -34,9 +34,14 @@ inline constexpr const char* kDatabaseUnavailable = "database unavailable";
 // or lock timeout, a serialization failure): the next attempt may well pass.
 inline constexpr int kRequestTransientRetryAfterS = 1;
 
+// Retry-After of a request refused past a storage quota (the database's
+// db::kStorageQuotaExceeded, or the dead-letter quota of TenantQuotas): such a
+// quota frees only when the tenant deletes something, so retrying soon is futile.
+inline constexpr int kStorageQuotaRetryAfterS = 60;
+
 // The one mapping of a database failure to a BrokerError (logged here):
-// - a storage-quota refusal (SQLSTATE QQ429) -> TooManyRequests with the
-//   database's message and kStorageQuotaRetryAfterS;
+// - a storage-quota refusal (db::kStorageQuotaExceeded) -> TooManyRequests
+//   with the database's message and kStorageQuotaRetryAfterS;
 // - connection lost -> Unavailable "database unavailable";
 // - a request-transient failure (db::FailureClass::Transient) -> Unavailable
 //   naming it (db::transient_failure_text) with kRequestTransientRetryAfterS;
@@ -50,5 +55,27 @@ BrokerError broker_error_of(const db::DbError& error, bool transient_is_unavaila
 // refusal) in `metrics`.
 [[noreturn]] void rethrow_db_failure(const db::DbError& error, metrics::Metrics& metrics,
                                      bool transient_is_unavailable = true);
+
+// call()'s result; a db::DbError it throws leaves through rethrow_db_failure
+// (any other exception, a LaneRefused or a ReadTimedOut, leaves as thrown).
+template <typename Call>
+auto translating_db_failures(metrics::Metrics& metrics, Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const db::DbError& e) {
+    rethrow_db_failure(e, metrics);
+  }
+}
+
+// The same without counting the failure (the KV and consumer-group use
+// cases keep no metrics).
+template <typename Call>
+auto translating_db_failures(Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const db::DbError& e) {
+    throw broker_error_of(e);
+  }
+}
 
 }  // namespace queen::broker

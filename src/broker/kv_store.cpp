@@ -11,31 +11,19 @@ namespace queen::broker {
 
 KvValue KvStore::put(const std::string& key, const std::string& value_json, std::optional<std::int64_t> ttl_ms,
                      const Tenant& tenant) {
-  try {
-    KvValue stored{key, value_json, db_.set(key, value_json, ttl_ms, tenant)};
-    return stored;
-  } catch (const db::DbError& e) {
-    throw broker_error_of(e);
-  }
+  return KvValue{key, value_json, translating_db_failures([&] { return db_.set(key, value_json, ttl_ms, tenant); })};
 }
 
 std::optional<KvValue> KvStore::get(const std::string& key, const Tenant& tenant) {
   QUEEN_ASSERT(reads_ != nullptr, "KV reads go through the Read lane (read_through before the first request)");
-  try {
-    std::optional<db::KvEntry> entry = reads_->run([&] { return db_.get(key, tenant); });
-    if (!entry) return std::nullopt;
-    return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
-  } catch (const db::DbError& e) {
-    throw broker_error_of(e);
-  }
+  std::optional<db::KvEntry> entry =
+      translating_db_failures([&] { return reads_->run([&] { return db_.get(key, tenant); }); });
+  if (!entry) return std::nullopt;
+  return KvValue{key, std::move(entry->value_json), entry->expires_at_us};
 }
 
 bool KvStore::remove(const std::string& key, const Tenant& tenant) {
-  try {
-    return db_.remove(key, tenant);
-  } catch (const db::DbError& e) {
-    throw broker_error_of(e);
-  }
+  return translating_db_failures([&] { return db_.remove(key, tenant); });
 }
 
 }  // namespace queen::broker

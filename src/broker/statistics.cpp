@@ -16,19 +16,12 @@ constexpr int kRefreshBudgetMs = 10000;
 
 std::optional<std::string> Statistics::view(const db::View& view, const Tenant& tenant,
                                             const std::string& params_json) {
-  try {
-    return reads_.run([&] { return db_.view(view, tenant, params_json); });
-  } catch (const db::DbError& e) {
-    rethrow_db_failure(e, metrics_);
-  }
+  return translating_db_failures(metrics_,
+                                 [&] { return reads_.run([&] { return db_.view(view, tenant, params_json); }); });
 }
 
 std::string Statistics::refresh() {
-  try {
-    return db_.refresh(kRefreshMaxQueues, kRefreshBudgetMs);
-  } catch (const db::DbError& e) {
-    rethrow_db_failure(e, metrics_);
-  }
+  return translating_db_failures(metrics_, [&] { return db_.refresh(kRefreshMaxQueues, kRefreshBudgetMs); });
 }
 
 BrokerMinuteFlusher::BrokerMinuteFlusher(db::StatsProcedures& db, metrics::Metrics& metrics,

@@ -6,12 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "broker/admission.h"
-#include "broker/broker.h"
+#include "broker/broker_error.h"
 #include "broker/encoding.h"
-#include "broker/transactions.h"
+#include "broker/pop_wakes.h"
+#include "broker/push.h"
 #include "util/json_text.h"
-#include "util/uuid.h"
 
 namespace queen::broker {
 namespace {
@@ -109,54 +108,41 @@ StreamCycleSummary summarize_stream_result(const std::string& result_json) {
   return summary;
 }
 
-StreamOutcome Broker::register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant) {
-  try {
+StreamOutcome Streams::register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant) {
+  return outcome_of(translating_db_failures(metrics_, [&] {
     const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Push);
-    return outcome_of(db_.stream_register_query(encode_stream_registration(registration), tenant));
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
+    return db_.stream_register_query(encode_stream_registration(registration), tenant);
+  }));
 }
 
-StreamOutcome Broker::read_stream_state(const StreamStateRead& read, const Tenant& tenant) {
-  try {
-    return outcome_of(reads_.run([&] { return db_.stream_state_get(encode_stream_state_read(read), tenant); }));
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
+StreamOutcome Streams::read_stream_state(const StreamStateRead& read, const Tenant& tenant) {
+  return outcome_of(translating_db_failures(metrics_, [&] {
+    return reads_.run([&] { return db_.stream_state_get(encode_stream_state_read(read), tenant); });
+  }));
 }
 
-StreamCycleSummary Broker::call_stream_cycle(const StreamCycleCommand& command, const PushOrigin& origin,
-                                             StreamOutcome& outcome) {
+StreamCycleSummary Streams::call_stream_cycle(const StreamCycleCommand& command, const PushOrigin& origin,
+                                              StreamOutcome& outcome) {
   // No maintenance or spool diversion: a cycle is all or nothing against
   // PostgreSQL, so an outage answers 503 and the SDK's retry is safe.
-  try {
+  outcome.result_json = translating_db_failures(metrics_, [&] {
     const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Push);
-    outcome.result_json = db_.stream_cycle(encode_stream_cycle(command), origin);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
+    return db_.stream_cycle(encode_stream_cycle(command), origin);
+  });
   return summary_of(outcome.result_json);
 }
 
-StreamOutcome Broker::run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin) {
+StreamOutcome Streams::run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin) {
   // Minted here as on /push, so every pushed item is named in the answer.
-  for (auto& item : command.push_items) {
-    if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
-  }
-  // The pushes of a cycle count against the tenant's quotas like /push.
-  if (!command.push_items.empty()) check_tenant_quotas(origin.tenant, command.push_items.size());
+  mint_transaction_ids(command.push_items);
+  throw_if_refused(quotas_.push_refusal(origin.tenant, command.push_items.size()));
   encryption_.seal_items(origin.tenant, command.push_items);
   StreamOutcome outcome;
   StreamCycleSummary summary = call_stream_cycle(command, origin, outcome);
   if (!summary.success && encryption_.enabled() && names_refused_plaintext(outcome.result_json)) {
     // This broker's list of encrypted queues was stale and the database
     // rolled the cycle back: re-read the list, seal, run once more.
-    try {
-      encryption_.refresh();
-    } catch (const db::DbError& e) {
-      rethrow_as_broker_error(e);
-    }
+    translating_db_failures(metrics_, [&] { encryption_.refresh(); });
     encryption_.seal_items(origin.tenant, command.push_items);
     summary = call_stream_cycle(command, origin, outcome);
   }
@@ -171,8 +157,8 @@ StreamOutcome Broker::run_stream_cycle(StreamCycleCommand command, const PushOri
   const std::int64_t now_ms = now_epoch_ms();
   std::set<std::string> queues;
   add_queues_to_wake(command.push_items, now_ms, queues);
-  if (!queues.empty()) after_push_committed(queues);
-  if (schedules_timers(command.push_items, now_ms) && cluster_ != nullptr) cluster_->timers_scheduled();
+  listeners_.messages_committed(queues);
+  if (schedules_timers(command.push_items, now_ms)) listeners_.timers_scheduled();
   return outcome;
 }
 

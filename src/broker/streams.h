@@ -10,7 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "broker/admission.h"
+#include "broker/payload_encryption.h"
+#include "broker/pop_wakes.h"
+#include "broker/tenant_quotas.h"
 #include "broker/types.h"
+#include "db/procedures.h"
+#include "flow/arbiter.h"
+#include "metrics/metrics.h"
 
 namespace queen::broker {
 
@@ -67,5 +74,35 @@ std::string encode_stream_cycle(const StreamCycleCommand& command);
 // Reads a stream procedure's result. Throws std::invalid_argument when it is
 // not a JSON object with a boolean `success` (a broken contract).
 StreamCycleSummary summarize_stream_result(const std::string& result_json);
+
+// The stream routes: one procedure call each. Their business answers (a
+// config_hash mismatch, a failed cycle) come back with success false; an
+// outage is Unavailable, never spooled.
+class Streams {
+ public:
+  // Everything given outlives the Streams.
+  Streams(db::Procedures& db, flow::Arbiter& arbiter, const ReadGate& reads, PayloadEncryption& encryption,
+          TenantQuotas& quotas, const CommitListeners& listeners, metrics::Metrics& metrics)
+      : db_(db), arbiter_(arbiter), reads_(reads), encryption_(encryption), quotas_(quotas), listeners_(listeners),
+        metrics_(metrics) {}
+
+  StreamOutcome register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant);
+  StreamOutcome read_stream_state(const StreamStateRead& read, const Tenant& tenant);  // the Read lane
+  // The cycle's pushes count against the tenant's quotas like /push.
+  StreamOutcome run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin);
+
+ private:
+  // One stream_cycle call; its result in `outcome`, summarized.
+  StreamCycleSummary call_stream_cycle(const StreamCycleCommand& command, const PushOrigin& origin,
+                                       StreamOutcome& outcome);
+
+  db::Procedures& db_;
+  flow::Arbiter& arbiter_;
+  const ReadGate& reads_;
+  PayloadEncryption& encryption_;
+  TenantQuotas& quotas_;
+  const CommitListeners& listeners_;
+  metrics::Metrics& metrics_;
+};
 
 }  // namespace queen::broker

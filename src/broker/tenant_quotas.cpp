@@ -22,6 +22,10 @@ std::string tenant_label(const Tenant& tenant) {
 
 }  // namespace
 
+void throw_if_refused(const std::optional<QuotaRefusal>& refusal) {
+  if (refusal) throw BrokerError(ErrorKind::TooManyRequests, refusal->error, refusal->retry_after_s);
+}
+
 TenantLimits tenant_limits(const config::TenantQuotaConfig& defaults, const db::TenantQuotaState& overrides) {
   TenantLimits limits;
   limits.max_pending = overrides.max_pending.value_or(defaults.max_pending);
@@ -93,8 +97,8 @@ void TenantQuotas::refresh_if_stale(const Tenant& tenant, Clock::time_point now,
   t.counted_at_us = state->counted_at_us;
 }
 
-std::optional<QuotaRefusal> TenantQuotas::admit(const Tenant& tenant, std::size_t messages,
-                                                Clock::time_point now) {
+std::optional<QuotaRefusal> TenantQuotas::push_refusal(const Tenant& tenant, std::size_t messages,
+                                                       Clock::time_point now) {
   if (!enabled() || messages == 0) return std::nullopt;
   refresh_if_stale(tenant, now, config_.overrides || config_.max_pending > 0);
   std::lock_guard lock(mutex_);
@@ -122,8 +126,8 @@ void TenantQuotas::note_accepted(const Tenant& tenant, std::size_t messages) {
   tenants_[tenant].accepted_since_count += static_cast<std::int64_t>(messages);
 }
 
-std::optional<QuotaRefusal> TenantQuotas::admit_dead_letters(const Tenant& tenant, std::size_t entries,
-                                                            Clock::time_point now) {
+std::optional<QuotaRefusal> TenantQuotas::dead_letter_refusal(const Tenant& tenant, std::size_t entries,
+                                                             Clock::time_point now) {
   if (entries == 0 || (config_.storage.dead_letters == 0 && !config_.overrides)) return std::nullopt;
   refresh_if_stale(tenant, now, true);
   std::lock_guard lock(mutex_);

@@ -4,11 +4,11 @@
 // checked against the tenant's pending count as the statistics reconciler
 // last summed it plus what this broker accepted since. Both answer 429 with a
 // Retry-After. With every push quota off (config::TenantQuotaConfig::enabled())
-// admit() returns at once: no lock, no database call.
+// push_refusal() returns at once: no lock, no database call.
 //
 // Storage quotas (KV, traces, queues, partitions, consumer groups) are
 // enforced by the database, which refuses a statement past one with SQLSTATE
-// QQ429 (broker_error_of turns it into the same 429); the
+// db::kStorageQuotaExceeded (broker_error_of turns it into the same 429); the
 // dead-letter quota is checked here, on DLQ moves, like the pending limit.
 #include <chrono>
 #include <cstdint>
@@ -32,11 +32,8 @@ struct QuotaRefusal {
   int retry_after_s = 1;  // whole seconds, >= 1
 };
 
-// The SQLSTATE of a statement the database refused past a storage quota
-// (queen_internal.check_tenant_quota), and the Retry-After it is answered with: such a
-// quota frees only when the tenant deletes something, so retrying soon is futile.
-inline constexpr std::string_view kStorageQuotaSqlstate = "QQ429";
-inline constexpr int kStorageQuotaRetryAfterS = 60;
+// Throws the refusal, if any, as BrokerError TooManyRequests (429 with its Retry-After).
+void throw_if_refused(const std::optional<QuotaRefusal>& refusal);
 
 // The limits that apply to one tenant: the broker defaults, overridden by a
 // DBA's row where it sets a value. 0 = unlimited.
@@ -54,7 +51,7 @@ TenantLimits tenant_limits(const config::TenantQuotaConfig& defaults, const db::
 class TokenBucket {
  public:
   using Clock = std::chrono::steady_clock;
-  // Empty: admitted; else seconds until the request would fit.
+  // Empty: taken; else seconds until the request would fit.
   std::optional<int> take(double n, double rate, double burst, Clock::time_point now);
 
  private:
@@ -71,20 +68,20 @@ class TenantQuotas {
   TenantQuotas(config::TenantQuotaConfig config, ReadState read_state);
 
   bool enabled() const { return config_.enabled(); }
-  // Whether `tenant` may push `messages` more now. Reads the tenant's
-  // overrides and pending count at most once per cache_ms (a failed read keeps
-  // the last known values: quotas never fail a push the database could take).
-  std::optional<QuotaRefusal> admit(const Tenant& tenant, std::size_t messages,
-                                    Clock::time_point now = Clock::now());
+  // Why `tenant` may not push `messages` more now; empty when it may. Reads the
+  // tenant's overrides and pending count at most once per cache_ms (a failed read
+  // keeps the last known values: quotas never fail a push the database could take).
+  std::optional<QuotaRefusal> push_refusal(const Tenant& tenant, std::size_t messages,
+                                           Clock::time_point now = Clock::now());
   // Messages accepted for `tenant` (stored or spooled): counted as pending
   // until the next statistics refresh includes them.
   void note_accepted(const Tenant& tenant, std::size_t messages);
 
-  // Whether `tenant` may move `entries` more messages to the DLQ now: its
-  // dead letters as the statistics reconciler last counted them, plus the
-  // moves this broker made since, against its dead-letter quota.
-  std::optional<QuotaRefusal> admit_dead_letters(const Tenant& tenant, std::size_t entries,
-                                                 Clock::time_point now = Clock::now());
+  // Why `tenant` may not move `entries` more messages to the DLQ now (empty when
+  // it may): its dead letters as the statistics reconciler last counted them,
+  // plus the moves this broker made since, against its dead-letter quota.
+  std::optional<QuotaRefusal> dead_letter_refusal(const Tenant& tenant, std::size_t entries,
+                                                  Clock::time_point now = Clock::now());
   void note_dead_lettered(const Tenant& tenant, std::size_t entries);
 
  private:

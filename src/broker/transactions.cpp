@@ -7,10 +7,12 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/admission.h"
-#include "broker/broker.h"
+#include "broker/broker_error.h"
 #include "broker/encoding.h"
+#include "broker/pop_wakes.h"
+#include "broker/push.h"
+#include "db/db_error.h"
 #include "util/json_text.h"
-#include "util/uuid.h"
 
 namespace queen::broker {
 namespace {
@@ -67,28 +69,10 @@ TransactionSummary summarize_transaction_result(const std::string& result_json) 
   return summary;
 }
 
-std::int64_t now_epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-void add_queues_to_wake(const std::vector<PushItem>& items, std::int64_t now_ms, std::set<std::string>& queues) {
-  for (const auto& item : items) {
-    if (!item.deliver_at_ms || *item.deliver_at_ms <= now_ms) queues.insert(item.queue);
-  }
-}
-
 std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms) {
   std::set<std::string> queues;
   for (const auto& op : command.operations) add_queues_to_wake(op.items, now_ms, queues);
   return queues;
-}
-
-bool schedules_timers(const std::vector<PushItem>& items, std::int64_t now_ms) {
-  for (const auto& item : items) {
-    if (item.deliver_at_ms && *item.deliver_at_ms > now_ms) return true;
-  }
-  return false;
 }
 
 bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
@@ -98,18 +82,16 @@ bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms) {
   return false;
 }
 
-TransactionSummary Broker::call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
-                                                TransactionOutcome& outcome) {
+TransactionSummary Transactions::call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
+                                                      TransactionOutcome& outcome) {
   // No maintenance or spool diversion on purpose: a transaction is all or
   // nothing against PostgreSQL, so an outage answers 503 and the
   // clients' 5xx retries are safe (nothing was committed).
-  try {
+  outcome.result_json = translating_db_failures(metrics_, [&] {
     // A transaction writes like a push: one Push-lane slot for its one call.
     const flow::Permit slot = admit_or_throw(arbiter_, flow::Lane::Push);
-    outcome.result_json = db_.run_transaction(encode_transaction(command), origin);
-  } catch (const db::DbError& e) {
-    rethrow_as_broker_error(e);
-  }
+    return db_.run_transaction(encode_transaction(command), origin);
+  });
   try {
     return summarize_transaction_result(outcome.result_json);
   } catch (const std::invalid_argument& e) {
@@ -118,29 +100,22 @@ TransactionSummary Broker::call_run_transaction(const TransactionCommand& comman
   }
 }
 
-TransactionOutcome Broker::run_transaction(TransactionCommand command, const PushOrigin& origin) {
+TransactionOutcome Transactions::run_transaction(TransactionCommand command, const PushOrigin& origin) {
   // Minted here as on /push, so the ids are the broker's whatever the
   // database would mint; the response names every pushed item either way.
   std::size_t pushed_items = 0;
   for (auto& op : command.operations) {
-    for (auto& item : op.items) {
-      if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();
-    }
+    mint_transaction_ids(op.items);
     pushed_items += op.items.size();
   }
-  // The pushes of a transaction count against the tenant's quotas like /push.
-  if (pushed_items > 0) check_tenant_quotas(origin.tenant, pushed_items);
+  throw_if_refused(quotas_.push_refusal(origin.tenant, pushed_items));
   seal_transaction(encryption_, origin.tenant, command);
   TransactionOutcome outcome;
   TransactionSummary summary = call_run_transaction(command, origin, outcome);
   if (!summary.success && encryption_.enabled() && names_refused_plaintext(outcome.result_json)) {
     // This broker's list of encrypted queues was stale and the database
     // rolled everything back: re-read the list, seal, run once more.
-    try {
-      encryption_.refresh();
-    } catch (const db::DbError& e) {
-      rethrow_as_broker_error(e);
-    }
+    translating_db_failures(metrics_, [&] { encryption_.refresh(); });
     seal_transaction(encryption_, origin.tenant, command);
     summary = call_run_transaction(command, origin, outcome);
   }
@@ -153,11 +128,8 @@ TransactionOutcome Broker::run_transaction(TransactionCommand command, const Pus
   // Same after-commit path as a live /push: local long polls and, with the
   // mesh, the peers' ones. Scheduled items are the sweeper's to announce.
   const std::int64_t now_ms = now_epoch_ms();
-  const std::set<std::string> queues = queues_to_wake(command, now_ms);
-  if (!queues.empty()) after_push_committed(queues);
-  if (schedules_timers(command, now_ms)) {
-    if (cluster_ != nullptr) cluster_->timers_scheduled();
-  }
+  listeners_.messages_committed(queues_to_wake(command, now_ms));
+  if (schedules_timers(command, now_ms)) listeners_.timers_scheduled();
   return outcome;
 }
 

@@ -13,7 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "broker/payload_encryption.h"
+#include "broker/pop_wakes.h"
+#include "broker/tenant_quotas.h"
 #include "broker/types.h"
+#include "db/procedures.h"
+#include "flow/arbiter.h"
+#include "metrics/metrics.h"
 
 namespace queen::broker {
 
@@ -53,14 +59,33 @@ TransactionSummary summarize_transaction_result(const std::string& result_json);
 // After a commit: the queues whose new messages are poppable now (pushed items
 // without a future deliverAt), whose parked long polls should wake.
 std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms);
-// The system clock in epoch ms: what a deliverAt is compared with after a commit.
-std::int64_t now_epoch_ms();
-// The same for pushed items of any use case (a transaction's, a stream cycle's).
-void add_queues_to_wake(const std::vector<PushItem>& items, std::int64_t now_ms, std::set<std::string>& queues);
 
 // After a commit: true when an item was scheduled (deliverAt after now_ms),
 // so the sweeper should look now rather than at its next sleep ceiling.
 bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms);
-bool schedules_timers(const std::vector<PushItem>& items, std::int64_t now_ms);
+
+class Transactions {
+ public:
+  // Everything given outlives the Transactions.
+  Transactions(db::Procedures& db, flow::Arbiter& arbiter, PayloadEncryption& encryption, TenantQuotas& quotas,
+               const CommitListeners& listeners, metrics::Metrics& metrics)
+      : db_(db), arbiter_(arbiter), encryption_(encryption), quotas_(quotas), listeners_(listeners), metrics_(metrics) {}
+
+  // One run_transaction call; business failures come back as success:false,
+  // an outage as Unavailable. Its pushes count against the tenant's quotas like /push.
+  TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin);
+
+ private:
+  // One run_transaction call; its result in `outcome`, summarized.
+  TransactionSummary call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
+                                          TransactionOutcome& outcome);
+
+  db::Procedures& db_;
+  flow::Arbiter& arbiter_;
+  PayloadEncryption& encryption_;
+  TenantQuotas& quotas_;
+  const CommitListeners& listeners_;
+  metrics::Metrics& metrics_;
+};
 
 }  // namespace queen::broker

@@ -10,7 +10,7 @@
 
 namespace queen::broker {
 
-inline constexpr const char* kQueueModeGroup = "__QUEUE_MODE__";
+using db::kQueueModeGroup;
 
 // The tenant and producer subject of a push (db/procedures.h).
 using PushOrigin = db::PushOrigin;
@@ -69,7 +69,7 @@ struct PopCommand {
 
 struct PopOutcome {
   std::vector<db::PoppedMessage> messages;  // empty: nothing deliverable (204)
-  std::string consumer_group;               // the group name, or __QUEUE_MODE__
+  std::string consumer_group;               // the group name, or kQueueModeGroup
 };
 
 struct AckItem {
@@ -84,7 +84,7 @@ using AckResult = db::AckRow;
 using LeaseExtension = db::LeaseExtension;
 using DlqQuery = db::DlqQuery;
 using DlqPage = db::DlqPage;
-using TraceRecord = db::TraceRecord;            // message administration (message_admin.cpp)
+using TraceRecord = db::TraceRecord;            // message administration (message_admin.h)
 using MessageListQuery = db::MessageListQuery;
 using DlqSelection = db::DlqSelection;
 

@@ -118,7 +118,7 @@ class EnvReader {
     const double fallback = table_number(spec);
     const std::string* raw = find(spec);
     if (!raw) return record(spec, fallback, false);
-    // strtod reads the shape is_number_text admits the same in every locale the broker runs in ("C").
+    // strtod reads the shape is_number_text accepts the same in every locale the broker runs in ("C").
     const double value = is_number_text(*raw) ? std::strtod(raw->c_str(), nullptr) : HUGE_VAL;
     if (!std::isfinite(value)) {
       return refuse(spec, *raw, "a number", kNumberForms, fallback);

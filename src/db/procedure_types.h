@@ -13,6 +13,9 @@
 
 namespace queen::db {
 
+// The consumer group of queue mode (no group), as the procedures and the wire spell it.
+inline constexpr const char* kQueueModeGroup = "__QUEUE_MODE__";
+
 // Who pushes: the tenant whose queues receive the items and the producer subject stamped on the messages (the token's
 // `sub`; none without authentication). One push_messages call has one origin.
 struct PushOrigin {
@@ -121,7 +124,7 @@ struct DlqQuery {
 
   Tenant tenant;  // only this tenant's dead letters
   std::optional<std::string> queue;
-  std::optional<std::string> consumer_group;  // "__QUEUE_MODE__" selects queue-mode entries
+  std::optional<std::string> consumer_group;  // kQueueModeGroup selects queue-mode entries
   std::optional<std::string> partition;
   std::optional<std::int64_t> failed_from_ms;  // failed_at >= this (epoch ms), inclusive
   std::optional<std::int64_t> failed_to_ms;    // failed_at <= this (epoch ms), inclusive
@@ -172,7 +175,7 @@ struct TraceRecord {
   std::string data_json;
   std::string trace_names_json = "[]";
   std::string event_type = "info";
-  std::string consumer_group = "__QUEUE_MODE__";
+  std::string consumer_group = kQueueModeGroup;
   std::optional<std::string> worker_id;
 };
 

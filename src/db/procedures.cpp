@@ -160,7 +160,7 @@ std::string Procedures::list_partitions(const std::optional<std::string>& queue,
 bool Procedures::dead_letter_message(const std::string& partition_id, const std::string& transaction_id,
                                      const std::optional<std::string>& consumer_group,
                                      const std::optional<std::string>& error, const Tenant& tenant) {
-  return call<DeadLetterMessage>(partition_id, transaction_id, consumer_group.value_or("__QUEUE_MODE__"),
+  return call<DeadLetterMessage>(partition_id, transaction_id, consumer_group.value_or(kQueueModeGroup),
                                  error.value_or("Moved to the DLQ by an operator"), tenant)
       .value_or(false);
 }

@@ -37,6 +37,11 @@ enum class FailureClass {
 // SQLSTATE (DbError::connection_failure): callers of the pool decide that.
 FailureClass classify_sqlstate(std::string_view sqlstate) noexcept;
 
+// What the procedures raise when a statement would take a tenant past a
+// storage quota (queen_internal.check_tenant_quota): a refusal of the
+// tenant's request, not a failure of the database (Permanent by class).
+inline constexpr std::string_view kStorageQuotaExceeded = "QQ429";
+
 // Whether a permanent failure means the request itself is bad (answered
 // 400): SQLSTATE class 22, data exception (invalid_parameter_value, invalid
 // text representation, string too long ...), which the procedures raise for

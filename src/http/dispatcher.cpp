@@ -39,24 +39,24 @@ Response error_response(const std::exception_ptr& error, const std::string& meth
   }
 }
 
-std::optional<Response> Dispatcher::admit(Request& request, const Router::Match& match) const {
+std::optional<Response> Dispatcher::authorize(Request& request, const Router::Match& match) const {
   if (request.facts && match.pattern) request.facts->route = *match.pattern;
-  if (request.head_admitted) return std::nullopt;
+  if (request.head_authorized) return std::nullopt;
   if (auto refused = refuse_cross_origin(request.source, cors_, match.access && match.access->is_public())) {
     spdlog::debug("http: {} {} refused with 403: a browser's request from an origin HTTP_CORS_ORIGINS does not list",
                   request.method, request.path);
     return refused;
   }
   if (!gate_) return std::nullopt;
-  auth::Admission admission = gate_->admit(request.authorization, request.path, match.access);
-  if (admission.admitted) {
-    request.principal = std::move(admission.principal);
+  auth::AccessDecision decision = gate_->authorize(request.authorization, request.path, match.access);
+  if (decision.granted) {
+    request.principal = std::move(decision.principal);
     if (request.facts) request.facts->tenant = request.principal.tenant.name();
     return std::nullopt;
   }
-  spdlog::debug("http: {} {} refused with {}: {}", request.method, request.path, admission.status, admission.error);
-  Response refused = Response::error(admission.status, admission.error);
-  if (admission.status == 401) {
+  spdlog::debug("http: {} {} refused with {}: {}", request.method, request.path, decision.status, decision.error);
+  Response refused = Response::error(decision.status, decision.error);
+  if (decision.status == 401) {
     refused.headers.emplace_back("WWW-Authenticate", request.authorization.empty()
                                                          ? "Bearer realm=\"queen\""
                                                          : "Bearer realm=\"queen\", error=\"invalid_token\"");
@@ -64,16 +64,16 @@ std::optional<Response> Dispatcher::admit(Request& request, const Router::Match&
   return refused;
 }
 
-std::optional<Response> Dispatcher::admit_head(Request& request) const {
+std::optional<Response> Dispatcher::authorize_head(Request& request) const {
   if (request.method == "OPTIONS") return std::nullopt;  // no route runs, no token is needed (preflights carry none)
   // Without a gate, only a request from another origin needs its route (is it public?).
   if (gate_ || from_another_origin(request.source)) {
-    if (std::optional<Response> refused = admit(request, router_.match(request.method, request.path))) {
+    if (std::optional<Response> refused = authorize(request, router_.match(request.method, request.path))) {
       metrics_.record_request();  // answered here: dispatch() never sees it
       return refused;
     }
   }
-  request.head_admitted = true;
+  request.head_authorized = true;
   return std::nullopt;
 }
 
@@ -83,7 +83,7 @@ Response Dispatcher::dispatch(Request& request) const {
   if (request.method == "OPTIONS") {
     response = Response::no_content();
   } else if (Router::Match match = router_.match(request.method, request.path);
-             std::optional<Response> refused = admit(request, match)) {
+             std::optional<Response> refused = authorize(request, match)) {
     response = std::move(*refused);
   } else {
     if (!match.handler) {

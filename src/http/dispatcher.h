@@ -27,15 +27,15 @@ class Dispatcher {
   // The verdict on a request whose head alone is known (method, path, query, source and, when
   // wants_authorization(), Authorization; no body yet), so the server refuses a 403 or 401
   // without reading the body: the refusal, or nullopt with request.principal set and
-  // head_admitted (dispatch() then checks nothing again).
-  std::optional<Response> admit_head(Request& request) const;
+  // head_authorized (dispatch() then checks nothing again).
+  std::optional<Response> authorize_head(Request& request) const;
 
   metrics::Metrics& metrics() const { return metrics_; }
   const CorsPolicy& cors() const { return cors_; }
 
  private:
   // nullopt when the request may go on (request.principal is then set), else the refusal.
-  std::optional<Response> admit(Request& request, const Router::Match& match) const;
+  std::optional<Response> authorize(Request& request, const Router::Match& match) const;
 
   Router router_;
   metrics::Metrics& metrics_;

@@ -3,7 +3,7 @@
 // Starts with `min_threads` and grows to `max_threads` when every thread is
 // busy; a parked long poll holds none of them. New requests are refused
 // (try_post returns false) once `max_queued` tasks wait, so a flood cannot
-// grow memory without bound; continuations of admitted requests (long-poll
+// grow memory without bound; continuations of accepted requests (long-poll
 // re-attempts, bounded by the open connections) always queue.
 #include <condition_variable>
 #include <cstddef>
@@ -26,7 +26,7 @@ class HandlerPool {
 
   // A new request: false (nothing queued) when `max_queued` tasks wait.
   bool try_post(Task task);
-  // A continuation of an admitted request: always queued.
+  // A continuation of an accepted request: always queued.
   void post(Task task);
   // Runs what is queued, then joins every thread. Idempotent.
   void stop();

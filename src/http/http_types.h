@@ -52,9 +52,9 @@ struct Request {
   // default tenant's, stays when authentication is off); handlers scope their
   // work to its tenant.
   auth::Principal principal = auth::Principal::anonymous();
-  // Set by Dispatcher::admit_head once the head passed the cross-origin check and the gate: dispatch() then
+  // Set by Dispatcher::authorize_head once the head passed the cross-origin check and the gate: dispatch() then
   // takes `principal` as it is instead of checking the request (and verifying its token) a second time.
-  bool head_admitted = false;
+  bool head_authorized = false;
   // The body's share of HTTP_MAX_BODY_BYTES_IN_FLIGHT, returned when the last holder of the request lets go.
   std::shared_ptr<BodyBudget::Reservation> body_reservation;
   // True once the client closed its connection (checked before a long poll

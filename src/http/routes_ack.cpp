@@ -6,20 +6,20 @@
 namespace queen::http {
 
 void register_ack_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::Acks& acks = context.broker.acks();
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/ack", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/ack", auth::AccessLevel::ReadWrite, [&acks, &limits](const Request& request) {
     const AckRequest ack = parse_ack_body(request.body, limits);
     return Response::json(200,
-                          render_ack_results(broker.ack(ack.items, ack.consumer_group, request.principal.tenant)));
+                          render_ack_results(acks.ack(ack.items, ack.consumer_group, request.principal.tenant)));
   });
 
-  router.add("POST", "/api/v1/ack/batch", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/ack/batch", auth::AccessLevel::ReadWrite, [&acks, &limits](const Request& request) {
     const AckRequest ack = parse_ack_batch_body(request.body, limits);
     if (ack.items.empty()) return Response::json(200, "[]");
     return Response::json(200,
-                          render_ack_results(broker.ack(ack.items, ack.consumer_group, request.principal.tenant)));
+                          render_ack_results(acks.ack(ack.items, ack.consumer_group, request.principal.tenant)));
   });
 }
 

@@ -7,12 +7,12 @@
 namespace queen::http {
 
 void register_buffer_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::SystemAdmin& system_admin = context.broker.system_admin();
   const std::string server_id = context.config.process.server_id;
 
-  router.add("GET", "/api/v1/status/buffers", auth::AccessLevel::Operator, [&broker, server_id](const Request&) {
-    const broker::SpoolStatus spool = broker.spool_status();
-    const broker::DatabaseHealth db = broker.database_health();
+  router.add("GET", "/api/v1/status/buffers", auth::AccessLevel::Operator, [&system_admin, server_id](const Request&) {
+    const broker::SpoolStatus spool = system_admin.spool_status();
+    const broker::DatabaseHealth db = system_admin.database_health();
     nlohmann::json database = {
         {"reachable", db.connected},
         {"latencyMs", db.connected ? static_cast<double>(db.latency.count()) / 1000.0 : 0.0},

@@ -22,13 +22,13 @@ nlohmann::json render_spool_directory(const broker::SpoolStatus& spool) {
 }  // namespace
 
 void register_health_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::SystemAdmin& system_admin = context.broker.system_admin();
   const std::string server_id = context.config.process.server_id;
   broker::Cluster* cluster = context.cluster;
 
   // Liveness: 200 while the process serves; the database state is reported.
-  router.add("GET", "/health", auth::kPublic, [&broker, server_id, cluster](const Request&) {
-    const broker::DatabaseHealth db = broker.database_health();
+  router.add("GET", "/health", auth::kPublic, [&system_admin, server_id, cluster](const Request&) {
+    const broker::DatabaseHealth db = system_admin.database_health();
     const std::string shared_state =
         cluster != nullptr ? render_shared_state(cluster->snapshot()) : std::string(kSharedStateDisabled);
     nlohmann::json body = {
@@ -53,9 +53,9 @@ void register_health_routes(Router& router, const RouteContext& context) {
   // comes before it ends. From SIGTERM on it answers 503 at once, for the
   // grace (SHUTDOWN_GRACE_MS) in which the rest is still served.
   const std::atomic<bool>* stopping = context.stopping;
-  router.add("GET", "/health/ready", auth::kPublic, [&broker, stopping](const Request&) {
-    const broker::DatabaseHealth db = broker.database_health();
-    const broker::SpoolStatus spool = broker.spool_status();
+  router.add("GET", "/health/ready", auth::kPublic, [&system_admin, stopping](const Request&) {
+    const broker::DatabaseHealth db = system_admin.database_health();
+    const broker::SpoolStatus spool = system_admin.spool_status();
     const bool spool_writable = spool.healthy;
     const bool misconfigured = !db.configuration_fault.empty();
     const bool shutting_down = stopping != nullptr && stopping->load();

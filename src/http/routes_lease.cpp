@@ -6,14 +6,14 @@
 namespace queen::http {
 
 void register_lease_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::Acks& acks = context.broker.acks();
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/lease/:leaseId/extend", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/lease/:leaseId/extend", auth::AccessLevel::ReadWrite, [&acks, &limits](const Request& request) {
     const int seconds = parse_lease_seconds(request.body, limits);
     const std::string& lease_id = request.param("leaseId");
     return Response::json(
-        200, render_lease_extension(lease_id, broker.extend_lease(lease_id, seconds, request.principal.tenant)));
+        200, render_lease_extension(lease_id, acks.extend_lease(lease_id, seconds, request.principal.tenant)));
   });
 }
 

@@ -31,11 +31,11 @@ std::string pop_message(bool enabled) {
 }  // namespace
 
 void register_maintenance_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::SystemAdmin& system_admin = context.broker.system_admin();
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("GET", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&broker](const Request&) {
-    const broker::MaintenanceStatus s = broker.maintenance_status();
+  router.add("GET", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&system_admin](const Request&) {
+    const broker::MaintenanceStatus s = system_admin.maintenance_status();
     nlohmann::json body = {
         {"maintenanceMode", s.push_maintenance},
         {"popMaintenanceMode", s.pop_maintenance},
@@ -46,9 +46,9 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/system/maintenance", auth::AccessLevel::Operator, [&system_admin, &limits](const Request& request) {
     const bool enabled = parse_enabled_body(request.body, limits);
-    const broker::MaintenanceStatus s = broker.set_push_maintenance(enabled);
+    const broker::MaintenanceStatus s = system_admin.set_push_maintenance(enabled);
     nlohmann::json body = {
         {"maintenanceMode", s.push_maintenance},
         {"bufferedMessages", s.spool.pending},
@@ -59,15 +59,15 @@ void register_maintenance_routes(Router& router, const RouteContext& context) {
     return Response::json(200, body.dump());
   });
 
-  router.add("GET", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&broker](const Request&) {
-    const broker::MaintenanceStatus s = broker.maintenance_status();
+  router.add("GET", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&system_admin](const Request&) {
+    const broker::MaintenanceStatus s = system_admin.maintenance_status();
     nlohmann::json body = {{"popMaintenanceMode", s.pop_maintenance}, {"message", pop_message(s.pop_maintenance)}};
     return Response::json(200, body.dump());
   });
 
-  router.add("POST", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/system/maintenance/pop", auth::AccessLevel::Operator, [&system_admin, &limits](const Request& request) {
     const bool enabled = parse_enabled_body(request.body, limits);
-    const broker::MaintenanceStatus s = broker.set_pop_maintenance(enabled);
+    const broker::MaintenanceStatus s = system_admin.set_pop_maintenance(enabled);
     nlohmann::json body = {{"popMaintenanceMode", s.pop_maintenance}, {"message", pop_message(s.pop_maintenance)}};
     return Response::json(200, body.dump());
   });

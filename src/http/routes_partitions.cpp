@@ -8,15 +8,15 @@
 namespace queen::http {
 
 void register_partition_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::MessageAdmin& message_admin = context.broker.message_admin();
   const config::LimitsConfig& limits = context.config.limits;
 
   router.add("GET", "/api/v1/resources/partitions", auth::AccessLevel::ReadOnly,
-             [&broker, &limits](const Request& request) {
+             [&message_admin, &limits](const Request& request) {
                const std::optional<std::string> queue = query_name(request.query, "queue", limits);
                const Page page = parse_page(request.query, kMaxAdminPageSize, limits);
                return Response::json(
-                   200, broker.list_partitions(queue, page.limit, page.offset, request.principal.tenant));
+                   200, message_admin.list_partitions(queue, page.limit, page.offset, request.principal.tenant));
              });
 }
 

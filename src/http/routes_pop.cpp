@@ -9,10 +9,10 @@ namespace queen::http {
 
 namespace {
 
-Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& config) {
-  return [form, &broker, &config](const Request& request) {
+Handler pop_handler(PopForm form, broker::Pops& pops, const config::Config& config) {
+  return [form, &pops, &config](const Request& request) {
     broker::PopCommand command = parse_pop_request(form, request, config.pop, config.limits);
-    broker.pop(command, request.client_gone, request.post,
+    pops.pop(command, request.client_gone, request.post,
                [reply = request.reply, method = request.method, path = request.path](
                    broker::PopOutcome outcome, std::exception_ptr error) {
                  if (error) return reply(error_response(error, method, path));
@@ -28,10 +28,11 @@ Handler pop_handler(PopForm form, broker::Broker& broker, const config::Config& 
 void register_pop_routes(Router& router, const RouteContext& context) {
   const config::Config& config = context.config;
   const auth::AccessLevel level = auth::AccessLevel::ReadWrite;
-  router.add("GET", "/api/v1/pop/queue/:queue", level, pop_handler(PopForm::Wildcard, context.broker, config));
+  broker::Pops& pops = context.broker.pops();
+  router.add("GET", "/api/v1/pop/queue/:queue", level, pop_handler(PopForm::Wildcard, pops, config));
   router.add("GET", "/api/v1/pop/queue/:queue/partition/:partition", level,
-             pop_handler(PopForm::Specific, context.broker, config));
-  router.add("GET", "/api/v1/pop", level, pop_handler(PopForm::Filter, context.broker, config));
+             pop_handler(PopForm::Specific, pops, config));
+  router.add("GET", "/api/v1/pop", level, pop_handler(PopForm::Filter, pops, config));
 }
 
 }  // namespace queen::http

@@ -7,13 +7,13 @@
 namespace queen::http {
 
 void register_queue_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::QueueAdmin& queue_admin = context.broker.queue_admin();
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/api/v1/configure", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/api/v1/configure", auth::AccessLevel::ReadWrite, [&queue_admin, &limits](const Request& request) {
     const ConfigureRequest req = parse_configure_body(request.body, limits);
     const std::string result_json =
-        broker.configure(req.queue, req.namespace_name, req.task, req.options_json, request.principal.tenant);
+        queue_admin.configure(req.queue, req.namespace_name, req.task, req.options_json, request.principal.tenant);
     const nlohmann::json result = nlohmann::json::parse(result_json.empty() ? "{}" : result_json);
     nlohmann::json body = {
         {"configured", true},

@@ -7,16 +7,16 @@
 namespace queen::http {
 
 void register_resource_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::QueueAdmin& queue_admin = context.broker.queue_admin();
   const config::LimitsConfig& limits = context.config.limits;
 
   // Always 200 with deleted:true (clients check `deleted === true`); `existed`
   // tells whether there was anything to delete.
-  router.add("DELETE", "/api/v1/resources/queues/:queue", auth::AccessLevel::Admin, [&broker, &limits](const Request& request) {
+  router.add("DELETE", "/api/v1/resources/queues/:queue", auth::AccessLevel::Admin, [&queue_admin, &limits](const Request& request) {
     const std::string& queue = request.param("queue");
     // A NUL would cut the name short in libpq: "orders%00x" must not delete "orders".
     check_name(queue, "queue", limits);
-    const bool existed = broker.delete_queue(queue, request.principal.tenant);
+    const bool existed = queue_admin.delete_queue(queue, request.principal.tenant);
     std::string body = "{\"deleted\":true,\"queue\":";
     util::append_json_string(body, queue);
     body += ",\"existed\":";

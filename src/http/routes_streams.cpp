@@ -9,26 +9,26 @@
 namespace queen::http {
 
 void register_stream_routes(Router& router, const RouteContext& context) {
-  broker::Broker& broker = context.broker;
+  broker::Streams& streams = context.broker.streams();
   const config::LimitsConfig& limits = context.config.limits;
 
-  router.add("POST", "/streams/v1/queries", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/streams/v1/queries", auth::AccessLevel::ReadWrite, [&streams, &limits](const Request& request) {
     const broker::StreamQueryRegistration registration = parse_stream_query_body(request.body, limits);
-    broker::StreamOutcome outcome = broker.register_stream_query(registration, request.principal.tenant);
+    broker::StreamOutcome outcome = streams.register_stream_query(registration, request.principal.tenant);
     return Response::json(outcome.success ? 200 : 409, std::move(outcome.result_json));
   });
 
-  router.add("POST", "/streams/v1/state/get", auth::AccessLevel::ReadOnly, [&broker, &limits](const Request& request) {
+  router.add("POST", "/streams/v1/state/get", auth::AccessLevel::ReadOnly, [&streams, &limits](const Request& request) {
     const broker::StreamStateRead read = parse_stream_state_body(request.body, limits);
-    return Response::json(200, broker.read_stream_state(read, request.principal.tenant).result_json);
+    return Response::json(200, streams.read_stream_state(read, request.principal.tenant).result_json);
   });
 
-  router.add("POST", "/streams/v1/cycle", auth::AccessLevel::ReadWrite, [&broker, &limits](const Request& request) {
+  router.add("POST", "/streams/v1/cycle", auth::AccessLevel::ReadWrite, [&streams, &limits](const Request& request) {
     broker::StreamCycleCommand command = parse_stream_cycle_body(request.body, limits);
     // The requester's tenant and subject, as on /push (docs/tenants.md).
-    return Response::json(200, broker.run_stream_cycle(std::move(command),
-                                                       broker::PushOrigin{request.principal.tenant,
-                                                                          request.principal.subject})
+    return Response::json(200, streams.run_stream_cycle(std::move(command),
+                                                        broker::PushOrigin{request.principal.tenant,
+                                                                           request.principal.subject})
                                    .result_json);
   });
 }

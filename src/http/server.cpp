@@ -190,7 +190,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (state_->dispatcher.wants_authorization()) {
       request_->authorization = std::string(head[beast_http::field::authorization]);
     }
-    if (auto refused = state_->dispatcher.admit_head(*request_)) return answer_and_close(std::move(*refused));
+    if (auto refused = state_->dispatcher.authorize_head(*request_)) return answer_and_close(std::move(*refused));
     // A declared length is reserved whole (the body is allocated at that size as it starts); a
     // chunked body reserves as it grows (read_chunked_body).
     if (const auto length = parser_->content_length(); length && !parser_->is_done()) {
@@ -273,11 +273,11 @@ class Session : public std::enable_shared_from_this<Session> {
     request.client_gone = [self, fd] { return self->closed_.load() || peer_closed(fd); };
     request.post = [state = state_](std::function<void()> task) { state->pool.post(std::move(task)); };
     request.reply = reply;
-    const bool admitted = state_->pool.try_post([state = state_, reply, request = std::move(request)]() mutable {
+    const bool queued = state_->pool.try_post([state = state_, reply, request = std::move(request)]() mutable {
       Response response = state->dispatcher.dispatch(request);
       if (!response.deferred) reply(std::move(response));
     });
-    if (!admitted) {
+    if (!queued) {
       state_->in_flight.fetch_sub(1);
       answered->store(true);
       write(Response::error(503, "Server busy: too many requests waiting (HTTP_MAX_QUEUED)"));

@@ -11,7 +11,7 @@
 //   4. larger boot id: the sender restarted; accepted, and the guard follows the new boot id from now on.
 //   5. smaller boot id: an older incarnation, rejected as a replay, UNLESS the boot id followed so far has been
 //      silent (no accepted frame) for longer than max_clock_skew_ms. Then the sender has restarted with a clock
-//      that stepped backwards; every frame of the old boot is stale by now, so switching cannot admit a replay.
+//      that stepped backwards; every frame of the old boot is stale by now, so switching cannot accept a replay.
 //
 // Capacity is bounded (max_senders). When full, senders silent longer than the skew window are forgotten first
 // (their frames are all stale anyway, so forgetting them is safe); if none is, the new sender is refused.

@@ -52,8 +52,8 @@ class ReplayPermit {
   virtual ~ReplayPermit() = default;
 };
 
-// Admission of replay work, so a recovering spool could be kept from
-// outranking live traffic (the broker sets no gate yet). Called before
+// Admission of replay work, so a recovering spool does not outrank live
+// traffic (the broker's gate: a Maint slot of its arbiter). Called before
 // each file of a drain cycle; nullptr means "not now": the cycle ends and the
 // file is retried next cycle, with no failure counted.
 class ReplayGate {

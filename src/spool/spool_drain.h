@@ -121,7 +121,7 @@ class SpoolDrain {
   // Does not take ReplayGate permits: there is no live traffic yet.
   RecoverySummary recover_at_startup(std::chrono::milliseconds budget = std::chrono::hours(1));
 
-  // An optional limit on replay work; null (the broker sets none yet) = always admitted.
+  // An optional limit on replay work; null = always admitted.
   // Set it before the drain loop starts.
   void set_replay_gate(ReplayGate* gate) { gate_ = gate; }
 

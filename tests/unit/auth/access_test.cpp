@@ -59,21 +59,21 @@ TEST(GateOperatorLevel, TenantAdminIsRefusedOperatorIsAdmitted) {
   const RouteAccess operator_route = AccessLevel::Operator;
   const RouteAccess admin_route = AccessLevel::Admin;
 
-  const Admission tenant_admin = g.admit(token({{"role", "admin"}, {"tenant", "globex"}}), "/x", &operator_route);
-  EXPECT_FALSE(tenant_admin.admitted);
+  const AccessDecision tenant_admin = g.authorize(token({{"role", "admin"}, {"tenant", "globex"}}), "/x", &operator_route);
+  EXPECT_FALSE(tenant_admin.granted);
   EXPECT_EQ(tenant_admin.status, 403);
   EXPECT_NE(tenant_admin.error.find("operator"), std::string::npos);
   // Its own tenant's administration stays open to it.
-  const Admission own = g.admit(token({{"role", "admin"}, {"tenant", "globex"}}), "/x", &admin_route);
-  EXPECT_TRUE(own.admitted);
+  const AccessDecision own = g.authorize(token({{"role", "admin"}, {"tenant", "globex"}}), "/x", &admin_route);
+  EXPECT_TRUE(own.granted);
   EXPECT_EQ(own.principal.level, AccessLevel::Admin);
 
-  const Admission op = g.admit(token({{"role", "admin"}}), "/x", &operator_route);
-  EXPECT_TRUE(op.admitted);
+  const AccessDecision op = g.authorize(token({{"role", "admin"}}), "/x", &operator_route);
+  EXPECT_TRUE(op.granted);
   EXPECT_EQ(op.principal.level, AccessLevel::Operator);
   EXPECT_EQ(op.principal.tenant.name(), "");
 
-  const Admission writer = g.admit(token({{"role", "read-write"}}), "/x", &operator_route);
-  EXPECT_FALSE(writer.admitted);
+  const AccessDecision writer = g.authorize(token({{"role", "read-write"}}), "/x", &operator_route);
+  EXPECT_FALSE(writer.granted);
   EXPECT_EQ(writer.status, 403);
 }

@@ -87,21 +87,21 @@ TEST(Gate, LevelsAgainstRoutes) {
   struct Case {
     const std::string& token;
     const RouteAccess& route;
-    bool admitted;
+    bool granted;
   };
   const Case cases[] = {{reader, kReadOnly, true},  {reader, kReadWrite, false}, {reader, kAdmin, false},
                         {writer, kReadOnly, true},  {writer, kReadWrite, true},  {writer, kAdmin, false},
                         {admin, kReadOnly, true},   {admin, kReadWrite, true},   {admin, kAdmin, true},
                         {nobody, kReadOnly, false}, {nobody, kReadWrite, false}, {nobody, kAdmin, false}};
   for (const Case& c : cases) {
-    const Admission a = gate.admit(c.token, "/api/v1/x", &c.route);
-    EXPECT_EQ(a.admitted, c.admitted) << c.token << " " << to_string(c.route);
-    if (!c.admitted) {
+    const AccessDecision a = gate.authorize(c.token, "/api/v1/x", &c.route);
+    EXPECT_EQ(a.granted, c.granted) << c.token << " " << to_string(c.route);
+    if (!c.granted) {
       EXPECT_EQ(a.status, 403);
       EXPECT_EQ(a.error, "Insufficient permissions");
     }
   }
-  const Admission a = gate.admit(admin, "/api/v1/x", &kAdmin);
+  const AccessDecision a = gate.authorize(admin, "/api/v1/x", &kAdmin);
   EXPECT_EQ(a.principal.subject, "a");
   EXPECT_EQ(a.principal.tenant.name(), "acme");
   EXPECT_EQ(a.principal.level, AccessLevel::Admin);
@@ -109,13 +109,13 @@ TEST(Gate, LevelsAgainstRoutes) {
 
 TEST(Gate, MissingAndInvalidTokens) {
   const Gate gate(hs_config(), nullptr, fixed_now());
-  Admission a = gate.admit("", "/api/v1/push", &kReadWrite);
+  AccessDecision a = gate.authorize("", "/api/v1/push", &kReadWrite);
   EXPECT_EQ(a.status, 401);
   EXPECT_EQ(a.error, "Authentication required");
-  a = gate.admit("Bearer nonsense", "/api/v1/push", &kReadWrite);
+  a = gate.authorize("Bearer nonsense", "/api/v1/push", &kReadWrite);
   EXPECT_EQ(a.status, 401);
   EXPECT_EQ(a.error, "Invalid token: malformed (expected header.payload.signature)");
-  a = gate.admit(token({{"role", "admin"}, {"exp", kNow - 3600}}), "/api/v1/push", &kReadWrite);
+  a = gate.authorize(token({{"role", "admin"}, {"exp", kNow - 3600}}), "/api/v1/push", &kReadWrite);
   EXPECT_EQ(a.status, 401);
   EXPECT_EQ(a.error, "Token has expired");
 }
@@ -125,17 +125,17 @@ TEST(Gate, PublicRoutesSkipPathsAndUnknownPaths) {
   c.skip_paths = {"/health", "/open/"};
   const Gate gate(c, nullptr, fixed_now());
   // A public route needs nothing, whatever JWT_SKIP_PATHS says.
-  EXPECT_TRUE(gate.admit("", "/metrics", &kPublicRoute).admitted);
-  EXPECT_TRUE(gate.admit("Bearer garbage", "/metrics", &kPublicRoute).admitted);
+  EXPECT_TRUE(gate.authorize("", "/metrics", &kPublicRoute).granted);
+  EXPECT_TRUE(gate.authorize("Bearer garbage", "/metrics", &kPublicRoute).granted);
   // A skip path opens even a protected route; the principal is the anonymous one.
-  const Admission open = gate.admit("", "/open/thing", &kAdmin);
-  EXPECT_TRUE(open.admitted);
+  const AccessDecision open = gate.authorize("", "/open/thing", &kAdmin);
+  EXPECT_TRUE(open.granted);
   EXPECT_EQ(open.principal.tenant.name(), "");
   EXPECT_EQ(open.principal.subject, std::nullopt);
   // No route: a token is needed (401 without one), then any valid token gets through to the 404.
-  EXPECT_EQ(gate.admit("", "/api/v1/nothing", nullptr).status, 401);
-  EXPECT_TRUE(gate.admit(token({{"role", "nobody-knows"}}), "/api/v1/nothing", nullptr).admitted);
-  EXPECT_TRUE(gate.admit("", "/open/nothing", nullptr).admitted);
+  EXPECT_EQ(gate.authorize("", "/api/v1/nothing", nullptr).status, 401);
+  EXPECT_TRUE(gate.authorize(token({{"role", "nobody-knows"}}), "/api/v1/nothing", nullptr).granted);
+  EXPECT_TRUE(gate.authorize("", "/open/nothing", nullptr).granted);
 }
 
 TEST(Gate, BootRefusesUnusableKeyMaterial) {
@@ -185,12 +185,12 @@ TEST(Gate, JwksKeysRotateWithoutARestart) {
   const json claims = {{"role", "admin"}, {"exp", kNow + 60}};
   const std::string t1 = "Bearer " + test::mint_with(first.get(), claims, {{"alg", "RS256"}, {"kid", "k1"}});
   const std::string t2 = "Bearer " + test::mint_with(second.get(), claims, {{"alg", "EdDSA"}, {"kid", "k2"}});
-  EXPECT_TRUE(gate.admit(t1, "/x", &kAdmin).admitted);
+  EXPECT_TRUE(gate.authorize(t1, "/x", &kAdmin).granted);
   rotated = true;
   // The unknown kid is refused at once (no wait on the network) and asks for a refetch.
-  const Admission refused = gate.admit(t2, "/x", &kAdmin);
+  const AccessDecision refused = gate.authorize(t2, "/x", &kAdmin);
   EXPECT_EQ(refused.error, "Invalid token: unknown signing key");
-  EXPECT_TRUE(test_support::eventually([&] { return gate.admit(t2, "/x", &kAdmin).admitted; }));
+  EXPECT_TRUE(test_support::eventually([&] { return gate.authorize(t2, "/x", &kAdmin).granted; }));
   EXPECT_EQ(fetches.load(), 2);
   gate.stop();
 }
@@ -243,14 +243,14 @@ TEST(Gate, ACachedTokenStillExpires) {
   std::atomic<std::int64_t> now{kNow};
   const Gate gate(hs_config(), nullptr, [&now] { return now.load(); });
   const std::string t = token({{"role", "admin"}, {"exp", kNow + 60}});
-  EXPECT_TRUE(gate.admit(t, "/x", &kAdmin).admitted);
-  EXPECT_TRUE(gate.admit(t, "/x", &kAdmin).admitted);  // from the cache
-  EXPECT_EQ(gate.admit(t, "/x", &kReadOnly).principal.level, AccessLevel::Operator);  // no tenant claim
+  EXPECT_TRUE(gate.authorize(t, "/x", &kAdmin).granted);
+  EXPECT_TRUE(gate.authorize(t, "/x", &kAdmin).granted);  // from the cache
+  EXPECT_EQ(gate.authorize(t, "/x", &kReadOnly).principal.level, AccessLevel::Operator);  // no tenant claim
   now = kNow + 60 + 30;  // past exp plus the default skew
-  EXPECT_EQ(gate.admit(t, "/x", &kAdmin).error, "Token has expired");
+  EXPECT_EQ(gate.authorize(t, "/x", &kAdmin).error, "Token has expired");
   // A cached admin token still meets each route's level.
   const std::string reader = token({{"role", "read-only"}});
   now = kNow;
-  EXPECT_TRUE(gate.admit(reader, "/x", &kReadOnly).admitted);
-  EXPECT_EQ(gate.admit(reader, "/x", &kAdmin).status, 403);
+  EXPECT_TRUE(gate.authorize(reader, "/x", &kReadOnly).granted);
+  EXPECT_EQ(gate.authorize(reader, "/x", &kAdmin).status, 403);
 }

@@ -730,20 +730,22 @@ TEST(BrokerWithSpool, OutagePushesAreBufferedAndReplayedAfterwards) {
   Broker broker(config, db, waiters, metrics, flags, &bridge);
 
   db.down = true;
-  const PushOutcome first = broker.push({item("q", "p0", "a"), item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
+  const PushOutcome first = broker.pushes().push({item("q", "p0", "a"), item("q", "p0", "a")},
+                                                 PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(first.items.size(), 2u);
   EXPECT_EQ(first.items[0].status, PushStatus::Buffered);
   EXPECT_EQ(first.items[1].status, PushStatus::Buffered);
   EXPECT_FALSE(first.maintenance_spool_failed);
   EXPECT_FALSE(bridge.database_available());
-  EXPECT_EQ(broker.spool_status().pending, 1u);
+  EXPECT_EQ(broker.system_admin().spool_status().pending, 1u);
   EXPECT_EQ(broker.gauges().spool_pending, 1u);
   EXPECT_FALSE(broker.gauges().spool_db_healthy);
 
   db.down = false;
   bridge.start();
   ASSERT_TRUE(eventually([&] { return bridge.database_available(); }));  // the probe noticed
-  const PushOutcome second = broker.push({item("q", "p0", "b")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
+  const PushOutcome second = broker.pushes().push({item("q", "p0", "b")},
+                                                  PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(second.items.size(), 1u);
   EXPECT_EQ(second.items[0].status, PushStatus::Queued);  // after the spooled "a"
   EXPECT_EQ(db.stored_count(), 2u);
@@ -766,17 +768,18 @@ TEST(BrokerWithSpool, MaintenanceFollowsTheFlagAndSpoolsEveryPush) {
   Broker broker(config, db, waiters, metrics, flags, &bridge);
   bridge.start();
 
-  broker.set_push_maintenance(true);
+  broker.system_admin().set_push_maintenance(true);
   EXPECT_TRUE(bridge.spool().drain().paused());
-  const PushOutcome out = broker.push({item("q", "p0", "m")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
+  const PushOutcome out = broker.pushes().push({item("q", "p0", "m")},
+                                               PushOrigin{Tenant::default_tenant(), std::nullopt});
   EXPECT_EQ(out.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(out.maintenance_spool_failed);
   EXPECT_TRUE(db.calls().empty());  // never touched PostgreSQL
-  EXPECT_EQ(broker.maintenance_status().spool.pending, 1u);
+  EXPECT_EQ(broker.system_admin().maintenance_status().spool.pending, 1u);
 
   flags.apply_push(false, "mesh");
   EXPECT_FALSE(bridge.spool().drain().paused());
-  EXPECT_TRUE(eventually([&] { return broker.spool_status().pending == 0; }));
+  EXPECT_TRUE(eventually([&] { return broker.system_admin().spool_status().pending == 0; }));
   EXPECT_EQ(db.stored_count(), 1u);
   bridge.stop();
   broker.begin_shutdown();
@@ -842,7 +845,8 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
   for (const char* sqlstate : {"57014", "55P03", "40P01"}) {
     db.fail_sqlstate = sqlstate;
     try {
-      broker.push({item("contended", "p0", std::string("t-") + sqlstate)}, PushOrigin{Tenant("acme"), std::nullopt});
+      broker.pushes().push({item("contended", "p0", std::string("t-") + sqlstate)},
+                           PushOrigin{Tenant("acme"), std::nullopt});
       ADD_FAILURE() << sqlstate << ": the push was answered";
     } catch (const BrokerError& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Unavailable) << sqlstate;
@@ -852,15 +856,16 @@ TEST(BrokerWithSpool, ARequestsOwnTimeoutIsAnswered503AndSpoolsNothing) {
     EXPECT_TRUE(bridge.database_available()) << sqlstate;
     EXPECT_EQ(bridge.route_push(), PushRoute::Database) << sqlstate;
   }
-  EXPECT_EQ(broker.spool_status().pending, 0u);
-  EXPECT_TRUE(broker.spool_status().db_healthy);
+  EXPECT_EQ(broker.system_admin().spool_status().pending, 0u);
+  EXPECT_TRUE(broker.system_admin().spool_status().db_healthy);
 
   // Another tenant's push right after goes straight to the database.
   db.fail_sqlstate.clear();
-  const PushOutcome other = broker.push({item("orders", "p0", "g1")}, PushOrigin{Tenant("globex"), std::nullopt});
+  const PushOutcome other = broker.pushes().push({item("orders", "p0", "g1")},
+                                                 PushOrigin{Tenant("globex"), std::nullopt});
   ASSERT_EQ(other.items.size(), 1u);
   EXPECT_EQ(other.items[0].status, PushStatus::Queued);
-  EXPECT_EQ(broker.spool_status().pending, 0u);
+  EXPECT_EQ(broker.system_admin().spool_status().pending, 0u);
   broker.begin_shutdown();
 }
 
@@ -874,7 +879,8 @@ TEST(BrokerWithSpool, ALostConnectionStillSpools) {
   MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
   Broker broker(config, db, waiters, metrics, flags, &bridge);
   db.fail_sqlstate = "57P01";  // admin shutdown: the session is gone for everyone
-  const PushOutcome outcome = broker.push({item("q", "p0", "a")}, PushOrigin{Tenant::default_tenant(), std::nullopt});
+  const PushOutcome outcome = broker.pushes().push({item("q", "p0", "a")},
+                                                   PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_EQ(outcome.items.size(), 1u);
   EXPECT_EQ(outcome.items[0].status, PushStatus::Buffered);
   EXPECT_FALSE(bridge.database_available());
@@ -935,7 +941,7 @@ TEST(BrokerWithSpool, StatusAndGaugesNameTheSpoolDirectoryAndTheFallback) {
     SpoolBridge bridge(db, spool_options(dir), fast_bridge_options());
     MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
     Broker broker(config, db, waiters, metrics, flags, &bridge);
-    const SpoolStatus status = broker.spool_status();
+    const SpoolStatus status = broker.system_admin().spool_status();
     EXPECT_EQ(status.directory, dir.path().string());
     EXPECT_EQ(status.configured_directory, dir.path().string());
     EXPECT_FALSE(status.directory_fallback);
@@ -953,7 +959,7 @@ TEST(BrokerWithSpool, StatusAndGaugesNameTheSpoolDirectoryAndTheFallback) {
     SpoolBridge bridge(db, unusable, fast_bridge_options());
     MaintenanceFlags flags(db, waiters, &bridge, std::chrono::milliseconds(config.system.flag_refresh_ms));
     Broker broker(config, db, waiters, metrics, flags, &bridge);
-    const SpoolStatus status = broker.spool_status();
+    const SpoolStatus status = broker.system_admin().spool_status();
     EXPECT_EQ(status.directory, spool::per_user_fallback_directory().string());
     EXPECT_EQ(status.configured_directory, unusable.dir);
     EXPECT_TRUE(status.directory_fallback);

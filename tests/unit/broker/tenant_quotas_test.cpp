@@ -48,7 +48,7 @@ TEST(TokenBucket, StartsFullRefillsAtTheRateAndAnswersTheWait) {
 TEST(TokenBucket, ARequestLargerThanTheBucketWaitsForAFullOneThenPays) {
   TokenBucket bucket;
   const auto t0 = TokenBucket::Clock::now();
-  EXPECT_FALSE(bucket.take(25, 10, 10, t0));               // full bucket admits it, leaving a debt of 15
+  EXPECT_FALSE(bucket.take(25, 10, 10, t0));               // a full bucket accepts it, leaving a debt of 15
   EXPECT_EQ(bucket.take(1, 10, 10, t0 + 1s), std::optional<int>(1));  // -5 after 1 s
   EXPECT_FALSE(bucket.take(1, 10, 10, t0 + 2s));
 }
@@ -71,7 +71,7 @@ TEST(TenantQuotas, OffByDefaultWithoutReadingTheDatabase) {
   FakeState fake;
   TenantQuotas quotas(config::Config::defaults().tenant_quotas, std::ref(fake));
   EXPECT_FALSE(quotas.enabled());
-  EXPECT_FALSE(quotas.admit(Tenant("acme"), 1000000));
+  EXPECT_FALSE(quotas.push_refusal(Tenant("acme"), 1000000));
   EXPECT_EQ(fake.reads, 0);
 }
 
@@ -79,12 +79,12 @@ TEST(TenantQuotas, RateIsPerTenantAndNeedsNoDatabase) {
   FakeState fake;
   TenantQuotas quotas(quota_config(0, 1, 3), std::ref(fake));
   const auto t0 = TenantQuotas::Clock::now();
-  EXPECT_FALSE(quotas.admit(Tenant("acme"), 3, t0));
-  const std::optional<QuotaRefusal> refused = quotas.admit(Tenant("acme"), 1, t0);
+  EXPECT_FALSE(quotas.push_refusal(Tenant("acme"), 3, t0));
+  const std::optional<QuotaRefusal> refused = quotas.push_refusal(Tenant("acme"), 1, t0);
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->retry_after_s, 1);
   EXPECT_NE(refused->error.find("tenant acme"), std::string::npos) << refused->error;
-  EXPECT_FALSE(quotas.admit(Tenant("globex"), 3, t0));  // another tenant has its own bucket
+  EXPECT_FALSE(quotas.push_refusal(Tenant("globex"), 3, t0));  // another tenant has its own bucket
   EXPECT_EQ(fake.reads, 0);
 }
 
@@ -94,20 +94,20 @@ TEST(TenantQuotas, PendingCountsTheReconciledNumberPlusWhatThisBrokerAccepted) {
   fake.state.counted_at_us = 1;
   TenantQuotas quotas(quota_config(10, 0, 0), std::ref(fake));
   const auto t0 = TenantQuotas::Clock::now();
-  EXPECT_FALSE(quotas.admit(Tenant::default_tenant(), 3, t0));
+  EXPECT_FALSE(quotas.push_refusal(Tenant::default_tenant(), 3, t0));
   quotas.note_accepted(Tenant::default_tenant(), 3);
-  const std::optional<QuotaRefusal> refused = quotas.admit(Tenant::default_tenant(), 1, t0 + 10ms);
+  const std::optional<QuotaRefusal> refused = quotas.push_refusal(Tenant::default_tenant(), 1, t0 + 10ms);
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->error.find("default tenant"), std::string::npos) << refused->error;
   EXPECT_EQ(refused->retry_after_s, 1);
   EXPECT_EQ(fake.reads, 1);  // cached for cache_ms
 
   // Same count after the cache expired (the reconciler has not run): the local pushes still count.
-  EXPECT_TRUE(quotas.admit(Tenant::default_tenant(), 1, t0 + 2s));
+  EXPECT_TRUE(quotas.push_refusal(Tenant::default_tenant(), 1, t0 + 2s));
   // A newer count includes them: only the database's number is left.
   fake.state.counted_at_us = 2;
   fake.state.pending = 3;
-  EXPECT_FALSE(quotas.admit(Tenant::default_tenant(), 7, t0 + 4s));
+  EXPECT_FALSE(quotas.push_refusal(Tenant::default_tenant(), 7, t0 + 4s));
   EXPECT_EQ(fake.reads, 3);
 }
 
@@ -115,14 +115,14 @@ TEST(TenantQuotas, OverridesAreReadOnlyWhenEnabledAndAFailedReadKeepsTheLastValu
   FakeState fake;
   fake.state.max_pending = 1;
   TenantQuotas without(quota_config(100, 0, 0, false), std::ref(fake));
-  EXPECT_FALSE(without.admit(Tenant("acme"), 50));  // the override is ignored
+  EXPECT_FALSE(without.push_refusal(Tenant("acme"), 50));  // the override is ignored
 
   TenantQuotas with(quota_config(100, 0, 0, true), std::ref(fake));
   const auto t0 = TenantQuotas::Clock::now();
-  EXPECT_TRUE(with.admit(Tenant("acme"), 2, t0));
+  EXPECT_TRUE(with.push_refusal(Tenant("acme"), 2, t0));
   fake.down = true;
-  EXPECT_TRUE(with.admit(Tenant("acme"), 2, t0 + 2s));  // still the override of 1
-  EXPECT_FALSE(with.admit(Tenant("acme"), 1, t0 + 4s));
+  EXPECT_TRUE(with.push_refusal(Tenant("acme"), 2, t0 + 2s));  // still the override of 1
+  EXPECT_FALSE(with.push_refusal(Tenant("acme"), 1, t0 + 4s));
 }
 
 TEST(TenantQuotas, DeadLettersCountTheReconciledNumberPlusThisBrokersMoves) {
@@ -133,11 +133,11 @@ TEST(TenantQuotas, DeadLettersCountTheReconciledNumberPlusThisBrokersMoves) {
   c.storage.dead_letters = 10;
   TenantQuotas quotas(c, std::ref(fake));
   const auto t0 = TenantQuotas::Clock::now();
-  EXPECT_FALSE(quotas.admit(Tenant("acme"), 1000, t0));  // the push path reads nothing for it
+  EXPECT_FALSE(quotas.push_refusal(Tenant("acme"), 1000, t0));  // the push path reads nothing for it
   EXPECT_EQ(fake.reads, 0);
-  EXPECT_FALSE(quotas.admit_dead_letters(Tenant("acme"), 2, t0));
+  EXPECT_FALSE(quotas.dead_letter_refusal(Tenant("acme"), 2, t0));
   quotas.note_dead_lettered(Tenant("acme"), 2);
-  const std::optional<QuotaRefusal> refused = quotas.admit_dead_letters(Tenant("acme"), 1, t0 + 10ms);
+  const std::optional<QuotaRefusal> refused = quotas.dead_letter_refusal(Tenant("acme"), 1, t0 + 10ms);
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->error.find("dead letters quota of tenant acme"), std::string::npos) << refused->error;
   EXPECT_NE(refused->error.find("QUEEN_TENANT_MAX_DEAD_LETTERS"), std::string::npos) << refused->error;
@@ -146,7 +146,7 @@ TEST(TenantQuotas, DeadLettersCountTheReconciledNumberPlusThisBrokersMoves) {
   // The reconciler counted again (a DBA deleted dead letters): the local moves are in the count.
   fake.state.dead_letters = 3;
   fake.state.counted_at_us = 2;
-  EXPECT_FALSE(quotas.admit_dead_letters(Tenant("acme"), 7, t0 + 2s));
+  EXPECT_FALSE(quotas.dead_letter_refusal(Tenant("acme"), 7, t0 + 2s));
 }
 
 TEST(TenantQuotas, DeadLetterOverrideWinsAndZeroIsUnlimited) {
@@ -156,21 +156,22 @@ TEST(TenantQuotas, DeadLetterOverrideWinsAndZeroIsUnlimited) {
   config::TenantQuotaConfig c = quota_config(0, 0, 0, true);
   c.storage.dead_letters = 1;
   TenantQuotas quotas(c, std::ref(fake));
-  EXPECT_FALSE(quotas.admit_dead_letters(Tenant("acme"), 100));
+  EXPECT_FALSE(quotas.dead_letter_refusal(Tenant("acme"), 100));
   config::TenantQuotaConfig off = quota_config(0, 0, 0);
   off.storage.dead_letters = 0;
   TenantQuotas unlimited(off, std::ref(fake));
-  EXPECT_FALSE(unlimited.admit_dead_letters(Tenant("acme"), 1000000));
+  EXPECT_FALSE(unlimited.dead_letter_refusal(Tenant("acme"), 1000000));
   EXPECT_EQ(fake.reads, 1);  // the unlimited one never reads
 }
 
-TEST(StorageQuotaRefusal, QQ429IsTooManyRequestsWithTheDatabasesMessage) {
-  const db::DbError quota("ERROR:  KV bytes quota of tenant acme reached (100 bytes, QUEEN_TENANT_MAX_KV_BYTES)",
-                          "QQ429");
-  const BrokerError e = broker_error_of(quota);
-  EXPECT_EQ(e.kind(), ErrorKind::TooManyRequests);
-  EXPECT_EQ(e.retry_after_s(), kStorageQuotaRetryAfterS);
-  EXPECT_NE(std::string(e.what()).find("QUEEN_TENANT_MAX_KV_BYTES"), std::string::npos) << e.what();
-  EXPECT_EQ(broker_error_of(db::DbError("bad", "22023")).kind(), ErrorKind::BadRequest);
-  EXPECT_EQ(broker_error_of(db::DbError("down", "")).kind(), ErrorKind::Unavailable);
+TEST(TenantQuotas, ARefusalIsThrownAsTooManyRequestsWithItsRetryAfter) {
+  EXPECT_NO_THROW(throw_if_refused(std::nullopt));
+  try {
+    throw_if_refused(QuotaRefusal{"push rate quota of tenant acme exceeded", 3});
+    FAIL() << "a refusal must throw";
+  } catch (const BrokerError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::TooManyRequests);
+    EXPECT_EQ(e.retry_after_s(), 3);
+    EXPECT_STREQ(e.what(), "push rate quota of tenant acme exceeded");
+  }
 }

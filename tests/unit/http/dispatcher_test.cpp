@@ -178,8 +178,8 @@ TEST_F(GatedDispatcherFixture, TheHeadIsJudgedOnceAndItsPrincipalIsWhatTheHandle
   head.method = "GET";
   head.path = "/who";
   head.authorization = token(R"({"sub":"svc","tenant":"acme","role":"read-only"})");
-  EXPECT_FALSE(dispatcher.admit_head(head).has_value());
-  EXPECT_TRUE(head.head_admitted);
+  EXPECT_FALSE(dispatcher.authorize_head(head).has_value());
+  EXPECT_TRUE(head.head_authorized);
   EXPECT_EQ(head.principal.tenant.name(), "acme");
   // dispatch() takes the head's principal as it is: no second verification of the token.
   head.authorization = "Bearer not-a-token-any-more";
@@ -188,24 +188,24 @@ TEST_F(GatedDispatcherFixture, TheHeadIsJudgedOnceAndItsPrincipalIsWhatTheHandle
   Request anonymous;
   anonymous.method = "POST";
   anonymous.path = "/admin";
-  const std::optional<Response> refused = dispatcher.admit_head(anonymous);
+  const std::optional<Response> refused = dispatcher.authorize_head(anonymous);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status, 401);
   EXPECT_TRUE(has_header(*refused, "WWW-Authenticate", "Bearer realm=\"queen\""));
-  EXPECT_FALSE(anonymous.head_admitted);
+  EXPECT_FALSE(anonymous.head_authorized);
   EXPECT_EQ(metrics.counters().requests, 2u);  // the refusal is counted where it is answered
 
   Request reader;
   reader.method = "POST";
   reader.path = "/admin";
   reader.authorization = token(R"({"role":"read-only"})");
-  ASSERT_TRUE(dispatcher.admit_head(reader).has_value());
-  EXPECT_EQ(dispatcher.admit_head(reader)->status, 403);
+  ASSERT_TRUE(dispatcher.authorize_head(reader).has_value());
+  EXPECT_EQ(dispatcher.authorize_head(reader)->status, 403);
 
   Request preflight;
   preflight.method = "OPTIONS";
   preflight.path = "/admin";
-  EXPECT_FALSE(dispatcher.admit_head(preflight).has_value());
+  EXPECT_FALSE(dispatcher.authorize_head(preflight).has_value());
 }
 
 TEST_F(GatedDispatcherFixture, ATokenWithARepeatedRoleIsRefused) {
@@ -239,39 +239,39 @@ TEST_F(DispatcherFixture, ABrowsersRequestFromAnotherOriginIsRefusedUnlessItsRou
   const RequestSource cross_site{"http://evil.test", "cross-site", "127.0.0.1:6632", ""};
   // A GET that changes state (a pop) from an <img> of another site: refused on its head.
   Request pop = from_page("GET", "/pop", {"", "cross-site", "127.0.0.1:6632", ""});
-  const std::optional<Response> refused = strict.admit_head(pop);
+  const std::optional<Response> refused = strict.authorize_head(pop);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status, 403);
   EXPECT_EQ(refused->body, "{\"error\":\"Cross-origin request refused: the calling page's origin is not listed in "
                            "HTTP_CORS_ORIGINS\"}");
-  EXPECT_FALSE(pop.head_admitted);
-  // dispatch() alone refuses it too (a request that never went through admit_head).
+  EXPECT_FALSE(pop.head_authorized);
+  // dispatch() alone refuses it too (a request that never went through authorize_head).
   Request again = from_page("POST", "/store", cross_site);
   EXPECT_EQ(strict.dispatch(again).status, 403);
   // Public routes (a link to the dashboard from elsewhere) and requests without a browser's marks go on.
   Request page = from_page("GET", "/ok/x", cross_site);
-  EXPECT_FALSE(strict.admit_head(page).has_value());
+  EXPECT_FALSE(strict.authorize_head(page).has_value());
   EXPECT_EQ(strict.dispatch(page).status, 200);
   Request client = from_page("GET", "/pop", {});
-  EXPECT_FALSE(strict.admit_head(client).has_value());
-  EXPECT_TRUE(client.head_admitted);
+  EXPECT_FALSE(strict.authorize_head(client).has_value());
+  EXPECT_TRUE(client.head_authorized);
   EXPECT_EQ(strict.dispatch(client).status, 200);
   // Preflights are the CORS policy's.
   Request preflight = from_page("OPTIONS", "/pop", cross_site);
-  EXPECT_FALSE(strict.admit_head(preflight).has_value());
+  EXPECT_FALSE(strict.authorize_head(preflight).has_value());
 }
 
 TEST_F(DispatcherFixture, AListedOriginMayCallEveryRoute) {
   const Dispatcher listed{with_writes(), metrics, nullptr, CorsPolicy({"http://app.test"})};
   Request request = from_page("POST", "/store", {"http://app.test", "cross-site", "127.0.0.1:6632", ""});
-  EXPECT_FALSE(listed.admit_head(request).has_value());
+  EXPECT_FALSE(listed.authorize_head(request).has_value());
   EXPECT_EQ(listed.dispatch(request).status, 200);
   Request other = from_page("POST", "/store", {"http://app.test.evil", "cross-site", "127.0.0.1:6632", ""});
-  ASSERT_TRUE(listed.admit_head(other).has_value());
-  EXPECT_EQ(listed.admit_head(other)->status, 403);
+  ASSERT_TRUE(listed.authorize_head(other).has_value());
+  EXPECT_EQ(listed.authorize_head(other)->status, 403);
   const Dispatcher any{with_writes(), metrics, nullptr, CorsPolicy({"*"})};
   Request image = from_page("GET", "/pop", {"", "cross-site", "127.0.0.1:6632", ""});
-  EXPECT_FALSE(any.admit_head(image).has_value());
+  EXPECT_FALSE(any.authorize_head(image).has_value());
 }
 
 TEST_F(GatedDispatcherFixture, AnotherOriginIsRefusedBeforeTheToken) {
@@ -280,7 +280,7 @@ TEST_F(GatedDispatcherFixture, AnotherOriginIsRefusedBeforeTheToken) {
   request.path = "/admin";
   request.authorization = token(R"({"role":"admin"})");
   request.source = {"http://evil.test", "cross-site", "127.0.0.1:6632", ""};
-  const std::optional<Response> refused = dispatcher.admit_head(request);
+  const std::optional<Response> refused = dispatcher.authorize_head(request);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ(refused->status, 403);
   EXPECT_NE(refused->body.find("HTTP_CORS_ORIGINS"), std::string::npos);

@@ -45,7 +45,7 @@ TEST(TraceBody, ReadsEveryFieldWithDefaults) {
   EXPECT_EQ(trace->data_json, R"({"step":"started"})");
   EXPECT_EQ(trace->trace_names_json, R"(["a","b"])");
   EXPECT_EQ(trace->event_type, "info");
-  EXPECT_EQ(trace->consumer_group, "__QUEUE_MODE__");
+  EXPECT_EQ(trace->consumer_group, broker::kQueueModeGroup);
   EXPECT_FALSE(trace->worker_id.has_value());
 }
 
@@ -54,7 +54,7 @@ TEST(TraceBody, OneNameNullNamesAndNullGroup) {
   EXPECT_EQ(parse_trace_body(Tenant::default_tenant(), "{" + key + R"(,"data":1,"traceNames":"solo"})")->trace_names_json, R"(["solo"])");
   const auto nulls = parse_trace_body(Tenant::default_tenant(), "{" + key + R"(,"data":1,"traceNames":null,"consumerGroup":null})");
   EXPECT_EQ(nulls->trace_names_json, "[]");
-  EXPECT_EQ(nulls->consumer_group, "__QUEUE_MODE__");
+  EXPECT_EQ(nulls->consumer_group, broker::kQueueModeGroup);
 }
 
 TEST(TraceBody, Errors) {

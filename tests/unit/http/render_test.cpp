@@ -47,7 +47,7 @@ TEST(RenderPush, EveryItemCarriesBothCasings) {
 
 TEST(RenderPop, ShapeOfSection52WithMicrosecondTimestamps) {
   broker::PopOutcome outcome;
-  outcome.consumer_group = "__QUEUE_MODE__";
+  outcome.consumer_group = broker::kQueueModeGroup;
   for (int i = 0; i < 2; ++i) {
     db::PoppedMessage m;
     m.lease_id = "lease-1";

@@ -18,7 +18,7 @@ db::DlqEntry entry(const std::string& txid, std::int64_t failed_at_us) {
   e.partition_id = "a1c9d7f0-8e2b-4a4a-b7de-2f61a1f0c9a2";
   e.queue_name = "invoices";
   e.partition_name = "acct-7";
-  e.consumer_group = "__QUEUE_MODE__";
+  e.consumer_group = broker::kQueueModeGroup;
   e.error_message = "smtp 451";
   e.retry_count = 1;
   e.payload_json = R"({"amount":12})";
@@ -47,7 +47,7 @@ TEST(DlqQuery, ReadsEveryFilterAndKeepsTheQueueModeGroupName) {
       "queue=invoices&consumerGroup=__QUEUE_MODE__&partition=acct+7&from=2025-03-04T09%3A15%3A26.123Z"
       "&to=1741080000000&limit=5&offset=10"));
   EXPECT_EQ(q.queue, std::optional<std::string>("invoices"));
-  EXPECT_EQ(q.consumer_group, std::optional<std::string>("__QUEUE_MODE__"));
+  EXPECT_EQ(q.consumer_group, std::optional<std::string>(broker::kQueueModeGroup));
   EXPECT_EQ(q.partition, std::optional<std::string>("acct 7"));
   EXPECT_EQ(q.failed_from_ms, std::optional<std::int64_t>(1741079726123));
   EXPECT_EQ(q.failed_to_ms, std::optional<std::int64_t>(1741080000000));
