@@ -14,7 +14,7 @@
 -- per partition, queue-mode cursors count what they consumed, and queen.queue_stats is computed.
 -- Queues get ttl 0 so no expiry sweep moves the old messages while the bench runs.
 -- It is written for the schema up to the `encryption` change of release 0.9.0 (encryption@v0.9.0 in
--- sql/migrations/sqitch.plan; helpers were in schema queen then, and message_traces did not exist):
+-- migrations/sqitch.plan; helpers were in schema queen then, and message_traces did not exist):
 -- scripts/bench.sh deploys up to there, runs it, then deploys the later changes, which fill what
 -- they add from the existing rows.
 --

@@ -49,5 +49,5 @@ foreach(name ${QUEEN_WEB_NAMES})
   string(APPEND QUEEN_WEB_ENTRIES "    {\"${name}\", literal(R\"queen_web(${text})queen_web\")},\n")
 endforeach()
 
-configure_file(${CMAKE_SOURCE_DIR}/src/http/dashboard_assets.cpp.in ${CMAKE_BINARY_DIR}/generated/dashboard_assets.cpp @ONLY)
+configure_file(${CMAKE_SOURCE_DIR}/src/http/api/dashboard_assets.cpp.in ${CMAKE_BINARY_DIR}/generated/dashboard_assets.cpp @ONLY)
 target_sources(queen_http PRIVATE ${CMAKE_BINARY_DIR}/generated/dashboard_assets.cpp)

@@ -81,7 +81,7 @@ envseed h 'RETENTION_INTERVAL=100' 'EVICTION_INTERVAL=31536000000' 'STATS_RECONC
 envseed h 'QUEEN_UDP_PEERS=x' 'SIDECAR_POOL=3' 'QUEEN_PUSH_MAX_BATCH_SIZE=5' 'QUEEN_X_MAX_HOLD_MS=1' 'DEFAULT_SUBSCRIPTION_MODE='
 envseed h 'QUEEN_MESH_PEERS=[fe80::1:7002' 'QUEEN_MESH_PEERS=a:1,a:1' 'QUEEN_MESH_PORT=7001' 'QUEEN_SYNC_SECRET=x'
 
-# --- http_wire: raw requests (the harness exists once src/http/wire_request.h does).
+# --- http_wire: raw requests (the harness exists once src/http/transport/wire_request.h does).
 w=0
 wire() {  # wire <text with \r\n escapes>
   printf "$1" > "$CORPUS/http_wire/seed-$w"

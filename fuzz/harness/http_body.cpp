@@ -1,5 +1,5 @@
-// Fuzzes the JSON body and query parsing of every route (src/http/json_body.*, request_parsing.*, kv_request.*,
-// dlq_request.*, transaction_request.*, query.*). The parsers answer bad input by throwing HttpError (a 4xx the
+// Fuzzes the JSON body and query parsing of every route (src/http/transport/json_body.* and query.*, the
+// src/http/api/*_request.* parsers). The parsers answer bad input by throwing HttpError (a 4xx the
 // server renders); anything else escaping (another exception, a crash, a sanitizer report) is a finding.
 //
 // Input: one control byte, then the body (or the query string). The low 7 bits choose the parser (% 14); the
@@ -11,13 +11,18 @@
 
 #include "config/config.h"
 #include "fuzz_support.h"
-#include "http/dlq_request.h"
-#include "http/http_types.h"
-#include "http/json_body.h"
-#include "http/kv_request.h"
-#include "http/query.h"
-#include "http/request_parsing.h"
-#include "http/transaction_request.h"
+#include "http/api/ack_request.h"
+#include "http/api/dlq_request.h"
+#include "http/api/kv_request.h"
+#include "http/api/lease_request.h"
+#include "http/api/maintenance_request.h"
+#include "http/api/pop_request.h"
+#include "http/api/push_request.h"
+#include "http/api/queue_request.h"
+#include "http/api/transaction_request.h"
+#include "http/transport/http_types.h"
+#include "http/transport/json_body.h"
+#include "http/transport/query.h"
 
 using namespace queen;
 using namespace queen::http;

@@ -1,4 +1,4 @@
-// Fuzzes the HTTP/1.1 request parsing of the transport (src/http/wire_request.*: Beast's parser under the
+// Fuzzes the HTTP/1.1 request parsing of the transport (src/http/transport/wire_request.*: Beast's parser under the
 // configured limits, the head checks, the split of the target into path and query), then hands what it
 // produced to the route parsers the way the dispatcher would (body and query parsers of the route the path
 // names). HttpError from a route parser is a 4xx the server renders; anything else escaping is a finding.
@@ -10,12 +10,17 @@
 
 #include "config/config.h"
 #include "fuzz_support.h"
-#include "http/dlq_request.h"
-#include "http/kv_request.h"
-#include "http/query.h"
-#include "http/request_parsing.h"
-#include "http/transaction_request.h"
-#include "http/wire_request.h"
+#include "http/api/ack_request.h"
+#include "http/api/dlq_request.h"
+#include "http/api/kv_request.h"
+#include "http/api/lease_request.h"
+#include "http/api/maintenance_request.h"
+#include "http/api/pop_request.h"
+#include "http/api/push_request.h"
+#include "http/api/queue_request.h"
+#include "http/api/transaction_request.h"
+#include "http/transport/query.h"
+#include "http/transport/wire_request.h"
 #include "util/percent_decode.h"
 
 using namespace queen;

@@ -14,6 +14,7 @@
 
 #include "auth/keys.h"
 #include "auth/principal.h"
+#include "config/config.h"
 #include "tenant/tenant.h"
 
 namespace queen::config {
@@ -42,17 +43,19 @@ struct VerifierKeys {
   const KeyLookup* jwks = nullptr;      // JWT_JWKS_URL (not owned)
 };
 
+// The claims and role names default to the configuration's (config::JwtConfig); rules_from copies a
+// configuration in.
 struct VerifierRules {
   AlgorithmMode mode = AlgorithmMode::HS256;
   std::string issuer;    // "" = not checked
   std::string audience;  // "" = not checked
-  int clock_skew_s = 30;
-  std::string roles_claim = "role";
-  std::string roles_array_claim = "roles";
-  std::string role_admin = "admin";
-  std::string role_read_write = "read-write";
-  std::string role_read_only = "read-only";
-  std::string tenant_claim = "tenant";
+  int clock_skew_s = config::Config::defaults().jwt.clock_skew_s;
+  std::string roles_claim = config::Config::defaults().jwt.roles_claim;
+  std::string roles_array_claim = config::Config::defaults().jwt.roles_array_claim;
+  std::string role_admin = config::Config::defaults().jwt.role_admin;
+  std::string role_read_write = config::Config::defaults().jwt.role_read_write;
+  std::string role_read_only = config::Config::defaults().jwt.role_read_only;
+  std::string tenant_claim = config::Config::defaults().jwt.tenant_claim;
 };
 VerifierRules rules_from(const config::JwtConfig& config);  // throws KeyError on an unknown algorithm
 

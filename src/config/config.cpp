@@ -794,7 +794,7 @@ void describe_jwt(std::ostringstream& s, const JwtConfig& j) {
 
 std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& q) {
   const TenantStorageQuotas& s = q.storage;
-  // Names as queen_internal.tenant_quota_limit reads them (sql/migrations/deploy/tenant_usage.sql).
+  // Names as queen_internal.tenant_quota_limit reads them (sql/queen_internal/tenant_quota_limit.sql).
   return {{"queen.tenant_max_kv_keys", std::to_string(s.kv_keys)},
           {"queen.tenant_max_kv_bytes", std::to_string(s.kv_bytes)},
           {"queen.tenant_max_traces", std::to_string(s.traces)},
@@ -807,7 +807,7 @@ std::vector<std::pair<std::string, std::string>> storage_quota_settings(const Te
 }
 
 std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& l) {
-  // Names as queen_internal.stream_limit reads them (sql/migrations/deploy/streams.sql).
+  // Names as queen_internal.stream_limit reads them (sql/queen_internal/stream_limit.sql).
   return {{"queen.stream_max_value_bytes", std::to_string(l.stream_max_value_bytes)},
           {"queen.stream_max_state_ops", std::to_string(l.stream_max_state_ops)},
           {"queen.stream_max_push_items", std::to_string(l.stream_max_push_items)},

@@ -3,7 +3,9 @@
 // "Configuration" and the settings tables of docs/*.md). Their defaults and
 // ranges are declared once, in the variable table (config/variables.cpp):
 // no field here has a default of its own, a Config is made by load_config,
-// and Config::defaults() is the one made from an empty environment.
+// and Config::defaults() is the one made from an empty environment. The
+// option structs of the other modules (jobs, sweeper, mesh, spool, JWT rules,
+// long polls) take their defaults from Config::defaults(), never a literal.
 // The config module is the only place that reads the process environment;
 // everything else receives a Config.
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Typed calls of the consumer-group administration procedures
-// (sql/migrations/deploy/consumer_group_admin.sql, docs/procedures.md,
+// (sql/queen/*consumer_group*.sql, docs/procedures.md,
 // "Consumer-group administration"). Failures throw DbError; bad arguments are
 // SQLSTATE 22023. `tenant` everywhere: whose queues the call sees ("" = the
 // default tenant).

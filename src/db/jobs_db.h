@@ -1,6 +1,6 @@
 #pragma once
 // Typed calls of the single-runner job procedures: the election
-// (sql/migrations/deploy/jobs.sql) and the work the jobs do (retention,
+// (sql/queen/try_begin_job_cycle.sql) and the work the jobs do (retention,
 // eviction, statistics). Failures throw DbError.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Typed calls of the KV procedures (sql/migrations/deploy/kv.sql,
+// Typed calls of the KV procedures (sql/queen/kv_*.sql,
 // docs/timers-kv-jobs.md), for the /api/v1/kv routes and the sweeper.
 // Failures throw DbError; a bad key or a negative TTL is SQLSTATE 22023.
 #include <cstdint>

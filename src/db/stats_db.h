@@ -1,6 +1,6 @@
 #pragma once
-// Typed calls of the statistics procedures (sql/migrations/deploy/stats.sql
-// and stats_views.sql, docs/operations-stats.md): the read side of every
+// Typed calls of the statistics procedures (sql/queen/refresh_stats.sql,
+// status_*.sql, resources_*.sql, analytics_*.sql, docs/operations-stats.md): the read side of every
 // status, resources and analytics route, the manual refresh and the broker's
 // per-minute flush. Failures throw DbError.
 #include <optional>

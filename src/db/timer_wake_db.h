@@ -1,7 +1,7 @@
 #pragma once
 // queen.timer_queue_names: which queues a batch of claimed timers will fire
 // into, so the broker can wake the long polls parked on exactly those queues
-// (sql/migrations/deploy/timers_fire.sql). Failures throw DbError.
+// (sql/queen/timer_queue_names.sql). Failures throw DbError.
 #include <cstdint>
 #include <string>
 #include <vector>

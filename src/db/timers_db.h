@@ -1,5 +1,5 @@
 #pragma once
-// Typed calls of the timer procedures (sql/migrations/deploy/timers_*.sql,
+// Typed calls of the timer procedures (sql/queen/claim_due_timers.sql, fire_timers.sql,
 // docs/timers-kv-jobs.md). Every call is one autocommit statement on a pooled
 // connection, so claim and fire are separate transactions as the protocol
 // requires. Failures throw DbError.

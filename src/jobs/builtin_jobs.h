@@ -8,22 +8,26 @@
 // Each runs on one broker per cycle (JobRunner), in bounded batches.
 #include <cstdint>
 
+#include "config/config.h"
 #include "db/jobs_db.h"
 #include "jobs/job_runner.h"
 
 namespace queen::jobs {
 
+// The settings default to the configuration's (config::JobsConfig, whose variables declare them); the broker
+// copies its configuration in (broker/cluster_options.cpp).
 struct BuiltinJobOptions {
-  std::int64_t retention_interval_ms = 300000;      // RETENTION_INTERVAL
-  int retention_batch = 1000;                       // RETENTION_BATCH_SIZE
-  std::int64_t dedup_window_ms = 86400000;          // QUEEN_DEDUP_WINDOW_MS (tombstones of deleted rows)
-  std::int64_t eviction_interval_ms = 60000;        // EVICTION_INTERVAL
-  int eviction_batch = 1000;                        // EVICTION_BATCH_SIZE
-  std::int64_t stats_reconcile_interval_ms = 60000;  // STATS_RECONCILE_INTERVAL_MS
+  std::int64_t retention_interval_ms = config::Config::defaults().jobs.retention_interval_ms;
+  int retention_batch = config::Config::defaults().jobs.retention_batch_size;
+  // Tombstones of deleted rows are kept as long as a duplicate push is recognized (config::PushConfig).
+  std::int64_t dedup_window_ms = config::Config::defaults().push.dedup_window_ms;
+  std::int64_t eviction_interval_ms = config::Config::defaults().jobs.eviction_interval_ms;
+  int eviction_batch = config::Config::defaults().jobs.eviction_batch_size;
+  std::int64_t stats_reconcile_interval_ms = config::Config::defaults().jobs.stats_reconcile_interval_ms;
   int stats_batch = 100;                            // queues refreshed per statement
-  int stats_history_retention_hours = 168;          // STATS_HISTORY_RETENTION_HOURS
+  int stats_history_retention_hours = config::Config::defaults().jobs.stats_history_retention_hours;
   int stats_prune_batch = 10000;                    // history rows deleted per statement
-  std::int64_t table_statistics_interval_ms = 5000;  // TABLE_STATISTICS_INTERVAL_MS
+  std::int64_t table_statistics_interval_ms = config::Config::defaults().jobs.table_statistics_interval_ms;
   // A table is analyzed once it holds twice the rows its statistics counted plus this many:
   // small enough to catch a refill early, large enough that tiny tables are left to autovacuum.
   std::int64_t table_statistics_min_rows = 1000;

@@ -9,13 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "mesh/peers.h"
 
 namespace queen::mesh {
 
+// The settings default to the configuration's (config::MeshConfig, config::HttpConfig); the broker copies its
+// configuration in (broker/cluster_options.cpp).
 struct MeshOptions {
   std::string server_id;             // distinct per broker, 1..255 bytes; travels in every frame
-  std::string listen_host = "0.0.0.0";  // the config module sets QUEEN_MESH_HOST, or HOST when that is unset
+  std::string listen_host = config::Config::defaults().http.host;  // QUEEN_MESH_HOST, or HOST when that is unset
   std::uint16_t listen_port = 0;     // 0 = an ephemeral port (tests); the config module requires a real one
   std::vector<PeerAddress> peers;    // empty = the mesh is off: nothing is bound, broadcast is a no-op
   std::string secret;                // HMAC-SHA256 key, byte-identical on every broker
@@ -31,10 +34,10 @@ struct MeshOptions {
   // A send that cannot complete within this (peer not reading) drops the connection and its queued frames.
   std::chrono::milliseconds write_timeout{1'000};
 
-  std::chrono::milliseconds heartbeat_interval{1'000};
+  std::chrono::milliseconds heartbeat_interval{config::Config::defaults().mesh.heartbeat_ms};
   // A sender with no valid frame for this long is reported not alive; an inbound connection silent this long
   // (a live peer sends a heartbeat every interval) is closed so dead or idle sockets cannot hold slots.
-  std::chrono::milliseconds dead_threshold{5'000};
+  std::chrono::milliseconds dead_threshold{config::Config::defaults().mesh.dead_threshold_ms};
   // Frames whose timestamp is further than this from our clock are rejected (replay window, see replay_guard.h).
   std::chrono::milliseconds max_clock_skew{30'000};
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "spool/drain_loop.h"
 #include "spool/replay.h"
 #include "spool/spool_directory.h"
@@ -26,13 +27,14 @@
 
 namespace queen::spool {
 
+// The settings default to the configuration's (config::SpoolConfig); the broker copies its configuration in.
 struct SpoolOptions {
-  std::string dir = "/var/lib/queen/buffers";      // FILE_BUFFER_DIR
-  std::chrono::milliseconds flush_interval{100};   // FILE_BUFFER_FLUSH_MS
-  std::size_t events_per_file = 10000;             // FILE_BUFFER_EVENTS_PER_FILE
+  std::string dir = config::Config::defaults().spool.dir;
+  std::chrono::milliseconds flush_interval{config::Config::defaults().spool.flush_ms};
+  std::size_t events_per_file = static_cast<std::size_t>(config::Config::defaults().spool.events_per_file);
   FsyncMode fsync = FsyncMode::Off;
   std::chrono::milliseconds recovery_budget = std::chrono::hours(1);
-  SpoolDrainOptions drain;                         // drain.max_batch = FILE_BUFFER_MAX_BATCH
+  SpoolDrainOptions drain;
 };
 
 class Spool {

@@ -46,10 +46,11 @@
 #include <string>
 #include <vector>
 
-#include "util/clock.h"
+#include "config/config.h"
 #include "spool/replay.h"
 #include "spool/replay_plan.h"
 #include "spool/spool_file.h"
+#include "util/clock.h"
 
 namespace queen::spool {
 
@@ -58,14 +59,19 @@ using util::Clock;  // the one injectable clock (util/clock.h)
 class SpoolLedger;
 class SpoolWriter;
 
+// max_batch, max_batch_bytes and poison_attempts default to the configuration's (config::SpoolConfig).
 struct SpoolDrainOptions {
-  std::size_t max_batch = 100;  // FILE_BUFFER_MAX_BATCH
-  std::uint64_t max_batch_bytes = 16ULL << 20;  // FILE_BUFFER_MAX_BATCH_BYTES (0: no byte bound)
-  std::size_t replay_lanes = 1;  // FILE_BUFFER_REPLAY_LANES: lanes (sets of partitions) of one file stored concurrently
+  std::size_t max_batch = static_cast<std::size_t>(config::Config::defaults().spool.max_batch);
+  // 0: no byte bound.
+  std::uint64_t max_batch_bytes = static_cast<std::uint64_t>(config::Config::defaults().spool.max_batch_bytes);
+  // Lanes (sets of partitions) of one file stored concurrently: one unless the broker passes
+  // FILE_BUFFER_REPLAY_LANES, so a drain built by hand replays in file order.
+  std::size_t replay_lanes = 1;
   std::size_t files_per_cycle_healthy = 10;
   std::size_t files_per_cycle_unhealthy = 1;
   unsigned max_permanent_attempts = 5;
-  unsigned poison_attempts = 5;  // FILE_BUFFER_POISON_ATTEMPTS: suspect failures of a lone event before quarantine
+  // Suspect failures of a lone event before quarantine.
+  unsigned poison_attempts = static_cast<unsigned>(config::Config::defaults().spool.poison_attempts);
   unsigned transient_failures_before_cooldown = 10;
   std::chrono::milliseconds transient_cooldown{5000};
 };

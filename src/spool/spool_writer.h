@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "spool/file_names.h"
 #include "spool/spool_event.h"
 
@@ -27,7 +28,7 @@ const char* to_string(FsyncMode mode) noexcept;
 
 struct SpoolWriterOptions {
   std::filesystem::path dir;                 // already prepared (prepare_spool_directory)
-  std::size_t events_per_file = 10000;       // FILE_BUFFER_EVENTS_PER_FILE
+  std::size_t events_per_file = static_cast<std::size_t>(config::Config::defaults().spool.events_per_file);
   FsyncMode fsync = FsyncMode::Off;
   // Wall clock in epoch milliseconds, for file names; replaceable in tests.
   std::function<std::uint64_t()> now_epoch_ms;

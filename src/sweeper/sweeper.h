@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "sweeper/sleep_policy.h"
 #include "util/background_worker.h"
 
@@ -40,10 +41,12 @@ class SweeperStore {
   virtual int prune_expired_kv(int limit) = 0;
 };
 
+// lease_ms and max_sleep_ms default to the configuration's (config::SweeperConfig); the broker copies its
+// configuration in (broker/cluster_options.cpp).
 struct SweeperOptions {
   std::string server_id;           // QUEEN_SERVER_ID: the claim owner
-  int lease_ms = 30000;            // QUEEN_SWEEPER_LEASE_MS
-  int max_sleep_ms = 1000;         // QUEEN_SWEEPER_MAX_SLEEP_MS
+  int lease_ms = config::Config::defaults().sweeper.lease_ms;
+  int max_sleep_ms = config::Config::defaults().sweeper.max_sleep_ms;
   int min_sleep_ms = 10;           // coalesces timers due within a few ms into one pass
   int claim_batch = 500;           // timers claimed (and fired in one transaction) at a time
   int max_batches_per_pass = 20;   // bounds one pass so KV pruning and stop() get their turn

@@ -42,4 +42,6 @@ void append_json_key(std::string& out, std::string_view key) {
   out.push_back(':');
 }
 
+void append_json_bool(std::string& out, bool value) { out += value ? "true" : "false"; }
+
 }  // namespace queen::util

@@ -19,4 +19,7 @@ void append_json_string_or_null(std::string& out, const std::optional<std::strin
 // Appends `"key":` (key is escaped).
 void append_json_key(std::string& out, std::string_view key);
 
+// Appends `true` or `false`.
+void append_json_bool(std::string& out, bool value);
+
 }  // namespace queen::util

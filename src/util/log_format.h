@@ -6,7 +6,7 @@
 // A message of several lines (a database error: ERROR, DETAIL, HINT, CONTEXT ... lines) is folded:
 // its first line is the message, each "KEY:  text" line a field of its own (json: "detail", "hint",
 // "context", ...; text: " | detail: ..."), and other lines continue the field before them. A message
-// of the access logger that is a JSON object (http/access_log.h) is spliced in as fields (json).
+// of the access logger that is a JSON object (http/transport/access_log.h) is spliced in as fields (json).
 // Every field is cut at kMaxLogFieldBytes.
 #include <chrono>
 #include <memory>

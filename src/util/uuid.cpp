@@ -53,4 +53,12 @@ bool is_uuid(std::string_view text) noexcept {
   return true;
 }
 
+std::string lowercase_uuid(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 }  // namespace queen::util

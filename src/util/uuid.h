@@ -24,4 +24,7 @@ std::string new_uuid_v7();
 // True for canonical 36-character UUID text (any version, either case).
 bool is_uuid(std::string_view text) noexcept;
 
+// UUID text (is_uuid) in its canonical lowercase form.
+std::string lowercase_uuid(std::string_view text);
+
 }  // namespace queen::util

@@ -19,12 +19,13 @@ namespace queen::wake {
 // With many polls parked the floor is spread so that all of them together
 // re-check at most `budget_per_s` times a second
 // (POP_WAIT_RECHECK_BUDGET_PER_S): wake-ups by pushes are not affected.
+// Every field defaults to the configuration's (config::PopConfig); from() copies a configuration in.
 struct RecheckPolicy {
-  std::chrono::milliseconds initial{100};
-  int backoff_threshold = 3;
-  double multiplier = 2.0;
-  std::chrono::milliseconds max{1000};
-  int budget_per_s = 500;
+  std::chrono::milliseconds initial{config::Config::defaults().pop.wait_initial_interval_ms};
+  int backoff_threshold = config::Config::defaults().pop.wait_backoff_threshold;
+  double multiplier = config::Config::defaults().pop.wait_backoff_multiplier;
+  std::chrono::milliseconds max{config::Config::defaults().pop.wait_max_interval_ms};
+  int budget_per_s = config::Config::defaults().pop.wait_recheck_budget_per_s;
 
   static RecheckPolicy from(const config::PopConfig& pop);
   // The floor interval for one of `parked` polls whose own schedule says

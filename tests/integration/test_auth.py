@@ -24,7 +24,7 @@ OPENAPI_DOCUMENT = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "
 Q = unique_name("auth")
 NO_ID = "00000000-0000-0000-0000-000000000000"
 # (method, pattern, level, path to call, body). The pattern and level must match docs/openapi.json, which
-# tests/unit/http/route_access_test.cpp holds to the router.
+# tests/unit/http/api/route_access_test.cpp holds to the router.
 ROUTES = [
     ("GET", "/health", "public", "/health", None),
     ("GET", "/health/ready", "public", "/health/ready", None),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "token_support.h"
+#include "../support/table_default.h"
 
 using namespace queen;
 using namespace queen::auth;
@@ -348,4 +349,15 @@ TEST(JwtVerifier, RepeatedMembersInTheHeaderOrThePayloadAreRefused) {
       v.verify(signed_token(R"({"alg":"HS256"})", R"({"a":{"role":1},"role":"admin","exp":)" + exp + "}"), kNow);
   ASSERT_TRUE(ok.token.has_value()) << ok.error;
   EXPECT_EQ(ok.token->level, AccessLevel::Admin);
+}
+
+TEST(VerifierRules, DefaultsAreTheVariableTables) {
+  const VerifierRules rules;
+  EXPECT_EQ(rules.clock_skew_s, test::table_default("JWT_CLOCK_SKEW"));
+  EXPECT_EQ(rules.roles_claim, test::table_default_text("JWT_ROLES_CLAIM"));
+  EXPECT_EQ(rules.roles_array_claim, test::table_default_text("JWT_ROLES_ARRAY_CLAIM"));
+  EXPECT_EQ(rules.role_admin, test::table_default_text("JWT_ROLE_ADMIN"));
+  EXPECT_EQ(rules.role_read_write, test::table_default_text("JWT_ROLE_READ_WRITE"));
+  EXPECT_EQ(rules.role_read_only, test::table_default_text("JWT_ROLE_READ_ONLY"));
+  EXPECT_EQ(rules.tenant_claim, test::table_default_text("JWT_TENANT_CLAIM"));
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "../support/table_default.h"
+
 using namespace queen::mesh;
 
 namespace {
@@ -62,4 +64,11 @@ TEST(ValidateMeshOptions, BoundsMustBeUsable) {
   o.max_tracked_senders = 0;
   o.write_timeout = std::chrono::milliseconds(0);
   EXPECT_EQ(validate_options(o).size(), 6u);
+}
+
+TEST(MeshOptions, DefaultsAreTheVariableTables) {
+  const MeshOptions options;
+  EXPECT_EQ(options.listen_host, queen::test::table_default_text("HOST"));
+  EXPECT_EQ(options.heartbeat_interval.count(), queen::test::table_default("QUEEN_SYNC_HEARTBEAT_MS"));
+  EXPECT_EQ(options.dead_threshold.count(), queen::test::table_default("QUEEN_SYNC_DEAD_THRESHOLD_MS"));
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/eventually.h"
+#include "../support/table_default.h"
 #include "spool_test_support.h"
 
 namespace queen::spool {
@@ -80,6 +81,19 @@ TEST(Spool, UsesTheRequestedDirectoryWhenItIsUsable) {
   Spool spool(options_in(dir.path()), store, clock);
   EXPECT_EQ(spool.directory().path, dir.path() / "buffers");
   EXPECT_FALSE(spool.directory().fell_back);
+}
+
+TEST(SpoolOptions, DefaultsAreTheVariableTables) {
+  const SpoolOptions options;
+  EXPECT_EQ(options.dir, queen::test::table_default_text("FILE_BUFFER_DIR"));
+  EXPECT_EQ(options.flush_interval.count(), queen::test::table_default("FILE_BUFFER_FLUSH_MS"));
+  EXPECT_EQ(options.events_per_file, static_cast<std::size_t>(queen::test::table_default("FILE_BUFFER_EVENTS_PER_FILE")));
+  EXPECT_EQ(SpoolWriterOptions{}.events_per_file, options.events_per_file);
+  EXPECT_EQ(options.drain.max_batch, static_cast<std::size_t>(queen::test::table_default("FILE_BUFFER_MAX_BATCH")));
+  EXPECT_EQ(options.drain.max_batch_bytes,
+            static_cast<std::uint64_t>(queen::test::table_default("FILE_BUFFER_MAX_BATCH_BYTES")));
+  EXPECT_EQ(options.drain.poison_attempts,
+            static_cast<unsigned>(queen::test::table_default("FILE_BUFFER_POISON_ATTEMPTS")));
 }
 
 }  // namespace

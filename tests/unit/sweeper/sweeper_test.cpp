@@ -11,6 +11,7 @@
 
 #include "../support/eventually.h"
 #include "../support/manual_clock.h"
+#include "../support/table_default.h"
 
 using namespace std::chrono_literals;
 using queen::sweeper::Sweeper;
@@ -217,4 +218,10 @@ TEST(Sweeper, StopReturnsPromptlyFromALongSleep) {
   const auto begin = std::chrono::steady_clock::now();
   sweeper.stop();
   EXPECT_LT(std::chrono::steady_clock::now() - begin, 1s);
+}
+
+TEST(SweeperOptions, DefaultsAreTheVariableTables) {
+  const SweeperOptions options;
+  EXPECT_EQ(options.lease_ms, queen::test::table_default("QUEEN_SWEEPER_LEASE_MS"));
+  EXPECT_EQ(options.max_sleep_ms, queen::test::table_default("QUEEN_SWEEPER_MAX_SLEEP_MS"));
 }

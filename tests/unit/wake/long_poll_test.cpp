@@ -10,6 +10,7 @@
 
 #include "../support/eventually.h"
 #include "../support/manual_clock.h"
+#include "../support/table_default.h"
 
 using namespace queen::wake;
 using namespace std::chrono_literals;
@@ -215,4 +216,13 @@ TEST(LongPoll, ThousandsOfParkedPollsHoldNoThreadAndAllWake) {
   available = true;
   waiters.notify("q");
   EXPECT_EQ(found.load(), kPolls);  // inline executor: every poll ended inside notify
+}
+
+TEST(RecheckPolicy, DefaultsAreTheVariableTables) {
+  const RecheckPolicy policy;
+  EXPECT_EQ(policy.initial.count(), queen::test::table_default("POP_WAIT_INITIAL_INTERVAL_MS"));
+  EXPECT_EQ(policy.backoff_threshold, queen::test::table_default("POP_WAIT_BACKOFF_THRESHOLD"));
+  EXPECT_EQ(policy.multiplier, std::stod(queen::test::table_default_text("POP_WAIT_BACKOFF_MULTIPLIER")));
+  EXPECT_EQ(policy.max.count(), queen::test::table_default("POP_WAIT_MAX_INTERVAL_MS"));
+  EXPECT_EQ(policy.budget_per_s, queen::test::table_default("POP_WAIT_RECHECK_BUDGET_PER_S"));
 }
