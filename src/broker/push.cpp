@@ -47,16 +47,6 @@ PushStatus parse_push_status(const std::string& status) {
 
 }  // namespace
 
-const char* to_string(PushStatus status) noexcept {
-  switch (status) {
-    case PushStatus::Queued: return "queued";
-    case PushStatus::Duplicate: return "duplicate";
-    case PushStatus::Buffered: return "buffered";
-    case PushStatus::Failed: return "failed";
-  }
-  return "failed";
-}
-
 void mint_transaction_ids(std::vector<PushItem>& items) {
   for (auto& item : items) {
     if (item.transaction_id.empty()) item.transaction_id = util::new_uuid_v7();

@@ -37,7 +37,16 @@ struct PushItem {
 };
 
 enum class PushStatus { Queued, Duplicate, Buffered, Failed };
-const char* to_string(PushStatus status) noexcept;
+// Inline: the HTTP request code renders it without linking the use cases (the fuzz harnesses).
+inline const char* to_string(PushStatus status) noexcept {
+  switch (status) {
+    case PushStatus::Queued: return "queued";
+    case PushStatus::Duplicate: return "duplicate";
+    case PushStatus::Buffered: return "buffered";
+    case PushStatus::Failed: return "failed";
+  }
+  return "failed";
+}
 
 struct PushItemResult {
   int index = 0;
