@@ -69,6 +69,7 @@ ROUTES = [
     ("GET", "/api/v1/analytics/queue-ops", "read-only", "/api/v1/analytics/queue-ops", None),
     ("GET", "/api/v1/analytics/queue-parked-replicas", "operator", "/api/v1/analytics/queue-parked-replicas", None),
     ("GET", "/api/v1/analytics/retention", "read-only", "/api/v1/analytics/retention", None),
+    ("GET", "/api/v1/analytics/dead-letter-errors", "read-only", "/api/v1/analytics/dead-letter-errors", None),
     ("GET", "/api/v1/system/maintenance", "operator", "/api/v1/system/maintenance", None),
     ("POST", "/api/v1/system/maintenance", "operator", "/api/v1/system/maintenance", {"enabled": "not-a-boolean"}),
     ("GET", "/api/v1/system/maintenance/pop", "operator", "/api/v1/system/maintenance/pop", None),
