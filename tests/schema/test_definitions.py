@@ -1,21 +1,18 @@
 """The program files are the program: every function and type of schemas queen and queen_internal has its text
 in sql/<schema>/<name>.sql, and a database deployed from empty, upgraded from any release, or reverted to any
 release and deployed again holds exactly those definitions (sql/README.md)."""
-import importlib.util
+import json
 import os
+import sys
 import uuid
 
 import pytest
 
-from harness import PgTarget, TempDatabase
+from harness import TempDatabase
 from harness import env as harness_env
 
-_spec = importlib.util.spec_from_file_location(
-    "sql_program", os.path.join(harness_env.REPO_ROOT, "scripts", "sql_program.py"))
-sql_program = importlib.util.module_from_spec(_spec)
-import sys  # noqa: E402  (sql_program imports its sibling sqitch_release)
 sys.path.insert(0, os.path.join(harness_env.REPO_ROOT, "scripts"))
-_spec.loader.exec_module(sql_program)
+import sql_program  # noqa: E402  (a script of scripts/, beside the sqitch_release it imports)
 
 # What a definition is, as the catalog holds it: its text, comment, owner and who may execute it.
 SNAPSHOT = """
@@ -77,7 +74,6 @@ def test_the_files_applied_to_a_fresh_database_change_nothing(fresh, fresh_snaps
     out = fresh.psql("BEGIN;\n" + sql_program.render(sql_program.working_tree())
                      + f"\nRESET ROLE;\nSELECT '{marker}';\n"
                      + f"SELECT coalesce(json_object_agg(name, definition), '{{}}') FROM ({SNAPSHOT}) s;\nROLLBACK;\n")
-    import json
     applied = json.loads(out.split(marker, 1)[1].strip())
     assert applied == fresh_snapshot, differences(fresh_snapshot, applied)
 
