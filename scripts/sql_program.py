@@ -199,14 +199,14 @@ def needs_rework(plan):
 
 
 def wanted(root=REPO_ROOT):
-    plan = release.read_plan(root)
+    """The three scripts the files make, against the baseline the plan names now."""
     program = working_tree(root)
-    label, previous = baseline(plan, root)
-    return plan, program, scripts(program, label, previous)
+    label, previous = baseline(release.read_plan(root), root)
+    return scripts(program, label, previous)
 
 
 def stale(root=REPO_ROOT):
-    _, _, expected = wanted(root)
+    expected = wanted(root)
     problems = []
     for kind, path in script_paths(root).items():
         try:
@@ -224,7 +224,7 @@ def generate(root=REPO_ROOT):
     if needs_rework(plan) and stale(root):
         subprocess.run(["sqitch", "rework", CHANGE, "-n", "The program of the next release (sql/README.md)"],
                        cwd=root, check=True)
-    _, _, expected = wanted(root)
+    expected = wanted(root)  # after a rework the baseline is the release just tagged
     for kind, path in script_paths(root).items():
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(expected[kind])
