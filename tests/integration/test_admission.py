@@ -159,15 +159,20 @@ def test_spool_replay_progresses_at_the_maint_share_under_full_live_load(broker_
 
 
 def test_long_polls_hold_no_slot_while_parked(broker_factory):
-    # One Pop slot and no queue: a parked long poll must leave it free for the next pop's database call.
-    broker = broker_factory(name="adm-park", env={"QUEEN_FLOW_POP_SLOTS": 1, "QUEEN_FLOW_POP_QUEUE": 0})
+    # One Pop slot: a parked long poll must leave it free for the next pop's database call. Its rechecks take
+    # the slot for a moment, so the next pop may wait in the lane's queue, but for at most QUEEN_FLOW_POP_WAIT_MS,
+    # far below the 20 s a poll that kept its slot while parked would hold it (the pop would be refused 429).
+    broker = broker_factory(name="adm-park", env={"QUEEN_FLOW_POP_SLOTS": 1, "QUEEN_FLOW_POP_QUEUE": 1,
+                                                  "QUEEN_FLOW_POP_WAIT_MS": 5000})
     idle, busy = unique_name("adm-idle"), unique_name("adm-busy")
     parked = ParkedPop(broker, idle, timeout_ms=20000)
     parked.wait_parked()
     with broker.client() as c:
         assert c.push([{"queue": busy, "payload": {"n": 1}}]).status == 201
         assert len(c.pop_messages(busy, wait=False)) == 1
-        assert lane_value(c, "queen_flow_slots_in_use", "pop") == 0.0
+        poll_until(lambda: lane_value(c, "queen_flow_slots_in_use", "pop") == 0.0, timeout=10,
+                   what="the Pop slot free while the long poll stays parked")
+        assert parked.ended is None, "the long poll ended before anything was pushed to its queue"
         assert c.push([{"queue": idle, "payload": {"n": 1}}]).status == 201
     resp = parked.result(timeout=30)
     assert resp.status == 200, resp

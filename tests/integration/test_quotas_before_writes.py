@@ -11,6 +11,7 @@ WAL is the cluster's, shared with whatever else runs on it, so the WAL of this d
 pg_walinspect (the records between two positions that touch a relation of this database).
 """
 import base64
+import contextlib
 import os
 
 import pytest
@@ -72,6 +73,21 @@ def database_wal_bytes(db, since, until):
                      since=since, until=until)
 
 
+@contextlib.contextmanager
+def nothing_written(db, table, what):
+    """Asserts the block writes nothing to `table`, the database or its WAL. A physical replication slot keeps
+    the WAL from the first position until it is read back: other suites write to the same cluster, and a
+    checkpoint meanwhile could otherwise recycle the segment the records start in."""
+    slot = f"quota_wal_{os.getpid()}_{table.replace('.', '_')}"
+    db.execute(f"SELECT pg_create_physical_replication_slot('{slot}', true)")
+    try:
+        before = footprint(db, table)
+        yield
+        assert_nothing_written(db, table, before, what)
+    finally:
+        db.execute(f"SELECT pg_drop_replication_slot('{slot}')")
+
+
 def assert_nothing_written(db, table, before, what):
     after = footprint(db, table)
     grown = {"table_bytes": after["table_bytes"] - before["table_bytes"],
@@ -104,12 +120,11 @@ def test_refused_kv_puts_at_the_bytes_quota_write_nothing(broker, db):
             assert accepted * KV_VALUE_CHARS <= KV_BYTES_QUOTA, "the quota did not refuse at 50 MiB"
         assert accepted == KV_BYTES_QUOTA // (KV_VALUE_CHARS + 64), accepted  # 6 values (key + jsonb header each)
 
-        before = footprint(db, "queen.kv")
-        for i in range(REFUSED_PUTS):
-            assert_refused(client.put(f"/api/v1/kv/refused-{i}", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
-        # A larger value for a stored key (INSERT ... ON CONFLICT DO UPDATE) is refused before writing too.
-        assert_refused(client.put("/api/v1/kv/small", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
-        assert_nothing_written(db, "queen.kv", before, f"{REFUSED_PUTS} refused 8 MiB PUTs")
+        with nothing_written(db, "queen.kv", f"{REFUSED_PUTS} refused 8 MiB PUTs"):
+            for i in range(REFUSED_PUTS):
+                assert_refused(client.put(f"/api/v1/kv/refused-{i}", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
+            # A larger value for a stored key (INSERT ... ON CONFLICT DO UPDATE) is refused before writing too.
+            assert_refused(client.put("/api/v1/kv/small", data=f'{{"value": "{value}"}}'), KV_REFUSAL)
 
         stored = client.get("/api/v1/kv/fill-0")
         assert stored.status == 200 and stored.body["value"] == value
@@ -135,9 +150,8 @@ def test_refused_traces_at_the_trace_bytes_quota_write_nothing(broker, db):
             assert accepted * TRACE_DATA_CHARS <= TRACE_BYTES_QUOTA, "the quota did not refuse at 10 MiB"
         assert accepted == TRACE_BYTES_QUOTA // (TRACE_DATA_CHARS + 64), accepted  # 170 traces
 
-        before = footprint(db, "queen.message_traces")
-        for _ in range(REFUSED_TRACES):
-            assert_refused(client.post("/api/v1/traces", trace), TRACE_REFUSAL)
-        assert_nothing_written(db, "queen.message_traces", before, f"{REFUSED_TRACES} refused 60 KiB traces")
+        with nothing_written(db, "queen.message_traces", f"{REFUSED_TRACES} refused 60 KiB traces"):
+            for _ in range(REFUSED_TRACES):
+                assert_refused(client.post("/api/v1/traces", trace), TRACE_REFUSAL)
     assert db.query("SELECT u.traces, u.trace_bytes FROM queen.tenant_usage_of('') u") == \
         db.query("SELECT count(*) AS traces, sum(counted_bytes)::bigint AS trace_bytes FROM queen.message_traces")
