@@ -120,6 +120,27 @@ TEST(BackgroundWorker, RunsAgainAtTheDeadlineTheBodyReturned) {
   EXPECT_EQ(clock.now() - started, 2ms) << "each round exactly 1 ms after the previous one";
 }
 
+TEST(BackgroundWorker, APeriodicLoopRunsItsRoundEveryPeriodAndAfterAThrowToo) {
+  ManualClock clock;
+  Rounds rounds;
+  BackgroundWorker worker("periodic", clock, 5ms, [&] {
+    rounds.record();
+    if (rounds.count() == 2) throw std::runtime_error("bad round");
+  });
+  const auto started = clock.now();
+  worker.start();
+  ASSERT_TRUE(rounds.wait_for(1));
+  EXPECT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
+  EXPECT_EQ(rounds.count(), 1) << "not due before a period has passed";
+  EXPECT_TRUE(advance_until(clock, rounds, 4));
+  EXPECT_EQ(clock.now() - started, 15ms) << "each round one period after the previous one, the throwing one included";
+}
+
+TEST(BackgroundWorker, APeriodicLoopNeedsARound) {
+  ManualClock clock;
+  EXPECT_THROW(BackgroundWorker("w", clock, 1ms, std::function<void()>{}), std::invalid_argument);
+}
+
 TEST(BackgroundWorker, TheFirstRoundWaitsForItsStartDeadline) {
   ManualClock clock;
   Rounds rounds;
