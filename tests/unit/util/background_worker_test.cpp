@@ -129,9 +129,6 @@ TEST(BackgroundWorker, APeriodicLoopRunsItsRoundEveryPeriodAndAfterAThrowToo) {
   });
   const auto started = clock.now();
   worker.start();
-  ASSERT_TRUE(rounds.wait_for(1));
-  EXPECT_TRUE(eventually([&] { return clock.timed_waiters() == 1u; }));
-  EXPECT_EQ(rounds.count(), 1) << "not due before a period has passed";
   EXPECT_TRUE(advance_until(clock, rounds, 4));
   EXPECT_EQ(clock.now() - started, 15ms) << "each round one period after the previous one, the throwing one included";
 }
