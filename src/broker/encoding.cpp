@@ -7,6 +7,8 @@
 namespace queen::broker {
 
 using util::append_json_key;
+using util::append_json_member;
+using util::append_json_member_if_set;
 using util::append_json_string;
 
 std::string encode_push_item(const PushItem& item) {
@@ -21,30 +23,14 @@ void append_push_item(std::string& out, const PushItem& item) {
   out += '{';
   append_json_key(out, "queue");
   append_json_string(out, item.queue);
-  out += ',';
-  append_json_key(out, "partition");
-  append_json_string(out, item.partition);
+  append_json_member(out, "partition", item.partition);
   out += ',';
   append_json_key(out, "payload");
   out += item.payload_json;
-  out += ',';
-  append_json_key(out, "transactionId");
-  append_json_string(out, item.transaction_id);
-  if (item.trace_id) {
-    out += ',';
-    append_json_key(out, "traceId");
-    append_json_string(out, *item.trace_id);
-  }
-  if (item.namespace_name) {
-    out += ',';
-    append_json_key(out, "namespace");
-    append_json_string(out, *item.namespace_name);
-  }
-  if (item.task) {
-    out += ',';
-    append_json_key(out, "task");
-    append_json_string(out, *item.task);
-  }
+  append_json_member(out, "transactionId", item.transaction_id);
+  append_json_member_if_set(out, "traceId", item.trace_id);
+  append_json_member_if_set(out, "namespace", item.namespace_name);
+  append_json_member_if_set(out, "task", item.task);
   if (item.deliver_at_ms) {
     // Normalized to epoch ms so the database and the broker read one instant.
     out += ',';
@@ -65,13 +51,18 @@ void append_push_item(std::string& out, const PushItem& item) {
 }
 
 std::string encode_push_items(const std::vector<PushItem>& items) {
-  std::string out = "[";
+  std::string out;
+  append_push_items(out, items);
+  return out;
+}
+
+void append_push_items(std::string& out, const std::vector<PushItem>& items) {
+  out += '[';
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i) out += ',';
     append_push_item(out, items[i]);
   }
   out += ']';
-  return out;
 }
 
 std::string join_json_array(const std::vector<const std::string*>& elements) {
@@ -96,24 +87,10 @@ std::string encode_ack_items(const std::vector<AckItem>& items) {
     out += '{';
     append_json_key(out, "transactionId");
     append_json_string(out, a.transaction_id);
-    out += ',';
-    append_json_key(out, "partitionId");
-    append_json_string(out, a.partition_id);
-    if (a.lease_id) {
-      out += ',';
-      append_json_key(out, "leaseId");
-      append_json_string(out, *a.lease_id);
-    }
-    if (a.status) {
-      out += ',';
-      append_json_key(out, "status");
-      append_json_string(out, *a.status);
-    }
-    if (a.error) {
-      out += ',';
-      append_json_key(out, "error");
-      append_json_string(out, *a.error);
-    }
+    append_json_member(out, "partitionId", a.partition_id);
+    append_json_member_if_set(out, "leaseId", a.lease_id);
+    append_json_member_if_set(out, "status", a.status);
+    append_json_member_if_set(out, "error", a.error);
     out += '}';
   }
   out += ']';

@@ -17,6 +17,8 @@ void append_push_item(std::string& out, const PushItem& item);
 
 // push_messages' whole p_items array.
 std::string encode_push_items(const std::vector<PushItem>& items);
+// Appends the same array to `out`.
+void append_push_items(std::string& out, const std::vector<PushItem>& items);
 
 // A JSON array of already-encoded elements.
 std::string join_json_array(const std::vector<const std::string*>& elements);

@@ -18,13 +18,7 @@ MaintenanceFlags::MaintenanceFlags(db::Procedures& db, wake::PopWaiters& waiters
       waiters_(waiters),
       spool_(spool),
       refresh_period_(refresh_period),
-      refresher_(
-          "maint-flags", util::real_clock(),
-          [this] {
-            refresh();
-            return refresher_.clock().now() + refresh_period_;
-          },
-          refresh_period) {}
+      refresher_("maint-flags", util::real_clock(), refresh_period, [this] { refresh(); }) {}
 
 void MaintenanceFlags::start() {
   refresh();

@@ -205,14 +205,9 @@ std::string encode_undecryptable(const std::vector<UndecryptableMessage>& messag
     if (i) out += ',';
     out += "{\"partitionId\":";
     util::append_json_string(out, m.partition_id);
-    out += ",\"transactionId\":";
-    util::append_json_string(out, m.transaction_id);
-    if (m.lease_id) {
-      out += ",\"leaseId\":";
-      util::append_json_string(out, *m.lease_id);
-    }
-    out += ",\"error\":";
-    util::append_json_string(out, m.reason);
+    util::append_json_member(out, "transactionId", m.transaction_id);
+    util::append_json_member_if_set(out, "leaseId", m.lease_id);
+    util::append_json_member(out, "error", m.reason);
     out += '}';
   }
   out += ']';

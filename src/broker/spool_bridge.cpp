@@ -24,6 +24,20 @@ constexpr const char* kSpoolWriteFailedMaintenance =
 constexpr int kHandoffWaitFlushIntervals = 20;
 constexpr std::chrono::milliseconds kMinHandoffWait{500};
 
+// The fields a push item and a spool event share, by the same names, copied either way.
+template <typename From, typename To>
+void copy_item_fields(const From& from, To& to) {
+  to.queue = from.queue;
+  to.partition = from.partition;
+  to.transaction_id = from.transaction_id;
+  to.trace_id = from.trace_id;
+  to.namespace_name = from.namespace_name;
+  to.task = from.task;
+  to.deliver_at_ms = from.deliver_at_ms;
+  to.encrypted = from.encrypted;
+  to.payload_json = from.payload_json;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ pure parts
@@ -33,7 +47,7 @@ spool::SpoolOptions spool_options_from(const config::SpoolConfig& config) {
   options.dir = config.dir;
   options.flush_interval = std::chrono::milliseconds(config.flush_ms);
   options.events_per_file = static_cast<std::size_t>(config.events_per_file);
-  options.fsync = config.fsync == config::FsyncMode::Batch ? spool::FsyncMode::Batch : spool::FsyncMode::Off;
+  options.fsync = config.fsync;
   options.drain.max_batch = static_cast<std::size_t>(config.max_batch);
   options.drain.max_batch_bytes = static_cast<std::uint64_t>(config.max_batch_bytes);
   options.drain.poison_attempts = static_cast<unsigned>(config.poison_attempts);
@@ -59,30 +73,14 @@ SpoolBridgeOptions spool_bridge_options_from(const config::SpoolConfig& config) 
 
 spool::SpoolEvent to_spool_event(const PushItem& item, const PushOrigin& origin) {
   spool::SpoolEvent event(origin.tenant);
-  event.queue = item.queue;
-  event.partition = item.partition;
-  event.transaction_id = item.transaction_id;
+  copy_item_fields(item, event);
   event.producer_sub = origin.producer_sub;
-  event.trace_id = item.trace_id;
-  event.namespace_name = item.namespace_name;
-  event.task = item.task;
-  event.deliver_at_ms = item.deliver_at_ms;
-  event.encrypted = item.encrypted;
-  event.payload_json = item.payload_json;
   return event;
 }
 
 PushItem push_item_of(const spool::SpoolEvent& event) {
   PushItem item;
-  item.queue = event.queue;
-  item.partition = event.partition;
-  item.payload_json = event.payload_json;
-  item.transaction_id = event.transaction_id;
-  item.trace_id = event.trace_id;
-  item.namespace_name = event.namespace_name;
-  item.task = event.task;
-  item.deliver_at_ms = event.deliver_at_ms;
-  item.encrypted = event.encrypted;
+  copy_item_fields(event, item);
   return item;
 }
 

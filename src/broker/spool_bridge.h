@@ -107,13 +107,15 @@ PushRoute decide_push_route(bool database_available, std::uint64_t spool_pending
 
 // ------------------------------------------------------------------ the bridge
 
+// probe_interval and handoff_wait derive from the spool's configuration
+// (spool_bridge_options_from), so they have no default of their own.
 struct SpoolBridgeOptions {
   // While the database is believed down, it is pinged this often
   // (FILE_BUFFER_FLUSH_MS): a success sends pushes back to it.
-  std::chrono::milliseconds probe_interval{100};
+  std::chrono::milliseconds probe_interval{};
   // Longest time a push waits for the drain to empty the spool before it is
   // spooled behind the events already there (keeps per-partition order).
-  std::chrono::milliseconds handoff_wait{2000};
+  std::chrono::milliseconds handoff_wait{};
   // How often a waiting push re-reads the spool's pending count.
   std::chrono::milliseconds handoff_poll{5};
 };

@@ -31,13 +31,7 @@ BrokerMinuteFlusher::BrokerMinuteFlusher(db::StatsProcedures& db, metrics::Metri
       gauges_(std::move(gauges)),
       options_(std::move(options)),
       flushed_(sample()),
-      worker_(
-          "stats-flush", util::real_clock(),
-          [this] {
-            flush();
-            return worker_.clock().now() + options_.interval;
-          },
-          options_.interval) {}
+      worker_("stats-flush", util::real_clock(), options_.interval, [this] { flush(); }) {}
 
 BrokerMinuteFlusher::~BrokerMinuteFlusher() { stop(); }
 
@@ -73,14 +67,7 @@ QueueDepthRefresher::QueueDepthRefresher(db::StatsProcedures& db, const ReadGate
     : db_(db),
       reads_(reads),
       max_queues_(max_queues),
-      interval_(interval),
-      worker_(
-          "metrics-depths", util::real_clock(),
-          [this] {
-            refresh();
-            return worker_.clock().now() + interval_;
-          },
-          interval) {}
+      worker_("metrics-depths", util::real_clock(), interval, [this] { refresh(); }) {}
 
 QueueDepthRefresher::~QueueDepthRefresher() { stop(); }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "broker/admission.h"
+#include "config/config.h"
 #include "db/stats_db.h"
 #include "metrics/metrics.h"
 #include "metrics/minute_figures.h"
@@ -43,7 +44,8 @@ struct BrokerMinuteOptions {
   std::string server_id;  // QUEEN_SERVER_ID: the broker's identity in the figures
   std::string hostname;
   int port = 0;
-  std::chrono::milliseconds interval{60000};  // BROKER_STATS_FLUSH_INTERVAL_MS
+  // BROKER_STATS_FLUSH_INTERVAL_MS
+  std::chrono::milliseconds interval{config::Config::defaults().jobs.broker_stats_flush_interval_ms};
 };
 
 // Flushes this broker's figures (metrics::minute_figures_json) once per
@@ -99,7 +101,6 @@ class QueueDepthRefresher {
   db::StatsProcedures& db_;
   const ReadGate& reads_;
   const int max_queues_;
-  const std::chrono::milliseconds interval_;
   mutable std::mutex mutex_;
   metrics::QueueDepths depths_;      // guarded by mutex_
   double refreshed_at_seconds_ = 0;  // guarded by mutex_

@@ -5,12 +5,12 @@
 // cycle (state ops, sink pushes, source ack) in one queen.stream_cycle call.
 // A cycle is never spooled: without PostgreSQL it fails (503) and the SDK
 // retries, and its lease (or idempotency key) makes the retry safe.
-#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "broker/admission.h"
+#include "broker/atomic_write.h"
 #include "broker/payload_encryption.h"
 #include "broker/pop_wakes.h"
 #include "broker/tenant_quotas.h"
@@ -53,27 +53,15 @@ struct StreamCycleCommand {
   std::optional<std::string> idempotency_key;  // our extension: a retried cycle with it changes nothing
 };
 
-// A procedure's answer: the body, and whether it says success.
-struct StreamOutcome {
-  std::string result_json;
-  bool success = false;
-};
-
-// What a committed cycle did, for the follow-up work.
-struct StreamCycleSummary {
-  bool success = false;
-  std::size_t queued = 0;  // push results stored now
-  bool acked = false;      // an ack result
-};
-
 // The procedures' request documents (stream_register_query, stream_state_get, stream_cycle).
 std::string encode_stream_registration(const StreamQueryRegistration& registration);
 std::string encode_stream_state_read(const StreamStateRead& read);
 std::string encode_stream_cycle(const StreamCycleCommand& command);
 
-// Reads a stream procedure's result. Throws std::invalid_argument when it is
-// not a JSON object with a boolean `success` (a broken contract).
-StreamCycleSummary summarize_stream_result(const std::string& result_json);
+// Reads a stream procedure's result: the push results stored now ("queued")
+// and whether it acked. A result without a boolean `success` is a broken
+// contract (parse_procedure_outcome: BrokerError Internal).
+WriteSummary summarize_stream_result(const std::string& result_json);
 
 // The stream routes: one procedure call each. Their business answers (a
 // config_hash mismatch, a failed cycle) come back with success false; an
@@ -83,26 +71,20 @@ class Streams {
   // Everything given outlives the Streams.
   Streams(db::Procedures& db, flow::Arbiter& arbiter, const ReadGate& reads, PayloadEncryption& encryption,
           TenantQuotas& quotas, const CommitListeners& listeners, metrics::Metrics& metrics)
-      : db_(db), arbiter_(arbiter), reads_(reads), encryption_(encryption), quotas_(quotas), listeners_(listeners),
-        metrics_(metrics) {}
+      : db_(db), arbiter_(arbiter), reads_(reads), metrics_(metrics),
+        writer_(arbiter, encryption, quotas, listeners, metrics) {}
 
-  StreamOutcome register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant);
-  StreamOutcome read_stream_state(const StreamStateRead& read, const Tenant& tenant);  // the Read lane
-  // The cycle's pushes count against the tenant's quotas like /push.
-  StreamOutcome run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin);
+  ProcedureOutcome register_stream_query(const StreamQueryRegistration& registration, const Tenant& tenant);
+  ProcedureOutcome read_stream_state(const StreamStateRead& read, const Tenant& tenant);  // the Read lane
+  // One stream_cycle call, an AtomicWriter write.
+  ProcedureOutcome run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin);
 
  private:
-  // One stream_cycle call; its result in `outcome`, summarized.
-  StreamCycleSummary call_stream_cycle(const StreamCycleCommand& command, const PushOrigin& origin,
-                                       StreamOutcome& outcome);
-
   db::Procedures& db_;
   flow::Arbiter& arbiter_;
   const ReadGate& reads_;
-  PayloadEncryption& encryption_;
-  TenantQuotas& quotas_;
-  const CommitListeners& listeners_;
   metrics::Metrics& metrics_;
+  AtomicWriter writer_;
 };
 
 }  // namespace queen::broker

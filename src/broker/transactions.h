@@ -7,12 +7,10 @@
 // treatment of /push (same validation, minted transactionIds); every other
 // operation travels verbatim and the database judges it (ack semantics,
 // "Unknown operation type: <type>").
-#include <cstddef>
-#include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "broker/atomic_write.h"
 #include "broker/payload_encryption.h"
 #include "broker/pop_wakes.h"
 #include "broker/tenant_quotas.h"
@@ -35,57 +33,34 @@ struct TransactionCommand {
   std::vector<std::string> required_leases;      // lease ids that must still be held
 };
 
-struct TransactionOutcome {
-  std::string result_json;  // {transactionId, success, results[, error]} from the database, verbatim
-  bool success = false;
-};
-
-// What a run_transaction result says, for the follow-up work after a commit.
-struct TransactionSummary {
-  bool success = false;
-  std::size_t pushed = 0;  // push results
-  std::size_t acked = 0;   // ack results
-};
-
 // run_transaction's p_ops: {"operations": [...], "requiredLeases": [...]}.
 // Push operations are re-encoded with encode_push_item (so only the keys the
 // broker vouches for reach the database); the others are spliced verbatim.
 std::string encode_transaction(const TransactionCommand& command);
 
-// Reads a run_transaction result. Throws std::invalid_argument when it is not
-// a JSON object with a boolean `success` (a broken contract, not a client error).
-TransactionSummary summarize_transaction_result(const std::string& result_json);
+// Reads a run_transaction result: its push and ack results. A result without
+// a boolean `success` is a broken contract (parse_procedure_outcome:
+// BrokerError Internal).
+WriteSummary summarize_transaction_result(const std::string& result_json);
 
-// After a commit: the queues whose new messages are poppable now (pushed items
-// without a future deliverAt), whose parked long polls should wake.
-std::set<std::string> queues_to_wake(const TransactionCommand& command, std::int64_t now_ms);
-
-// After a commit: true when an item was scheduled (deliverAt after now_ms),
-// so the sweeper should look now rather than at its next sleep ceiling.
-bool schedules_timers(const TransactionCommand& command, std::int64_t now_ms);
+// The items of the command's push operations.
+PushedItems pushed_items(TransactionCommand& command);
 
 class Transactions {
  public:
   // Everything given outlives the Transactions.
   Transactions(db::Procedures& db, flow::Arbiter& arbiter, PayloadEncryption& encryption, TenantQuotas& quotas,
                const CommitListeners& listeners, metrics::Metrics& metrics)
-      : db_(db), arbiter_(arbiter), encryption_(encryption), quotas_(quotas), listeners_(listeners), metrics_(metrics) {}
+      : db_(db), metrics_(metrics), writer_(arbiter, encryption, quotas, listeners, metrics) {}
 
-  // One run_transaction call; business failures come back as success:false,
-  // an outage as Unavailable. Its pushes count against the tenant's quotas like /push.
-  TransactionOutcome run_transaction(TransactionCommand command, const PushOrigin& origin);
+  // One run_transaction call (an AtomicWriter write); business failures come
+  // back as success:false, an outage as Unavailable.
+  ProcedureOutcome run_transaction(TransactionCommand command, const PushOrigin& origin);
 
  private:
-  // One run_transaction call; its result in `outcome`, summarized.
-  TransactionSummary call_run_transaction(const TransactionCommand& command, const PushOrigin& origin,
-                                          TransactionOutcome& outcome);
-
   db::Procedures& db_;
-  flow::Arbiter& arbiter_;
-  PayloadEncryption& encryption_;
-  TenantQuotas& quotas_;
-  const CommitListeners& listeners_;
   metrics::Metrics& metrics_;
+  AtomicWriter writer_;
 };
 
 }  // namespace queen::broker

@@ -91,6 +91,7 @@ struct AckItem {
 
 using AckResult = db::AckRow;
 using LeaseExtension = db::LeaseExtension;
+using DlqFilter = db::DlqFilter;
 using DlqQuery = db::DlqQuery;
 using DlqPage = db::DlqPage;
 using TraceRecord = db::TraceRecord;            // message administration (message_admin.h)

@@ -186,6 +186,16 @@ class EnvReader {
     errors_.push_back(std::move(message));
   }
 
+  // relation() for `name` compared with `other`: "<name> (<value>) must be <rule> <other> (<other_value>)",
+  // then ": <why>" when given.
+  void comparison(const std::string& name, std::int64_t value, const char* rule, const std::string& other,
+                  std::int64_t other_value, const std::string& why = "") {
+    std::string message = name + " (" + std::to_string(value) + ") must be " + rule + " " + other + " (" +
+                          std::to_string(other_value) + ")";
+    if (!why.empty()) message += ": " + why;
+    relation({name, other}, std::move(message));
+  }
+
   // Names in the environment that are not ours but look like they were meant to be. A near miss is an
   // error: a case-only difference from a variable, or a name beginning with a variable's first word
   // (DB_, JWT_, QUEEN_ ...) within near_miss_distance edits of it. Any other name with one of our prefixes
@@ -432,8 +442,7 @@ void read_http(EnvReader& r, Config& c) {
   c.http.max_threads = r.int32("HTTP_MAX_THREADS");
   c.http.min_threads = r.int32("NUM_WORKERS");
   if (c.http.min_threads > c.http.max_threads) {
-    r.relation({"NUM_WORKERS", "HTTP_MAX_THREADS"}, "NUM_WORKERS (" + std::to_string(c.http.min_threads) + ") must be <= HTTP_MAX_THREADS (" +
-            std::to_string(c.http.max_threads) + ")");
+    r.comparison("NUM_WORKERS", c.http.min_threads, "<=", "HTTP_MAX_THREADS", c.http.max_threads);
   }
   c.http.max_queued = r.int32("HTTP_MAX_QUEUED");
   c.http.keep_alive_timeout_ms = r.int32("HTTP_KEEPALIVE_TIMEOUT_MS");
@@ -452,8 +461,8 @@ void read_http(EnvReader& r, Config& c) {
   c.http.max_body_bytes_in_flight =
       r.integer("HTTP_MAX_BODY_BYTES_IN_FLIGHT", std::max(kMinBodyBytesInFlight, c.http.max_body_bytes));
   if (c.http.max_body_bytes_in_flight < c.http.max_body_bytes) {
-    r.relation({"HTTP_MAX_BODY_BYTES_IN_FLIGHT", "MAX_BODY_BYTES"}, "HTTP_MAX_BODY_BYTES_IN_FLIGHT (" + std::to_string(c.http.max_body_bytes_in_flight) +
-            ") must be >= MAX_BODY_BYTES (" + std::to_string(c.http.max_body_bytes) + "): one largest body must fit");
+    r.comparison("HTTP_MAX_BODY_BYTES_IN_FLIGHT", c.http.max_body_bytes_in_flight, ">=", "MAX_BODY_BYTES",
+                 c.http.max_body_bytes, "one largest body must fit");
   }
   c.http.cors_origins = split_list(r.text("HTTP_CORS_ORIGINS"));
   for (const auto& origin : c.http.cors_origins) {
@@ -504,8 +513,8 @@ void read_pop(EnvReader& r, Config& c) {
   c.pop.max_partitions = r.int32("POP_MAX_PARTITIONS");
   c.pop.max_timeout_ms = r.int32("POP_MAX_TIMEOUT_MS");
   if (c.pop.wait_max_interval_ms < c.pop.wait_initial_interval_ms) {
-    r.relation({"POP_WAIT_MAX_INTERVAL_MS", "POP_WAIT_INITIAL_INTERVAL_MS"}, "POP_WAIT_MAX_INTERVAL_MS (" + std::to_string(c.pop.wait_max_interval_ms) +
-            ") must be >= POP_WAIT_INITIAL_INTERVAL_MS (" + std::to_string(c.pop.wait_initial_interval_ms) + ")");
+    r.comparison("POP_WAIT_MAX_INTERVAL_MS", c.pop.wait_max_interval_ms, ">=", "POP_WAIT_INITIAL_INTERVAL_MS",
+                 c.pop.wait_initial_interval_ms);
   }
 }
 
@@ -557,8 +566,8 @@ void read_mesh(EnvReader& r, Config& c) {
                  "QUEEN_MESH_PEERS is set but QUEEN_MESH_PORT is not: peers need a port to dial");
     }
     if (c.mesh.dead_threshold_ms <= c.mesh.heartbeat_ms) {
-      r.relation({"QUEEN_SYNC_DEAD_THRESHOLD_MS", "QUEEN_SYNC_HEARTBEAT_MS"}, "QUEEN_SYNC_DEAD_THRESHOLD_MS (" + std::to_string(c.mesh.dead_threshold_ms) +
-              ") must be greater than QUEEN_SYNC_HEARTBEAT_MS (" + std::to_string(c.mesh.heartbeat_ms) + ")");
+      r.comparison("QUEEN_SYNC_DEAD_THRESHOLD_MS", c.mesh.dead_threshold_ms, "greater than", "QUEEN_SYNC_HEARTBEAT_MS",
+                   c.mesh.heartbeat_ms);
     }
   }
 }
@@ -634,8 +643,8 @@ FlowLaneConfig read_flow_lane(EnvReader& r, const std::string& lane, int derived
   l.queue = derived_queue ? r.int32(prefix + "_QUEUE", *derived_queue) : r.int32(prefix + "_QUEUE");
   l.wait_ms = r.int32(prefix + "_WAIT_MS");
   if (l.slots > total_slots) {
-    r.relation({prefix + "_SLOTS", "QUEEN_FLOW_SLOTS"}, prefix + "_SLOTS (" + std::to_string(l.slots) + ") must be <= QUEEN_FLOW_SLOTS (" +
-            std::to_string(total_slots) + "): a lane cannot hold more slots than there are");
+    r.comparison(prefix + "_SLOTS", l.slots, "<=", "QUEEN_FLOW_SLOTS", total_slots,
+                 "a lane cannot hold more slots than there are");
   }
   return l;
 }
@@ -649,8 +658,8 @@ void read_flow(EnvReader& r, Config& c) {
   const int capacity = std::min(c.db.pool_size, c.http.max_threads);
   c.flow.slots = r.int32("QUEEN_FLOW_SLOTS", capacity);
   if (c.flow.slots > c.db.pool_size) {
-    r.relation({"QUEEN_FLOW_SLOTS", "DB_POOL_SIZE"}, "QUEEN_FLOW_SLOTS (" + std::to_string(c.flow.slots) + ") must be <= DB_POOL_SIZE (" +
-            std::to_string(c.db.pool_size) + "): a slot is a database connection");
+    r.comparison("QUEEN_FLOW_SLOTS", c.flow.slots, "<=", "DB_POOL_SIZE", c.db.pool_size,
+                 "a slot is a database connection");
   }
   const int slots = c.flow.slots;
   const int queue = c.http.max_threads;  // never refuses for a full queue by default: the wait bound does

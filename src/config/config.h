@@ -119,7 +119,11 @@ struct CombineConfig {
   int pop_max_concurrent_calls{};     // POP_MAX_CONCURRENT_CALLS: pop calls in flight
 };
 
-enum class FsyncMode { Off, Batch };
+// FILE_BUFFER_FSYNC: how durable a spool append is before the push is answered.
+enum class FsyncMode {
+  Off,    // leave flushing to the OS: a machine crash may lose the last appends
+  Batch,  // fdatasync before append() returns: an acknowledged "buffered" survives a crash
+};
 
 struct SpoolConfig {
   std::string dir;                             // FILE_BUFFER_DIR

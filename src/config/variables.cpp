@@ -19,17 +19,24 @@ constexpr std::int64_t kMinCallBytes = 64LL << 10;
 constexpr std::int64_t kMaxCallBytes = 128LL << 20;
 constexpr std::int64_t kMaxQuota = 1LL << 50;
 
-Variable integer(std::string_view group, std::string_view name, std::string_view default_text, std::int64_t min,
-                 std::int64_t max, std::string_view unit, std::string_view doc) {
+// What every kind of variable has.
+Variable variable(std::string_view group, std::string_view name, VariableKind kind, std::string_view default_text,
+                  std::string_view doc) {
   Variable v;
   v.group = group;
   v.name = name;
-  v.kind = VariableKind::Integer;
+  v.kind = kind;
   v.default_text = default_text;
+  v.doc = doc;
+  return v;
+}
+
+Variable integer(std::string_view group, std::string_view name, std::string_view default_text, std::int64_t min,
+                 std::int64_t max, std::string_view unit, std::string_view doc) {
+  Variable v = variable(group, name, VariableKind::Integer, default_text, doc);
   v.min = min;
   v.max = max;
   v.unit = unit;
-  v.doc = doc;
   return v;
 }
 
@@ -41,24 +48,13 @@ Variable number(std::string_view group, std::string_view name, std::string_view 
 }
 
 Variable boolean(std::string_view group, std::string_view name, std::string_view default_text, std::string_view doc) {
-  Variable v;
-  v.group = group;
-  v.name = name;
-  v.kind = VariableKind::Boolean;
-  v.default_text = default_text;
-  v.doc = doc;
-  return v;
+  return variable(group, name, VariableKind::Boolean, default_text, doc);
 }
 
 Variable text(std::string_view group, std::string_view name, std::string_view default_text, std::string_view values,
               std::string_view doc) {
-  Variable v;
-  v.group = group;
-  v.name = name;
-  v.kind = VariableKind::Text;
-  v.default_text = default_text;
+  Variable v = variable(group, name, VariableKind::Text, default_text, doc);
   v.values = values;
-  v.doc = doc;
   return v;
 }
 

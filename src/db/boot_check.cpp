@@ -1,6 +1,5 @@
 #include "db/boot_check.h"
 
-#include <algorithm>
 #include <chrono>
 
 #include <pqxx/connection>
@@ -73,8 +72,7 @@ std::string deployed_schema_version(pqxx::connection& connection) {
 
 BootCheck check_database_at_boot(const config::DbConfig& c) {
   const std::string conninfo = build_conninfo(c);
-  // libpq raises a connect_timeout below 2 s to 2 s; the probe does the same.
-  const ConnectProbe probe = probe_connection(conninfo, std::chrono::milliseconds(std::max(2000, c.connection_timeout_ms)));
+  const ConnectProbe probe = probe_connection(conninfo, probe_timeout(c.connection_timeout_ms));
   if (!probe.connected) {
     if (const std::optional<ConfigurationFault> fault = configuration_fault(probe.sqlstate)) {
       return misconfigured(c, *fault, probe.sqlstate, probe.message);

@@ -34,6 +34,11 @@ bool wait_socket(PGconn* conn, PostgresPollingStatusType want, Clock::time_point
 
 }  // namespace
 
+std::chrono::milliseconds probe_timeout(int connection_timeout_ms) {
+  constexpr int kLibpqMinConnectTimeoutMs = 2000;
+  return std::chrono::milliseconds(std::max(kLibpqMinConnectTimeoutMs, connection_timeout_ms));
+}
+
 ConnectProbe probe_connection(const std::string& conninfo, std::chrono::milliseconds timeout) {
   const Clock::time_point deadline = Clock::now() + timeout;
   ConnectProbe probe;

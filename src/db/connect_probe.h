@@ -19,6 +19,10 @@ struct ConnectProbe {
   std::string message;   // libpq's text (verbose), "" when connected
 };
 
+// How long a probe may take with DB_CONNECTION_TIMEOUT `connection_timeout_ms`:
+// libpq raises a connect_timeout below 2 s to 2 s, and the probe does the same.
+std::chrono::milliseconds probe_timeout(int connection_timeout_ms);
+
 // One connection attempt to `conninfo` of at most `timeout`, closed again at once.
 ConnectProbe probe_connection(const std::string& conninfo, std::chrono::milliseconds timeout);
 

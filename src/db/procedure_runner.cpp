@@ -1,7 +1,5 @@
 #include "db/procedure_runner.h"
 
-#include <algorithm>
-
 #include <pqxx/except>
 
 #include "db/connect_probe.h"
@@ -76,7 +74,7 @@ void ProcedureRunner::roll_back_bounded_call(ConnectionPool::Lease& lease) noexc
 ProcedureRunner::ProcedureRunner(const config::DbConfig& config, ConnectionPool::ConnectionSetup setup)
     : pool_(config, std::move(setup)),
       conninfo_(build_conninfo(config)),
-      probe_timeout_(std::max(2000, config.connection_timeout_ms)) {}
+      probe_timeout_(probe_timeout(config.connection_timeout_ms)) {}
 
 ProcedureRunner::CallTimer::~CallTimer() {
   metrics::HistogramFamily* family = runner_.call_durations_.load(std::memory_order_relaxed);

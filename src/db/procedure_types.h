@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/config.h"
 #include "tenant/tenant.h"
 
 namespace queen::db {
@@ -53,7 +54,7 @@ struct PopRequest {
   std::optional<std::string> queue;       // null: filter pop by namespace/task
   std::optional<std::string> partition;   // null: any partition of `queue`
   std::optional<std::string> consumer_group;  // null: queue mode
-  int batch = 1;
+  int batch = config::Config::defaults().pop.default_batch_size;  // DEFAULT_BATCH_SIZE
   int partitions = 1;
   bool auto_ack = false;
   std::optional<std::string> subscription_mode;
@@ -118,9 +119,9 @@ struct LeaseExtension {
   std::optional<std::string> error;
 };
 
-// queen.list_dlq filters (null = any) and page.
-struct DlqQuery {
-  explicit DlqQuery(Tenant of) : tenant(std::move(of)) {}
+// The dead letters a listing, a requeue or a delete is about (null = any).
+struct DlqFilter {
+  explicit DlqFilter(Tenant of) : tenant(std::move(of)) {}
 
   Tenant tenant;  // only this tenant's dead letters
   std::optional<std::string> queue;
@@ -128,9 +129,16 @@ struct DlqQuery {
   std::optional<std::string> partition;
   std::optional<std::int64_t> failed_from_ms;  // failed_at >= this (epoch ms), inclusive
   std::optional<std::int64_t> failed_to_ms;    // failed_at <= this (epoch ms), inclusive
-  int limit = 100;                             // >= 1
-  int offset = 0;                              // >= 0
-  std::int64_t max_payload_bytes = 4LL << 20;  // payload bytes of the page (later rows: payload omitted)
+};
+
+// queen.list_dlq: the filter and a page.
+struct DlqQuery : DlqFilter {
+  using DlqFilter::DlqFilter;
+
+  int limit = 100;  // >= 1
+  int offset = 0;   // >= 0
+  // Payload bytes of the page (later rows: payload omitted): QUEEN_LIST_MAX_PAYLOAD_BYTES.
+  std::int64_t max_payload_bytes = config::Config::defaults().limits.list_max_payload_bytes;
 };
 
 struct DlqEntry {
@@ -195,16 +203,10 @@ struct MessageListQuery {
   int offset = 0;                         // >= 0
 };
 
-// The DLQ entries a requeue or delete acts on: the listing's filters, or one dead message.
-struct DlqSelection {
-  explicit DlqSelection(Tenant of) : tenant(std::move(of)) {}
+// The DLQ entries a requeue or delete acts on: the listing's filter, or one dead message.
+struct DlqSelection : DlqFilter {
+  using DlqFilter::DlqFilter;
 
-  Tenant tenant;
-  std::optional<std::string> queue;
-  std::optional<std::string> consumer_group;
-  std::optional<std::string> partition;
-  std::optional<std::int64_t> failed_from_ms;
-  std::optional<std::int64_t> failed_to_ms;
   std::optional<std::string> message_id;  // canonical UUID text
 };
 

@@ -198,15 +198,6 @@ void family(std::string& out, const char* name, const char* type, const char* he
   out += '\n';
 }
 
-void series(std::string& out, const char* name, const char* type, const char* help, const std::string& value,
-            const char* labels = "") {
-  family(out, name, type, help);
-  out += name;
-  out += labels;
-  out += ' ';
-  out += value;
-  out += '\n';
-}
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 std::string decimal(double v, int places) {
@@ -216,13 +207,23 @@ std::string decimal(double v, int places) {
 }
 std::string num(double v) { return decimal(v, 3); }
 
+// One line of a family: `name{labels} value`, or `name value` without labels.
 void sample(std::string& out, const std::string& name, const std::string& labels, const std::string& value) {
   out += name;
-  out += '{';
-  out += labels;
-  out += "} ";
+  if (!labels.empty()) {
+    out += '{';
+    out += labels;
+    out += '}';
+  }
+  out += ' ';
   out += value;
   out += '\n';
+}
+
+// A family of one unlabelled sample.
+void series(std::string& out, const char* name, const char* type, const char* help, const std::string& value) {
+  family(out, name, type, help);
+  sample(out, name, "", value);
 }
 
 std::string lane_label(const AdmissionLane& lane) { return "lane=\"" + lane.lane + "\""; }

@@ -8,12 +8,13 @@
 
 namespace queen::spool {
 
+// Given by the drain (SpoolDrainOptions), so no bound is set here.
 struct PoisonPolicy {
   // A lone event refused by the database (permanent) this many times is quarantined.
-  unsigned permanent_attempts = 5;
+  unsigned permanent_attempts;
   // A lone event failing transiently this many times while the database
   // answered a ping after each failure is quarantined (FILE_BUFFER_POISON_ATTEMPTS).
-  unsigned suspect_attempts = 5;
+  unsigned suspect_attempts;
 };
 
 enum class FailureStep {

@@ -32,7 +32,7 @@ struct SpoolOptions {
   std::string dir = config::Config::defaults().spool.dir;
   std::chrono::milliseconds flush_interval{config::Config::defaults().spool.flush_ms};
   std::size_t events_per_file = static_cast<std::size_t>(config::Config::defaults().spool.events_per_file);
-  FsyncMode fsync = FsyncMode::Off;
+  config::FsyncMode fsync = config::Config::defaults().spool.fsync;
   std::chrono::milliseconds recovery_budget = std::chrono::hours(1);
   SpoolDrainOptions drain;
 };

@@ -484,7 +484,7 @@ RecoverySummary SpoolDrain::recover_at_startup(std::chrono::milliseconds budget)
   std::lock_guard lock(cycle_mutex_);
   RecoverySummary summary;
   const auto deadline = clock_.now() + budget;
-  const bool sync = writer_ != nullptr && writer_->options().fsync == FsyncMode::Batch;
+  const bool sync = writer_ != nullptr && writer_->options().fsync == config::FsyncMode::Batch;
   if (writer_ != nullptr) writer_->finalize_active();
 
   for (const auto& tmp : list_spool_files(dir_, kActiveExtension)) {

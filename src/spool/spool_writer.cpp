@@ -38,8 +38,6 @@ void sync_directory(const fs::path& dir) {
 
 }  // namespace
 
-const char* to_string(FsyncMode mode) noexcept { return mode == FsyncMode::Batch ? "batch" : "off"; }
-
 SpoolWriter::SpoolWriter(SpoolWriterOptions options, SpoolLedger& ledger)
     : options_(std::move(options)), ledger_(ledger) {
   if (options_.events_per_file == 0) throw std::invalid_argument("events_per_file must be at least 1");
@@ -100,7 +98,7 @@ bool SpoolWriter::open_new_file_locked() {
       spool_log()->error("cannot create spool file {}: {}", path.string(), std::strerror(errno));
       return false;
     }
-    if (options_.fsync == FsyncMode::Batch) sync_directory(options_.dir);
+    if (options_.fsync == config::FsyncMode::Batch) sync_directory(options_.dir);
     active_ = ActiveFile{fd, file_stem(id), path, 0, 0};
     return true;
   }
@@ -120,7 +118,7 @@ bool SpoolWriter::write_chunk_locked(const char* bytes, std::size_t size, std::s
     }
     written += static_cast<std::size_t>(n);
   }
-  if (failure.empty() && options_.fsync == FsyncMode::Batch && ::fdatasync(active_->fd) != 0)
+  if (failure.empty() && options_.fsync == config::FsyncMode::Batch && ::fdatasync(active_->fd) != 0)
     failure = std::string("fdatasync: ") + std::strerror(errno);
   if (failure.empty()) {
     active_->bytes += size;
@@ -165,7 +163,7 @@ bool SpoolWriter::finalize_active_locked() {
     stuck_renames_.push_back(file.path);
     return false;
   }
-  if (options_.fsync == FsyncMode::Batch) sync_directory(options_.dir);
+  if (options_.fsync == config::FsyncMode::Batch) sync_directory(options_.dir);
   ledger_.record_finalized(file.stem);
   return true;
 }

@@ -19,17 +19,10 @@ namespace queen::spool {
 
 class SpoolLedger;
 
-enum class FsyncMode {
-  Off,    // leave flushing to the OS: a machine crash may lose the last appends
-  Batch,  // fdatasync before append() returns: an acknowledged "buffered" survives a crash
-};
-
-const char* to_string(FsyncMode mode) noexcept;
-
 struct SpoolWriterOptions {
   std::filesystem::path dir;                 // already prepared (prepare_spool_directory)
   std::size_t events_per_file = static_cast<std::size_t>(config::Config::defaults().spool.events_per_file);
-  FsyncMode fsync = FsyncMode::Off;
+  config::FsyncMode fsync = config::Config::defaults().spool.fsync;
   // Wall clock in epoch milliseconds, for file names; replaceable in tests.
   std::function<std::uint64_t()> now_epoch_ms;
 };

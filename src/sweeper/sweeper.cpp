@@ -59,14 +59,14 @@ util::Clock::time_point Sweeper::pass_then_sleep() {
 
 PassOutcome Sweeper::run_pass() {
   PassOutcome outcome;
-  passes_.fetch_add(1, std::memory_order_relaxed);
+  count(&SweeperCounters::passes, 1);
   try {
     fire_due_timers(outcome);
     prune_kv_if_due();
     if (!outcome.backlog) outcome.ms_until_next_due = store_.ms_until_next_timer();
   } catch (const std::exception& e) {
     outcome.failed = true;
-    failures_.fetch_add(1, std::memory_order_relaxed);
+    count(&SweeperCounters::failures, 1);
     spdlog::warn("sweeper: pass failed, retrying in {} ms: {}", options_.max_sleep_ms, e.what());
   }
   return outcome;
@@ -80,11 +80,11 @@ void Sweeper::fire_due_timers(PassOutcome& outcome) {
       outcome.backlog = false;
       return;
     }
-    timers_claimed_.fetch_add(ids.size(), std::memory_order_relaxed);
+    count(&SweeperCounters::timers_claimed, static_cast<std::int64_t>(ids.size()));
     // If this call fails the claims stay with us until the lease expires, and
     // then another pass (ours or another broker's) fires them: never lost.
     const int fired = store_.fire_timers(options_.server_id, ids);
-    timers_fired_.fetch_add(fired > 0 ? fired : 0, std::memory_order_relaxed);
+    count(&SweeperCounters::timers_fired, fired);
     outcome.backlog = static_cast<int>(ids.size()) >= options_.claim_batch;
     if (!outcome.backlog) return;
   }
@@ -97,17 +97,18 @@ void Sweeper::prune_kv_if_due() {
   // intervals (expired keys already read as absent, so nothing waits on it).
   const int pruned = store_.prune_expired_kv(options_.kv_prune_batch);
   last_kv_prune_ms_ = now;
-  kv_pruned_.fetch_add(pruned > 0 ? pruned : 0, std::memory_order_relaxed);
+  count(&SweeperCounters::kv_pruned, pruned);
+}
+
+void Sweeper::count(std::uint64_t SweeperCounters::*counter, std::int64_t n) {
+  if (n <= 0) return;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  counters_.*counter += static_cast<std::uint64_t>(n);
 }
 
 SweeperCounters Sweeper::counters() const {
-  SweeperCounters c;
-  c.passes = passes_.load(std::memory_order_relaxed);
-  c.timers_claimed = timers_claimed_.load(std::memory_order_relaxed);
-  c.timers_fired = timers_fired_.load(std::memory_order_relaxed);
-  c.kv_pruned = kv_pruned_.load(std::memory_order_relaxed);
-  c.failures = failures_.load(std::memory_order_relaxed);
-  return c;
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  return counters_;
 }
 
 }  // namespace queen::sweeper

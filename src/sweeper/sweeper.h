@@ -12,9 +12,9 @@
 // Between passes it sleeps until the next due timer, never longer than
 // QUEEN_SWEEPER_MAX_SLEEP_MS; wake() (a timer scheduled on this broker) cuts
 // the sleep short. There is deliberately no cross-broker wake.
-#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,17 +93,17 @@ class Sweeper {
   util::Clock::time_point pass_then_sleep();
   void fire_due_timers(PassOutcome& outcome);
   void prune_kv_if_due();
+  // Adds `n` (negative: none) to one of the counters.
+  void count(std::uint64_t SweeperCounters::*counter, std::int64_t n);
 
   const SweeperOptions options_;
   SweeperStore& store_;
 
   std::optional<std::int64_t> last_kv_prune_ms_;  // steady clock; touched by the pass only
 
-  std::atomic<std::uint64_t> passes_{0};
-  std::atomic<std::uint64_t> timers_claimed_{0};
-  std::atomic<std::uint64_t> timers_fired_{0};
-  std::atomic<std::uint64_t> kv_pruned_{0};
-  std::atomic<std::uint64_t> failures_{0};
+  // Counted by passes, copied by counters(): one lock, cheap beside a pass's database calls.
+  mutable std::mutex counters_mutex_;
+  SweeperCounters counters_;  // guarded by counters_mutex_
 
   // Last member: its thread stops before the state above goes away.
   util::BackgroundWorker worker_;

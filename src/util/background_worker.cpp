@@ -19,6 +19,16 @@ void name_this_thread(const std::string& name) {
   pthread_setname_np(pthread_self(), name.substr(0, kMaxThreadNameChars).c_str());
 }
 
+// The body of a periodic loop; empty when `round` is, for the constructor's check.
+BackgroundWorker::Body periodic_body(const Clock& clock, std::chrono::milliseconds period,
+                                     std::function<void()> round) {
+  if (!round) return {};
+  return [&clock, period, round = std::move(round)] {
+    round();
+    return clock.now() + period;
+  };
+}
+
 }  // namespace
 
 BackgroundWorker::BackgroundWorker(std::string name, const Clock& clock, Body body,
@@ -28,6 +38,10 @@ BackgroundWorker::BackgroundWorker(std::string name, const Clock& clock, Body bo
   if (!body_) throw std::invalid_argument("background worker " + name_ + " needs a body");
   if (retry_after_.count() < 0) throw std::invalid_argument("background worker " + name_ + ": negative retry_after");
 }
+
+BackgroundWorker::BackgroundWorker(std::string name, const Clock& clock, std::chrono::milliseconds period,
+                                   std::function<void()> round)
+    : BackgroundWorker(std::move(name), clock, periodic_body(clock, period, std::move(round)), period) {}
 
 BackgroundWorker::~BackgroundWorker() { stop(); }
 

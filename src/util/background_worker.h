@@ -39,6 +39,10 @@ class BackgroundWorker {
   // Sleeps on `clock`, which must outlive the worker. Throws std::invalid_argument
   // on an empty name or body, or a negative retry_after.
   BackgroundWorker(std::string name, const Clock& clock, Body body, std::chrono::milliseconds retry_after);
+  // A periodic loop: runs `round`, then sleeps `period` (after a round that
+  // threw as well). Throws std::invalid_argument on an empty round.
+  BackgroundWorker(std::string name, const Clock& clock, std::chrono::milliseconds period,
+                   std::function<void()> round);
   ~BackgroundWorker();  // stop()s
   BackgroundWorker(const BackgroundWorker&) = delete;
   BackgroundWorker& operator=(const BackgroundWorker&) = delete;

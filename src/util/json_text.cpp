@@ -42,6 +42,16 @@ void append_json_key(std::string& out, std::string_view key) {
   out.push_back(':');
 }
 
+void append_json_member(std::string& out, std::string_view key, std::string_view text) {
+  out.push_back(',');
+  append_json_key(out, key);
+  append_json_string(out, text);
+}
+
+void append_json_member_if_set(std::string& out, std::string_view key, const std::optional<std::string>& text) {
+  if (text) append_json_member(out, key, *text);
+}
+
 void append_json_bool(std::string& out, bool value) { out += value ? "true" : "false"; }
 
 }  // namespace queen::util

@@ -19,6 +19,11 @@ void append_json_string_or_null(std::string& out, const std::optional<std::strin
 // Appends `"key":` (key is escaped).
 void append_json_key(std::string& out, std::string_view key);
 
+// Appends `,"key":"text"`: a string member after an earlier one.
+void append_json_member(std::string& out, std::string_view key, std::string_view text);
+// The same when `text` is present; nothing when it is not.
+void append_json_member_if_set(std::string& out, std::string_view key, const std::optional<std::string>& text);
+
 // Appends `true` or `false`.
 void append_json_bool(std::string& out, bool value);
 

@@ -33,8 +33,25 @@ std::optional<std::int64_t> body_bound(const json& object, const char* name) {
   throw HttpError(400, std::string(name) + " must be an ISO-8601 timestamp or epoch milliseconds");
 }
 
-void require_queue(const broker::DlqSelection& selection) {
-  if (!selection.queue) throw HttpError(400, "queue is required");
+// The filter of a listing, a requeue or a delete, read through `name` (a
+// queue, group or partition name) and `bound` (a from/to time) from a query
+// string or a body. A requeue or delete must name its queue (`queue_required`).
+template <typename Name, typename Bound>
+void read_dlq_filter(broker::DlqFilter& f, bool queue_required, Name name, Bound bound) {
+  f.queue = name("queue");
+  if (queue_required && !f.queue) throw HttpError(400, "queue is required");
+  f.consumer_group = name("consumerGroup");
+  f.partition = name("partition");
+  f.failed_from_ms = bound("from");
+  f.failed_to_ms = bound("to");
+}
+
+// read_dlq_filter from a query string.
+void read_dlq_query_filter(broker::DlqFilter& f, bool queue_required, const QueryParams& query,
+                           const config::LimitsConfig& limits) {
+  read_dlq_filter(
+      f, queue_required, [&](const char* field) { return query_name(query, field, limits); },
+      [&](const char* field) { return query_time_bound(query, field); });
 }
 
 void append_pagination(std::string& out, const broker::DlqQuery& query) {
@@ -48,11 +65,7 @@ void append_pagination(std::string& out, const broker::DlqQuery& query) {
 
 broker::DlqQuery parse_dlq_query(const Tenant& tenant, const QueryParams& query, const config::LimitsConfig& limits) {
   broker::DlqQuery q(tenant);
-  q.queue = query_name(query, "queue", limits);
-  q.consumer_group = query_name(query, "consumerGroup", limits);
-  q.partition = query_name(query, "partition", limits);
-  q.failed_from_ms = query_time_bound(query, "from");
-  q.failed_to_ms = query_time_bound(query, "to");
+  read_dlq_query_filter(q, /*queue_required=*/false, query, limits);
   q.limit = static_cast<int>(
       std::clamp<std::int64_t>(query_int(query, "limit", kDefaultDlqPageSize), 1, kMaxDlqPageSize));
   q.offset = query_offset(query, limits);
@@ -117,24 +130,16 @@ broker::DlqSelection parse_dlq_selection_body(const Tenant& tenant, const std::s
   const json doc = parse_json_body(body, BodyRule::Required, limits);
   if (!doc.is_object()) throw HttpError(400, "queue is required");
   broker::DlqSelection s(tenant);
-  s.queue = name_field(doc, "queue", limits);
-  require_queue(s);
-  s.consumer_group = name_field(doc, "consumerGroup", limits);
-  s.partition = name_field(doc, "partition", limits);
-  s.failed_from_ms = body_bound(doc, "from");
-  s.failed_to_ms = body_bound(doc, "to");
+  read_dlq_filter(
+      s, /*queue_required=*/true, [&](const char* field) { return name_field(doc, field, limits); },
+      [&](const char* field) { return body_bound(doc, field); });
   return s;
 }
 
 broker::DlqSelection parse_dlq_selection_query(const Tenant& tenant, const QueryParams& query,
                                                const config::LimitsConfig& limits) {
   broker::DlqSelection s(tenant);
-  s.queue = query_name(query, "queue", limits);
-  require_queue(s);
-  s.consumer_group = query_name(query, "consumerGroup", limits);
-  s.partition = query_name(query, "partition", limits);
-  s.failed_from_ms = query_time_bound(query, "from");
-  s.failed_to_ms = query_time_bound(query, "to");
+  read_dlq_query_filter(s, /*queue_required=*/true, query, limits);
   return s;
 }
 

@@ -44,6 +44,16 @@ const json* optional_array(const json& doc, const char* name) {
   return value;
 }
 
+// A body about one shard of a query's state (a state read, a cycle): its
+// query_id and partition_id, both required.
+template <typename ShardRequest>
+ShardRequest shard_request(const json& doc, const config::LimitsConfig& limits) {
+  ShardRequest r;
+  r.query_id = required_string(doc, "query_id", limits);
+  r.partition_id = required_string(doc, "partition_id", limits);
+  return r;
+}
+
 }  // namespace
 
 broker::StreamQueryRegistration parse_stream_query_body(const std::string& body, const config::LimitsConfig& limits) {
@@ -66,9 +76,7 @@ broker::StreamQueryRegistration parse_stream_query_body(const std::string& body,
 
 broker::StreamStateRead parse_stream_state_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_object_body(body, limits);
-  broker::StreamStateRead r;
-  r.query_id = required_string(doc, "query_id", limits);
-  r.partition_id = required_string(doc, "partition_id", limits);
+  auto r = shard_request<broker::StreamStateRead>(doc, limits);
   const json* keys = present_field(doc, "keys");
   if (keys != nullptr && keys->is_array()) {
     r.keys.reserve(keys->size());
@@ -85,9 +93,7 @@ broker::StreamStateRead parse_stream_state_body(const std::string& body, const c
 
 broker::StreamCycleCommand parse_stream_cycle_body(const std::string& body, const config::LimitsConfig& limits) {
   const json doc = parse_object_body(body, limits);
-  broker::StreamCycleCommand c;
-  c.query_id = required_string(doc, "query_id", limits);
-  c.partition_id = required_string(doc, "partition_id", limits);
+  auto c = shard_request<broker::StreamCycleCommand>(doc, limits);
   c.consumer_group = name_field(doc, "consumer_group", limits);
   c.release_lease = optional_bool(doc, "release_lease", true);
   if (const json* ops = optional_array(doc, "state_ops")) c.state_ops_json = dump_json(*ops);

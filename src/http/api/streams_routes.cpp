@@ -14,7 +14,7 @@ void register_stream_routes(Router& router, const RouteContext& context) {
 
   router.add("POST", "/streams/v1/queries", auth::AccessLevel::ReadWrite, [&streams, &limits](const Request& request) {
     const broker::StreamQueryRegistration registration = parse_stream_query_body(request.body, limits);
-    broker::StreamOutcome outcome = streams.register_stream_query(registration, request.principal.tenant);
+    broker::ProcedureOutcome outcome = streams.register_stream_query(registration, request.principal.tenant);
     return Response::json(outcome.success ? 200 : 409, std::move(outcome.result_json));
   });
 

@@ -12,7 +12,7 @@ void register_transaction_routes(Router& router, const RouteContext& context) {
   router.add("POST", "/api/v1/transaction", auth::AccessLevel::ReadWrite, [&transactions, &limits](const Request& request) {
     broker::TransactionCommand command = parse_transaction_body(request.body, limits);
     // The requester's tenant and subject, as on /push (docs/tenants.md).
-    const broker::TransactionOutcome outcome = transactions.run_transaction(
+    const broker::ProcedureOutcome outcome = transactions.run_transaction(
         std::move(command), broker::PushOrigin{request.principal.tenant, request.principal.subject});
     return Response::json(200, outcome.result_json);
   });

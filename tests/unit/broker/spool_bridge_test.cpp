@@ -188,7 +188,7 @@ TEST(SpoolOptionsFrom, MapsEveryFileBufferSetting) {
   EXPECT_EQ(o.drain.max_batch, 7u);
   EXPECT_EQ(o.drain.replay_lanes, 3u);
   EXPECT_EQ(o.events_per_file, 42u);
-  EXPECT_EQ(o.fsync, spool::FsyncMode::Batch);
+  EXPECT_EQ(o.fsync, config::FsyncMode::Batch);
   EXPECT_EQ(o.recovery_budget, std::chrono::hours(1));
 }
 

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+
+#include "broker/broker_error.h"
 
 using namespace queen::broker;
 
@@ -92,11 +92,16 @@ TEST(SummarizeTransactionResult, ReadsAFailure) {
   EXPECT_EQ(summary.pushed, 0u);
 }
 
-TEST(SummarizeTransactionResult, RejectsAResultWithoutSuccessFlag) {
-  EXPECT_THROW(summarize_transaction_result(""), std::invalid_argument);
-  EXPECT_THROW(summarize_transaction_result("[]"), std::invalid_argument);
-  EXPECT_THROW(summarize_transaction_result(R"({"success":"yes"})"), std::invalid_argument);
-  EXPECT_THROW(summarize_transaction_result("{not json"), std::invalid_argument);
+TEST(SummarizeTransactionResult, AResultWithoutSuccessFlagIsAnInternalError) {
+  for (const char* result : {"", "[]", R"({"success":"yes"})", "{not json"}) {
+    try {
+      summarize_transaction_result(result);
+      ADD_FAILURE() << "accepted: " << result;
+    } catch (const BrokerError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Internal) << result;
+      EXPECT_STREQ(e.what(), "the database returned an unreadable transaction result");
+    }
+  }
 }
 
 TEST(QueuesToWake, ListsQueuesWithMessagesPoppableNow) {
@@ -106,13 +111,13 @@ TEST(QueuesToWake, ListsQueuesWithMessagesPoppableNow) {
   command.operations.push_back(push_op({push_item("now", "1"), push_item("past", "2", now - 1),
                                         push_item("later", "3", now + 1), push_item("exactly", "4", now)}));
   command.operations.push_back(push_op({push_item("now", "5")}));
-  EXPECT_EQ(queues_to_wake(command, now), (std::set<std::string>{"now", "past", "exactly"}));
-  EXPECT_TRUE(schedules_timers(command, now));
+  EXPECT_EQ(queues_to_wake(pushed_items(command), now), (std::set<std::string>{"now", "past", "exactly"}));
+  EXPECT_TRUE(schedules_timers(pushed_items(command), now));
 }
 
 TEST(QueuesToWake, NoTimersWithoutAFutureDeliverAt) {
   TransactionCommand command;
   command.operations.push_back(push_op({push_item("q", "1"), push_item("q", "2", 5)}));
-  EXPECT_FALSE(schedules_timers(command, 10));
-  EXPECT_EQ(queues_to_wake(command, 10), (std::set<std::string>{"q"}));
+  EXPECT_FALSE(schedules_timers(pushed_items(command), 10));
+  EXPECT_EQ(queues_to_wake(pushed_items(command), 10), (std::set<std::string>{"q"}));
 }

@@ -15,7 +15,8 @@ namespace {
 
 using namespace testing;
 
-SpoolWriterOptions options_for(const fs::path& dir, std::size_t per_file = 10000, FsyncMode fsync = FsyncMode::Off) {
+SpoolWriterOptions options_for(const fs::path& dir, std::size_t per_file = 10000,
+                               config::FsyncMode fsync = config::FsyncMode::Off) {
   SpoolWriterOptions o;
   o.dir = dir;
   o.events_per_file = per_file;
@@ -187,7 +188,7 @@ TEST(SpoolWriter, NewFilesSortAfterFilesAlreadyOnDiskAndInFailed) {
 TEST(SpoolWriter, BatchFsyncModeWritesTheSameRecords) {
   TempDir dir;
   SpoolLedger ledger;
-  SpoolWriter writer(options_for(dir.path(), 2, FsyncMode::Batch), ledger);
+  SpoolWriter writer(options_for(dir.path(), 2, config::FsyncMode::Batch), ledger);
   const auto events = make_events("q", "t", 5);
   EXPECT_EQ(writer.append(events), std::vector<bool>(5, true));
   writer.finalize_active();

@@ -120,6 +120,24 @@ TEST(BackgroundWorker, RunsAgainAtTheDeadlineTheBodyReturned) {
   EXPECT_EQ(clock.now() - started, 2ms) << "each round exactly 1 ms after the previous one";
 }
 
+TEST(BackgroundWorker, APeriodicLoopRunsItsRoundEveryPeriodAndAfterAThrowToo) {
+  ManualClock clock;
+  Rounds rounds;
+  BackgroundWorker worker("periodic", clock, 5ms, [&] {
+    rounds.record();
+    if (rounds.count() == 2) throw std::runtime_error("bad round");
+  });
+  const auto started = clock.now();
+  worker.start();
+  EXPECT_TRUE(advance_until(clock, rounds, 4));
+  EXPECT_EQ(clock.now() - started, 15ms) << "each round one period after the previous one, the throwing one included";
+}
+
+TEST(BackgroundWorker, APeriodicLoopNeedsARound) {
+  ManualClock clock;
+  EXPECT_THROW(BackgroundWorker("w", clock, 1ms, std::function<void()>{}), std::invalid_argument);
+}
+
 TEST(BackgroundWorker, TheFirstRoundWaitsForItsStartDeadline) {
   ManualClock clock;
   Rounds rounds;

@@ -29,3 +29,13 @@ TEST(JsonText, OptionalAndKeys) {
   out += '}';
   EXPECT_EQ(out, "{\"k\":null,\"v\":\"x\"}");
 }
+
+TEST(JsonText, MembersFollowAnEarlierOneAndAnAbsentOneIsLeftOut) {
+  std::string out = "{\"a\":1";
+  append_json_member(out, "b", "x\"y");
+  append_json_member_if_set(out, "c", std::optional<std::string>());
+  append_json_member_if_set(out, "d", std::optional<std::string>("z"));
+  out += '}';
+  EXPECT_EQ(out, "{\"a\":1,\"b\":\"x\\\"y\",\"d\":\"z\"}");
+  EXPECT_EQ(nlohmann::json::parse(out), nlohmann::json::parse(R"({"a":1,"b":"x\"y","d":"z"})"));
+}
