@@ -115,6 +115,17 @@ int run(const bench::BenchOptions& options) {
         anchorOf[{name, batch}] = result;
         results.push_back(std::move(result));
     };
+    // The end-to-end line of a batch size once both its push and its pop+ack ran.
+    auto emitEndToEnd = [&](int batch) {
+        const auto find = [&](const char* scenario) -> const bench::ScenarioResult* {
+            for (const auto& result : results)
+                if (result.scenario == scenario && result.batch == batch) return &result;
+            return nullptr;
+        };
+        const bench::ScenarioResult* push = find(bench::kScenarioPush);
+        const bench::ScenarioResult* popAck = find(bench::kScenarioPopAck);
+        if (push != nullptr && popAck != nullptr) emit(bench::formatEndToEndLine(batch, push->cost, popAck->cost));
+    };
     // Each broker scenario right after its anchor, so drift between the two stays small.
     for (int batch : options.batches) {
         if (wants(options, bench::kScenarioRawPush))
@@ -125,6 +136,7 @@ int run(const bench::BenchOptions& options) {
             runAnchor(bench::kScenarioRawLease, batch, [&] { return anchors.runRawLease(batch); });
         if (wants(options, bench::kScenarioPopAck))
             runIfAlive([&] { return runner.runPopAck(batch); }, bench::kScenarioRawLease);
+        emitEndToEnd(batch);
     }
     if (!options.rawPostgresUrl.empty()) anchors.dropTables();
     if (wants(options, bench::kScenarioWake)) runIfAlive([&] { return runner.runWake(); });

@@ -249,6 +249,27 @@ std::string formatStreamLine(const ScenarioResult& result) {
            costWords(result.cost) + ")";
 }
 
+MessageCost endToEndCost(const MessageCost& push, const MessageCost& popAck) {
+    const auto sum = [](const std::optional<double>& a, const std::optional<double>& b) -> std::optional<double> {
+        if (!a || !b) return std::nullopt;
+        return *a + *b;
+    };
+    return {sum(push.brokerUsPerMessage, popAck.brokerUsPerMessage),
+            sum(push.postgresUsPerMessage, popAck.postgresUsPerMessage),
+            sum(push.walBytesPerMessage, popAck.walBytesPerMessage)};
+}
+
+std::string formatEndToEndLine(int batch, const MessageCost& push, const MessageCost& popAck) {
+    const MessageCost both = endToEndCost(push, popAck);
+    std::optional<double> total;
+    if (both.brokerUsPerMessage && both.postgresUsPerMessage)
+        total = *both.brokerUsPerMessage + *both.postgresUsPerMessage;
+    return format("end-to-end b%d: broker %s + pg %s = %s us/msg, wal %s B/msg (push + pop+ack)", batch,
+                  figureOrDash(both.brokerUsPerMessage, "%.1f").c_str(),
+                  figureOrDash(both.postgresUsPerMessage, "%.1f").c_str(), figureOrDash(total, "%.1f").c_str(),
+                  figureOrDash(both.walBytesPerMessage, "%.0f").c_str());
+}
+
 std::string formatSteadyHeader(const BenchOptions& options, const std::string& queue) {
     return format("steady: %d rounds of %.1f s on queue %s (batch %d, %d connections, %d partitions): each pushes for "
                   "half the round, then pop+acks what is there for the other half",

@@ -422,6 +422,20 @@ TEST(Report, ScenarioLineCarriesCostAndTheAnchorRatio) {
     EXPECT_EQ(columns[14], "raw");
 }
 
+TEST(Report, EndToEndAddsPushAndPopAckFigureByFigure) {
+    const MessageCost push{10.5, 30.2, 120.0};
+    const MessageCost popAck{15.0, 40.0, 80.0};
+    EXPECT_EQ(formatEndToEndLine(100, push, popAck),
+              "end-to-end b100: broker 25.5 + pg 70.2 = 95.7 us/msg, wal 200 B/msg (push + pop+ack)");
+    const MessageCost noPostgres{12.0, std::nullopt, std::nullopt};
+    const MessageCost sum = endToEndCost(noPostgres, popAck);
+    EXPECT_DOUBLE_EQ(*sum.brokerUsPerMessage, 27.0);
+    EXPECT_FALSE(sum.postgresUsPerMessage.has_value());
+    EXPECT_FALSE(sum.walBytesPerMessage.has_value());
+    EXPECT_EQ(formatEndToEndLine(1, noPostgres, popAck),
+              "end-to-end b1: broker 27.0 + pg - = - us/msg, wal - B/msg (push + pop+ack)");
+}
+
 TEST(Report, UnmeasuredCostsAndAnAnchorsOwnLineShowDashes) {
     ScenarioResult result;
     result.scenario = "raw-lease";
