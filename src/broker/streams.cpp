@@ -1,5 +1,7 @@
 #include "broker/streams.h"
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "broker/encoding.h"
@@ -92,12 +94,12 @@ ProcedureOutcome Streams::read_stream_state(const StreamStateRead& read, const T
 }
 
 ProcedureOutcome Streams::run_stream_cycle(StreamCycleCommand command, const PushOrigin& origin) {
-  const WriteResult result = writer_.run(
+  WriteResult result = writer_.run(
       {&command.push_items}, origin.tenant,
       [&] { return db_.stream_cycle(encode_stream_cycle(command), origin); }, summarize_stream_result);
   // A cycle's ack is one ack request.
   if (result.summary.success && result.summary.acked > 0) metrics_.record_ack(1, 0);
-  return ProcedureOutcome{result.result_json, result.summary.success};
+  return ProcedureOutcome{std::move(result.result_json), result.summary.success};
 }
 
 }  // namespace queen::broker

@@ -1,5 +1,7 @@
 #include "broker/transactions.h"
 
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "broker/encoding.h"
@@ -56,12 +58,12 @@ PushedItems pushed_items(TransactionCommand& command) {
 }
 
 ProcedureOutcome Transactions::run_transaction(TransactionCommand command, const PushOrigin& origin) {
-  const WriteResult result = writer_.run(
+  WriteResult result = writer_.run(
       pushed_items(command), origin.tenant,
       [&] { return db_.run_transaction(encode_transaction(command), origin); },
       summarize_transaction_result);
   if (result.summary.success) metrics_.record_ack(result.summary.acked, 0);
-  return ProcedureOutcome{result.result_json, result.summary.success};
+  return ProcedureOutcome{std::move(result.result_json), result.summary.success};
 }
 
 }  // namespace queen::broker

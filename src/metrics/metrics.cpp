@@ -198,7 +198,6 @@ void family(std::string& out, const char* name, const char* type, const char* he
   out += '\n';
 }
 
-
 std::string num(std::uint64_t v) { return std::to_string(v); }
 std::string decimal(double v, int places) {
   char buf[64];
