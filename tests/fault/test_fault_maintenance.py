@@ -9,13 +9,17 @@ spool empty at the end.
 """
 from harness import Ledger, schema, unique_name
 
-from fault_support import (Producer, maintenance_status, running, spool_gauges, wait_for_status,
-                           wait_spool_empty)
+from fault_support import (Producer, TokenBucket, maintenance_status, running, spool_gauges,
+                           wait_for_status, wait_spool_empty)
 
 PRODUCERS = 2
 PHASE_ITEMS = 40
 PHASE_TIMEOUT_S = 45
 DRAIN_TIMEOUT_S = 60
+# Paced, and bounded by time rather than by a count: a spooled push costs next to nothing, so
+# unpaced producers could spend any item budget before the restart phase, which needs new items.
+PUSH_RATE_ITEMS_PER_S = 100
+PRODUCER_SECONDS = 240
 
 
 def set_push_maintenance(client, enabled):
@@ -37,7 +41,10 @@ def test_maintenance_round_trip_with_running_producers_survives_a_restart(pg_clu
     database = cluster.target
     broker = broker_factory(pg=database, name="maintenance", env={"FILE_BUFFER_FLUSH_MS": 50})
     ledger, queue = Ledger(), unique_name("maint")
-    producers = [Producer(broker, ledger, queue, stream=f"w{i}", partitions=("p0", "p1"), batch=4)
+    pacer = TokenBucket(PUSH_RATE_ITEMS_PER_S, burst=PRODUCERS * 4)
+    producers = [Producer(broker, ledger, queue, stream=f"w{i}", partitions=("p0", "p1"), batch=4,
+                          max_items=PUSH_RATE_ITEMS_PER_S * PRODUCER_SECONDS, seconds=PRODUCER_SECONDS,
+                          pacer=pacer)
                  for i in range(PRODUCERS)]
 
     with running(producers):
