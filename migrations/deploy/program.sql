@@ -3443,6 +3443,71 @@ $function$;
 COMMENT ON FUNCTION queen_internal.analytics_per_queue(p_tenant text, p_params jsonb, p_fields text[]) IS 'Per queue of the tenant (queue, namespace, task filters) with history in the window (default the last hour): its bucketed points (buckets in which the reconciler refreshed it) reduced to the fields p_fields and timestamp.';
 REVOKE ALL ON FUNCTION queen_internal.analytics_per_queue FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
+-- sql/queen_internal/append_segment.sql
+CREATE OR REPLACE FUNCTION queen_internal.append_segment(p_partition_id uuid, p_created_at timestamp with time zone, p_producer_sub text, p_message_ids uuid[], p_transaction_ids text[], p_payloads text[], p_trace_ids uuid[], p_encrypted boolean[], p_after_seq bigint, p_since timestamp with time zone, OUT base_seq bigint, OUT end_seq bigint, OUT duplicate_idx integer[], OUT duplicate_ids uuid[])
+ RETURNS record
+ LANGUAGE plpgsql AS $function$
+DECLARE
+  v_count int := cardinality(p_message_ids);
+  v_last_seq bigint;
+  v_keep int[];  -- the positions stored, when some are duplicates
+BEGIN
+  IF v_count = 0 OR cardinality(p_transaction_ids) IS DISTINCT FROM v_count OR cardinality(p_payloads) IS DISTINCT FROM v_count
+     OR cardinality(p_trace_ids) <> v_count OR cardinality(p_encrypted) <> v_count THEN
+    RAISE EXCEPTION 'append_segment: % message ids, % transaction ids, % payloads, % trace ids, % encrypted flags',
+      v_count, cardinality(p_transaction_ids), cardinality(p_payloads), cardinality(p_trace_ids), cardinality(p_encrypted)
+      USING ERRCODE = '22023';
+  END IF;
+  IF (SELECT count(DISTINCT t) FROM unnest(p_transaction_ids) t) <> v_count THEN
+    RAISE EXCEPTION 'append_segment: the transaction ids of one segment must be distinct' USING ERRCODE = '22023';
+  END IF;
+
+  -- The partition lock orders segments: seq order, created_at order and commit order agree per partition.
+  SELECT p.last_seq INTO v_last_seq FROM queen.partitions p WHERE p.id = p_partition_id FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'append_segment: partition % does not exist', p_partition_id USING ERRCODE = '22023';
+  END IF;
+
+  -- A caller that vouches for every message up to last_seq (p_after_seq) skips the scan.
+  IF coalesce(p_after_seq, 0) < v_last_seq THEN
+    SELECT array_agg(d.idx ORDER BY d.idx), array_agg(d.message_id ORDER BY d.idx)
+      INTO duplicate_idx, duplicate_ids
+      FROM queen_internal.segment_duplicates(p_partition_id, p_transaction_ids, p_after_seq, p_since) d;
+  END IF;
+  duplicate_idx := coalesce(duplicate_idx, '{}');
+  duplicate_ids := coalesce(duplicate_ids, '{}');
+  IF cardinality(duplicate_idx) = v_count THEN
+    RETURN;
+  END IF;
+
+  base_seq := v_last_seq + 1;
+  end_seq := v_last_seq + v_count - cardinality(duplicate_idx);
+  IF cardinality(duplicate_idx) = 0 THEN
+    INSERT INTO queen.segments (partition_id, base_seq, end_seq, created_at, producer_sub, message_ids, transaction_ids,
+                                payloads, trace_ids, encrypted)
+    VALUES (p_partition_id, base_seq, end_seq, p_created_at, p_producer_sub, p_message_ids, p_transaction_ids, p_payloads,
+            CASE WHEN array_remove(p_trace_ids, NULL) <> '{}' THEN p_trace_ids END,
+            CASE WHEN true = ANY (p_encrypted) THEN p_encrypted END);
+  ELSE
+    v_keep := ARRAY(SELECT g FROM generate_series(1, v_count) g WHERE g <> ALL (duplicate_idx) ORDER BY g);
+    INSERT INTO queen.segments (partition_id, base_seq, end_seq, created_at, producer_sub, message_ids, transaction_ids,
+                                payloads, trace_ids, encrypted)
+    SELECT p_partition_id, append_segment.base_seq, append_segment.end_seq, p_created_at, p_producer_sub,
+           array_agg(p_message_ids[k] ORDER BY k), array_agg(p_transaction_ids[k] ORDER BY k), array_agg(p_payloads[k] ORDER BY k),
+           CASE WHEN bool_or(p_trace_ids[k] IS NOT NULL) THEN array_agg(p_trace_ids[k] ORDER BY k) END,
+           CASE WHEN bool_or(p_encrypted[k]) THEN array_agg(coalesce(p_encrypted[k], false) ORDER BY k) END
+      FROM unnest(v_keep) k;
+  END IF;
+
+  UPDATE queen.partitions p SET last_seq = append_segment.end_seq, last_message_at = p_created_at WHERE p.id = p_partition_id;
+  -- The partition's cursor rows become pending (pop's work list); rows already pending are not written.
+  UPDATE queen.consumers c SET pending = true WHERE c.partition_id = p_partition_id AND NOT c.pending;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.append_segment(p_partition_id uuid, p_created_at timestamp with time zone, p_producer_sub text, p_message_ids uuid[], p_transaction_ids text[], p_payloads text[], p_trace_ids uuid[], p_encrypted boolean[], p_after_seq bigint, p_since timestamp with time zone, OUT base_seq bigint, OUT end_seq bigint, OUT duplicate_idx integer[], OUT duplicate_ids uuid[]) IS 'The per-partition work of a push in the log engine: locks the partition, drops the messages whose transaction id the partition stored since p_since (queen_internal.segment_duplicates after p_after_seq; no scan when p_after_seq >= last_seq), stores the others as one segment base_seq..end_seq created at p_created_at, advances last_seq and marks the partition''s cursor rows pending. duplicate_idx are the positions (1-based) not stored, duplicate_ids the stored messages they duplicate; base_seq and end_seq are null when every message was a duplicate. p_trace_ids and p_encrypted may be null (none); the transaction ids of one call must be distinct (22023).';
+REVOKE ALL ON FUNCTION queen_internal.append_segment FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
 -- sql/queen_internal/apply_acks.sql
 CREATE OR REPLACE FUNCTION queen_internal.apply_acks(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone)
  RETURNS TABLE(idx integer, transaction_id text, success boolean, error text, queue_name text, partition_name text, lease_released boolean, dlq boolean)
@@ -5164,6 +5229,64 @@ $function$;
 
 COMMENT ON FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages (every plaintext item of an encryptionEnabled queue; with keyHeld, every item of its partition). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
 REVOKE ALL ON FUNCTION queen_internal.schedule_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/segment_duplicates.sql
+CREATE OR REPLACE FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone)
+ RETURNS TABLE(idx integer, seq bigint, message_id uuid)
+ LANGUAGE plpgsql STABLE AS $function$
+DECLARE
+  v_from bigint;  -- base_seq of the oldest segment to read
+  r record;
+BEGIN
+  -- Newest first, reading only the segment heads (no array is fetched), until a segment is entirely at or
+  -- below p_after_seq or older than the window: created_at grows with seq within a partition, so the walk
+  -- reads the window and nothing before it.
+  FOR r IN SELECT s.base_seq, s.end_seq, s.created_at FROM queen.segments s
+            WHERE s.partition_id = p_partition_id ORDER BY s.base_seq DESC LOOP
+    EXIT WHEN r.end_seq <= coalesce(p_after_seq, 0) OR r.created_at < p_since;
+    v_from := r.base_seq;
+  END LOOP;
+  IF v_from IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+  SELECT DISTINCT ON (i.idx) i.idx::int, w.seq, w.message_id
+    FROM unnest(p_transaction_ids) WITH ORDINALITY AS i(transaction_id, idx)
+    JOIN (SELECT s.base_seq + e.ord - 1 AS seq, e.transaction_id, e.message_id
+            FROM queen.segments s
+           CROSS JOIN LATERAL unnest(s.transaction_ids, s.message_ids) WITH ORDINALITY AS e(transaction_id, message_id, ord)
+           WHERE s.partition_id = p_partition_id AND s.base_seq >= v_from) w ON w.transaction_id = i.transaction_id
+   ORDER BY i.idx, w.seq;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head.';
+REVOKE ALL ON FUNCTION queen_internal.segment_duplicates FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/segment_messages.sql
+CREATE OR REPLACE FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer)
+ RETURNS TABLE(seq bigint, message_id uuid, transaction_id text, payload text, trace_id uuid, producer_sub text, is_encrypted boolean, created_at timestamp with time zone)
+ LANGUAGE sql STABLE AS $function$
+  SELECT s.base_seq + e.ord - 1, e.message_id, e.transaction_id, e.payload, e.trace_id, s.producer_sub,
+         coalesce(e.encrypted, false), s.created_at
+    FROM (SELECT s.* FROM queen.segments s
+           WHERE s.partition_id = p_partition_id
+             -- from the segment that holds p_after_seq + 1 (a primary-key probe), in primary-key order
+             AND s.base_seq >= coalesce((SELECT h.base_seq FROM queen.segments h
+                                          WHERE h.partition_id = p_partition_id AND h.base_seq <= p_after_seq + 1
+                                          ORDER BY h.base_seq DESC LIMIT 1), 0)
+           ORDER BY s.base_seq
+           LIMIT p_max) s
+   -- one unnest of all arrays: each is detoasted once per segment, not once per element
+   CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.payloads, s.trace_ids, s.encrypted)
+                      WITH ORDINALITY AS e(message_id, transaction_id, payload, trace_id, encrypted, ord)
+   WHERE s.base_seq + e.ord - 1 > p_after_seq
+   ORDER BY s.base_seq, e.ord
+   LIMIT p_max
+$function$;
+
+COMMENT ON FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer) IS 'The log engine''s read: up to p_max messages of partition p_partition_id after seq p_after_seq, in seq order, one row each (payload as the stored JSON text). Reads at most p_max segments from the one holding p_after_seq + 1, in primary-key order.';
+REVOKE ALL ON FUNCTION queen_internal.segment_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/select_dead_letters.sql
 CREATE OR REPLACE FUNCTION queen_internal.select_dead_letters(p_queue text, p_group text, p_partition text, p_from timestamp with time zone, p_to timestamp with time zone, p_message_id uuid, p_limit integer, p_tenant text)

@@ -8,8 +8,11 @@ SET LOCAL ROLE queen_owner;  -- the owner of every object; PUBLIC gets no EXECUT
 SET LOCAL check_function_bodies = off;  -- any order: a body is checked when it runs (and by pgTAP)
 
 DROP FUNCTION IF EXISTS queen.analytics_dead_letter_errors;
+DROP FUNCTION IF EXISTS queen_internal.append_segment;
 DROP FUNCTION IF EXISTS queen_internal.group_or_queue_mode;
 DROP FUNCTION IF EXISTS queen_internal.queue_mode_group;
+DROP FUNCTION IF EXISTS queen_internal.segment_duplicates;
+DROP FUNCTION IF EXISTS queen_internal.segment_messages;
 -- sql/queen/name_text.sql
 SELECT to_regtype('queen.name_text') IS NULL AS create_queen_name_text \gset
 \if :create_queen_name_text

@@ -1,0 +1,4 @@
+-- Revert queen:segments from pg
+BEGIN;
+DROP TABLE queen.segments;
+COMMIT;
