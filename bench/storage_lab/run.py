@@ -17,11 +17,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-VARIANTS = ["rows", "segments_jsonb", "segments_text", "segments_keyed", "segments_gin", "segments_scanned"]
+VARIANTS = ["rows", "segments_jsonb", "segments_text", "segments_keyed", "segments_gin", "segments_scanned",
+            "engine_rows", "engine_segments"]
 # The relations each variant writes (table, its TOAST and indexes are counted by pg_total_relation_size).
 RELATIONS = {"rows": ["lab.rows"], "segments_jsonb": ["lab.segments_jsonb"], "segments_text": ["lab.segments_text"],
              "segments_keyed": ["lab.segments_keyed", "lab.dedup_keys"], "segments_gin": ["lab.segments_gin"],
-             "segments_scanned": ["lab.segments_scanned"]}
+             "segments_scanned": ["lab.segments_scanned"], "engine_rows": ["queen.messages"],
+             "engine_segments": ["queen.segments"]}
 HZ = os.sysconf("SC_CLK_TCK")
 
 
@@ -86,6 +88,11 @@ def setup(cluster, args):
         cluster.psql(f"CREATE DATABASE {args.db}", db="postgres")
     cluster.psql(open(os.path.join(HERE, "setup.sql")).read(),
                  variables={"partitions": args.partitions, "inputs": args.inputs, "payload_bytes": args.payload_bytes})
+    if any(v.startswith("engine_") for v in args.variants):
+        # the engine variants call this tree's procedures: the project's migrations, deployed as `make db` does
+        subprocess.run([os.path.join(ROOT, "scripts", "db-deploy.sh")], check=True, capture_output=True,
+                       env={**cluster.env, "PG_DB": args.db, "PGPORT": str(args.port)})
+        cluster.psql(open(os.path.join(HERE, "engine_setup.sql")).read(), variables={"partitions": args.partitions})
 
 
 def pgbench(cluster, args, variant, batch, seconds):

@@ -38,8 +38,9 @@ CREATE TABLE segments_scanned (LIKE segments_text INCLUDING ALL);
 
 -- Inputs: :inputs pushes per batch size, as the text a broker would bind.
 CREATE TABLE inputs (batch int, k int, items text, payloads text, transaction_ids text, ids text, txn_hashes text,
-  txn_keys text, PRIMARY KEY (batch, k));
-ALTER TABLE inputs ALTER items SET STORAGE EXTERNAL, ALTER payloads SET STORAGE EXTERNAL;
+  txn_keys text, payload_texts text, engine_items text, PRIMARY KEY (batch, k));
+ALTER TABLE inputs ALTER items SET STORAGE EXTERNAL, ALTER payloads SET STORAGE EXTERNAL,
+  ALTER payload_texts SET STORAGE EXTERNAL, ALTER engine_items SET STORAGE EXTERNAL;
 INSERT INTO inputs (batch, k, items, payloads, transaction_ids, ids, txn_hashes)
 SELECT b, k,
   (SELECT jsonb_agg(jsonb_build_object('transactionId', 'tx-' || b || '-' || k || '-' || n, 'id', gen_random_uuid(),
@@ -49,6 +50,13 @@ SELECT b, k,
   (SELECT array_agg(gen_random_uuid())::text FROM generate_series(1, b) n),
   (SELECT string_agg(decode(md5('tx-' || b || '-' || k || '-' || n), 'hex'), ''::bytea ORDER BY n)::text FROM generate_series(1, b) n)
 FROM unnest(ARRAY[1, 10, 100]) b, generate_series(0, :inputs - 1) k;
+-- The engine variants' inputs: the payloads as a text[] of JSON texts (append_segment's parameter), and the items
+-- as push_messages takes them, with placeholders the variant replaces (the partition, a prefix that keeps every
+-- transaction id new).
+UPDATE inputs SET payload_texts = (SELECT array_agg(e::text ORDER BY n) FROM jsonb_array_elements(payloads::jsonb) WITH ORDINALITY x(e, n))::text,
+                  engine_items = (SELECT jsonb_agg(jsonb_build_object('queue', 'lab', 'partition', 'PARTITION',
+                                    'transactionId', 'PREFIX' || (e ->> 'transactionId'), 'payload', e -> 'payload') ORDER BY n)
+                                    FROM jsonb_array_elements(items::jsonb) WITH ORDINALITY x(e, n))::text;
 UPDATE inputs SET txn_keys = (SELECT array_agg(('x' || encode(substring(txn_hashes::bytea FROM 16 * (n - 1) + 1 FOR 8), 'hex'))::bit(64)::bigint ORDER BY n)
                                 FROM generate_series(1, batch) n)::text;
 VACUUM ANALYZE;
