@@ -1,7 +1,7 @@
 -- pgTAP: the log engine's store (queen.segments): append_segment, segment_duplicates, segment_messages.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(33);
+SELECT plan(37);
 
 SELECT queen.configure_queue('t_seg', NULL, NULL, '{}', '');
 CREATE TEMP TABLE part AS
@@ -98,7 +98,19 @@ SELECT is((SELECT array_agg(m.seq ORDER BY m.seq) FROM queen_internal.segment_me
           'after 7: the last two');
 SELECT is((SELECT count(*) FROM queen_internal.segment_messages(pg_temp.pid(), 9, 100)), 0::bigint, 'after the last: nothing');
 
--- 8. Refusals: nothing is written.
+-- 8. A message deleted on its own (null payload and transaction id) is neither delivered nor remembered; a segment
+--    emptied by retention (null payloads) is not delivered but its transaction ids still dedup.
+UPDATE queen.segments SET payloads[2] = NULL, transaction_ids[2] = NULL WHERE partition_id = pg_temp.pid() AND base_seq = 1;
+UPDATE queen.segments SET payloads = NULL WHERE partition_id = pg_temp.pid() AND base_seq = 4;
+SELECT is(pg_temp.stored(), ARRAY['a@1', 'c@3', 'x@6', 'y@7', 'a@8', 'y@9'], 'the deleted message and the emptied segment are skipped');
+SELECT is((SELECT array_agg(m.seq ORDER BY m.seq) FROM queen_internal.segment_messages(pg_temp.pid(), 1, 2) m), ARRAY[3, 6]::bigint[],
+          'p_max counts delivered messages');
+SELECT is((SELECT array_agg(d.idx ORDER BY d.idx) FROM queen_internal.segment_duplicates(pg_temp.pid(), ARRAY['b', 'd', 'e'], NULL, '-infinity') d),
+          ARRAY[2, 3], 'the deleted b is forgotten; d and e of the emptied segment are remembered');
+SELECT is((SELECT (base_seq, duplicate_idx)::text FROM pg_temp.append(ARRAY['b', 'd'])
+             AS x(base_seq bigint, end_seq bigint, duplicate_idx int[], duplicate_ids uuid[])), '(10,{2})', 'so b is stored again, d is not');
+
+-- 9. Refusals: nothing is written.
 SELECT throws_ok($$SELECT pg_temp.append(ARRAY['k', 'k'])$$, '22023', 'append_segment: the transaction ids of one segment must be distinct',
                  'transaction ids repeated inside one segment are refused');
 SELECT throws_ok($$SELECT queen_internal.append_segment(pg_temp.pid(), now(), NULL, pg_temp.ids(2), ARRAY['k1', 'k2'], ARRAY['1'], NULL, NULL, NULL, '-infinity')$$,
@@ -107,7 +119,7 @@ SELECT throws_ok($$SELECT queen_internal.append_segment(pg_temp.pid(), now(), NU
                  '22023', NULL, 'an empty segment is refused');
 SELECT throws_ok($$SELECT queen_internal.append_segment(gen_random_uuid(), now(), NULL, pg_temp.ids(1), ARRAY['k1'], ARRAY['1'], NULL, NULL, NULL, '-infinity')$$,
                  '22023', NULL, 'an unknown partition is refused');
-SELECT is((SELECT last_seq FROM queen.partitions WHERE id = pg_temp.pid()), 9::bigint, 'the refusals wrote nothing');
+SELECT is((SELECT last_seq FROM queen.partitions WHERE id = pg_temp.pid()), 10::bigint, 'the refusals wrote nothing');
 SELECT throws_ok($$INSERT INTO queen.segments (partition_id, base_seq, end_seq, created_at, message_ids, transaction_ids, payloads)
                    VALUES (pg_temp.pid(), 100, 101, now(), pg_temp.ids(2), ARRAY['k1'], ARRAY['1', '2'])$$,
                  '23514', NULL, 'the table refuses a segment whose arrays do not match its seq range');
