@@ -519,12 +519,15 @@ BEGIN
       ) r
      WHERE v_any_retention AND q.retention_enabled
        AND (r.kind = 'pending' OR r.max_seq > 0)
-       AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1) < r.cutoff
+       AND (queen_internal.next_segment_at(p.id, p.removed_seq) < r.cutoff
+            -- emptied segments whose dedup window is over
+            OR (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id ORDER BY s.base_seq LIMIT 1)
+               < v_now - p_dedup_window)
      ORDER BY p.id
   LOOP
     EXIT WHEN v_budget <= 0;
     v_count := queen_internal.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
-                                           v_now + p_dedup_window);
+                                           v_now - p_dedup_window);
     v_budget := v_budget - v_count;
   END LOOP;
 
@@ -546,7 +549,7 @@ BEGIN
     v_budget := v_budget - v_count;
   END IF;
 
-  -- Tombstones whose dedup window is over.
+  -- Tombstones (of a database upgraded from 1.1.0) whose dedup window is over.
   IF v_budget > 0 THEN
     WITH doomed AS (
       SELECT t.partition_id, t.transaction_id FROM queen.dedup_tombstones t
@@ -564,7 +567,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) IS 'Retention sweep for queues with retentionEnabled: deletes messages older than retentionSeconds, and messages older than completedRetentionSeconds that every cursor of their partition has passed; each deleted key keeps a dedup tombstone for p_dedup_window (QUEEN_DEDUP_WINDOW_MS). Also deletes DLQ entries older than retentionSeconds and tombstones past their window. Ages are measured at p_now (null = now()). At most p_batch rows in total; returns how many were deleted (call again while it returns p_batch).';
+COMMENT ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) IS 'Retention sweep for queues with retentionEnabled: removes whole segments whose messages are older than retentionSeconds, or older than completedRetentionSeconds and passed by every cursor of their partition; a segment pushed less than p_dedup_window ago (QUEEN_DEDUP_WINDOW_MS) is emptied instead (its transaction ids keep deduplicating) and deleted once the window is over. Also deletes DLQ entries older than retentionSeconds and the dedup tombstones of an upgraded 1.1.0 database past their window. Ages are measured at p_now (null = now()). About p_batch messages in total (whole segments); returns how many were removed (call again while it returns at least p_batch).';
 REVOKE ALL ON FUNCTION queen.apply_retention FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 GRANT EXECUTE ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) TO queen_admin, queen_broker;
 
@@ -629,8 +632,13 @@ BEGIN
   IF v_partition_ids IS NULL THEN
     RETURN CASE WHEN p_partition IS NULL THEN 0 END;
   END IF;
-  DELETE FROM queen.messages m WHERE m.partition_id = ANY (v_partition_ids);
-  GET DIAGNOSTICS v_deleted = ROW_COUNT;
+  WITH gone AS (
+    DELETE FROM queen.segments s WHERE s.partition_id = ANY (v_partition_ids)
+    RETURNING (SELECT count(*) FROM unnest(s.payloads) x WHERE x IS NOT NULL) AS n
+  )
+  SELECT coalesce(sum(n), 0) INTO v_deleted FROM gone;
+  DELETE FROM queen.message_traces t WHERE t.partition_id = ANY (v_partition_ids);
+  UPDATE queen.partitions p SET removed_seq = p.last_seq WHERE p.id = ANY (v_partition_ids);
   DELETE FROM queen.dlq d WHERE d.partition_id = ANY (v_partition_ids);
   DELETE FROM queen.dedup_tombstones t WHERE t.partition_id = ANY (v_partition_ids);
   UPDATE queen.consumers c
@@ -757,11 +765,10 @@ BEGIN
   IF queen_internal.name_problem(p_group) IS NOT NULL THEN
     RAISE EXCEPTION 'consumerGroup %', queen_internal.name_problem(p_group) USING ERRCODE = '22023';
   END IF;
-  SELECT m.seq INTO v_seq
-    FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+  SELECT queen_internal.message_seq(p.id, p_transaction_id) INTO v_seq
+    FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
-   WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
+   WHERE p.id = p_partition_id;
   IF v_seq IS NULL THEN
     RETURN false;
   END IF;
@@ -793,17 +800,20 @@ BEGIN
     RAISE EXCEPTION 'dead_letter_undecryptable: an items array is required' USING ERRCODE = '22023';
   END IF;
   FOR r IN
-    SELECT m.partition_id, array_agg(m.seq ORDER BY m.seq) AS seqs,
-           array_agg(coalesce(x.e ->> 'error', 'undecryptable payload') ORDER BY m.seq) AS errors,
-           (array_agg(queen_internal.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
-      FROM jsonb_array_elements(p_items) AS x(e)
-      CROSS JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m  -- one probe on both key columns
-                           WHERE m.partition_id = queen_internal.uuid_or_null(x.e ->> 'partitionId')
-                             AND m.transaction_id = x.e ->> 'transactionId' LIMIT 1) m
-      JOIN queen.partitions p ON p.id = m.partition_id
+    SELECT p.id AS partition_id, array_agg(a.seq ORDER BY a.seq) AS seqs,
+           array_agg(x.errors[a.idx] ORDER BY a.seq) AS errors,
+           (array_agg(x.leases[a.idx]))[1] AS lease_id
+      FROM (SELECT queen_internal.uuid_or_null(i.e ->> 'partitionId') AS partition_id,
+                   array_agg(i.e ->> 'transactionId' ORDER BY i.ord) AS transaction_ids,
+                   array_agg(coalesce(i.e ->> 'error', 'undecryptable payload') ORDER BY i.ord) AS errors,
+                   array_agg(queen_internal.uuid_or_null(i.e ->> 'leaseId') ORDER BY i.ord) AS leases
+              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS i(e, ord)
+             GROUP BY 1) x
+      JOIN queen.partitions p ON p.id = x.partition_id
       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
-     GROUP BY m.partition_id
-     ORDER BY m.partition_id
+      CROSS JOIN LATERAL queen_internal.ack_seqs(p.id, v_group, x.transaction_ids, now()) a
+     GROUP BY p.id
+     ORDER BY p.id
   LOOP
     SELECT * INTO c FROM queen.consumers cc
      WHERE cc.partition_id = r.partition_id AND cc.consumer_group = v_group FOR UPDATE;
@@ -814,9 +824,8 @@ BEGIN
     CONTINUE WHEN c.lease_id IS NULL OR c.lease_id IS DISTINCT FROM r.lease_id OR c.lease_expires_at <= now();
     v_bad_seqs := r.seqs;
     SELECT min(m.seq), max(m.seq) INTO v_first_good, v_last_good
-      FROM queen.messages m
-     WHERE m.partition_id = r.partition_id AND m.seq > c.cursor_seq AND m.seq <= c.lease_max_seq
-       AND m.seq <> ALL (v_bad_seqs);
+      FROM queen_internal.segment_messages(r.partition_id, c.cursor_seq, greatest(c.lease_max_seq - c.cursor_seq, 0)::int) m
+     WHERE m.seq <= c.lease_max_seq AND m.seq <> ALL (v_bad_seqs);
     IF v_first_good IS NULL THEN
       -- nothing good in the batch: consumed, lease released
       UPDATE queen.consumers t
@@ -913,9 +922,18 @@ BEGIN
                   WHERE p.id = p_partition_id AND q.tenant = queen_internal.tenant_arg(p_tenant)) THEN
     RETURN false;
   END IF;
-  DELETE FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
+  -- every copy of the key: its payload and transaction id become null in its segment (the seq stays, delivered to
+  -- no one), and its traces go with it
+  UPDATE queen.segments s
+     SET payloads[k.pos] = NULL, transaction_ids[k.pos] = NULL
+    -- a key is once in a segment (a segment is one push, deduplicated)
+    FROM (SELECT x.base_seq, array_position(x.transaction_ids, p_transaction_id) AS pos
+            FROM queen.segments x
+           WHERE x.partition_id = p_partition_id AND x.payloads IS NOT NULL AND p_transaction_id = ANY (x.transaction_ids)) k
+   WHERE s.partition_id = p_partition_id AND s.base_seq = k.base_seq;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   v_found := v_count > 0;
+  DELETE FROM queen.message_traces t WHERE t.partition_id = p_partition_id AND t.transaction_id = p_transaction_id;
   DELETE FROM queen.dlq d WHERE d.partition_id = p_partition_id AND d.transaction_id = p_transaction_id;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   v_found := v_found OR v_count > 0;
@@ -947,8 +965,9 @@ BEGIN
   -- take the partitions from under concurrent pushes (same lock order as push)
   SELECT array_agg(x.id) INTO v_partition_ids
     FROM (SELECT p.id FROM queen.partitions p WHERE p.queue_id = v_queue_id ORDER BY p.id FOR UPDATE) x;
-  -- messages and tombstones have no foreign key (hot path): delete them explicitly
-  DELETE FROM queen.messages m WHERE m.partition_id = ANY (v_partition_ids);
+  -- segments, traces and tombstones have no foreign key (hot path): delete them explicitly
+  DELETE FROM queen.segments s WHERE s.partition_id = ANY (v_partition_ids);
+  DELETE FROM queen.message_traces t WHERE t.partition_id = ANY (v_partition_ids);
   DELETE FROM queen.dedup_tombstones t WHERE t.partition_id = ANY (v_partition_ids);
   -- partitions, cursors/leases, dead letters and subscription records cascade
   DELETE FROM queen.queues q WHERE q.id = v_queue_id;
@@ -999,7 +1018,7 @@ BEGIN
   SELECT a.id, queen_internal.queue_mode_group(), a.queue_id, 0
     FROM aged a
    WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = a.id)
-     AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = a.id ORDER BY m.seq LIMIT 1) < a.cutoff
+     AND queen_internal.next_segment_at(a.id, 0) < a.cutoff
    ORDER BY a.id
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
 
@@ -1016,20 +1035,14 @@ BEGIN
       JOIN queen.partitions p ON p.id = c.partition_id
      WHERE p.last_seq > c.cursor_seq
        AND (c.lease_id IS NULL OR c.lease_expires_at <= v_now)
-       AND (SELECT m.created_at FROM queen.messages m
-             WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq ORDER BY m.seq LIMIT 1) < r.cutoff
+       AND queen_internal.next_segment_at(c.partition_id, c.cursor_seq) < r.cutoff
      ORDER BY c.partition_id, c.consumer_group
        FOR UPDATE OF c SKIP LOCKED
   LOOP
     EXIT WHEN v_budget <= 0;
-    WITH expired AS (
-      SELECT m.seq FROM queen.messages m
-       WHERE m.partition_id = v_consumer.partition_id AND m.seq > v_consumer.cursor_seq
-       ORDER BY m.seq
-       LIMIT v_budget
-    ), old_enough AS (
+    WITH old_enough AS (
       -- created_at grows with seq, so the expired messages are a prefix
-      SELECT e.seq FROM expired e JOIN queen.messages m ON m.partition_id = v_consumer.partition_id AND m.seq = e.seq
+      SELECT m.seq FROM queen_internal.segment_messages(v_consumer.partition_id, v_consumer.cursor_seq, v_budget) m
        WHERE m.created_at < v_consumer.cutoff
     ), dead AS (
       SELECT o.seq, queen_internal.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)
@@ -1190,10 +1203,10 @@ CREATE OR REPLACE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_
  RETURNS jsonb
  LANGUAGE sql STABLE SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
   SELECT jsonb_build_object(
-           'id', m.id, 'transactionId', m.transaction_id, 'partitionId', m.partition_id,
+           'id', m.message_id, 'transactionId', m.transaction_id, 'partitionId', p.id,
            'queuePath', q.name || '/' || p.name, 'queue', q.name, 'partition', p.name,
            'namespace', nullif(q.namespace, ''), 'task', nullif(q.task, ''),
-           'payload', m.payload, 'status', s.status, 'queueStatus', s.queue_status,
+           'payload', m.payload::jsonb, 'status', s.status, 'queueStatus', s.queue_status,
            'busStatus', jsonb_build_object('consumedBy', s.consumed_by, 'totalGroups', s.total_groups),
            'isEncrypted', m.is_encrypted, 'traceId', m.trace_id, 'producerSub', m.producer_sub,
            'createdAt', queen_internal.iso_millis(m.created_at),
@@ -1208,14 +1221,15 @@ CREATE OR REPLACE FUNCTION queen.get_message(p_partition_id uuid, p_transaction_
                       'leaseExpiresAt', CASE WHEN queen_internal.message_group_state(c, m.seq, clock_timestamp()) = 'processing'
                                              THEN queen_internal.iso_millis(c.lease_expires_at) END)
                       ORDER BY c.consumer_group)
-               FROM queen.consumers c WHERE c.partition_id = m.partition_id), '[]'::jsonb))
-    FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+               FROM queen.consumers c WHERE c.partition_id = p.id), '[]'::jsonb))
+    FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
-    CROSS JOIN LATERAL queen_internal.message_delivery(m.partition_id, m.id, m.seq, clock_timestamp()) s
-    LEFT JOIN LATERAL (SELECT d.error_message, d.retry_count FROM queen.dlq d WHERE d.message_id = m.id
+    CROSS JOIN LATERAL (SELECT queen_internal.message_seq(p.id, p_transaction_id) AS seq) k
+    CROSS JOIN LATERAL queen_internal.segment_messages(p.id, k.seq - 1, 1) m
+    CROSS JOIN LATERAL queen_internal.message_delivery(p.id, m.message_id, m.seq, clock_timestamp()) s
+    LEFT JOIN LATERAL (SELECT d.error_message, d.retry_count FROM queen.dlq d WHERE d.message_id = m.message_id
                         ORDER BY d.failed_at DESC LIMIT 1) dl ON true
-   WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id
+   WHERE p.id = p_partition_id AND m.seq = k.seq
 $function$;
 
 COMMENT ON FUNCTION queen.get_message(p_partition_id uuid, p_transaction_id text, p_tenant text) IS 'One message of tenant p_tenant with its payload as stored, delivery state (see message_delivery), latest DLQ error and retry count (null when not dead-lettered), queueConfig {leaseTime, retryLimit, retryDelay, ttl, priority}, mode and consumerGroups [{name, consumed, leaseExpiresAt}]; null when there is no such message.';
@@ -1485,8 +1499,9 @@ BEGIN
     -- whose newest message of the window is newest: only those are read.
     SELECT r.* FROM ranges r
      ORDER BY CASE WHEN p_status IS NULL THEN
-                (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = r.id AND m.seq <= r.high_seq
-                  ORDER BY m.seq DESC LIMIT 1) END DESC NULLS LAST
+                (SELECT s.created_at FROM queen.segments s
+                  WHERE s.partition_id = r.id AND s.base_seq <= r.high_seq AND s.payloads IS NOT NULL
+                  ORDER BY s.base_seq DESC LIMIT 1) END DESC NULLS LAST
      LIMIT CASE WHEN p_status IS NULL THEN v_take END
   ), narrowed AS (
     SELECT r.*,
@@ -1501,13 +1516,11 @@ BEGIN
            m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
       FROM narrowed n
       CROSS JOIN LATERAL (
-        SELECT m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
-          FROM queen.messages m
-         WHERE m.partition_id = n.id AND m.seq BETWEEN n.lo AND n.hi
-           AND (p_status IS NULL OR p_status <> 'dead_letter')
+        SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+          FROM queen_internal.segment_messages_desc(n.id, n.lo, n.hi) m
+         WHERE (p_status IS NULL OR p_status <> 'dead_letter')
            AND (p_status IS NULL
-                OR (SELECT s.status FROM queen_internal.message_delivery(n.id, m.id, m.seq, v_now) s) = p_status)
-         ORDER BY m.seq DESC
+                OR (SELECT s.status FROM queen_internal.message_delivery(n.id, m.message_id, m.seq, v_now) s) = p_status)
          LIMIT v_take) m
      WHERE m.created_at >= v_from
     UNION ALL
@@ -1518,7 +1531,8 @@ BEGIN
         SELECT DISTINCT d.seq FROM queen.dlq d
          WHERE p_status = 'dead_letter' AND d.partition_id = n.id AND d.seq BETWEEN n.lo AND n.hi
          ORDER BY d.seq DESC LIMIT v_take) d
-      JOIN queen.messages m ON m.partition_id = n.id AND m.seq = d.seq
+      CROSS JOIN LATERAL (SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+                            FROM queen_internal.segment_messages(n.id, d.seq - 1, 1) m WHERE m.seq = d.seq) m
      WHERE m.created_at >= v_from
   ), page AS (
     SELECT * FROM candidates c ORDER BY c.created_at DESC, c.id DESC LIMIT p_limit OFFSET p_offset
@@ -1610,14 +1624,12 @@ BEGIN
   ), group_lags AS (
     SELECT t.tenant, t.name, c.consumer_group,
            sum(greatest(p.last_seq - c.cursor_seq, 0)) AS lag_messages,
-           max(queen_internal.lag_seconds(next_message.created_at, v_now)) AS lag_seconds
+           max(queen_internal.lag_seconds(CASE WHEN p.last_seq > c.cursor_seq
+                                               THEN queen_internal.next_segment_at(c.partition_id, c.cursor_seq) END, v_now))
+             AS lag_seconds
       FROM top_queues t
       JOIN queen.consumers c ON c.queue_id = t.id
       JOIN queen.partitions p ON p.id = c.partition_id
-      LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                          WHERE p.last_seq > c.cursor_seq
-                            AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
-                          ORDER BY m.seq LIMIT 1) next_message ON true
      GROUP BY t.tenant, t.name, c.consumer_group
   )
   SELECT jsonb_build_object(
@@ -1796,15 +1808,13 @@ BEGIN
      WHERE c.partition_id = ANY (v_claimed)
   ), picked AS (
     SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
-           m.seq, m.id, m.transaction_id, m.trace_id, m.payload, m.producer_sub, m.is_encrypted, m.created_at,
+           m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.payload::jsonb AS payload, m.producer_sub,
+           m.is_encrypted, m.created_at,
            row_number() OVER (ORDER BY cl.claim_rank, m.seq) AS position
       FROM claimed cl
       CROSS JOIN LATERAL (
-        SELECT m.* FROM queen.messages m
-         WHERE m.partition_id = cl.partition_id AND m.seq > cl.cursor_seq
-           AND (cl.delayed_processing = 0 OR m.created_at <= v_now - cl.delayed_processing * interval '1 second')
-         ORDER BY m.seq
-         LIMIT p_batch) m
+        SELECT m.* FROM queen_internal.segment_messages(cl.partition_id, cl.cursor_seq, p_batch) m
+         WHERE cl.delayed_processing = 0 OR m.created_at <= v_now - cl.delayed_processing * interval '1 second') m
   ), delivered AS (
     SELECT * FROM picked WHERE picked.position <= p_batch
   ), per_partition AS (
@@ -2069,12 +2079,11 @@ BEGIN
   END IF;
   INSERT INTO queen.message_traces (partition_id, transaction_id, tenant, consumer_group, event_type, data,
                                     trace_names, worker_id)
-  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
+  SELECT p.id, p_transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
          coalesce(p_event_type, 'info'), p_data, ARRAY(SELECT DISTINCT n FROM unnest(v_names) n ORDER BY n), p_worker_id
-    FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+    FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
-   WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id
+   WHERE p.id = p_partition_id AND queen_internal.message_seq(p.id, p_transaction_id) IS NOT NULL
   RETURNING id INTO v_id;
   RETURN v_id;
 END;
@@ -2316,9 +2325,11 @@ BEGIN
   IF (v_result ->> 'requeued')::int = 0 THEN
     RAISE EXCEPTION 'the requeued copy was refused (queue full: maxSize reached)' USING ERRCODE = '22023';
   END IF;
-  RETURN jsonb_build_object('messageId', (SELECT m.id FROM queen.messages m
-                                           WHERE m.partition_id = p_partition_id
-                                             AND m.transaction_id = queen_internal.requeued_transaction_id(p_transaction_id, v_message_id)),
+  RETURN jsonb_build_object('messageId', (SELECT m.message_id
+                                            FROM queen_internal.segment_messages(
+                                                   p_partition_id,
+                                                   queen_internal.message_seq(p_partition_id,
+                                                     queen_internal.requeued_transaction_id(p_transaction_id, v_message_id)) - 1, 1) m),
                             'queues', v_result -> 'queues');
 END;
 $function$;
@@ -2478,8 +2489,10 @@ BEGIN
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
   PERFORM queen_internal.move_cursors(p_group, ARRAY[v_partition.id], true, NULL);
   RETURN QUERY
-    SELECT true, (SELECT m.created_at FROM queen.consumers c
-                    JOIN queen.messages m ON m.partition_id = c.partition_id AND m.seq = c.cursor_seq
+    SELECT true, (SELECT s.created_at FROM queen.consumers c
+                    JOIN queen.segments s ON s.partition_id = c.partition_id
+                                         AND s.base_seq = queen_internal.segment_head(c.partition_id, c.cursor_seq)
+                                         AND s.end_seq >= c.cursor_seq
                    WHERE c.partition_id = v_partition.id AND c.consumer_group = p_group);
 END;
 $function$;
@@ -2735,16 +2748,16 @@ BEGIN
     -- The newest limit+offset messages lie in the limit+offset partitions with the newest
     -- last_message_at; of each, the newest limit+offset (messages_pkey backwards), then merged.
     WITH newest_partitions AS (
-      SELECT p.id, p.name FROM queen.partitions p
+      SELECT p.id, p.name, p.last_seq FROM queen.partitions p
        WHERE p.queue_id = v_queue.id AND p.last_message_at IS NOT NULL
        ORDER BY p.last_message_at DESC LIMIT v_limit + v_offset
     ), candidates AS (
       SELECT p.id AS partition_id, p.name AS partition_name, m.*
         FROM newest_partitions p
         CROSS JOIN LATERAL (
-          SELECT m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
-            FROM queen.messages m WHERE m.partition_id = p.id
-           ORDER BY m.seq DESC LIMIT v_limit + v_offset) m
+          SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+            FROM queen_internal.segment_messages_desc(p.id, 1, p.last_seq) m
+           LIMIT v_limit + v_offset) m
     ), page AS (
       SELECT * FROM candidates ORDER BY created_at DESC, id DESC LIMIT v_limit OFFSET v_offset
     )
@@ -3141,11 +3154,12 @@ BEGIN
      ORDER BY t.created_at DESC, t.id
      LIMIT p_limit OFFSET p_offset
   ), firsts AS (
-    SELECT pg.*, m.payload, m.is_encrypted,
+    SELECT pg.*, m.payload::jsonb AS payload, m.is_encrypted,
            row_number() OVER (PARTITION BY pg.partition_id, pg.transaction_id ORDER BY pg.created_at DESC, pg.id) = 1
              AS first_of_message
       FROM page pg
-      JOIN queen.messages m ON m.partition_id = pg.partition_id AND m.transaction_id = pg.transaction_id
+      CROSS JOIN LATERAL queen_internal.segment_messages(
+                           pg.partition_id, queen_internal.message_seq(pg.partition_id, pg.transaction_id) - 1, 1) m
   ), sized AS (
     SELECT f.*, sum(CASE WHEN f.first_of_message THEN coalesce(octet_length(f.payload::text), 4) ELSE 0 END)
                   OVER (ORDER BY f.created_at DESC, f.id ROWS UNBOUNDED PRECEDING) AS bytes_so_far
@@ -3255,32 +3269,43 @@ COMMENT ON FUNCTION queen_internal.ack_item_error(p_seq bigint, p_status text, p
 REVOKE ALL ON FUNCTION queen_internal.ack_item_error FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_item_rows.sql
-CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
+DROP FUNCTION IF EXISTS queen_internal.ack_item_rows;  -- its arguments or result changed
+CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone)
  RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
  LANGUAGE plpgsql STABLE AS $function$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
-  SELECT (x.ord - 1)::int,
-         x.e ->> 'transactionId',
-         nullif(x.e ->> 'leaseId', ''),
-         lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')),
-         nullif(x.e ->> 'error', ''),
-         m.partition_id, m.seq, p.last_seq,
-         p.name::text, q.name::text, q.retry_limit, q.retry_delay_ms
-    FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
-    LEFT JOIN (queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant)
-           ON p.id = queen_internal.uuid_or_null(x.e ->> 'partitionId')
-    -- LATERAL with LIMIT: one probe on both columns of the unique key, whatever plan
-    -- a connection cached while the table was small (docs/procedures.md, plans)
-    LEFT JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m
-                        WHERE m.partition_id = p.id AND m.transaction_id = x.e ->> 'transactionId'
-                        LIMIT 1) m ON true
-   ORDER BY m.partition_id NULLS FIRST, m.seq, x.ord;
+  WITH items AS (
+    SELECT (x.ord - 1)::int AS idx,
+           x.e ->> 'transactionId' AS txid,
+           nullif(x.e ->> 'leaseId', '') AS lease_text,
+           lower(coalesce(nullif(x.e ->> 'status', ''), 'completed')) AS status,
+           nullif(x.e ->> 'error', '') AS error_message,
+           queen_internal.uuid_or_null(x.e ->> 'partitionId') AS partition_id
+      FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
+  ), parts AS (
+    -- the partitions named, of this tenant's queues only, with their items' positions and transaction ids
+    SELECT p.id, p.last_seq, p.name::text AS partition_name, q.name::text AS queue_name, q.retry_limit, q.retry_delay_ms,
+           x.idxs, x.txids
+      FROM (SELECT i.partition_id, array_agg(i.idx ORDER BY i.idx) AS idxs, array_agg(i.txid ORDER BY i.idx) AS txids
+              FROM items i WHERE i.partition_id IS NOT NULL GROUP BY i.partition_id) x
+      JOIN queen.partitions p ON p.id = x.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+  ), found AS (
+    SELECT pa.id AS partition_id, pa.idxs[a.idx] AS idx, a.seq
+      FROM parts pa CROSS JOIN LATERAL queen_internal.ack_seqs(pa.id, p_group, pa.txids, p_now) a
+  )
+  SELECT i.idx, i.txid, i.lease_text, i.status, i.error_message, f.partition_id, f.seq, pa.last_seq,
+         pa.partition_name, pa.queue_name, pa.retry_limit, pa.retry_delay_ms
+    FROM items i
+    LEFT JOIN parts pa ON pa.id = i.partition_id
+    LEFT JOIN found f ON f.idx = i.idx
+   ORDER BY f.partition_id NULLS FIRST, f.seq, i.idx;
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text) IS 'Internal to ack_messages: the ack items with their message (partition, seq; null when not found in tenant p_tenant) and queue retry options, in partition id then seq order.';
+COMMENT ON FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone) IS 'Internal to ack_messages: the ack items of group p_group with their message (partition, seq; null when not found in tenant p_tenant, see queen_internal.ack_seqs) and queue retry options, in partition id then seq order.';
 REVOKE ALL ON FUNCTION queen_internal.ack_item_rows FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_lease_group.sql
@@ -3311,6 +3336,53 @@ $function$;
 
 COMMENT ON FUNCTION queen_internal.ack_lease_group(p_acks jsonb, p_tenant text) IS 'Consumer group holding one of the (partitionId, leaseId) pairs of an ack array in tenant p_tenant, or null.';
 REVOKE ALL ON FUNCTION queen_internal.ack_lease_group FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/ack_seqs.sql
+CREATE OR REPLACE FUNCTION queen_internal.ack_seqs(p_partition_id uuid, p_group text, p_transaction_ids text[], p_now timestamp with time zone)
+ RETURNS TABLE(idx integer, seq bigint)
+ LANGUAGE plpgsql STABLE AS $function$
+DECLARE
+  v_cursor bigint;
+  v_batch_end bigint;
+  v_seqs bigint[];     -- v_seqs[i]: the seq of p_transaction_ids[i], null while not found
+BEGIN
+  SELECT c.cursor_seq, greatest(c.lease_max_seq, c.cursor_seq + 1) INTO v_cursor, v_batch_end
+    FROM queen.consumers c WHERE c.partition_id = p_partition_id AND c.consumer_group = p_group;
+  v_cursor := coalesce(v_cursor, 0);
+  v_batch_end := coalesce(v_batch_end, 1);
+  -- 1. The batch after the group's cursor (its lease), where acks land: only the segments that hold it.
+  WITH batch AS (
+    SELECT s.base_seq + e.ord - 1 AS seq, e.transaction_id
+      FROM queen.segments s
+     CROSS JOIN LATERAL unnest(s.transaction_ids) WITH ORDINALITY AS e(transaction_id, ord)
+     WHERE s.partition_id = p_partition_id AND s.payloads IS NOT NULL
+       AND s.base_seq >= queen_internal.segment_head(p_partition_id, v_cursor + 1) AND s.base_seq <= v_batch_end
+  ), found AS (
+    SELECT i.idx, min(b.seq) AS seq
+      FROM unnest(p_transaction_ids) WITH ORDINALITY AS i(transaction_id, idx)
+      JOIN batch b ON b.transaction_id = i.transaction_id
+     WHERE b.seq > v_cursor AND b.seq <= v_batch_end
+     GROUP BY i.idx
+  )
+  SELECT array_agg(f.seq ORDER BY g) INTO v_seqs
+    FROM generate_subscripts(p_transaction_ids, 1) g LEFT JOIN found f ON f.idx = g;
+  -- 2. The others (acked again after the cursor passed them, or ahead of the batch): the dedup window, where a
+  --    transaction id names one message.
+  IF array_position(v_seqs, NULL) IS NOT NULL THEN
+    SELECT array_agg(coalesce(v_seqs[i.idx], d.seq) ORDER BY i.idx) INTO v_seqs
+      FROM generate_subscripts(p_transaction_ids, 1) AS i(idx)
+      LEFT JOIN queen_internal.segment_duplicates(
+                  p_partition_id,
+                  ARRAY(SELECT CASE WHEN v_seqs[g] IS NULL THEN p_transaction_ids[g] END
+                          FROM generate_subscripts(p_transaction_ids, 1) g ORDER BY g),
+                  NULL, p_now - queen_internal.dedup_window()) d ON d.idx = i.idx;
+  END IF;
+  RETURN QUERY SELECT g::int, v_seqs[g] FROM generate_subscripts(p_transaction_ids, 1) g WHERE v_seqs[g] IS NOT NULL;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.ack_seqs(p_partition_id uuid, p_group text, p_transaction_ids text[], p_now timestamp with time zone) IS 'The seqs of the messages an ack of group p_group names by transaction id in partition p_partition_id (idx = 1-based position in p_transaction_ids; absent when not found). Reads the segments of the group''s batch (after its cursor, up to its lease''s last seq) first; what is not there is looked up in the dedup window (queen_internal.segment_duplicates), the only span where a transaction id names one message.';
+REVOKE ALL ON FUNCTION queen_internal.ack_seqs FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/add_partition_cursors.sql
 CREATE OR REPLACE FUNCTION queen_internal.add_partition_cursors(p_partition_ids uuid[])
@@ -3528,7 +3600,7 @@ DECLARE
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
   -- One item at a time, partition by partition (ack_item_rows: the lock order).
-  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_tenant)
+  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_group, p_tenant, p_now)
   LOOP
     IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
       -- next partition: store the previous one, lock and load this one
@@ -3932,9 +4004,7 @@ CREATE OR REPLACE FUNCTION queen_internal.compute_queue_stats(p_queue_id uuid, p
          coalesce(sum(pp.consumed), 0)::bigint,
          -- The oldest message not consumed by the slowest group; CASE keeps the probe off drained partitions.
          min(CASE WHEN pp.last_seq > pp.min_cursor
-                  THEN (SELECT m.created_at FROM queen.messages m
-                         WHERE m.partition_id = pp.id AND m.seq > pp.min_cursor
-                         ORDER BY m.seq LIMIT 1) END)
+                  THEN queen_internal.next_segment_at(pp.id, pp.min_cursor) END)
     FROM per_partition pp
 $function$;
 
@@ -4056,14 +4126,11 @@ CREATE OR REPLACE FUNCTION queen_internal.cursor_lags(p_tenant text, p_group tex
  RETURNS TABLE(consumer_group text, queue_id uuid, queue_name text, partition_id uuid, partition_name text, lease_id uuid, lease_expires_at timestamp with time zone, total_consumed bigint, last_consumed_at timestamp with time zone, offset_lag bigint, next_at timestamp with time zone)
  LANGUAGE sql STABLE AS $function$
   SELECT c.consumer_group, q.id, q.name, p.id, p.name, c.lease_id, c.lease_expires_at, c.total_consumed,
-         c.last_consumed_at, greatest(p.last_seq - c.cursor_seq, 0), next_message.created_at
+         c.last_consumed_at, greatest(p.last_seq - c.cursor_seq, 0),
+         CASE WHEN p.last_seq > c.cursor_seq THEN queen_internal.next_segment_at(c.partition_id, c.cursor_seq) END
     FROM queen.queues q
     JOIN queen.consumers c ON c.queue_id = q.id AND (p_group IS NULL OR c.consumer_group = p_group)
     JOIN queen.partitions p ON p.id = c.partition_id
-    LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                        WHERE p.last_seq > c.cursor_seq
-                          AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
-                        ORDER BY m.seq LIMIT 1) next_message ON true
    WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
 $function$;
 
@@ -4076,16 +4143,16 @@ CREATE OR REPLACE FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq
  LANGUAGE sql AS $function$
   SELECT pg_advisory_xact_lock(hashtextextended('queen.dead_letter:' || p_partition_id || ':' || p_seq, 0));
   INSERT INTO queen.dlq_payloads AS x (message_id, partition_id, payload, payload_bytes)
-  SELECT m.id, m.partition_id, m.payload, coalesce(octet_length(m.payload::text), 4)
-    FROM queen.messages m
-   WHERE m.partition_id = p_partition_id AND m.seq = p_seq
+  SELECT m.message_id, p_partition_id, m.payload::jsonb, octet_length(m.payload)
+    FROM queen_internal.segment_messages(p_partition_id, p_seq - 1, 1) m
+   WHERE m.seq = p_seq
   ON CONFLICT (message_id) DO UPDATE SET payload_bytes = x.payload_bytes;
   INSERT INTO queen.dlq AS d (message_id, consumer_group, partition_id, seq, transaction_id, trace_id,
                               producer_sub, is_encrypted, error_message, retry_count, message_created_at, failed_at)
-  SELECT m.id, p_group, m.partition_id, m.seq, m.transaction_id, m.trace_id, m.producer_sub,
+  SELECT m.message_id, p_group, p_partition_id, m.seq, m.transaction_id, m.trace_id, m.producer_sub,
          m.is_encrypted, p_error, p_retry_count, m.created_at, clock_timestamp()
-    FROM queen.messages m
-   WHERE m.partition_id = p_partition_id AND m.seq = p_seq
+    FROM queen_internal.segment_messages(p_partition_id, p_seq - 1, 1) m
+   WHERE m.seq = p_seq
   ON CONFLICT ON CONSTRAINT dlq_pkey DO UPDATE
      SET error_message = EXCLUDED.error_message, retry_count = EXCLUDED.retry_count, failed_at = EXCLUDED.failed_at
 $function$;
@@ -4093,31 +4160,62 @@ $function$;
 COMMENT ON FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint, p_group text, p_error text, p_retry_count integer) IS 'Dead-letters one message for one consumer group (payload stored once per message in queen.dlq_payloads); a repeat refreshes error, retry count and failure time.';
 REVOKE ALL ON FUNCTION queen_internal.dead_letter FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
--- sql/queen_internal/delete_partition_head.sql
-CREATE OR REPLACE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_tombstone_until timestamp with time zone)
- RETURNS integer
- LANGUAGE sql AS $function$
-  WITH head AS (
-    SELECT m.seq, m.created_at FROM queen.messages m
-     WHERE m.partition_id = p_partition_id AND (p_max_seq IS NULL OR m.seq <= p_max_seq)
-     ORDER BY m.seq
-     LIMIT p_batch
-  ), deleted AS (
-    DELETE FROM queen.messages m
-     USING head h
-     WHERE m.partition_id = p_partition_id AND m.seq = h.seq AND h.created_at < p_cutoff
-    RETURNING m.partition_id, m.transaction_id, m.id
-  ), tombstones AS (
-    INSERT INTO queen.dedup_tombstones AS t (partition_id, transaction_id, message_id, expires_at)
-    SELECT d.partition_id, d.transaction_id, d.id, p_tombstone_until FROM deleted d
-    ON CONFLICT ON CONSTRAINT dedup_tombstones_pkey DO UPDATE
-       SET message_id = EXCLUDED.message_id, expires_at = greatest(t.expires_at, EXCLUDED.expires_at)
-    RETURNING 1
-  )
-  SELECT count(*)::int FROM tombstones
+-- sql/queen_internal/dedup_window.sql
+CREATE OR REPLACE FUNCTION queen_internal.dedup_window()
+ RETURNS interval
+ LANGUAGE sql IMMUTABLE AS $function$
+  SELECT interval '24 hours'
 $function$;
 
-COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_tombstone_until timestamp with time zone) IS 'Internal to apply_retention: deletes up to p_batch of the oldest messages of a partition created before p_cutoff (and seq <= p_max_seq when given), leaving dedup tombstones. Returns the count.';
+COMMENT ON FUNCTION queen_internal.dedup_window() IS 'How long after its push a transaction id makes a later push of the same (partition, transactionId) a duplicate, where the caller names no window (QUEEN_DEDUP_WINDOW_MS''s default).';
+REVOKE ALL ON FUNCTION queen_internal.dedup_window FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/delete_partition_head.sql
+DROP FUNCTION IF EXISTS queen_internal.delete_partition_head;  -- its arguments or result changed
+CREATE OR REPLACE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql AS $function$
+DECLARE
+  v_removed bigint;
+  v_count int := 0;
+  v_deleted bigint[] := '{}';
+  v_emptied bigint[] := '{}';
+  r record;
+BEGIN
+  SELECT p.removed_seq INTO v_removed FROM queen.partitions p WHERE p.id = p_partition_id;
+  -- 1. From the head: segments pushed before the dedup window go, emptied ones and those the rule removes.
+  --    created_at and seq grow together, so the walk stops at the first segment that stays.
+  FOR r IN SELECT s.base_seq, s.end_seq, s.created_at, s.payloads IS NULL AS emptied FROM queen.segments s
+            WHERE s.partition_id = p_partition_id ORDER BY s.base_seq LOOP
+    EXIT WHEN v_count >= p_batch OR r.created_at >= p_remember_since
+           OR NOT (r.emptied OR (r.created_at < p_cutoff AND (p_max_seq IS NULL OR r.end_seq <= p_max_seq)));
+    v_deleted := v_deleted || r.base_seq;
+    v_count := v_count + CASE WHEN r.emptied THEN 1 ELSE (r.end_seq - r.base_seq + 1)::int END;
+    v_removed := greatest(v_removed, r.end_seq);
+  END LOOP;
+  -- 2. After the watermark: segments the rule removes that the dedup window still needs are emptied (their
+  --    transaction and message ids stay until the window passes).
+  FOR r IN SELECT s.base_seq, s.end_seq, s.created_at FROM queen.segments s
+            WHERE s.partition_id = p_partition_id AND s.base_seq > v_removed
+            ORDER BY s.base_seq LOOP
+    EXIT WHEN v_count >= p_batch OR r.created_at >= p_cutoff OR (p_max_seq IS NOT NULL AND r.end_seq > p_max_seq);
+    v_emptied := v_emptied || r.base_seq;
+    v_count := v_count + (r.end_seq - r.base_seq + 1)::int;
+    v_removed := greatest(v_removed, r.end_seq);
+  END LOOP;
+  IF cardinality(v_deleted) > 0 THEN
+    DELETE FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_deleted);
+  END IF;
+  IF cardinality(v_emptied) > 0 THEN
+    UPDATE queen.segments s SET payloads = NULL, trace_ids = NULL, encrypted = NULL
+     WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_emptied) AND s.payloads IS NOT NULL;
+  END IF;
+  UPDATE queen.partitions p SET removed_seq = v_removed WHERE p.id = p_partition_id AND p.removed_seq < v_removed;
+  RETURN v_count;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone) IS 'Internal to apply_retention: removes the oldest whole segments of a partition created before p_cutoff (and ending at or before p_max_seq when given), up to about p_batch messages: deleted when pushed before p_remember_since, else emptied (payloads gone, transaction ids kept for dedup); deletes emptied segments once pushed before p_remember_since; advances partitions.removed_seq. Returns the messages (and emptied segments) removed.';
 REVOKE ALL ON FUNCTION queen_internal.delete_partition_head FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/dlq_admin_max_per_call.sql
@@ -4291,17 +4389,14 @@ BEGIN
     LEFT JOIN queen.queues q ON q.tenant = p_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
-     AND NOT EXISTS (SELECT 1 FROM queen.messages m
-                      WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id)
-     AND NOT EXISTS (SELECT 1 FROM queen.dedup_tombstones t
-                      WHERE t.partition_id = p.id AND t.transaction_id = s.transaction_id
-                        AND t.expires_at > clock_timestamp())
+     AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_duplicates(p.id, ARRAY[s.transaction_id], NULL,
+                                                            clock_timestamp() - queen_internal.dedup_window()))
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text) IS 'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer, stored message or live tombstone of tenant p_tenant''s partition, nor an earlier item of the call).';
+COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text) IS 'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer or a message stored within the dedup window in tenant p_tenant''s partition, nor an earlier item of the call).';
 REVOKE ALL ON FUNCTION queen_internal.insert_new_timers FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/insert_push_items.sql
@@ -4314,27 +4409,15 @@ BEGIN
     SELECT (x.ord - 1)::int AS idx,
            x.e ->> 'queue' AS queue_name,
            queen_internal.push_item_partition(x.e) AS partition_name,
-           coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
+           coalesce(x.e -> 'payload', '{}'::jsonb)::text AS payload,
            coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
            coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
            coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-  ), resolved AS (
+  ), targeted AS (
     SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
-           -- Scalar subqueries, not joins: each is one unique-key probe on both columns
-           -- whatever the statistics. As joins, a plan cached while queen.messages was
-           -- small probed by partition_id alone and filtered every message of the
-           -- partition per item, so pushes slowed down as history grew.
-           coalesce((SELECT m.id FROM queen.messages m
-                      WHERE m.partition_id = t.partition_id AND m.transaction_id = i.transaction_id),
-                    -- the expiry is read from the row the key found, not searched for: as a
-                    -- condition, a plan made while no tombstone existed walked the expires_at
-                    -- index over every live tombstone
-                    (SELECT CASE WHEN d.expires_at > p_created_at THEN d.message_id END
-                       FROM queen.dedup_tombstones d
-                      WHERE d.partition_id = t.partition_id AND d.transaction_id = i.transaction_id)) AS stored_id,
            -- a partition with a keyHeld plaintext item is refused whole (the broker seals and re-sends it in
            -- order); any other plaintext item of an encrypted queue is refused by itself
            coalesce(t.partition_id = ANY (p_refused_partitions), false)
@@ -4344,6 +4427,19 @@ BEGIN
       FROM items i
       JOIN unnest(p_targets) t ON t.queue_name = i.queue_name AND t.partition_name = i.partition_name
     WINDOW same_key AS (PARTITION BY t.partition_id, i.transaction_id ORDER BY i.idx)
+  ), probed AS (
+    -- the transaction ids each partition is asked to store, probed against its dedup window in one scan
+    SELECT t.partition_id, array_agg(t.transaction_id ORDER BY t.idx) AS transaction_ids
+      FROM targeted t WHERE t.occurrence = 1 AND NOT t.refused GROUP BY t.partition_id
+  ), stored AS (
+    SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
+      FROM probed pr
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, NULL,
+                                                 p_created_at - queen_internal.dedup_window()) d
+  ), resolved AS (
+    SELECT t.*, s.message_id AS stored_id
+      FROM targeted t
+      LEFT JOIN stored s ON s.partition_id = t.partition_id AND s.transaction_id = t.transaction_id
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
     SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
@@ -4366,13 +4462,17 @@ BEGIN
                 THEN d.last_seq + count(*) FILTER (WHERE d.accepted) OVER (PARTITION BY d.partition_id ORDER BY d.idx) END AS seq
       FROM decided d
   ), inserted AS (
-    INSERT INTO queen.messages (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub,
-                                is_encrypted, created_at)
-    SELECT n.partition_id, n.seq, n.candidate_id, n.transaction_id, n.payload, n.trace_id, p_producer_sub,
-           n.is_encrypted, p_created_at
+    -- one segment per partition: its accepted items in seq order
+    INSERT INTO queen.segments (partition_id, base_seq, end_seq, created_at, producer_sub, message_ids, transaction_ids,
+                                payloads, trace_ids, encrypted)
+    SELECT n.partition_id, min(n.seq), max(n.seq), p_created_at, p_producer_sub,
+           array_agg(n.candidate_id ORDER BY n.seq), array_agg(n.transaction_id ORDER BY n.seq),
+           array_agg(n.payload ORDER BY n.seq),
+           CASE WHEN bool_or(n.trace_id IS NOT NULL) THEN array_agg(n.trace_id ORDER BY n.seq) END,
+           CASE WHEN bool_or(n.is_encrypted) THEN array_agg(n.is_encrypted ORDER BY n.seq) END
       FROM numbered n
      WHERE n.accepted
-     ORDER BY n.partition_id, n.seq
+     GROUP BY n.partition_id
   ), advanced AS (
     -- the ANY is an index condition on the primary key: never a scan of queen.partitions
     UPDATE queen.partitions p
@@ -4412,7 +4512,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within queen_internal.dedup_window(), maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
 REVOKE ALL ON FUNCTION queen_internal.insert_push_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/iso_millis.sql
@@ -4618,6 +4718,27 @@ $function$;
 COMMENT ON FUNCTION queen_internal.message_group_state(c queen.consumers, p_seq bigint, p_now timestamp with time zone) IS 'completed / processing / pending: the message at p_seq as the cursor row c sees it at p_now.';
 REVOKE ALL ON FUNCTION queen_internal.message_group_state FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
+-- sql/queen_internal/message_seq.sql
+CREATE OR REPLACE FUNCTION queen_internal.message_seq(p_partition_id uuid, p_transaction_id text)
+ RETURNS bigint
+ LANGUAGE plpgsql STABLE AS $function$
+DECLARE
+  r record;
+BEGIN
+  -- newest first: the latest message with the key (one per dedup window), found without unnesting a segment
+  FOR r IN SELECT s.base_seq, s.transaction_ids FROM queen.segments s
+            WHERE s.partition_id = p_partition_id AND s.payloads IS NOT NULL ORDER BY s.base_seq DESC LOOP
+    IF p_transaction_id = ANY (r.transaction_ids) THEN
+      RETURN r.base_seq + array_position(r.transaction_ids, p_transaction_id) - 1;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen_internal.message_seq(p_partition_id uuid, p_transaction_id text) IS 'The seq of the latest stored message of partition p_partition_id with transaction id p_transaction_id (null when none): the lookup of the admin and trace routes, a walk of the partition''s segments newest first.';
+REVOKE ALL ON FUNCTION queen_internal.message_seq FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
 -- sql/queen_internal/move_cursors.sql
 CREATE OR REPLACE FUNCTION queen_internal.move_cursors(p_group text, p_partition_ids uuid[], p_to_end boolean, p_at timestamp with time zone)
  RETURNS integer
@@ -4666,6 +4787,19 @@ $function$;
 
 COMMENT ON FUNCTION queen_internal.name_problem(p_value text) IS 'Why p_value is not a queen.name_text (is empty / is longer than 255 characters), or null when it is one or is null.';
 REVOKE ALL ON FUNCTION queen_internal.name_problem FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/next_segment_at.sql
+CREATE OR REPLACE FUNCTION queen_internal.next_segment_at(p_partition_id uuid, p_after_seq bigint)
+ RETURNS timestamp with time zone
+ LANGUAGE sql STABLE AS $function$
+  SELECT s.created_at FROM queen.segments s
+   WHERE s.partition_id = p_partition_id AND s.base_seq >= queen_internal.segment_head(p_partition_id, p_after_seq + 1)
+     AND s.end_seq > p_after_seq AND s.payloads IS NOT NULL
+   ORDER BY s.base_seq LIMIT 1
+$function$;
+
+COMMENT ON FUNCTION queen_internal.next_segment_at(p_partition_id uuid, p_after_seq bigint) IS 'When the next message of partition p_partition_id after seq p_after_seq was pushed (null when there is none): the created_at of the first segment with a message after it that retention has not emptied. Reads segment heads only; a segment whose messages after p_after_seq were all deleted one by one still counts.';
+REVOKE ALL ON FUNCTION queen_internal.next_segment_at FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/option_bool.sql
 CREATE OR REPLACE FUNCTION queen_internal.option_bool(p_options jsonb, p_key text, p_default boolean)
@@ -4760,17 +4894,19 @@ DECLARE
   v_lo bigint := 0;
   v_hi bigint := coalesce(p_last_seq, 0);
   v_mid bigint;
-  v_seq bigint;
+  v_end bigint;
   v_at timestamptz;
 BEGIN
+  -- created_at grows with seq within a partition: a binary search over the segments' primary key
   WHILE v_lo < v_hi LOOP
     v_mid := v_lo + (v_hi - v_lo + 1) / 2;
-    SELECT m.seq, m.created_at INTO v_seq, v_at
-      FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.seq >= v_mid ORDER BY m.seq LIMIT 1;
-    IF v_seq IS NULL OR v_at > p_at THEN
+    v_end := NULL;
+    SELECT s.end_seq, s.created_at INTO v_end, v_at
+      FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.base_seq >= v_mid ORDER BY s.base_seq LIMIT 1;
+    IF v_end IS NULL OR v_at > p_at THEN
       v_hi := v_mid - 1;
     ELSE
-      v_lo := v_seq;
+      v_lo := v_end;
     END IF;
   END LOOP;
   RETURN v_lo;
@@ -4836,9 +4972,7 @@ BEGIN
            ORDER BY q.priority DESC, c.last_claimed_at NULLS FIRST, c.partition_id
            LIMIT p_scan
         ) w
-        LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                            WHERE m.partition_id = w.partition_id AND m.seq > w.cursor_seq
-                            ORDER BY m.seq LIMIT 1) next_message ON true
+        CROSS JOIN LATERAL (SELECT queen_internal.next_segment_at(w.partition_id, w.cursor_seq) AS created_at) next_message
        WHERE next_message.created_at IS NULL OR w.delayed_processing = 0
           OR next_message.created_at <= p_now - w.delayed_processing * interval '1 second'
     ) x;
@@ -5045,10 +5179,14 @@ CREATE OR REPLACE FUNCTION queen_internal.queue_pending_count(p_queue_id uuid)
  LANGUAGE sql STABLE AS $function$
   SELECT coalesce(sum(pending.n), 0)::bigint
     FROM queen.partitions p
+    CROSS JOIN LATERAL (SELECT coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0) AS cursor_seq) c
     CROSS JOIN LATERAL (
-      SELECT count(*) AS n FROM queen.messages m
-       WHERE m.partition_id = p.id
-         AND m.seq > coalesce((SELECT min(c.cursor_seq) FROM queen.consumers c WHERE c.partition_id = p.id), 0)
+      -- per segment the seqs after the cursor, less the messages deleted one by one among them
+      SELECT sum(s.end_seq - greatest(s.base_seq - 1, c.cursor_seq)
+                 - (SELECT count(*) FROM unnest(array_positions(s.payloads, NULL)) k WHERE s.base_seq + k - 1 > c.cursor_seq)) AS n
+        FROM queen.segments s
+       WHERE s.partition_id = p.id AND s.base_seq >= queen_internal.segment_head(p.id, c.cursor_seq + 1)
+         AND s.end_seq > c.cursor_seq AND s.payloads IS NOT NULL
     ) pending
    WHERE p.queue_id = p_queue_id
 $function$;
@@ -5196,7 +5334,7 @@ BEGIN
 
   -- A new statement, so it sees timers committed by a concurrent winner too.
   -- queued: the timer row holds this item's own id. Everything else is a
-  -- duplicate answered with the winning id (a timer, a stored message or a tombstone).
+  -- duplicate answered with the winning id (a timer, or a message stored within the dedup window).
   RETURN QUERY
   SELECT s.idx,
          CASE WHEN s.refused THEN 'encryption_required'
@@ -5205,11 +5343,8 @@ BEGIN
          -- probe by partition alone
          CASE WHEN NOT s.refused
               THEN coalesce(t.message_id,
-                            (SELECT m.id FROM queen.messages m
-                              WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id),
-                            (SELECT d.message_id FROM queen.dedup_tombstones d
-                              WHERE d.partition_id = p.id AND d.transaction_id = s.transaction_id
-                                AND d.expires_at > clock_timestamp())) END,
+                            (SELECT d.message_id FROM queen_internal.segment_duplicates(
+                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window()) d)) END,
          s.transaction_id, p.id, s.queue_name, s.partition_name,
          CASE WHEN s.refused AND NOT s.is_encrypted AND NOT coalesce((p_items -> s.idx ->> 'keyHeld')::bool, false)
               THEN format('queue %s has encryptionEnabled: plaintext refused, and the caller holds no encryption key'
@@ -5227,7 +5362,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages (every plaintext item of an encryptionEnabled queue; with keyHeld, every item of its partition). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+COMMENT ON FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, or a message stored within the dedup window, has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages (every plaintext item of an encryptionEnabled queue; with keyHeld, every item of its partition). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
 REVOKE ALL ON FUNCTION queen_internal.schedule_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/segment_duplicates.sql
@@ -5246,6 +5381,15 @@ BEGIN
     EXIT WHEN r.end_seq <= coalesce(p_after_seq, 0) OR r.created_at < p_since;
     v_from := r.base_seq;
   END LOOP;
+  -- The dedup tombstones of a database upgraded from 1.1.0 (messages retention deleted before the upgrade), until
+  -- they expire: one probe of their key per transaction id, only while the partition has one.
+  IF p_after_seq IS NULL AND EXISTS (SELECT 1 FROM queen.dedup_tombstones t WHERE t.partition_id = p_partition_id) THEN
+    RETURN QUERY
+    SELECT i.idx::int, NULL::bigint, t.message_id
+      FROM unnest(p_transaction_ids) WITH ORDINALITY AS i(transaction_id, idx)
+      JOIN queen.dedup_tombstones t ON t.partition_id = p_partition_id AND t.transaction_id = i.transaction_id
+     WHERE t.expires_at > clock_timestamp();
+  END IF;
   IF v_from IS NULL THEN
     RETURN;
   END IF;
@@ -5260,8 +5404,20 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head.';
+COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head. Without p_after_seq, the unexpired dedup tombstones of an upgraded 1.1.0 database count too (seq null).';
 REVOKE ALL ON FUNCTION queen_internal.segment_duplicates FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/segment_head.sql
+CREATE OR REPLACE FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint)
+ RETURNS bigint
+ LANGUAGE sql STABLE AS $function$
+  SELECT coalesce((SELECT s.base_seq FROM queen.segments s
+                    WHERE s.partition_id = p_partition_id AND s.base_seq <= p_seq
+                    ORDER BY s.base_seq DESC LIMIT 1), 0)
+$function$;
+
+COMMENT ON FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint) IS 'The base_seq of the segment of partition p_partition_id that holds seq p_seq, or of the last one before it (0 when none): where a primary-key walk that wants the messages from p_seq on starts. One backward probe of the primary key.';
+REVOKE ALL ON FUNCTION queen_internal.segment_head FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/segment_messages.sql
 CREATE OR REPLACE FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer)
@@ -5287,6 +5443,28 @@ $function$;
 
 COMMENT ON FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer) IS 'The log engine''s read: up to p_max messages of partition p_partition_id after seq p_after_seq, in seq order, one row each (payload as the stored JSON text); deleted messages and segments emptied by retention are skipped. Reads at most p_max segments from the one holding p_after_seq + 1, in primary-key order.';
 REVOKE ALL ON FUNCTION queen_internal.segment_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/segment_messages_desc.sql
+CREATE OR REPLACE FUNCTION queen_internal.segment_messages_desc(p_partition_id uuid, p_low_seq bigint, p_high_seq bigint)
+ RETURNS TABLE(seq bigint, message_id uuid, transaction_id text, payload text, trace_id uuid, producer_sub text, is_encrypted boolean, created_at timestamp with time zone)
+ LANGUAGE sql STABLE AS $function$
+  -- newest first without a sort of the range: the segments by the primary key backwards, each one's messages
+  -- sorted on their own, so a LIMIT of the caller stops the walk whatever the plan's estimates
+  SELECT s.base_seq + e.ord - 1, e.message_id, e.transaction_id, e.payload, e.trace_id, s.producer_sub,
+         coalesce(e.encrypted, false), s.created_at
+    FROM (SELECT s.* FROM queen.segments s
+           WHERE s.partition_id = p_partition_id AND s.payloads IS NOT NULL
+             AND s.base_seq <= p_high_seq AND s.base_seq >= queen_internal.segment_head(p_partition_id, p_low_seq)
+           ORDER BY s.base_seq DESC) s
+   CROSS JOIN LATERAL (
+     SELECT e.* FROM unnest(s.message_ids, s.transaction_ids, s.payloads, s.trace_ids, s.encrypted)
+                     WITH ORDINALITY AS e(message_id, transaction_id, payload, trace_id, encrypted, ord)
+      WHERE s.base_seq + e.ord - 1 BETWEEN p_low_seq AND p_high_seq AND e.payload IS NOT NULL
+      ORDER BY e.ord DESC) e
+$function$;
+
+COMMENT ON FUNCTION queen_internal.segment_messages_desc(p_partition_id uuid, p_low_seq bigint, p_high_seq bigint) IS 'The messages of partition p_partition_id with seq in [p_low_seq, p_high_seq], newest first, one row each (as queen_internal.segment_messages); deleted messages and emptied segments are skipped. A walk of the primary key backwards that a LIMIT of the caller stops.';
+REVOKE ALL ON FUNCTION queen_internal.segment_messages_desc FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/select_dead_letters.sql
 CREATE OR REPLACE FUNCTION queen_internal.select_dead_letters(p_queue text, p_group text, p_partition text, p_from timestamp with time zone, p_to timestamp with time zone, p_message_id uuid, p_limit integer, p_tenant text)
@@ -5347,7 +5525,7 @@ BEGIN
   UPDATE queen.consumers c
      SET pending = false
    WHERE c.partition_id = ANY (v_locked) AND c.consumer_group = p_group
-     AND NOT EXISTS (SELECT 1 FROM queen.messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq);
+     AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_messages(c.partition_id, c.cursor_seq, 1));
   GET DIAGNOSTICS v_settled = ROW_COUNT;
   RETURN v_settled;
 END;
@@ -5363,9 +5541,9 @@ CREATE OR REPLACE FUNCTION queen_internal.start_cursor(p_partition_id uuid, p_la
   SELECT CASE
     WHEN p_start_at IS NULL THEN 0
     WHEN p_last_message_at IS NULL OR p_last_message_at < p_start_at THEN p_last_seq
-    ELSE coalesce((SELECT m.seq FROM queen.messages m
-                    WHERE m.partition_id = p_partition_id AND m.created_at < p_start_at
-                    ORDER BY m.seq DESC LIMIT 1), 0)
+    ELSE coalesce((SELECT s.end_seq FROM queen.segments s
+                    WHERE s.partition_id = p_partition_id AND s.created_at < p_start_at
+                    ORDER BY s.base_seq DESC LIMIT 1), 0)
   END
 $function$;
 
@@ -5440,10 +5618,9 @@ CREATE OR REPLACE FUNCTION queen_internal.stats_partitions(p_queue_id uuid, p_li
          p.last_seq - coalesce(c.min_cursor, 0), coalesce(c.in_flight, 0), coalesce(c.min_cursor, 0),
          (SELECT count(*) FROM queen.dlq d WHERE d.partition_id = p.id),
          coalesce(c.consumed, 0),
-         (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1),
+         queen_internal.next_segment_at(p.id, 0),
          p.last_message_at,
-         (SELECT m.created_at FROM queen.messages m
-           WHERE m.partition_id = p.id AND m.seq > coalesce(c.min_cursor, 0) ORDER BY m.seq LIMIT 1)
+         queen_internal.next_segment_at(p.id, coalesce(c.min_cursor, 0))
     FROM (SELECT * FROM queen.partitions p WHERE p.queue_id = p_queue_id
            ORDER BY p.name LIMIT p_limit OFFSET p_offset) p
     LEFT JOIN LATERAL (
@@ -5869,10 +6046,10 @@ DECLARE
 BEGIN
   success := false; dlq := false;
   -- only a message of this tenant's queues: another tenant's is "not found"
-  SELECT m.seq INTO v_seq FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+  SELECT a.seq INTO v_seq FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
-   WHERE m.partition_id = v_partition_id AND m.transaction_id = p_op ->> 'transactionId';
+   CROSS JOIN LATERAL queen_internal.ack_seqs(p.id, v_group, ARRAY[p_op ->> 'transactionId'], p_now) a
+   WHERE p.id = v_partition_id;
   IF v_seq IS NULL THEN
     error := 'Message not found'; RETURN;
   END IF;

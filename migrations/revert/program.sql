@@ -8,11 +8,17 @@ SET LOCAL ROLE queen_owner;  -- the owner of every object; PUBLIC gets no EXECUT
 SET LOCAL check_function_bodies = off;  -- any order: a body is checked when it runs (and by pgTAP)
 
 DROP FUNCTION IF EXISTS queen.analytics_dead_letter_errors;
+DROP FUNCTION IF EXISTS queen_internal.ack_seqs;
 DROP FUNCTION IF EXISTS queen_internal.append_segment;
+DROP FUNCTION IF EXISTS queen_internal.dedup_window;
 DROP FUNCTION IF EXISTS queen_internal.group_or_queue_mode;
+DROP FUNCTION IF EXISTS queen_internal.message_seq;
+DROP FUNCTION IF EXISTS queen_internal.next_segment_at;
 DROP FUNCTION IF EXISTS queen_internal.queue_mode_group;
 DROP FUNCTION IF EXISTS queen_internal.segment_duplicates;
+DROP FUNCTION IF EXISTS queen_internal.segment_head;
 DROP FUNCTION IF EXISTS queen_internal.segment_messages;
+DROP FUNCTION IF EXISTS queen_internal.segment_messages_desc;
 -- sql/queen/name_text.sql
 SELECT to_regtype('queen.name_text') IS NULL AS create_queen_name_text \gset
 \if :create_queen_name_text
@@ -3209,6 +3215,7 @@ COMMENT ON FUNCTION queen_internal.ack_item_error(p_seq bigint, p_status text, p
 REVOKE ALL ON FUNCTION queen_internal.ack_item_error FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_item_rows.sql
+DROP FUNCTION IF EXISTS queen_internal.ack_item_rows;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
  RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
  LANGUAGE plpgsql STABLE AS $function$
@@ -3983,6 +3990,7 @@ COMMENT ON FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint
 REVOKE ALL ON FUNCTION queen_internal.dead_letter FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/delete_partition_head.sql
+DROP FUNCTION IF EXISTS queen_internal.delete_partition_head;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_tombstone_until timestamp with time zone)
  RETURNS integer
  LANGUAGE sql AS $function$

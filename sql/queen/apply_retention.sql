@@ -34,12 +34,15 @@ BEGIN
       ) r
      WHERE v_any_retention AND q.retention_enabled
        AND (r.kind = 'pending' OR r.max_seq > 0)
-       AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1) < r.cutoff
+       AND (queen_internal.next_segment_at(p.id, p.removed_seq) < r.cutoff
+            -- emptied segments whose dedup window is over
+            OR (SELECT s.created_at FROM queen.segments s WHERE s.partition_id = p.id ORDER BY s.base_seq LIMIT 1)
+               < v_now - p_dedup_window)
      ORDER BY p.id
   LOOP
     EXIT WHEN v_budget <= 0;
     v_count := queen_internal.delete_partition_head(v_target.partition_id, v_target.cutoff, v_target.max_seq, v_budget,
-                                           v_now + p_dedup_window);
+                                           v_now - p_dedup_window);
     v_budget := v_budget - v_count;
   END LOOP;
 
@@ -61,7 +64,7 @@ BEGIN
     v_budget := v_budget - v_count;
   END IF;
 
-  -- Tombstones whose dedup window is over.
+  -- Tombstones (of a database upgraded from 1.1.0) whose dedup window is over.
   IF v_budget > 0 THEN
     WITH doomed AS (
       SELECT t.partition_id, t.transaction_id FROM queen.dedup_tombstones t
@@ -79,5 +82,5 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) IS 'Retention sweep for queues with retentionEnabled: deletes messages older than retentionSeconds, and messages older than completedRetentionSeconds that every cursor of their partition has passed; each deleted key keeps a dedup tombstone for p_dedup_window (QUEEN_DEDUP_WINDOW_MS). Also deletes DLQ entries older than retentionSeconds and tombstones past their window. Ages are measured at p_now (null = now()). At most p_batch rows in total; returns how many were deleted (call again while it returns p_batch).';
+COMMENT ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) IS 'Retention sweep for queues with retentionEnabled: removes whole segments whose messages are older than retentionSeconds, or older than completedRetentionSeconds and passed by every cursor of their partition; a segment pushed less than p_dedup_window ago (QUEEN_DEDUP_WINDOW_MS) is emptied instead (its transaction ids keep deduplicating) and deleted once the window is over. Also deletes DLQ entries older than retentionSeconds and the dedup tombstones of an upgraded 1.1.0 database past their window. Ages are measured at p_now (null = now()). About p_batch messages in total (whole segments); returns how many were removed (call again while it returns at least p_batch).';
 GRANT EXECUTE ON FUNCTION queen.apply_retention(p_batch integer, p_dedup_window interval, p_now timestamp with time zone) TO queen_admin, queen_broker;

@@ -21,8 +21,13 @@ BEGIN
   IF v_partition_ids IS NULL THEN
     RETURN CASE WHEN p_partition IS NULL THEN 0 END;
   END IF;
-  DELETE FROM queen.messages m WHERE m.partition_id = ANY (v_partition_ids);
-  GET DIAGNOSTICS v_deleted = ROW_COUNT;
+  WITH gone AS (
+    DELETE FROM queen.segments s WHERE s.partition_id = ANY (v_partition_ids)
+    RETURNING (SELECT count(*) FROM unnest(s.payloads) x WHERE x IS NOT NULL) AS n
+  )
+  SELECT coalesce(sum(n), 0) INTO v_deleted FROM gone;
+  DELETE FROM queen.message_traces t WHERE t.partition_id = ANY (v_partition_ids);
+  UPDATE queen.partitions p SET removed_seq = p.last_seq WHERE p.id = ANY (v_partition_ids);
   DELETE FROM queen.dlq d WHERE d.partition_id = ANY (v_partition_ids);
   DELETE FROM queen.dedup_tombstones t WHERE t.partition_id = ANY (v_partition_ids);
   UPDATE queen.consumers c

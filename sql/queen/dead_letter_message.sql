@@ -7,11 +7,10 @@ BEGIN
   IF queen_internal.name_problem(p_group) IS NOT NULL THEN
     RAISE EXCEPTION 'consumerGroup %', queen_internal.name_problem(p_group) USING ERRCODE = '22023';
   END IF;
-  SELECT m.seq INTO v_seq
-    FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+  SELECT queen_internal.message_seq(p.id, p_transaction_id) INTO v_seq
+    FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
-   WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
+   WHERE p.id = p_partition_id;
   IF v_seq IS NULL THEN
     RETURN false;
   END IF;

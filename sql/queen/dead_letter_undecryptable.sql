@@ -15,17 +15,20 @@ BEGIN
     RAISE EXCEPTION 'dead_letter_undecryptable: an items array is required' USING ERRCODE = '22023';
   END IF;
   FOR r IN
-    SELECT m.partition_id, array_agg(m.seq ORDER BY m.seq) AS seqs,
-           array_agg(coalesce(x.e ->> 'error', 'undecryptable payload') ORDER BY m.seq) AS errors,
-           (array_agg(queen_internal.uuid_or_null(x.e ->> 'leaseId')))[1] AS lease_id
-      FROM jsonb_array_elements(p_items) AS x(e)
-      CROSS JOIN LATERAL (SELECT m.partition_id, m.seq FROM queen.messages m  -- one probe on both key columns
-                           WHERE m.partition_id = queen_internal.uuid_or_null(x.e ->> 'partitionId')
-                             AND m.transaction_id = x.e ->> 'transactionId' LIMIT 1) m
-      JOIN queen.partitions p ON p.id = m.partition_id
+    SELECT p.id AS partition_id, array_agg(a.seq ORDER BY a.seq) AS seqs,
+           array_agg(x.errors[a.idx] ORDER BY a.seq) AS errors,
+           (array_agg(x.leases[a.idx]))[1] AS lease_id
+      FROM (SELECT queen_internal.uuid_or_null(i.e ->> 'partitionId') AS partition_id,
+                   array_agg(i.e ->> 'transactionId' ORDER BY i.ord) AS transaction_ids,
+                   array_agg(coalesce(i.e ->> 'error', 'undecryptable payload') ORDER BY i.ord) AS errors,
+                   array_agg(queen_internal.uuid_or_null(i.e ->> 'leaseId') ORDER BY i.ord) AS leases
+              FROM jsonb_array_elements(p_items) WITH ORDINALITY AS i(e, ord)
+             GROUP BY 1) x
+      JOIN queen.partitions p ON p.id = x.partition_id
       JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = v_tenant
-     GROUP BY m.partition_id
-     ORDER BY m.partition_id
+      CROSS JOIN LATERAL queen_internal.ack_seqs(p.id, v_group, x.transaction_ids, now()) a
+     GROUP BY p.id
+     ORDER BY p.id
   LOOP
     SELECT * INTO c FROM queen.consumers cc
      WHERE cc.partition_id = r.partition_id AND cc.consumer_group = v_group FOR UPDATE;
@@ -36,9 +39,8 @@ BEGIN
     CONTINUE WHEN c.lease_id IS NULL OR c.lease_id IS DISTINCT FROM r.lease_id OR c.lease_expires_at <= now();
     v_bad_seqs := r.seqs;
     SELECT min(m.seq), max(m.seq) INTO v_first_good, v_last_good
-      FROM queen.messages m
-     WHERE m.partition_id = r.partition_id AND m.seq > c.cursor_seq AND m.seq <= c.lease_max_seq
-       AND m.seq <> ALL (v_bad_seqs);
+      FROM queen_internal.segment_messages(r.partition_id, c.cursor_seq, greatest(c.lease_max_seq - c.cursor_seq, 0)::int) m
+     WHERE m.seq <= c.lease_max_seq AND m.seq <> ALL (v_bad_seqs);
     IF v_first_good IS NULL THEN
       -- nothing good in the batch: consumed, lease released
       UPDATE queen.consumers t

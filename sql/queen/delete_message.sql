@@ -9,9 +9,18 @@ BEGIN
                   WHERE p.id = p_partition_id AND q.tenant = queen_internal.tenant_arg(p_tenant)) THEN
     RETURN false;
   END IF;
-  DELETE FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id;
+  -- every copy of the key: its payload and transaction id become null in its segment (the seq stays, delivered to
+  -- no one), and its traces go with it
+  UPDATE queen.segments s
+     SET payloads[k.pos] = NULL, transaction_ids[k.pos] = NULL
+    -- a key is once in a segment (a segment is one push, deduplicated)
+    FROM (SELECT x.base_seq, array_position(x.transaction_ids, p_transaction_id) AS pos
+            FROM queen.segments x
+           WHERE x.partition_id = p_partition_id AND x.payloads IS NOT NULL AND p_transaction_id = ANY (x.transaction_ids)) k
+   WHERE s.partition_id = p_partition_id AND s.base_seq = k.base_seq;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   v_found := v_count > 0;
+  DELETE FROM queen.message_traces t WHERE t.partition_id = p_partition_id AND t.transaction_id = p_transaction_id;
   DELETE FROM queen.dlq d WHERE d.partition_id = p_partition_id AND d.transaction_id = p_transaction_id;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   v_found := v_found OR v_count > 0;

@@ -16,8 +16,9 @@ BEGIN
   -- take the partitions from under concurrent pushes (same lock order as push)
   SELECT array_agg(x.id) INTO v_partition_ids
     FROM (SELECT p.id FROM queen.partitions p WHERE p.queue_id = v_queue_id ORDER BY p.id FOR UPDATE) x;
-  -- messages and tombstones have no foreign key (hot path): delete them explicitly
-  DELETE FROM queen.messages m WHERE m.partition_id = ANY (v_partition_ids);
+  -- segments, traces and tombstones have no foreign key (hot path): delete them explicitly
+  DELETE FROM queen.segments s WHERE s.partition_id = ANY (v_partition_ids);
+  DELETE FROM queen.message_traces t WHERE t.partition_id = ANY (v_partition_ids);
   DELETE FROM queen.dedup_tombstones t WHERE t.partition_id = ANY (v_partition_ids);
   -- partitions, cursors/leases, dead letters and subscription records cascade
   DELETE FROM queen.queues q WHERE q.id = v_queue_id;

@@ -25,7 +25,7 @@ BEGIN
   SELECT a.id, queen_internal.queue_mode_group(), a.queue_id, 0
     FROM aged a
    WHERE NOT EXISTS (SELECT 1 FROM queen.consumers c WHERE c.partition_id = a.id)
-     AND (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = a.id ORDER BY m.seq LIMIT 1) < a.cutoff
+     AND queen_internal.next_segment_at(a.id, 0) < a.cutoff
    ORDER BY a.id
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
 
@@ -42,20 +42,14 @@ BEGIN
       JOIN queen.partitions p ON p.id = c.partition_id
      WHERE p.last_seq > c.cursor_seq
        AND (c.lease_id IS NULL OR c.lease_expires_at <= v_now)
-       AND (SELECT m.created_at FROM queen.messages m
-             WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq ORDER BY m.seq LIMIT 1) < r.cutoff
+       AND queen_internal.next_segment_at(c.partition_id, c.cursor_seq) < r.cutoff
      ORDER BY c.partition_id, c.consumer_group
        FOR UPDATE OF c SKIP LOCKED
   LOOP
     EXIT WHEN v_budget <= 0;
-    WITH expired AS (
-      SELECT m.seq FROM queen.messages m
-       WHERE m.partition_id = v_consumer.partition_id AND m.seq > v_consumer.cursor_seq
-       ORDER BY m.seq
-       LIMIT v_budget
-    ), old_enough AS (
+    WITH old_enough AS (
       -- created_at grows with seq, so the expired messages are a prefix
-      SELECT e.seq FROM expired e JOIN queen.messages m ON m.partition_id = v_consumer.partition_id AND m.seq = e.seq
+      SELECT m.seq FROM queen_internal.segment_messages(v_consumer.partition_id, v_consumer.cursor_seq, v_budget) m
        WHERE m.created_at < v_consumer.cutoff
     ), dead AS (
       SELECT o.seq, queen_internal.dead_letter(v_consumer.partition_id, o.seq, v_consumer.consumer_group, v_consumer.reason, 0)

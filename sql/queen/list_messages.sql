@@ -39,8 +39,9 @@ BEGIN
     -- whose newest message of the window is newest: only those are read.
     SELECT r.* FROM ranges r
      ORDER BY CASE WHEN p_status IS NULL THEN
-                (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = r.id AND m.seq <= r.high_seq
-                  ORDER BY m.seq DESC LIMIT 1) END DESC NULLS LAST
+                (SELECT s.created_at FROM queen.segments s
+                  WHERE s.partition_id = r.id AND s.base_seq <= r.high_seq AND s.payloads IS NOT NULL
+                  ORDER BY s.base_seq DESC LIMIT 1) END DESC NULLS LAST
      LIMIT CASE WHEN p_status IS NULL THEN v_take END
   ), narrowed AS (
     SELECT r.*,
@@ -55,13 +56,11 @@ BEGIN
            m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
       FROM narrowed n
       CROSS JOIN LATERAL (
-        SELECT m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
-          FROM queen.messages m
-         WHERE m.partition_id = n.id AND m.seq BETWEEN n.lo AND n.hi
-           AND (p_status IS NULL OR p_status <> 'dead_letter')
+        SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+          FROM queen_internal.segment_messages_desc(n.id, n.lo, n.hi) m
+         WHERE (p_status IS NULL OR p_status <> 'dead_letter')
            AND (p_status IS NULL
-                OR (SELECT s.status FROM queen_internal.message_delivery(n.id, m.id, m.seq, v_now) s) = p_status)
-         ORDER BY m.seq DESC
+                OR (SELECT s.status FROM queen_internal.message_delivery(n.id, m.message_id, m.seq, v_now) s) = p_status)
          LIMIT v_take) m
      WHERE m.created_at >= v_from
     UNION ALL
@@ -72,7 +71,8 @@ BEGIN
         SELECT DISTINCT d.seq FROM queen.dlq d
          WHERE p_status = 'dead_letter' AND d.partition_id = n.id AND d.seq BETWEEN n.lo AND n.hi
          ORDER BY d.seq DESC LIMIT v_take) d
-      JOIN queen.messages m ON m.partition_id = n.id AND m.seq = d.seq
+      CROSS JOIN LATERAL (SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+                            FROM queen_internal.segment_messages(n.id, d.seq - 1, 1) m WHERE m.seq = d.seq) m
      WHERE m.created_at >= v_from
   ), page AS (
     SELECT * FROM candidates c ORDER BY c.created_at DESC, c.id DESC LIMIT p_limit OFFSET p_offset

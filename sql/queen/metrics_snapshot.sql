@@ -17,14 +17,12 @@ BEGIN
   ), group_lags AS (
     SELECT t.tenant, t.name, c.consumer_group,
            sum(greatest(p.last_seq - c.cursor_seq, 0)) AS lag_messages,
-           max(queen_internal.lag_seconds(next_message.created_at, v_now)) AS lag_seconds
+           max(queen_internal.lag_seconds(CASE WHEN p.last_seq > c.cursor_seq
+                                               THEN queen_internal.next_segment_at(c.partition_id, c.cursor_seq) END, v_now))
+             AS lag_seconds
       FROM top_queues t
       JOIN queen.consumers c ON c.queue_id = t.id
       JOIN queen.partitions p ON p.id = c.partition_id
-      LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                          WHERE p.last_seq > c.cursor_seq
-                            AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
-                          ORDER BY m.seq LIMIT 1) next_message ON true
      GROUP BY t.tenant, t.name, c.consumer_group
   )
   SELECT jsonb_build_object(

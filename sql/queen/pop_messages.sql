@@ -103,15 +103,13 @@ BEGIN
      WHERE c.partition_id = ANY (v_claimed)
   ), picked AS (
     SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
-           m.seq, m.id, m.transaction_id, m.trace_id, m.payload, m.producer_sub, m.is_encrypted, m.created_at,
+           m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.payload::jsonb AS payload, m.producer_sub,
+           m.is_encrypted, m.created_at,
            row_number() OVER (ORDER BY cl.claim_rank, m.seq) AS position
       FROM claimed cl
       CROSS JOIN LATERAL (
-        SELECT m.* FROM queen.messages m
-         WHERE m.partition_id = cl.partition_id AND m.seq > cl.cursor_seq
-           AND (cl.delayed_processing = 0 OR m.created_at <= v_now - cl.delayed_processing * interval '1 second')
-         ORDER BY m.seq
-         LIMIT p_batch) m
+        SELECT m.* FROM queen_internal.segment_messages(cl.partition_id, cl.cursor_seq, p_batch) m
+         WHERE cl.delayed_processing = 0 OR m.created_at <= v_now - cl.delayed_processing * interval '1 second') m
   ), delivered AS (
     SELECT * FROM picked WHERE picked.position <= p_batch
   ), per_partition AS (

@@ -27,12 +27,11 @@ BEGIN
   END IF;
   INSERT INTO queen.message_traces (partition_id, transaction_id, tenant, consumer_group, event_type, data,
                                     trace_names, worker_id)
-  SELECT m.partition_id, m.transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
+  SELECT p.id, p_transaction_id, q.tenant, coalesce(p_consumer_group, queen_internal.queue_mode_group()),
          coalesce(p_event_type, 'info'), p_data, ARRAY(SELECT DISTINCT n FROM unnest(v_names) n ORDER BY n), p_worker_id
-    FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+    FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = queen_internal.tenant_arg(p_tenant)
-   WHERE m.partition_id = p_partition_id AND m.transaction_id = p_transaction_id
+   WHERE p.id = p_partition_id AND queen_internal.message_seq(p.id, p_transaction_id) IS NOT NULL
   RETURNING id INTO v_id;
   RETURN v_id;
 END;

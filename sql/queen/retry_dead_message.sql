@@ -18,9 +18,11 @@ BEGIN
   IF (v_result ->> 'requeued')::int = 0 THEN
     RAISE EXCEPTION 'the requeued copy was refused (queue full: maxSize reached)' USING ERRCODE = '22023';
   END IF;
-  RETURN jsonb_build_object('messageId', (SELECT m.id FROM queen.messages m
-                                           WHERE m.partition_id = p_partition_id
-                                             AND m.transaction_id = queen_internal.requeued_transaction_id(p_transaction_id, v_message_id)),
+  RETURN jsonb_build_object('messageId', (SELECT m.message_id
+                                            FROM queen_internal.segment_messages(
+                                                   p_partition_id,
+                                                   queen_internal.message_seq(p_partition_id,
+                                                     queen_internal.requeued_transaction_id(p_transaction_id, v_message_id)) - 1, 1) m),
                             'queues', v_result -> 'queues');
 END;
 $function$;

@@ -20,8 +20,10 @@ BEGIN
   ON CONFLICT ON CONSTRAINT consumers_pkey DO NOTHING;
   PERFORM queen_internal.move_cursors(p_group, ARRAY[v_partition.id], true, NULL);
   RETURN QUERY
-    SELECT true, (SELECT m.created_at FROM queen.consumers c
-                    JOIN queen.messages m ON m.partition_id = c.partition_id AND m.seq = c.cursor_seq
+    SELECT true, (SELECT s.created_at FROM queen.consumers c
+                    JOIN queen.segments s ON s.partition_id = c.partition_id
+                                         AND s.base_seq = queen_internal.segment_head(c.partition_id, c.cursor_seq)
+                                         AND s.end_seq >= c.cursor_seq
                    WHERE c.partition_id = v_partition.id AND c.consumer_group = p_group);
 END;
 $function$;

@@ -15,16 +15,16 @@ BEGIN
     -- The newest limit+offset messages lie in the limit+offset partitions with the newest
     -- last_message_at; of each, the newest limit+offset (messages_pkey backwards), then merged.
     WITH newest_partitions AS (
-      SELECT p.id, p.name FROM queen.partitions p
+      SELECT p.id, p.name, p.last_seq FROM queen.partitions p
        WHERE p.queue_id = v_queue.id AND p.last_message_at IS NOT NULL
        ORDER BY p.last_message_at DESC LIMIT v_limit + v_offset
     ), candidates AS (
       SELECT p.id AS partition_id, p.name AS partition_name, m.*
         FROM newest_partitions p
         CROSS JOIN LATERAL (
-          SELECT m.seq, m.id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
-            FROM queen.messages m WHERE m.partition_id = p.id
-           ORDER BY m.seq DESC LIMIT v_limit + v_offset) m
+          SELECT m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.producer_sub, m.created_at
+            FROM queen_internal.segment_messages_desc(p.id, 1, p.last_seq) m
+           LIMIT v_limit + v_offset) m
     ), page AS (
       SELECT * FROM candidates ORDER BY created_at DESC, id DESC LIMIT v_limit OFFSET v_offset
     )

@@ -18,11 +18,12 @@ BEGIN
      ORDER BY t.created_at DESC, t.id
      LIMIT p_limit OFFSET p_offset
   ), firsts AS (
-    SELECT pg.*, m.payload, m.is_encrypted,
+    SELECT pg.*, m.payload::jsonb AS payload, m.is_encrypted,
            row_number() OVER (PARTITION BY pg.partition_id, pg.transaction_id ORDER BY pg.created_at DESC, pg.id) = 1
              AS first_of_message
       FROM page pg
-      JOIN queen.messages m ON m.partition_id = pg.partition_id AND m.transaction_id = pg.transaction_id
+      CROSS JOIN LATERAL queen_internal.segment_messages(
+                           pg.partition_id, queen_internal.message_seq(pg.partition_id, pg.transaction_id) - 1, 1) m
   ), sized AS (
     SELECT f.*, sum(CASE WHEN f.first_of_message THEN coalesce(octet_length(f.payload::text), 4) ELSE 0 END)
                   OVER (ORDER BY f.created_at DESC, f.id ROWS UNBOUNDED PRECEDING) AS bytes_so_far

@@ -17,7 +17,7 @@ DECLARE
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
   -- One item at a time, partition by partition (ack_item_rows: the lock order).
-  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_tenant)
+  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_group, p_tenant, p_now)
   LOOP
     IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
       -- next partition: store the previous one, lock and load this one

@@ -27,9 +27,7 @@ CREATE OR REPLACE FUNCTION queen_internal.compute_queue_stats(p_queue_id uuid, p
          coalesce(sum(pp.consumed), 0)::bigint,
          -- The oldest message not consumed by the slowest group; CASE keeps the probe off drained partitions.
          min(CASE WHEN pp.last_seq > pp.min_cursor
-                  THEN (SELECT m.created_at FROM queen.messages m
-                         WHERE m.partition_id = pp.id AND m.seq > pp.min_cursor
-                         ORDER BY m.seq LIMIT 1) END)
+                  THEN queen_internal.next_segment_at(pp.id, pp.min_cursor) END)
     FROM per_partition pp
 $function$;
 

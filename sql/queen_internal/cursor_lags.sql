@@ -2,14 +2,11 @@ CREATE OR REPLACE FUNCTION queen_internal.cursor_lags(p_tenant text, p_group tex
  RETURNS TABLE(consumer_group text, queue_id uuid, queue_name text, partition_id uuid, partition_name text, lease_id uuid, lease_expires_at timestamp with time zone, total_consumed bigint, last_consumed_at timestamp with time zone, offset_lag bigint, next_at timestamp with time zone)
  LANGUAGE sql STABLE AS $function$
   SELECT c.consumer_group, q.id, q.name, p.id, p.name, c.lease_id, c.lease_expires_at, c.total_consumed,
-         c.last_consumed_at, greatest(p.last_seq - c.cursor_seq, 0), next_message.created_at
+         c.last_consumed_at, greatest(p.last_seq - c.cursor_seq, 0),
+         CASE WHEN p.last_seq > c.cursor_seq THEN queen_internal.next_segment_at(c.partition_id, c.cursor_seq) END
     FROM queen.queues q
     JOIN queen.consumers c ON c.queue_id = q.id AND (p_group IS NULL OR c.consumer_group = p_group)
     JOIN queen.partitions p ON p.id = c.partition_id
-    LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                        WHERE p.last_seq > c.cursor_seq
-                          AND m.partition_id = c.partition_id AND m.seq > c.cursor_seq
-                        ORDER BY m.seq LIMIT 1) next_message ON true
    WHERE q.tenant = queen_internal.tenant_arg(p_tenant)
 $function$;
 

@@ -10,14 +10,11 @@ BEGIN
     LEFT JOIN queen.queues q ON q.tenant = p_tenant AND q.name = s.queue_name
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
-     AND NOT EXISTS (SELECT 1 FROM queen.messages m
-                      WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id)
-     AND NOT EXISTS (SELECT 1 FROM queen.dedup_tombstones t
-                      WHERE t.partition_id = p.id AND t.transaction_id = s.transaction_id
-                        AND t.expires_at > clock_timestamp())
+     AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_duplicates(p.id, ARRAY[s.transaction_id], NULL,
+                                                            clock_timestamp() - queen_internal.dedup_window()))
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text) IS 'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer, stored message or live tombstone of tenant p_tenant''s partition, nor an earlier item of the call).';
+COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item[], p_tenant text, p_producer_sub text) IS 'Internal to schedule_messages: inserts the timers of the items whose key is new (not a pending timer or a message stored within the dedup window in tenant p_tenant''s partition, nor an earlier item of the call).';

@@ -7,27 +7,15 @@ BEGIN
     SELECT (x.ord - 1)::int AS idx,
            x.e ->> 'queue' AS queue_name,
            queen_internal.push_item_partition(x.e) AS partition_name,
-           coalesce(x.e -> 'payload', '{}'::jsonb) AS payload,
+           coalesce(x.e -> 'payload', '{}'::jsonb)::text AS payload,
            coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
            coalesce((x.e ->> 'keyHeld')::bool, false) AS key_held,
            coalesce(p_message_ids[x.ord], queen_internal.uuid_v7_ordinal(p_created_at, (x.ord - 1)::int)) AS candidate_id
       FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)
-  ), resolved AS (
+  ), targeted AS (
     SELECT i.*, t.partition_id, t.last_seq, t.queue_id, t.max_size,
-           -- Scalar subqueries, not joins: each is one unique-key probe on both columns
-           -- whatever the statistics. As joins, a plan cached while queen.messages was
-           -- small probed by partition_id alone and filtered every message of the
-           -- partition per item, so pushes slowed down as history grew.
-           coalesce((SELECT m.id FROM queen.messages m
-                      WHERE m.partition_id = t.partition_id AND m.transaction_id = i.transaction_id),
-                    -- the expiry is read from the row the key found, not searched for: as a
-                    -- condition, a plan made while no tombstone existed walked the expires_at
-                    -- index over every live tombstone
-                    (SELECT CASE WHEN d.expires_at > p_created_at THEN d.message_id END
-                       FROM queen.dedup_tombstones d
-                      WHERE d.partition_id = t.partition_id AND d.transaction_id = i.transaction_id)) AS stored_id,
            -- a partition with a keyHeld plaintext item is refused whole (the broker seals and re-sends it in
            -- order); any other plaintext item of an encrypted queue is refused by itself
            coalesce(t.partition_id = ANY (p_refused_partitions), false)
@@ -37,6 +25,19 @@ BEGIN
       FROM items i
       JOIN unnest(p_targets) t ON t.queue_name = i.queue_name AND t.partition_name = i.partition_name
     WINDOW same_key AS (PARTITION BY t.partition_id, i.transaction_id ORDER BY i.idx)
+  ), probed AS (
+    -- the transaction ids each partition is asked to store, probed against its dedup window in one scan
+    SELECT t.partition_id, array_agg(t.transaction_id ORDER BY t.idx) AS transaction_ids
+      FROM targeted t WHERE t.occurrence = 1 AND NOT t.refused GROUP BY t.partition_id
+  ), stored AS (
+    SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
+      FROM probed pr
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, NULL,
+                                                 p_created_at - queen_internal.dedup_window()) d
+  ), resolved AS (
+    SELECT t.*, s.message_id AS stored_id
+      FROM targeted t
+      LEFT JOIN stored s ON s.partition_id = t.partition_id AND s.transaction_id = t.transaction_id
   ), ranked AS (
     -- position of each new key among the new keys of its queue (for maxSize)
     SELECT r.*, (r.occurrence = 1 AND r.stored_id IS NULL AND NOT r.refused) AS is_new,
@@ -59,13 +60,17 @@ BEGIN
                 THEN d.last_seq + count(*) FILTER (WHERE d.accepted) OVER (PARTITION BY d.partition_id ORDER BY d.idx) END AS seq
       FROM decided d
   ), inserted AS (
-    INSERT INTO queen.messages (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub,
-                                is_encrypted, created_at)
-    SELECT n.partition_id, n.seq, n.candidate_id, n.transaction_id, n.payload, n.trace_id, p_producer_sub,
-           n.is_encrypted, p_created_at
+    -- one segment per partition: its accepted items in seq order
+    INSERT INTO queen.segments (partition_id, base_seq, end_seq, created_at, producer_sub, message_ids, transaction_ids,
+                                payloads, trace_ids, encrypted)
+    SELECT n.partition_id, min(n.seq), max(n.seq), p_created_at, p_producer_sub,
+           array_agg(n.candidate_id ORDER BY n.seq), array_agg(n.transaction_id ORDER BY n.seq),
+           array_agg(n.payload ORDER BY n.seq),
+           CASE WHEN bool_or(n.trace_id IS NOT NULL) THEN array_agg(n.trace_id ORDER BY n.seq) END,
+           CASE WHEN bool_or(n.is_encrypted) THEN array_agg(n.is_encrypted ORDER BY n.seq) END
       FROM numbered n
      WHERE n.accepted
-     ORDER BY n.partition_id, n.seq
+     GROUP BY n.partition_id
   ), advanced AS (
     -- the ANY is an index condition on the primary key: never a scan of queen.partitions
     UPDATE queen.partitions p
@@ -105,4 +110,4 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup, maxSize, seq allocation, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within queen_internal.dedup_window(), maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';

@@ -5,17 +5,19 @@ DECLARE
   v_lo bigint := 0;
   v_hi bigint := coalesce(p_last_seq, 0);
   v_mid bigint;
-  v_seq bigint;
+  v_end bigint;
   v_at timestamptz;
 BEGIN
+  -- created_at grows with seq within a partition: a binary search over the segments' primary key
   WHILE v_lo < v_hi LOOP
     v_mid := v_lo + (v_hi - v_lo + 1) / 2;
-    SELECT m.seq, m.created_at INTO v_seq, v_at
-      FROM queen.messages m WHERE m.partition_id = p_partition_id AND m.seq >= v_mid ORDER BY m.seq LIMIT 1;
-    IF v_seq IS NULL OR v_at > p_at THEN
+    v_end := NULL;
+    SELECT s.end_seq, s.created_at INTO v_end, v_at
+      FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.base_seq >= v_mid ORDER BY s.base_seq LIMIT 1;
+    IF v_end IS NULL OR v_at > p_at THEN
       v_hi := v_mid - 1;
     ELSE
-      v_lo := v_seq;
+      v_lo := v_end;
     END IF;
   END LOOP;
   RETURN v_lo;

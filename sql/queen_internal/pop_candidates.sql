@@ -38,9 +38,7 @@ BEGIN
            ORDER BY q.priority DESC, c.last_claimed_at NULLS FIRST, c.partition_id
            LIMIT p_scan
         ) w
-        LEFT JOIN LATERAL (SELECT m.created_at FROM queen.messages m
-                            WHERE m.partition_id = w.partition_id AND m.seq > w.cursor_seq
-                            ORDER BY m.seq LIMIT 1) next_message ON true
+        CROSS JOIN LATERAL (SELECT queen_internal.next_segment_at(w.partition_id, w.cursor_seq) AS created_at) next_message
        WHERE next_message.created_at IS NULL OR w.delayed_processing = 0
           OR next_message.created_at <= p_now - w.delayed_processing * interval '1 second'
     ) x;

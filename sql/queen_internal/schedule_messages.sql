@@ -15,7 +15,7 @@ BEGIN
 
   -- A new statement, so it sees timers committed by a concurrent winner too.
   -- queued: the timer row holds this item's own id. Everything else is a
-  -- duplicate answered with the winning id (a timer, a stored message or a tombstone).
+  -- duplicate answered with the winning id (a timer, or a message stored within the dedup window).
   RETURN QUERY
   SELECT s.idx,
          CASE WHEN s.refused THEN 'encryption_required'
@@ -24,11 +24,8 @@ BEGIN
          -- probe by partition alone
          CASE WHEN NOT s.refused
               THEN coalesce(t.message_id,
-                            (SELECT m.id FROM queen.messages m
-                              WHERE m.partition_id = p.id AND m.transaction_id = s.transaction_id),
-                            (SELECT d.message_id FROM queen.dedup_tombstones d
-                              WHERE d.partition_id = p.id AND d.transaction_id = s.transaction_id
-                                AND d.expires_at > clock_timestamp())) END,
+                            (SELECT d.message_id FROM queen_internal.segment_duplicates(
+                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window()) d)) END,
          s.transaction_id, p.id, s.queue_name, s.partition_name,
          CASE WHEN s.refused AND NOT s.is_encrypted AND NOT coalesce((p_items -> s.idx ->> 'keyHeld')::bool, false)
               THEN format('queue %s has encryptionEnabled: plaintext refused, and the caller holds no encryption key'
@@ -46,4 +43,4 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, stored message or live tombstone has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages (every plaintext item of an encryptionEnabled queue; with keyHeld, every item of its partition). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';
+COMMENT ON FUNCTION queen_internal.schedule_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Schedules for tenant p_tenant ('''' = default) push items that carry deliverAt (ISO-8601 or epoch ms) as timers, fired into the queue at or after that time. Same result columns as push_messages: queued (message_id = the id the message will have) or duplicate (a pending timer, or a message stored within the dedup window, has the transactionId in that queue/partition, or an earlier item of the call), or encryption_required as in store_messages (every plaintext item of an encryptionEnabled queue; with keyHeld, every item of its partition). partition_id is null until the partition exists. 22023 on a malformed item or a missing/unparsable deliverAt.';

@@ -13,6 +13,15 @@ BEGIN
     EXIT WHEN r.end_seq <= coalesce(p_after_seq, 0) OR r.created_at < p_since;
     v_from := r.base_seq;
   END LOOP;
+  -- The dedup tombstones of a database upgraded from 1.1.0 (messages retention deleted before the upgrade), until
+  -- they expire: one probe of their key per transaction id, only while the partition has one.
+  IF p_after_seq IS NULL AND EXISTS (SELECT 1 FROM queen.dedup_tombstones t WHERE t.partition_id = p_partition_id) THEN
+    RETURN QUERY
+    SELECT i.idx::int, NULL::bigint, t.message_id
+      FROM unnest(p_transaction_ids) WITH ORDINALITY AS i(transaction_id, idx)
+      JOIN queen.dedup_tombstones t ON t.partition_id = p_partition_id AND t.transaction_id = i.transaction_id
+     WHERE t.expires_at > clock_timestamp();
+  END IF;
   IF v_from IS NULL THEN
     RETURN;
   END IF;
@@ -27,4 +36,4 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head.';
+COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head. Without p_after_seq, the unexpired dedup tombstones of an upgraded 1.1.0 database count too (seq null).';

@@ -22,7 +22,7 @@ BEGIN
   UPDATE queen.consumers c
      SET pending = false
    WHERE c.partition_id = ANY (v_locked) AND c.consumer_group = p_group
-     AND NOT EXISTS (SELECT 1 FROM queen.messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq);
+     AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_messages(c.partition_id, c.cursor_seq, 1));
   GET DIAGNOSTICS v_settled = ROW_COUNT;
   RETURN v_settled;
 END;

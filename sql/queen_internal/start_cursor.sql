@@ -4,9 +4,9 @@ CREATE OR REPLACE FUNCTION queen_internal.start_cursor(p_partition_id uuid, p_la
   SELECT CASE
     WHEN p_start_at IS NULL THEN 0
     WHEN p_last_message_at IS NULL OR p_last_message_at < p_start_at THEN p_last_seq
-    ELSE coalesce((SELECT m.seq FROM queen.messages m
-                    WHERE m.partition_id = p_partition_id AND m.created_at < p_start_at
-                    ORDER BY m.seq DESC LIMIT 1), 0)
+    ELSE coalesce((SELECT s.end_seq FROM queen.segments s
+                    WHERE s.partition_id = p_partition_id AND s.created_at < p_start_at
+                    ORDER BY s.base_seq DESC LIMIT 1), 0)
   END
 $function$;
 

@@ -5,10 +5,9 @@ CREATE OR REPLACE FUNCTION queen_internal.stats_partitions(p_queue_id uuid, p_li
          p.last_seq - coalesce(c.min_cursor, 0), coalesce(c.in_flight, 0), coalesce(c.min_cursor, 0),
          (SELECT count(*) FROM queen.dlq d WHERE d.partition_id = p.id),
          coalesce(c.consumed, 0),
-         (SELECT m.created_at FROM queen.messages m WHERE m.partition_id = p.id ORDER BY m.seq LIMIT 1),
+         queen_internal.next_segment_at(p.id, 0),
          p.last_message_at,
-         (SELECT m.created_at FROM queen.messages m
-           WHERE m.partition_id = p.id AND m.seq > coalesce(c.min_cursor, 0) ORDER BY m.seq LIMIT 1)
+         queen_internal.next_segment_at(p.id, coalesce(c.min_cursor, 0))
     FROM (SELECT * FROM queen.partitions p WHERE p.queue_id = p_queue_id
            ORDER BY p.name LIMIT p_limit OFFSET p_offset) p
     LEFT JOIN LATERAL (

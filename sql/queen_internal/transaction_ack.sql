@@ -11,10 +11,10 @@ DECLARE
 BEGIN
   success := false; dlq := false;
   -- only a message of this tenant's queues: another tenant's is "not found"
-  SELECT m.seq INTO v_seq FROM queen.messages m
-    JOIN queen.partitions p ON p.id = m.partition_id
+  SELECT a.seq INTO v_seq FROM queen.partitions p
     JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
-   WHERE m.partition_id = v_partition_id AND m.transaction_id = p_op ->> 'transactionId';
+   CROSS JOIN LATERAL queen_internal.ack_seqs(p.id, v_group, ARRAY[p_op ->> 'transactionId'], p_now) a
+   WHERE p.id = v_partition_id;
   IF v_seq IS NULL THEN
     error := 'Message not found'; RETURN;
   END IF;

@@ -4,6 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(54);
+\ir support/segment_helpers.psql
 
 -- cursor_seq, pending and lease of (queue, partition, group); null = no cursor row
 CREATE FUNCTION pg_temp.cursor(p_queue text, p_partition text, p_group text)
@@ -31,9 +32,10 @@ SELECT count(*) FROM queen.push_messages('[
   {"queue": "t_cg", "transactionId": "m1"}, {"queue": "t_cg", "transactionId": "m2"},
   {"queue": "t_cg", "transactionId": "m3"}, {"queue": "t_cg", "partition": "p2", "transactionId": "x1"},
   {"queue": "t_cg_other", "transactionId": "o1"}]', NULL, '');
-UPDATE queen.messages m SET created_at = '2020-01-01T00:00:00Z'::timestamptz + x.hours * interval '1 hour'
+SELECT pg_temp.split_queue_segments('t_cg'), pg_temp.split_queue_segments('t_cg_other');
+UPDATE queen.segments s SET created_at = '2020-01-01T00:00:00Z'::timestamptz + x.hours * interval '1 hour'
   FROM (VALUES ('m1', 1), ('m2', 2), ('m3', 3), ('x1', 1), ('o1', 1)) x(txid, hours)
- WHERE m.transaction_id = x.txid;
+ WHERE x.txid = ANY (s.transaction_ids);
 UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.messages m WHERE m.partition_id = p.id)
  WHERE p.queue_id IN (SELECT id FROM queen.queues WHERE name IN ('t_cg', 't_cg_other'));
 

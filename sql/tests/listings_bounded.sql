@@ -4,6 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(14);
+\ir support/segment_helpers.psql
 
 -- 20,000 messages in one partition, 30 more over three others
 SELECT count(*) FROM queen.push_messages(
@@ -20,8 +21,9 @@ CREATE TEMP TABLE big AS
    WHERE q.name = 't_lb' AND p.name = 'Default';
 
 -- partition_seq_at: bisection over seq, gaps included
-UPDATE queen.messages m SET created_at = '2020-01-01'::timestamptz + m.seq * interval '1 second' FROM big WHERE m.partition_id = big.id;
-DELETE FROM queen.messages m USING big WHERE m.partition_id = big.id AND m.seq BETWEEN 100 AND 5000;
+SELECT pg_temp.split_segments(id) FROM big;
+UPDATE queen.segments s SET created_at = '2020-01-01'::timestamptz + s.base_seq * interval '1 second' FROM big WHERE s.partition_id = big.id;
+DELETE FROM queen.segments s USING big WHERE s.partition_id = big.id AND s.base_seq BETWEEN 100 AND 5000;
 SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '7000 seconds'), 7000::bigint,
           'the last seq created at or before the instant') FROM big;
 SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2020-01-01'::timestamptz + interval '4000 seconds'), 99::bigint,
@@ -29,18 +31,20 @@ SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2020-01-01'::ti
 SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2019-01-01'), 0::bigint, 'before every message: 0') FROM big;
 SELECT is(queen_internal.partition_seq_at(big.id, big.last_seq, '2030-01-01'), big.last_seq, 'after every message: last_seq') FROM big;
 -- back to "now" for the listing's default window, in seq order
-UPDATE queen.messages m SET created_at = now() - interval '30 minutes' + m.seq * interval '1 millisecond' FROM big WHERE m.partition_id = big.id;
+UPDATE queen.segments s SET created_at = now() - interval '30 minutes' + s.base_seq * interval '1 millisecond' FROM big WHERE s.partition_id = big.id;
 -- the other partitions' messages newer than all of those (clock_timestamp() at push could pass the window's end)
-UPDATE queen.messages m SET created_at = now() - interval '10 minutes' + m.seq * interval '1 millisecond'
+SELECT pg_temp.split_segments(p.id) FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
+ WHERE p.id <> (SELECT id FROM big);
+UPDATE queen.segments s SET created_at = now() - interval '10 minutes' + s.base_seq * interval '1 millisecond'
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
- WHERE m.partition_id = p.id AND p.id <> (SELECT id FROM big);
+ WHERE s.partition_id = p.id AND p.id <> (SELECT id FROM big);
 UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.messages m WHERE m.partition_id = p.id)
   FROM queen.queues q WHERE q.id = p.queue_id AND q.name = 't_lb';
 
--- rows read by one listing of 10: the messages table's statistics of this transaction
+-- rows read by one listing of 10: the segments table's statistics of this transaction
 CREATE FUNCTION pg_temp.messages_rows_read() RETURNS bigint LANGUAGE sql VOLATILE AS $$
   SELECT coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0) FROM pg_stat_xact_user_tables
-   WHERE schemaname = 'queen' AND relname = 'messages'
+   WHERE schemaname = 'queen' AND relname = 'segments'
 $$;
 -- (one listing first: the counters of earlier statements can land late)
 SELECT length(queen.list_messages('t_lb', p_limit => 10, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_offset => 0, p_tenant => '')::text) > 0;

@@ -7,7 +7,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(12);
 
 CREATE TEMP TABLE growing (rel regclass PRIMARY KEY);
-INSERT INTO growing VALUES ('queen.queues'), ('queen.partitions'), ('queen.messages'), ('queen.consumers'),
+INSERT INTO growing VALUES ('queen.queues'), ('queen.partitions'), ('queen.segments'), ('queen.consumers'),
                            ('queen.dedup_tombstones'), ('queen.dlq');
 
 -- Sequential scans of the growing tables so far in this transaction, as "table=count" for readable failures.
@@ -19,7 +19,7 @@ $$;
 SELECT * FROM queen.push_messages($$[{"queue": "t_plan", "partition": "p1", "payload": {"n": 1}},
                                      {"queue": "t_plan", "partition": "p2", "payload": {"n": 2}}]$$, NULL, '');
 SELECT * FROM queen.pop_messages('t_plan', NULL, 'g_plan', 1, 1, true, NULL, NULL, NULL, NULL, '');
-ANALYZE queen.queues, queen.partitions, queen.messages, queen.consumers, queen.dedup_tombstones, queen.dlq;
+ANALYZE queen.queues, queen.partitions, queen.segments, queen.consumers, queen.dedup_tombstones, queen.dlq;
 
 CREATE TEMP TABLE before_push AS SELECT pg_temp.seq_scans() AS scans;
 SELECT * FROM queen.push_messages($$[{"queue": "t_plan", "partition": "p1", "payload": {"n": 3}, "transactionId": "t-3"},

@@ -2,7 +2,7 @@
 -- Everything runs in one transaction, so now() is fixed: leases, retryDelay,
 -- windowBuffer and delayedProcessing are tested by popping at a later instant
 -- (p_now); message ages that order partitions or precede a subscription's start
--- are set on the rows (pg_temp.age).
+-- are set on their segments (pg_temp.age).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(71);
@@ -14,7 +14,7 @@ SET LOCAL track_functions = 'all';
 -- move a queue's messages (and partitions' last_message_at) p_age into the past
 CREATE FUNCTION pg_temp.age(p_queue text, p_age interval) RETURNS void
 LANGUAGE sql AS $$
-  UPDATE queen.messages m SET created_at = m.created_at - p_age
+  UPDATE queen.segments m SET created_at = m.created_at - p_age
     FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
    WHERE p.id = m.partition_id AND q.name = p_queue;
   UPDATE queen.partitions p SET last_message_at = p.last_message_at - p_age
@@ -91,7 +91,7 @@ SELECT is((SELECT count(*) FROM queen.pop_messages('t_pop', 'p2', 'g3', 10, 5, f
 SELECT queen.configure_queue('t_wild', NULL, NULL, '{}', '');
 SELECT pg_temp.push('t_wild', 'young', 2, 'y');
 SELECT pg_temp.push('t_wild', 'old', 2, 'o');
-UPDATE queen.messages m SET created_at = m.created_at - interval '1 hour' FROM queen.partitions p
+UPDATE queen.segments m SET created_at = m.created_at - interval '1 hour' FROM queen.partitions p
  WHERE p.id = m.partition_id AND p.name = 'old' AND p.queue_id = (SELECT id FROM queen.queues WHERE name = 't_wild');
 SELECT is((SELECT array_agg(DISTINCT partition_name) FROM queen.pop_messages('t_wild', NULL, NULL, 10, 1, false, NULL, NULL, NULL, NULL, '')), ARRAY['old'],
           'the partition with the oldest waiting message is claimed first');
@@ -113,7 +113,7 @@ SELECT queen.configure_queue('t_multi', NULL, NULL, '{}', '');
 SELECT pg_temp.push('t_multi', 'A', 2, 'ma');
 SELECT pg_temp.push('t_multi', 'B', 2, 'mb');
 SELECT pg_temp.push('t_multi', 'C', 2, 'mc');
-UPDATE queen.messages m SET created_at = m.created_at - CASE p.name WHEN 'A' THEN interval '3 hours' WHEN 'B' THEN interval '2 hours' ELSE interval '1 hour' END
+UPDATE queen.segments m SET created_at = m.created_at - CASE p.name WHEN 'A' THEN interval '3 hours' WHEN 'B' THEN interval '2 hours' ELSE interval '1 hour' END
   FROM queen.partitions p WHERE p.id = m.partition_id AND p.queue_id = (SELECT id FROM queen.queues WHERE name = 't_multi');
 CREATE TEMP TABLE p3 AS SELECT * FROM queen.pop_messages('t_multi', NULL, NULL, 3, 2, false, NULL, NULL, NULL, NULL, '');
 SELECT is((SELECT array_agg(transaction_id) FROM p3), ARRAY['ma1', 'ma2', 'mb1'], 'budget spent partition by partition in claim order, then seq');
@@ -222,8 +222,9 @@ SELECT is(ARRAY(SELECT s.schemaname || '.' || s.funcname || ' x' || (s.calls - c
                   LEFT JOIN pop_calls_before b ON b.schemaname = s.schemaname AND b.funcname = s.funcname
                  WHERE s.schemaname IN ('queen', 'queen_internal') AND s.calls > coalesce(b.calls, 0)
                  ORDER BY 1),
-          ARRAY['queen.pop_messages x1', 'queen_internal.check_at_least x2', 'queen_internal.pop_candidates x1',
-                'queen_internal.pop_claim_partitions x1', 'queen_internal.tenant_arg x1'],
+          ARRAY['queen.pop_messages x1', 'queen_internal.check_at_least x2', 'queen_internal.next_segment_at x2',
+                'queen_internal.pop_candidates x1', 'queen_internal.pop_claim_partitions x1', 'queen_internal.segment_head x2',
+                'queen_internal.tenant_arg x1'],
           'a steady-state pop calls these functions, each this often');
 
 SELECT * FROM finish();

@@ -122,7 +122,7 @@ SELECT ok(queen.expire_messages(100, now() + interval '2 minutes') >= 1, 'expire
 SELECT is(pg_temp.pending('t_wl6', 'Default', 'g'), true, 'expiry leaves the row pending');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_wl6', NULL, 'g', 10, 1, false, NULL, NULL, NULL, NULL, '')), 0::bigint, 'nothing to deliver');
 SELECT is(pg_temp.pending('t_wl6', 'Default', 'g'), false, 'the pop that found nothing after the cursor settled it');
-DELETE FROM queen.messages m USING queen.partitions p, queen.queues q
+DELETE FROM queen.segments m USING queen.partitions p, queen.queues q
  WHERE p.id = m.partition_id AND q.id = p.queue_id AND q.name = 't_wl' AND p.name = 'C';
 SELECT is(pg_temp.pending('t_wl', 'C', 'g'), true, 'messages deleted under a pending row (retention)');
 SELECT is((SELECT count(*) FROM queen.pop_messages('t_wl', 'C', 'g', 10, 1, false, NULL, NULL, NULL, NULL, '')), 0::bigint, 'nothing to deliver on C');
@@ -131,7 +131,7 @@ SELECT is(pg_temp.pending('t_wl', 'C', 'g'), false, 'and the row is settled');
 -- 9. subscription mode new: rows start at the last message, settled; later pushes flip them
 SELECT pg_temp.push('t_wl3', 'Default', 1, 'before_join');
 -- (now() is this transaction's start: move the messages before it)
-UPDATE queen.messages m SET created_at = m.created_at - interval '1 hour'
+UPDATE queen.segments m SET created_at = m.created_at - interval '1 hour'
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE p.id = m.partition_id AND q.name = 't_wl3';
 UPDATE queen.partitions p SET last_message_at = p.last_message_at - interval '1 hour'
   FROM queen.queues q WHERE q.id = p.queue_id AND q.name = 't_wl3';
@@ -152,7 +152,7 @@ SELECT pg_temp.push('t_wide', 'p150', 1, 'hot');
 -- docs/procedures.md has the figures measured on 100,000 partitions with default settings.
 ANALYZE queen.consumers;
 ANALYZE queen.partitions;
-ANALYZE queen.messages;
+ANALYZE queen.segments;
 SET LOCAL enable_seqscan = off;
 CREATE TEMP TABLE fetched AS
   SELECT idx_tup_fetch + coalesce(seq_tup_read, 0) AS n FROM pg_stat_xact_user_tables WHERE relid = 'queen.consumers'::regclass;

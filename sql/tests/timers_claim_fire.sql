@@ -109,17 +109,17 @@ DELETE FROM queen.timers WHERE transaction_id = 'refused';
 -- A timer row cannot name no queue (queue_name is a queen.name_text), so a store
 -- that raises is played by a trigger refusing one message: it must not hold back
 -- the timer fired with it. (The trigger goes with the rollback: dropping it here
--- would lock queen.messages against the sessions below.)
+-- would lock queen.segments against the sessions below.)
 SELECT throws_ok($$INSERT INTO queen.timers (queue_name, partition_name, message_id, transaction_id, deliver_at)
                    VALUES ('', 'Default', queen_internal.uuid_v7(), 'nameless', clock_timestamp())$$,
                  '23514', NULL, 'a timer without a queue name cannot be written');
 CREATE FUNCTION pg_temp.refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  RAISE EXCEPTION 'refusing %', NEW.transaction_id;
+  RAISE EXCEPTION 'refusing %', NEW.transaction_ids;
 END;
 $$;
-CREATE TRIGGER refuse_poison BEFORE INSERT ON queen.messages
-  FOR EACH ROW WHEN (NEW.transaction_id = 'poison') EXECUTE FUNCTION pg_temp.refuse_poison();
+CREATE TRIGGER refuse_poison BEFORE INSERT ON queen.segments
+  FOR EACH ROW WHEN ('poison' = ANY (NEW.transaction_ids)) EXECUTE FUNCTION pg_temp.refuse_poison();
 SELECT * FROM queen_internal.schedule_messages('[{"queue": "tq-fire", "transactionId": "poison", "deliverAt": 0},
                                         {"queue": "tq-fire", "partition": "p", "transactionId": "healthy", "deliverAt": 0}]');
 SET LOCAL client_min_messages = error;  -- the fallback's WARNING is expected here

@@ -42,7 +42,7 @@ SELECT throws_ok($$SELECT queen.record_trace((SELECT id FROM pid), 'm1', '{}', a
                  'too many names');
 
 -- traces go with their message
-DELETE FROM queen.messages m WHERE m.partition_id = (SELECT id FROM pid) AND m.transaction_id = 'm1';
+SELECT queen.delete_message((SELECT id FROM pid), 'm1', '');
 SELECT is((SELECT count(*) FROM queen.message_traces t WHERE t.partition_id = (SELECT id FROM pid) AND t.transaction_id = 'm1'),
           0::bigint, 'deleting the message deletes its traces');
 
