@@ -195,11 +195,13 @@ def test_spooled_payload_is_sealed_on_disk_and_replayed_as_it_is(client, broker,
 def tamper(db, transaction_id):
     """Change the first character of the stored ciphertext (still valid base64 of the same length)."""
     db.execute("""
-        update queen.messages
-           set payload = jsonb_set(payload, '{ct}',
-                 to_jsonb(CASE WHEN left(payload ->> 'ct', 1) = 'A' THEN 'B' ELSE 'A' END
-                          || substr(payload ->> 'ct', 2)))
-         where transaction_id = :'t'""", t=transaction_id)
+        update queen.segments s
+           set payloads[k.i] = jsonb_set(s.payloads[k.i]::jsonb, '{ct}',
+                 to_jsonb(CASE WHEN left(s.payloads[k.i]::jsonb ->> 'ct', 1) = 'A' THEN 'B' ELSE 'A' END
+                          || substr(s.payloads[k.i]::jsonb ->> 'ct', 2)))::text
+          from (select x.partition_id, x.base_seq, array_position(x.transaction_ids, :'t') as i
+                  from queen.segments x where :'t' = any (x.transaction_ids)) k
+         where s.partition_id = k.partition_id and s.base_seq = k.base_seq""", t=transaction_id)
     assert db.scalar("select count(*) from queen.messages where transaction_id = :'t'", t=transaction_id) == 1
 
 

@@ -93,20 +93,22 @@ def test_listing_1000_messages_of_a_300k_queue_answers_within_the_bound(broker_f
     broker = broker_factory(pg=db, name="listing-big")
     with broker.client() as client:
         assert client.push_one("big", {"n": 0}, transaction_id="first").status == 201
-        # The fill goes straight into the log (the store procedure would take minutes here): seq and
-        # created_at ascend together per partition, as store_messages writes them.
+        # The fill goes straight into the log (the store procedure would take minutes here), as pushes of
+        # 100: seq and created_at ascend together per partition, as the store writes them.
         db.execute("""
             with p as (select p.id from queen.partitions p join queen.queues q on q.id = p.queue_id
                         where q.name = 'big')
-            insert into queen.messages (partition_id, seq, id, transaction_id, payload, created_at)
-            select p.id, 1 + i, gen_random_uuid(), 'fill-' || i, jsonb_build_object('i', i),
-                   now() - interval '20 minutes' + i * interval '1 millisecond'
-              from p, generate_series(1, :'n'::int) i;
-            update queen.messages set created_at = now() - interval '30 minutes' where transaction_id = 'first';
+            insert into queen.segments (partition_id, base_seq, end_seq, created_at, message_ids, transaction_ids, payloads)
+            select p.id, 2 + 100 * k, 101 + 100 * k, now() - interval '20 minutes' + k * interval '1 millisecond',
+                   array(select queen_internal.uuid_v7_ordinal(now(), 100 * k + i) from generate_series(1, 100) i),
+                   array(select 'fill-' || (100 * k + i) from generate_series(1, 100) i),
+                   array(select jsonb_build_object('i', 100 * k + i)::text from generate_series(1, 100) i)
+              from p, generate_series(0, :'n'::int / 100 - 1) k;
+            update queen.segments set created_at = now() - interval '30 minutes' where 'first' = any (transaction_ids);
             update queen.partitions p
                set last_seq = 1 + :'n'::int, last_message_at = now() - interval '20 minutes' + :'n'::int * interval '1 millisecond'
              where p.queue_id = (select id from queen.queues where name = 'big');
-            analyze queen.messages;
+            analyze queen.segments;
             """, n=BIG_QUEUE_MESSAGES)
         assert db.scalar("select count(*) from queen.messages") == BIG_QUEUE_MESSAGES + 1
         client.get("/api/v1/messages", params={"queue": "big", "limit": 1})  # a warm connection

@@ -28,21 +28,21 @@ def job_cycles(pg):
 
 def test_a_refilled_table_is_analyzed_within_a_job_period(own_db):
     # The statistics a VACUUM leaves on an emptied table: zero rows.
-    own_db.execute("VACUUM (ANALYZE) queen.messages")
-    assert counted_rows(own_db, "queen.messages") == 0
+    own_db.execute("VACUUM (ANALYZE) queen.partitions")
+    assert counted_rows(own_db, "queen.partitions") == 0
     with Broker(pg=own_db, name="it-table-stats", env={"TABLE_STATISTICS_INTERVAL_MS": str(PERIOD_MS)}).start() as broker:
         with broker.client() as client:
             queue = unique_name("tstats")
-            # One push, one transaction: the table goes from nothing to 3,000 rows at once.
-            resp = client.push([{"queue": queue, "partition": f"p{i % 4}", "payload": {"i": i}} for i in range(3000)])
+            # One push, one transaction: the table goes from nothing to 3,000 rows (partitions) at once.
+            resp = client.push([{"queue": queue, "partition": f"p{i}", "payload": {"i": i}} for i in range(3000)])
             assert resp.status == 201, resp
-            poll_until(lambda: counted_rows(own_db, "queen.messages") >= 3000, timeout=20,
-                       what="queen.messages analyzed with its 3,000 rows")
-            assert analyzed_by_the_job(own_db, "queen.messages") == 1
+            poll_until(lambda: counted_rows(own_db, "queen.partitions") >= 3000, timeout=20,
+                       what="queen.partitions analyzed with its 3,000 rows")
+            assert analyzed_by_the_job(own_db, "queen.partitions") == 1
             # Counted afresh, the table is left alone until it doubles again.
             runs = job_cycles(own_db)
             poll_until(lambda: job_cycles(own_db) >= runs + 3, timeout=20, what="three more cycles of the job")
-            assert analyzed_by_the_job(own_db, "queen.messages") == 1
+            assert analyzed_by_the_job(own_db, "queen.partitions") == 1
 
 
 def test_tables_that_did_not_grow_are_not_analyzed(own_db):
