@@ -45,10 +45,11 @@ CREATE TYPE queen.push_result AS (
   partition_id uuid,
   queue_name text,
   partition_name text,
-  error text
+  error text,
+  seq bigint
 );
 
-COMMENT ON TYPE queen.push_result IS 'One row per push item: idx (0-based position), status (queued, duplicate or failed), message_id, transaction_id, partition_id, queue_name, partition_name, error (failed only).';
+COMMENT ON TYPE queen.push_result IS 'One row per push item: idx (0-based position), status (queued, duplicate or failed), message_id, transaction_id, partition_id, queue_name, partition_name, error (failed only), seq (the stored message''s position in its partition: queued by a store only).';
 \endif
 
 -- sql/queen/push_target.sql
@@ -849,6 +850,39 @@ $function$;
 COMMENT ON FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text) IS 'A pop of tenant p_tenant ('''' = default; another tenant''s partitions are skipped) met messages it cannot decrypt (tampered, unknown key, malformed envelope): each [{partitionId, transactionId, leaseId?, error}] is dead-lettered for group p_group (null = queue mode) with its error, and taken out of the still-held lease so the partition does not stall. Returns the number dead-lettered.';
 REVOKE ALL ON FUNCTION queen.dead_letter_undecryptable FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 GRANT EXECUTE ON FUNCTION queen.dead_letter_undecryptable(p_items jsonb, p_group text, p_tenant text) TO queen_admin, queen_broker;
+
+-- sql/queen/dedup_keys.sql
+CREATE OR REPLACE FUNCTION queen.dedup_keys(p_partition_id uuid, p_after_seq bigint, p_window_ms bigint, p_limit integer, p_tenant text)
+ RETURNS TABLE(seq bigint, transaction_id text)
+ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
+#variable_conflict use_column
+DECLARE
+  v_since timestamptz := clock_timestamp() - p_window_ms * interval '1 millisecond';
+BEGIN
+  PERFORM queen_internal.check_at_least('limit', p_limit, 1);
+  PERFORM queen_internal.check_at_least('windowMs', p_window_ms, 0);
+  IF NOT EXISTS (SELECT 1 FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id
+                  WHERE p.id = p_partition_id AND q.tenant = queen_internal.tenant_arg(p_tenant)) THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+  (SELECT s.base_seq + e.ord - 1, e.transaction_id
+     FROM queen.segments s
+    CROSS JOIN LATERAL unnest(s.transaction_ids) WITH ORDINALITY AS e(transaction_id, ord)
+    WHERE s.partition_id = p_partition_id AND s.created_at >= v_since
+      AND s.base_seq >= queen_internal.segment_head(p_partition_id, coalesce(p_after_seq, 0) + 1)
+      AND s.base_seq + e.ord - 1 > coalesce(p_after_seq, 0) AND e.transaction_id IS NOT NULL
+   UNION ALL
+   -- the unexpired dedup tombstones of a database upgraded from 1.1.0 (no seq)
+   SELECT NULL::bigint, t.transaction_id FROM queen.dedup_tombstones t
+    WHERE p_after_seq IS NULL AND t.partition_id = p_partition_id AND t.expires_at > clock_timestamp())
+  LIMIT p_limit;
+END;
+$function$;
+
+COMMENT ON FUNCTION queen.dedup_keys(p_partition_id uuid, p_after_seq bigint, p_window_ms bigint, p_limit integer, p_tenant text) IS 'The transaction ids partition p_partition_id (of tenant p_tenant, else none) holds after seq p_after_seq (null = all, with the unexpired dedup tombstones of an upgraded 1.1.0 database, seq null) among the messages pushed in the last p_window_ms, at most p_limit: what a broker loads to answer for a partition''s dedup window (docs/storage.md). 22023 on limit < 1 or windowMs < 0.';
+REVOKE ALL ON FUNCTION queen.dedup_keys FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+GRANT EXECUTE ON FUNCTION queen.dedup_keys(p_partition_id uuid, p_after_seq bigint, p_window_ms bigint, p_limit integer, p_tenant text) TO queen_admin, queen_broker;
 
 -- sql/queen/delete_consumer_group.sql
 CREATE OR REPLACE FUNCTION queen.delete_consumer_group(p_group text, p_queue text, p_delete_metadata boolean, p_tenant text)
@@ -1884,7 +1918,8 @@ REVOKE ALL ON FUNCTION queen.prune_stats_history FROM PUBLIC, queen_broker, quee
 GRANT EXECUTE ON FUNCTION queen.prune_stats_history(p_keep_hours integer, p_limit integer, p_now timestamp with time zone) TO queen_admin, queen_broker;
 
 -- sql/queen/push_messages.sql
-CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
+DROP FUNCTION IF EXISTS queen.push_messages;  -- its arguments or result changed
+CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb DEFAULT NULL::jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 DECLARE
@@ -1896,7 +1931,7 @@ BEGIN
   PERFORM queen_internal.check_push_items(p_items);
   -- Most pushes name no deliverAt at all; telling so is one expression, no query.
   IF NOT jsonb_path_exists(p_items, '$[*].deliverAt') THEN
-    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant);
+    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
     RETURN;
   END IF;
 
@@ -1912,7 +1947,7 @@ BEGIN
                     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) t) r;
   IF NOT v_has_timers THEN
     -- only past (or null) deliverAt: a plain push
-    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant);
+    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
     RETURN;
   END IF;
 
@@ -1921,14 +1956,14 @@ BEGIN
   -- same call answers duplicate instead of firing a second message later. The
   -- rows of both halves are merged back into item order.
   SELECT coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id, r.queue_name,
-                                r.partition_name, r.error)::queen.push_result), '{}')
+                                r.partition_name, r.error, r.seq)::queen.push_result), '{}')
     INTO v_rows
     FROM queen_internal.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
-                                 FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub, NULL, p_tenant) r
+                                 FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub, NULL, p_tenant, p_dedup) r
     JOIN unnest(v_split) s ON NOT s.is_timer AND s.sub_idx = r.idx;
 
   SELECT v_rows || coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id,
-                                          r.queue_name, r.partition_name, r.error)::queen.push_result), '{}')
+                                          r.queue_name, r.partition_name, r.error, r.seq)::queen.push_result), '{}')
     INTO v_rows
     FROM queen_internal.schedule_messages((SELECT jsonb_agg(s2.item ORDER BY s2.idx)
                                     FROM unnest(v_split) s2 WHERE s2.is_timer), p_producer_sub, p_tenant) r
@@ -1938,9 +1973,9 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued, duplicate (message_id = stored winner), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
+COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. p_dedup (null = none) is {"windowMs": the dedup window (default 24 hours), "after": {partition id: seq}}: a caller that answers for every transaction id of a partition up to that seq (a broker''s cache, docs/storage.md) spares the scan of the segments up to it. 22023 on a malformed item.';
 REVOKE ALL ON FUNCTION queen.push_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
-GRANT EXECUTE ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) TO queen_admin, queen_broker;
+GRANT EXECUTE ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) TO queen_admin, queen_broker;
 
 -- sql/queen/reconcile_stats.sql
 CREATE OR REPLACE FUNCTION queen.reconcile_stats(p_limit integer DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
@@ -3286,12 +3321,16 @@ BEGIN
       FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
   ), parts AS (
     -- the partitions named, of this tenant's queues only, with their items' positions and transaction ids
-    SELECT p.id, p.last_seq, p.name::text AS partition_name, q.name::text AS queue_name, q.retry_limit, q.retry_delay_ms,
-           x.idxs, x.txids
+    SELECT pq.*, x.idxs, x.txids
       FROM (SELECT i.partition_id, array_agg(i.idx ORDER BY i.idx) AS idxs, array_agg(i.txid ORDER BY i.idx) AS txids
               FROM items i WHERE i.partition_id IS NOT NULL GROUP BY i.partition_id) x
-      JOIN queen.partitions p ON p.id = x.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+      -- LATERAL with LIMIT: a probe of the partition's primary key, whatever plan a connection cached while the
+      -- tables were small (a join could walk a queue's partitions by name instead)
+      CROSS JOIN LATERAL (
+        SELECT p.id, p.last_seq, p.name::text AS partition_name, q.name::text AS queue_name, q.retry_limit,
+               q.retry_delay_ms
+          FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+         WHERE p.id = x.partition_id LIMIT 1) pq
   ), found AS (
     SELECT pa.id AS partition_id, pa.idxs[a.idx] AS idx, a.seq
       FROM parts pa CROSS JOIN LATERAL queen_internal.ack_seqs(pa.id, p_group, pa.txids, p_now) a
@@ -3375,7 +3414,7 @@ BEGIN
                   p_partition_id,
                   ARRAY(SELECT CASE WHEN v_seqs[g] IS NULL THEN p_transaction_ids[g] END
                           FROM generate_subscripts(p_transaction_ids, 1) g ORDER BY g),
-                  NULL, p_now - queen_internal.dedup_window()) d ON d.idx = i.idx;
+                  NULL, p_now - queen_internal.dedup_window(NULL)) d ON d.idx = i.idx;
   END IF;
   RETURN QUERY SELECT g::int, v_seqs[g] FROM generate_subscripts(p_transaction_ids, 1) g WHERE v_seqs[g] IS NOT NULL;
 END;
@@ -4161,13 +4200,13 @@ COMMENT ON FUNCTION queen_internal.dead_letter(p_partition_id uuid, p_seq bigint
 REVOKE ALL ON FUNCTION queen_internal.dead_letter FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/dedup_window.sql
-CREATE OR REPLACE FUNCTION queen_internal.dedup_window()
+CREATE OR REPLACE FUNCTION queen_internal.dedup_window(p_dedup jsonb)
  RETURNS interval
  LANGUAGE sql IMMUTABLE AS $function$
-  SELECT interval '24 hours'
+  SELECT coalesce((p_dedup ->> 'windowMs')::bigint * interval '1 millisecond', interval '24 hours')
 $function$;
 
-COMMENT ON FUNCTION queen_internal.dedup_window() IS 'How long after its push a transaction id makes a later push of the same (partition, transactionId) a duplicate, where the caller names no window (QUEEN_DEDUP_WINDOW_MS''s default).';
+COMMENT ON FUNCTION queen_internal.dedup_window(p_dedup jsonb) IS 'How long after its push a transaction id makes a later push of the same (partition, transactionId) a duplicate: p_dedup''s windowMs (a broker''s QUEEN_DEDUP_WINDOW_MS, see queen.push_messages), else 24 hours (its default).';
 REVOKE ALL ON FUNCTION queen_internal.dedup_window FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/delete_partition_head.sql
@@ -4390,7 +4429,7 @@ BEGIN
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
      AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_duplicates(p.id, ARRAY[s.transaction_id], NULL,
-                                                            clock_timestamp() - queen_internal.dedup_window()))
+                                                            clock_timestamp() - queen_internal.dedup_window(NULL)))
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
 END;
@@ -4400,7 +4439,8 @@ COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item
 REVOKE ALL ON FUNCTION queen_internal.insert_new_timers FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/insert_push_items.sql
-CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
+DROP FUNCTION IF EXISTS queen_internal.insert_push_items;  -- its arguments or result changed
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql AS $function$
 BEGIN
@@ -4434,8 +4474,9 @@ BEGIN
   ), stored AS (
     SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
       FROM probed pr
-     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, NULL,
-                                                 p_created_at - queen_internal.dedup_window()) d
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids,
+                                                 (p_dedup -> 'after' ->> pr.partition_id::text)::bigint,
+                                                 p_created_at - queen_internal.dedup_window(p_dedup)) d
   ), resolved AS (
     SELECT t.*, s.message_id AS stored_id
       FROM targeted t
@@ -4506,13 +4547,14 @@ BEGIN
               WHEN n.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
               WHEN n.stored_id IS NULL AND NOT n.key_accepted
-              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
+              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END,
+         n.seq
     FROM numbered n
    ORDER BY n.idx;
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within queen_internal.dedup_window(), maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within the window of p_dedup after the seqs it names, see queen.push_messages; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
 REVOKE ALL ON FUNCTION queen_internal.insert_push_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/iso_millis.sql
@@ -5344,14 +5386,15 @@ BEGIN
          CASE WHEN NOT s.refused
               THEN coalesce(t.message_id,
                             (SELECT d.message_id FROM queen_internal.segment_duplicates(
-                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window()) d)) END,
+                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window(NULL)) d)) END,
          s.transaction_id, p.id, s.queue_name, s.partition_name,
          CASE WHEN s.refused AND NOT s.is_encrypted AND NOT coalesce((p_items -> s.idx ->> 'keyHeld')::bool, false)
               THEN format('queue %s has encryptionEnabled: plaintext refused, and the caller holds no encryption key'
                           ' (the item is not keyHeld): push it through a broker with QUEEN_ENCRYPTION_KEY', s.queue_name)
               WHEN s.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', s.queue_name)
-         END
+         END,
+         NULL::bigint  -- a timer has no seq before it fires
     FROM unnest(v_items) s
     LEFT JOIN queen.timers t
            ON t.tenant = v_tenant AND t.queue_name = s.queue_name AND t.partition_name = s.partition_name
@@ -5780,7 +5823,8 @@ COMMENT ON FUNCTION queen_internal.store_ack_state(c queen.consumers, p_start_cu
 REVOKE ALL ON FUNCTION queen_internal.store_ack_state FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/store_messages.sql
-CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
+DROP FUNCTION IF EXISTS queen_internal.store_messages;  -- its arguments or result changed
+CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text, p_dedup jsonb DEFAULT NULL::jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 DECLARE
@@ -5815,11 +5859,11 @@ BEGIN
 
   -- 3. Store them.
   RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
-                                                     v_refused_partitions, v_created_at);
+                                                     v_refused_partitions, v_created_at, p_dedup);
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text) IS 'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';
+COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';
 REVOKE ALL ON FUNCTION queen_internal.store_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/stream_ack.sql

@@ -44,6 +44,10 @@ COMMENT ON COLUMN queen.segments.payloads IS
 -- segment; the deleters of segments delete their traces.
 ALTER TABLE queen.message_traces DROP CONSTRAINT message_traces_message_fkey;
 
+-- A queued push item answers its seq: a broker that follows a partition's seqs skips the dedup scan of what it has
+-- seen (docs/storage.md).
+ALTER TYPE queen.push_result ADD ATTRIBUTE seq bigint;
+
 -- Retention's watermark: every message up to removed_seq is gone (its segment deleted, or emptied while the dedup
 -- window still needs its transaction ids), so readers and retention start after it instead of walking emptied
 -- segments.

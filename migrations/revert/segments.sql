@@ -45,4 +45,5 @@ DELETE FROM queen.message_traces t
 ALTER TABLE queen.message_traces ADD CONSTRAINT message_traces_message_fkey FOREIGN KEY (partition_id, transaction_id)
   REFERENCES queen.messages (partition_id, transaction_id) ON DELETE CASCADE;
 ALTER TABLE queen.partitions DROP COLUMN removed_seq;
+ALTER TYPE queen.push_result DROP ATTRIBUTE seq;
 COMMIT;

@@ -22,6 +22,7 @@ SELECT 'queen.configure_queue'::regproc;
 SELECT 'queen.consumer_group_detail'::regproc;
 SELECT 'queen.dead_letter_message'::regproc;
 SELECT 'queen.dead_letter_undecryptable'::regproc;
+SELECT 'queen.dedup_keys'::regproc;
 SELECT 'queen.delete_consumer_group'::regproc;
 SELECT 'queen.delete_dead_letters'::regproc;
 SELECT 'queen.delete_message'::regproc;

@@ -8,7 +8,8 @@ CREATE TYPE queen.push_result AS (
   partition_id uuid,
   queue_name text,
   partition_name text,
-  error text
+  error text,
+  seq bigint
 );
 
-COMMENT ON TYPE queen.push_result IS 'One row per push item: idx (0-based position), status (queued, duplicate or failed), message_id, transaction_id, partition_id, queue_name, partition_name, error (failed only).';
+COMMENT ON TYPE queen.push_result IS 'One row per push item: idx (0-based position), status (queued, duplicate or failed), message_id, transaction_id, partition_id, queue_name, partition_name, error (failed only), seq (the stored message''s position in its partition: queued by a store only).';

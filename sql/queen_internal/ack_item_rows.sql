@@ -14,12 +14,16 @@ BEGIN
       FROM jsonb_array_elements(p_acks) WITH ORDINALITY AS x(e, ord)
   ), parts AS (
     -- the partitions named, of this tenant's queues only, with their items' positions and transaction ids
-    SELECT p.id, p.last_seq, p.name::text AS partition_name, q.name::text AS queue_name, q.retry_limit, q.retry_delay_ms,
-           x.idxs, x.txids
+    SELECT pq.*, x.idxs, x.txids
       FROM (SELECT i.partition_id, array_agg(i.idx ORDER BY i.idx) AS idxs, array_agg(i.txid ORDER BY i.idx) AS txids
               FROM items i WHERE i.partition_id IS NOT NULL GROUP BY i.partition_id) x
-      JOIN queen.partitions p ON p.id = x.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+      -- LATERAL with LIMIT: a probe of the partition's primary key, whatever plan a connection cached while the
+      -- tables were small (a join could walk a queue's partitions by name instead)
+      CROSS JOIN LATERAL (
+        SELECT p.id, p.last_seq, p.name::text AS partition_name, q.name::text AS queue_name, q.retry_limit,
+               q.retry_delay_ms
+          FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.tenant = p_tenant
+         WHERE p.id = x.partition_id LIMIT 1) pq
   ), found AS (
     SELECT pa.id AS partition_id, pa.idxs[a.idx] AS idx, a.seq
       FROM parts pa CROSS JOIN LATERAL queen_internal.ack_seqs(pa.id, p_group, pa.txids, p_now) a

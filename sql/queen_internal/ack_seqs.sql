@@ -35,7 +35,7 @@ BEGIN
                   p_partition_id,
                   ARRAY(SELECT CASE WHEN v_seqs[g] IS NULL THEN p_transaction_ids[g] END
                           FROM generate_subscripts(p_transaction_ids, 1) g ORDER BY g),
-                  NULL, p_now - queen_internal.dedup_window()) d ON d.idx = i.idx;
+                  NULL, p_now - queen_internal.dedup_window(NULL)) d ON d.idx = i.idx;
   END IF;
   RETURN QUERY SELECT g::int, v_seqs[g] FROM generate_subscripts(p_transaction_ids, 1) g WHERE v_seqs[g] IS NOT NULL;
 END;

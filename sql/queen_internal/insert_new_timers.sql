@@ -11,7 +11,7 @@ BEGIN
     LEFT JOIN queen.partitions p ON p.queue_id = q.id AND p.name = s.partition_name
    WHERE s.occurrence = 1 AND NOT s.refused
      AND NOT EXISTS (SELECT 1 FROM queen_internal.segment_duplicates(p.id, ARRAY[s.transaction_id], NULL,
-                                                            clock_timestamp() - queen_internal.dedup_window()))
+                                                            clock_timestamp() - queen_internal.dedup_window(NULL)))
    ORDER BY s.idx
   ON CONFLICT ON CONSTRAINT timers_queue_partition_transaction_key DO NOTHING;
 END;

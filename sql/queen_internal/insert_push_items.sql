@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql AS $function$
 BEGIN
@@ -32,8 +32,9 @@ BEGIN
   ), stored AS (
     SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
       FROM probed pr
-     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, NULL,
-                                                 p_created_at - queen_internal.dedup_window()) d
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids,
+                                                 (p_dedup -> 'after' ->> pr.partition_id::text)::bigint,
+                                                 p_created_at - queen_internal.dedup_window(p_dedup)) d
   ), resolved AS (
     SELECT t.*, s.message_id AS stored_id
       FROM targeted t
@@ -104,10 +105,11 @@ BEGIN
               WHEN n.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', n.queue_name)
               WHEN n.stored_id IS NULL AND NOT n.key_accepted
-              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END
+              THEN format('queue %s is full: maxSize %s pending messages reached', n.queue_name, n.max_size) END,
+         n.seq
     FROM numbered n
    ORDER BY n.idx;
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within queen_internal.dedup_window(), maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within the window of p_dedup after the seqs it names, see queen.push_messages; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';

@@ -25,14 +25,15 @@ BEGIN
          CASE WHEN NOT s.refused
               THEN coalesce(t.message_id,
                             (SELECT d.message_id FROM queen_internal.segment_duplicates(
-                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window()) d)) END,
+                                      p.id, ARRAY[s.transaction_id], NULL, clock_timestamp() - queen_internal.dedup_window(NULL)) d)) END,
          s.transaction_id, p.id, s.queue_name, s.partition_name,
          CASE WHEN s.refused AND NOT s.is_encrypted AND NOT coalesce((p_items -> s.idx ->> 'keyHeld')::bool, false)
               THEN format('queue %s has encryptionEnabled: plaintext refused, and the caller holds no encryption key'
                           ' (the item is not keyHeld): push it through a broker with QUEEN_ENCRYPTION_KEY', s.queue_name)
               WHEN s.refused
               THEN format('queue %s has encryptionEnabled: plaintext refused, the broker must encrypt', s.queue_name)
-         END
+         END,
+         NULL::bigint  -- a timer has no seq before it fires
     FROM unnest(v_items) s
     LEFT JOIN queen.timers t
            ON t.tenant = v_tenant AND t.queue_name = s.queue_name AND t.partition_name = s.partition_name

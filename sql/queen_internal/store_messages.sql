@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
+CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text, p_dedup jsonb DEFAULT NULL::jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 DECLARE
@@ -33,8 +33,8 @@ BEGIN
 
   -- 3. Store them.
   RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
-                                                     v_refused_partitions, v_created_at);
+                                                     v_refused_partitions, v_created_at, p_dedup);
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text) IS 'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';
+COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';

@@ -13,8 +13,11 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       spool_(spool),
       arbiter_(flow::flow_limits_from(config.flow), waiters_.clock()),
       reads_(arbiter_, std::chrono::milliseconds(config.flow.read_statement_timeout_ms)),
+      dedup_(std::chrono::milliseconds(config.push.dedup_window_ms), dedup_cache_keys(config.push.dedup_cache_mb)),
       push_combiner_(
-          [&db](const std::string& items, const PushOrigin& origin) { return db.push_messages(items, origin); },
+          [&db, this](const std::string& items, const PushOrigin& origin, const std::vector<DedupItem>& keys) {
+            return push_with_dedup(db, dedup_, items, origin, keys);
+          },
           db::is_transient_failure, config.push.combine_max_items, config.push.max_concurrent_calls, &arbiter_,
           static_cast<std::size_t>(config.push.combine_max_bytes)),
       ack_combiner_([&db](const std::string& acks, const std::optional<std::string>& group,

@@ -89,6 +89,7 @@ class Broker {
   SpoolBridge* const spool_;
   flow::Arbiter arbiter_;  // before the combiners, whose calls take its slots
   const ReadGate reads_;
+  DedupCache dedup_;  // before push_combiner_, whose calls use it
   PushCombiner push_combiner_;
   AckCombiner ack_combiner_;
   PopCombiner pop_combiner_;

@@ -27,7 +27,9 @@ PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, i
               [](const auto& batch, const Request& candidate) { return *candidate.origin == *batch.front()->origin; },
               [](const Request& request) { return request.items->size(); },
               [call = std::move(call)](const auto& batch) {
-                return call(join_json_array(all_items(batch)), *batch.front()->origin);
+                std::vector<DedupItem> keys;
+                for (const auto* request : batch) keys.insert(keys.end(), request->keys->begin(), request->keys->end());
+                return call(join_json_array(all_items(batch)), *batch.front()->origin, keys);
               },
               [](Rows rows, const auto& batch) {
                 std::vector<std::size_t> offsets;  // first combined index of each request
@@ -53,10 +55,10 @@ PushCombiner::PushCombiner(Call call, IsTransient is_transient, int max_items, i
           {arbiter, flow::Lane::Push}) {}
 
 std::vector<db::PushRow> PushCombiner::submit(const std::vector<std::string>& encoded_items,
-                                              const db::PushOrigin& origin) {
+                                              const std::vector<DedupItem>& keys, const db::PushOrigin& origin) {
   std::size_t bytes = 0;
   for (const auto& item : encoded_items) bytes += item.size();
-  return combiner_.submit(Request{&encoded_items, &origin, bytes});
+  return combiner_.submit(Request{&encoded_items, &keys, &origin, bytes});
 }
 
 }  // namespace queen::broker

@@ -11,14 +11,17 @@
 #include <vector>
 
 #include "broker/combiner.h"
+#include "broker/dedup_cache.h"
 #include "db/procedures.h"
 
 namespace queen::broker {
 
 class PushCombiner {
  public:
-  // One push_messages call: a JSON array of items, their tenant and producer.
-  using Call = std::function<std::vector<db::PushRow>(const std::string& items_json, const db::PushOrigin& origin)>;
+  // One push_messages call: a JSON array of items, their tenant and producer,
+  // and each item's dedup identity.
+  using Call = std::function<std::vector<db::PushRow>(const std::string& items_json, const db::PushOrigin& origin,
+                                                      const std::vector<DedupItem>& keys)>;
   // Classifies a call failure: true when it is transient (no per-request retry).
   using IsTransient = std::function<bool(const std::exception_ptr&)>;
 
@@ -27,9 +30,11 @@ class PushCombiner {
   PushCombiner(Call call, IsTransient is_transient, int max_items, int max_concurrent_calls,
                flow::Arbiter* arbiter = nullptr, std::size_t max_bytes = 0);
 
-  // Pushes one request's encoded items (JSON object texts). Returns the rows
-  // for this request with `idx` relative to it. Throws what the call threw.
-  std::vector<db::PushRow> submit(const std::vector<std::string>& encoded_items, const db::PushOrigin& origin);
+  // Pushes one request's encoded items (JSON object texts), keys[i] the dedup
+  // identity of item i. Returns the rows for this request with `idx` relative
+  // to it. Throws what the call threw.
+  std::vector<db::PushRow> submit(const std::vector<std::string>& encoded_items, const std::vector<DedupItem>& keys,
+                                  const db::PushOrigin& origin);
 
   using Stats = CombinerStats;
   Stats stats() const { return combiner_.stats(); }
@@ -40,6 +45,7 @@ class PushCombiner {
  private:
   struct Request {
     const std::vector<std::string>* items;
+    const std::vector<DedupItem>* keys;
     const db::PushOrigin* origin;
     std::size_t bytes;  // of the encoded items
   };

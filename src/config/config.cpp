@@ -524,6 +524,7 @@ void read_push_and_spool(EnvReader& r, Config& c) {
   c.push.combine_max_bytes = r.integer("PUSH_COMBINE_MAX_BYTES");
   c.push.max_concurrent_calls = r.int32("PUSH_MAX_CONCURRENT_CALLS");
   c.push.dedup_window_ms = r.integer("QUEEN_DEDUP_WINDOW_MS");
+  c.push.dedup_cache_mb = r.integer("QUEEN_DEDUP_CACHE_MB");
   c.combine.ack_max_items = r.int32("ACK_COMBINE_MAX_ITEMS");
   c.combine.ack_max_bytes = r.integer("ACK_COMBINE_MAX_BYTES");
   c.combine.ack_max_concurrent_calls = r.int32("ACK_MAX_CONCURRENT_CALLS");

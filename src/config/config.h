@@ -108,6 +108,7 @@ struct PushConfig {
   // carry more requests each (docs/combining.md, "How many calls at once").
   int max_concurrent_calls{};
   std::int64_t dedup_window_ms{};           // QUEEN_DEDUP_WINDOW_MS
+  std::int64_t dedup_cache_mb{};            // QUEEN_DEDUP_CACHE_MB
 };
 
 // Ack and pop combining (docs/combining.md): concurrent requests share one call.

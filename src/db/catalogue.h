@@ -311,7 +311,16 @@ struct PushRows {
       field({"partition_id", "uuid", Read::AsText, "partition_id"}, &Row::partition_id),
       field({"queue_name", "text", Read::AsIs, "queue_name"}, &Row::queue_name),
       field({"partition_name", "text", Read::AsIs, "partition_name"}, &Row::partition_name),
-      field({"error", "text", Read::AsIs, "error"}, &Row::error));
+      field({"error", "text", Read::AsIs, "error"}, &Row::error),
+      field({"seq", "bigint", Read::AsIs, "seq"}, &Row::seq));
+};
+struct DedupKeyRows {
+  static constexpr bool rows = true;
+  using Row = DedupKeyRow;
+  static constexpr auto fields =
+      std::make_tuple(field({"seq", "bigint", Read::AsIs, "seq"}, &Row::seq),
+                      field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &Row::transaction_id,
+                            OnNull::Refused));
 };
 struct PoppedRows {
   static constexpr bool rows = true;
@@ -433,7 +442,8 @@ struct KvRows {
 #define QUEEN_CATALOGUE(X)                                                                                        \
   /* The request path (Database). */                                                                             \
   X(ConfigureQueue, "configure_queue", Json, Text, Text, Text, Jsonb, TenantName)                                \
-  X(PushMessages, "push_messages", PushRows, Jsonb, Text, TenantName)                                            \
+  X(PushMessages, "push_messages", PushRows, Jsonb, Text, TenantName, Jsonb)                                     \
+  X(DedupKeys, "dedup_keys", DedupKeyRows, Uuid, Int8, Int8, Int, TenantName)                                    \
   X(PopMessages, "pop_messages", PoppedRows, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text,           \
     TenantName)                                                                                                  \
   X(AckMessages, "ack_messages", AckRows, Jsonb, Text, TenantName)                                               \

@@ -44,6 +44,14 @@ struct PushRow {
   std::string queue_name;
   std::string partition_name;
   std::optional<std::string> error;
+  std::optional<std::int64_t> seq;  // queued by a store: the message's position in its partition
+};
+
+// One transaction id a partition holds (queen.dedup_keys): seq null for a
+// dedup tombstone of a database upgraded from 1.1.0.
+struct DedupKeyRow {
+  std::optional<std::int64_t> seq;
+  std::string transaction_id;
 };
 
 // The fields are in the order of queen.pop_messages' parameters (after

@@ -17,8 +17,14 @@ ConfiguredQueue Procedures::configure_queue(const std::string& queue, const std:
       call<ConfigureQueue>(queue, namespace_name, task, options_json, tenant).value_or(std::string())};
 }
 
-std::vector<PushRow> Procedures::push_messages(const std::string& items_json, const PushOrigin& origin) {
-  return call<PushMessages>(items_json, origin.producer_sub, origin.tenant);
+std::vector<PushRow> Procedures::push_messages(const std::string& items_json, const PushOrigin& origin,
+                                               const std::optional<std::string>& dedup_json) {
+  return call<PushMessages>(items_json, origin.producer_sub, origin.tenant, dedup_json);
+}
+
+std::vector<DedupKeyRow> Procedures::dedup_keys(const std::string& partition_id, std::optional<std::int64_t> after_seq,
+                                                std::int64_t window_ms, int limit, const Tenant& tenant) {
+  return call<DedupKeys>(partition_id, after_seq, window_ms, limit, tenant);
 }
 
 std::vector<PoppedMessage> Procedures::pop_messages(const PopRequest& q) {

@@ -50,8 +50,13 @@ class Procedures {
   // tenant); another tenant's queues, messages and leases do not exist for it.
   ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
                                   const std::string& task, const std::string& options_json, const Tenant& tenant);
-  // items_json: a JSON array of push items (procedures.md).
-  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin);
+  // items_json: a JSON array of push items (procedures.md); dedup_json: what the
+  // caller answers for (queen.push_messages' p_dedup, broker/dedup_cache.h).
+  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin,
+                                     const std::optional<std::string>& dedup_json = std::nullopt);
+  // The transaction ids of a partition's dedup window after `after_seq` (all without).
+  std::vector<DedupKeyRow> dedup_keys(const std::string& partition_id, std::optional<std::int64_t> after_seq,
+                                      std::int64_t window_ms, int limit, const Tenant& tenant);
   std::vector<PoppedMessage> pop_messages(const PopRequest& request);
   std::vector<AckRow> ack_messages(const std::string& acks_json, const std::optional<std::string>& consumer_group,
                                    const Tenant& tenant);

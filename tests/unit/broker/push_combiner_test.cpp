@@ -19,6 +19,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// submit() with each item's dedup identity (queue q, partition p, its text as transaction id).
+std::vector<db::PushRow> submit_items(PushCombiner& combiner, const std::vector<std::string>& encoded,
+                                      const db::PushOrigin& origin) {
+  std::vector<DedupItem> keys;
+  for (const auto& item : encoded) keys.push_back(DedupItem{"q", "p", item});
+  return combiner.submit(encoded, keys, origin);
+}
+
 // The default tenant's push without a producer subject.
 db::PushOrigin anonymous_origin() { return db::PushOrigin{Tenant::default_tenant(), std::nullopt}; }
 
@@ -26,7 +34,8 @@ db::PushOrigin anonymous_origin() { return db::PushOrigin{Tenant::default_tenant
 // optionally blocked until released, failing on items named "bad".
 class FakePushCall {
  public:
-  std::vector<db::PushRow> operator()(const std::string& items_json, const db::PushOrigin& origin) {
+  std::vector<db::PushRow> operator()(const std::string& items_json, const db::PushOrigin& origin,
+                                      const std::vector<DedupItem>& keys) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       calls_.push_back(items_json);
@@ -36,6 +45,7 @@ class FakePushCall {
       released_cv_.wait(lock, [&] { return !blocked_; });
     }
     const auto items = nlohmann::json::parse(items_json);
+    EXPECT_EQ(keys.size(), items.size()) << "a dedup identity per item, in item order";
     std::vector<db::PushRow> rows;
     for (std::size_t i = 0; i < items.size(); ++i) {
       const std::string txid = items[i].at("transactionId").get<std::string>();
@@ -108,7 +118,7 @@ void wait_until_queued(const PushCombiner& combiner, std::size_t n) {
 TEST(PushCombiner, AnIdleRequestCallsAloneAtOnce) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 4);
-  const auto rows = combiner.submit(items({"a", "b"}), anonymous_origin());
+  const auto rows = submit_items(combiner, items({"a", "b"}), anonymous_origin());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(fake.calls().size(), 1u);
   EXPECT_EQ(combiner.stats().combined_requests, 0u);
@@ -118,11 +128,11 @@ TEST(PushCombiner, RequestsArrivingDuringABusyCallShareTheNextAndAreSplitBack) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a0"}), anonymous_origin()); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1"}), anonymous_origin()); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b0", "b1"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), anonymous_origin()); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c0", "c1", "c2"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
 
@@ -144,11 +154,11 @@ TEST(PushCombiner, ACombinedCallNeverExceedsMaxItems) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 5, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b0", "b1", "b2"}), anonymous_origin()); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b0", "b1", "b2"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0", "c1", "c2"}), anonymous_origin()); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c0", "c1", "c2"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -169,12 +179,12 @@ TEST(PushCombiner, ACombinedCallStaysWithinItsByteBoundAndALargerRequestGoesAlon
   const auto b = padded("b", 400), c = padded("c", 400), d = padded("d", 1500), e = padded("e", 100);
   PushCombiner combiner(std::ref(fake), transient, 1000, 1, nullptr, 1000);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
   std::vector<std::future<std::vector<db::PushRow>>> rest;
   std::size_t queued = 0;
   for (const auto* request : {&b, &c, &d, &e}) {
-    rest.push_back(std::async(std::launch::async, [&, request] { return combiner.submit(*request, anonymous_origin()); }));
+    rest.push_back(std::async(std::launch::async, [&, request] { return submit_items(combiner, *request, anonymous_origin()); }));
     wait_until_queued(combiner, ++queued);
   }
   fake.release();
@@ -195,12 +205,12 @@ TEST(PushCombiner, DifferentProducersAreNotCombinedAndDoNotWaitForEachOthersSlot
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
   // One call slot, busy: a request that could not share it makes its own call at once.
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), db::PushOrigin{Tenant::default_tenant(), std::string("alice")}); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b"}), db::PushOrigin{Tenant::default_tenant(), std::string("alice")}); });
   fake.wait_entered(2);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), db::PushOrigin{Tenant::default_tenant(), std::string("bob")}); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c"}), db::PushOrigin{Tenant::default_tenant(), std::string("bob")}); });
   fake.wait_entered(3);
   EXPECT_EQ(combiner.waiting(), 0u);
   fake.release();
@@ -216,13 +226,13 @@ TEST(PushCombiner, DifferentTenantsAreNotCombinedAndEachCallCarriesItsOrigin) {
   fake.block();
   const db::PushOrigin acme{Tenant("acme"), std::string("alice")};
   const db::PushOrigin globex{Tenant("globex"), std::string("alice")};
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), acme); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), acme); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), acme); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b"}), acme); });
   wait_until_queued(combiner, 1);  // acme's one slot is busy
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), globex); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c"}), globex); });
   fake.wait_entered(2);  // globex has a slot of its own
-  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), acme); });
+  auto fourth = std::async(std::launch::async, [&] { return submit_items(combiner, items({"d"}), acme); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -241,11 +251,11 @@ TEST(PushCombiner, APermanentFailureOfACombinedCallIsRetriedPerRequest) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
-  auto good = std::async(std::launch::async, [&] { return combiner.submit(items({"g0", "g1"}), anonymous_origin()); });
+  auto good = std::async(std::launch::async, [&] { return submit_items(combiner, items({"g0", "g1"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto bad = std::async(std::launch::async, [&] { return combiner.submit(items({"bad"}), anonymous_origin()); });
+  auto bad = std::async(std::launch::async, [&] { return submit_items(combiner, items({"bad"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -265,11 +275,11 @@ TEST(PushCombiner, ATransientFailureFailsEveryParticipantWithoutRetry) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
-  auto one = std::async(std::launch::async, [&] { return combiner.submit(items({"x"}), anonymous_origin()); });
+  auto one = std::async(std::launch::async, [&] { return submit_items(combiner, items({"x"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto two = std::async(std::launch::async, [&] { return combiner.submit(items({"down"}), anonymous_origin()); });
+  auto two = std::async(std::launch::async, [&] { return submit_items(combiner, items({"down"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
   first.get();
@@ -289,7 +299,7 @@ TEST(PushCombiner, ManyConcurrentRequestsAllGetTheirOwnRows) {
       for (int i = 0; i < 5; ++i) {
         mine.push_back("{\"transactionId\":\"r" + std::to_string(r) + "-" + std::to_string(i) + "\"}");
       }
-      const auto rows = combiner.submit(mine, anonymous_origin());
+      const auto rows = submit_items(combiner, mine, anonymous_origin());
       if (rows.size() != 5) return false;
       for (const auto& row : rows) {
         if (row.transaction_id != "r" + std::to_string(r) + "-" + std::to_string(row.idx)) return false;
@@ -307,12 +317,12 @@ TEST(PushCombiner, FollowersWaitingOnARunningCallSurviveAnEmptyQueue) {
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 2);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b"}), anonymous_origin()); });
   fake.wait_entered(2);  // both slots busy
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), anonymous_origin()); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto fourth = std::async(std::launch::async, [&] { return combiner.submit(items({"d"}), anonymous_origin()); });
+  auto fourth = std::async(std::launch::async, [&] { return submit_items(combiner, items({"d"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
   EXPECT_EQ(first.get().size(), 1u);
@@ -325,11 +335,11 @@ TEST(PushCombiner, ARowForAnItemNobodySentFailsEveryParticipantInsteadOfBeingSki
   FakePushCall fake;
   PushCombiner combiner(std::ref(fake), transient, 1000, 1);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a0"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a0"}), anonymous_origin()); });
   fake.wait_entered(1);
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"stray"}), anonymous_origin()); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"stray"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c0"}), anonymous_origin()); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c0"}), anonymous_origin()); });
   wait_until_queued(combiner, 2);
   fake.release();
 
@@ -376,12 +386,12 @@ TEST(PushCombinerAdmission, OneSlotStillCombinesEveryRequestQueuedBehindTheCall)
   flow::Arbiter arbiter(push_lane(1, 10, 10s), util::real_clock());
   PushCombiner combiner(std::ref(fake), transient, 1000, 4, &arbiter);
   fake.block();
-  auto first = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto first = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
   // The second leader waits for the only slot; requests behind it ride its call.
-  auto second = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), anonymous_origin()); });
+  auto second = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b"}), anonymous_origin()); });
   while (arbiter.snapshot()[flow::index_of(flow::Lane::Push)].waiting == 0) std::this_thread::yield();
-  auto third = std::async(std::launch::async, [&] { return combiner.submit(items({"c"}), anonymous_origin()); });
+  auto third = std::async(std::launch::async, [&] { return submit_items(combiner, items({"c"}), anonymous_origin()); });
   wait_until_queued(combiner, 1);  // the waiting leader is the arbiter's, not counted here
   fake.release();
   first.get();
@@ -398,11 +408,11 @@ TEST(PushCombinerAdmission, AFullQueueRefusesWithoutCallingTheDatabase) {
   flow::Arbiter arbiter(push_lane(1, 0, 10s), util::real_clock());
   PushCombiner combiner(std::ref(fake), transient, 1000, 1, &arbiter);
   // Idle: a request that leads at once never queues, even with a queue bound of 0.
-  EXPECT_EQ(combiner.submit(items({"a"}), anonymous_origin()).size(), 1u);
+  EXPECT_EQ(submit_items(combiner, items({"a"}), anonymous_origin()).size(), 1u);
   fake.block();
-  auto busy = std::async(std::launch::async, [&] { return combiner.submit(items({"b"}), anonymous_origin()); });
+  auto busy = std::async(std::launch::async, [&] { return submit_items(combiner, items({"b"}), anonymous_origin()); });
   fake.wait_entered(2);
-  EXPECT_EQ(status_of_refusal([&] { combiner.submit(items({"c"}), anonymous_origin()); }), 429);
+  EXPECT_EQ(status_of_refusal([&] { submit_items(combiner, items({"c"}), anonymous_origin()); }), 429);
   fake.release();
   busy.get();
   EXPECT_EQ(fake.calls().size(), 2u);
@@ -415,16 +425,16 @@ TEST(PushCombinerAdmission, ARequestThatRidesNoCallWithinTheWaitBoundIsRefused) 
   flow::Arbiter arbiter(push_lane(1, 10, 30ms), util::real_clock());
   PushCombiner combiner(std::ref(fake), transient, 1000, 1, &arbiter);
   fake.block();
-  auto busy = std::async(std::launch::async, [&] { return combiner.submit(items({"a"}), anonymous_origin()); });
+  auto busy = std::async(std::launch::async, [&] { return submit_items(combiner, items({"a"}), anonymous_origin()); });
   fake.wait_entered(1);
-  EXPECT_EQ(status_of_refusal([&] { combiner.submit(items({"b"}), anonymous_origin()); }), 429);
+  EXPECT_EQ(status_of_refusal([&] { submit_items(combiner, items({"b"}), anonymous_origin()); }), 429);
   EXPECT_EQ(combiner.waiting(), 0u);
   fake.release();
   busy.get();
   EXPECT_EQ(fake.calls().size(), 1u);
   EXPECT_EQ(arbiter.snapshot()[flow::index_of(flow::Lane::Push)].rejected_timeout, 1u);
   // The lane recovers: the next push is stored.
-  EXPECT_EQ(combiner.submit(items({"c"}), anonymous_origin()).size(), 1u);
+  EXPECT_EQ(submit_items(combiner, items({"c"}), anonymous_origin()).size(), 1u);
 }
 
 // Leaders, followers and solo retries after a permanent failure, all through one Push slot: every
@@ -438,7 +448,7 @@ TEST(PushCombinerAdmission, ManyRequestsAndSoloRetriesThroughOneSlotAllEnd) {
     results.push_back(std::async(std::launch::async, [&, r] {
       const std::string txid = r % 7 == 0 ? "bad" : "r" + std::to_string(r);
       try {
-        return static_cast<int>(combiner.submit(items({txid}), anonymous_origin()).size());
+        return static_cast<int>(submit_items(combiner, items({txid}), anonymous_origin()).size());
       } catch (const db::DbError&) {
         return -1;
       }

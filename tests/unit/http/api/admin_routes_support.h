@@ -106,7 +106,7 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
     return std::nullopt;
   }
   cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
-    const auto& [items_json, producer_sub, tenant] = args;
+    const auto& [items_json, producer_sub, tenant, dedup] = args;
     push_origins.push_back({tenant, producer_sub});
     last_push_items = *items_json;
     return {};
