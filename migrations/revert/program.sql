@@ -1624,6 +1624,7 @@ REVOKE ALL ON FUNCTION queen.next_timer_due FROM PUBLIC, queen_broker, queen_rea
 GRANT EXECUTE ON FUNCTION queen.next_timer_due() TO queen_admin, queen_broker, queen_reader;
 
 -- sql/queen/pop_many.sql
+DROP FUNCTION IF EXISTS queen.pop_many;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen.pop_many(p_requests integer, p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(request_idx integer, lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
@@ -1652,6 +1653,7 @@ REVOKE ALL ON FUNCTION queen.pop_many FROM PUBLIC, queen_broker, queen_reader, q
 GRANT EXECUTE ON FUNCTION queen.pop_many(p_requests integer, p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone) TO queen_admin, queen_broker;
 
 -- sql/queen/pop_messages.sql
+DROP FUNCTION IF EXISTS queen.pop_messages;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$

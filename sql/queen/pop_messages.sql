@@ -1,5 +1,5 @@
 CREATE OR REPLACE FUNCTION queen.pop_messages(p_queue text, p_partition text, p_group text, p_batch integer, p_partitions integer, p_auto_ack boolean, p_subscription_mode text, p_subscription_from text, p_namespace text, p_task text, p_tenant text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
- RETURNS TABLE(lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload jsonb, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
+ RETURNS TABLE(lease_id uuid, queue_name text, partition_name text, partition_id uuid, message_id uuid, transaction_id text, trace_id uuid, payload text, producer_sub text, is_encrypted boolean, created_at timestamp with time zone, retry_count integer)
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 #variable_conflict use_column
 DECLARE
@@ -103,7 +103,7 @@ BEGIN
      WHERE c.partition_id = ANY (v_claimed)
   ), picked AS (
     SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
-           m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.payload::jsonb AS payload, m.producer_sub,
+           m.seq, m.message_id AS id, m.transaction_id, m.trace_id, m.payload, m.producer_sub,
            m.is_encrypted, m.created_at,
            row_number() OVER (ORDER BY cl.claim_rank, m.seq) AS position
       FROM claimed cl

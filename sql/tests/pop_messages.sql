@@ -35,7 +35,7 @@ CREATE TEMP TABLE p1 AS SELECT * FROM queen.pop_messages('t_pop', NULL, NULL, 2,
 SELECT is((SELECT array_agg(transaction_id ORDER BY created_at, transaction_id) FROM p1), ARRAY['a1', 'a2'], 'queue mode returns the oldest messages, batch-limited');
 SELECT is((SELECT count(DISTINCT lease_id) FROM p1), 1::bigint, 'all rows share one lease id');
 SELECT ok((SELECT bool_and(lease_id IS NOT NULL) FROM p1), 'a lease id is returned');
-SELECT is((SELECT payload FROM p1 WHERE transaction_id = 'a1'), '{"i": 1}'::jsonb, 'payload returned');
+SELECT is((SELECT payload::jsonb FROM p1 WHERE transaction_id = 'a1'), '{"i": 1}'::jsonb, 'payload returned (its JSON text)');
 SELECT is((SELECT array_agg(DISTINCT queue_name || '/' || partition_name) FROM p1), ARRAY['t_pop/Default'], 'queue and partition names returned');
 SELECT is((SELECT retry_count FROM p1 LIMIT 1), 0, 'retry_count 0 on a first delivery');
 SELECT is((SELECT row(lease_id, lease_count, lease_acked, lease_max_seq, cursor_seq)::text FROM queen.consumers
@@ -223,8 +223,8 @@ SELECT is(ARRAY(SELECT s.schemaname || '.' || s.funcname || ' x' || (s.calls - c
                  WHERE s.schemaname IN ('queen', 'queen_internal') AND s.calls > coalesce(b.calls, 0)
                  ORDER BY 1),
           ARRAY['queen.pop_messages x1', 'queen_internal.check_at_least x2', 'queen_internal.next_segment_at x2',
-                'queen_internal.pop_candidates x1', 'queen_internal.pop_claim_partitions x1', 'queen_internal.segment_head x2',
-                'queen_internal.tenant_arg x1'],
+                'queen_internal.pop_candidates x1', 'queen_internal.pop_claim_partitions x1', 'queen_internal.segment_head x3',
+                'queen_internal.segment_messages x1', 'queen_internal.tenant_arg x1'],
           'a steady-state pop calls these functions, each this often');
 
 SELECT * FROM finish();

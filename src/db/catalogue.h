@@ -333,7 +333,7 @@ struct PoppedRows {
       field({"message_id", "uuid", Read::AsText, "message_id"}, &Row::message_id),
       field({"transaction_id", "text", Read::AsIs, "transaction_id"}, &Row::transaction_id),
       field({"trace_id", "uuid", Read::AsText, "trace_id"}, &Row::trace_id),
-      field({"payload", "jsonb", Read::AsText, "payload"}, &Row::payload_json, OnNull::JsonNull),
+      field({"payload", "text", Read::AsIs, "payload"}, &Row::payload_json, OnNull::JsonNull),
       field({"producer_sub", "text", Read::AsIs, "producer_sub"}, &Row::producer_sub),
       field({"is_encrypted", "boolean", Read::AsIs, "is_encrypted"}, &Row::is_encrypted),
       field({"created_at", "timestamp with time zone", Read::EpochUs, "created_at_us"}, &Row::created_at_us),
