@@ -122,4 +122,4 @@ def test_analytics_routes_have_their_keys(client):
     pg = client.get("/api/v1/analytics/postgres-stats")
     assert pg.status == 200
     assert {"database", "connections", "tables", "serverVersion", "timestamp"} == set(pg.body)
-    assert any(t["table"] == "messages" for t in pg.body["tables"])
+    assert any(t["table"] == "segments" for t in pg.body["tables"])
