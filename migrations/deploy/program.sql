@@ -60,7 +60,8 @@ SELECT to_regtype('queen.push_target') IS NULL AS create_queen_push_target \gset
 -- deadlock), with what storing needs from the queue. Every lookup is a LATERAL key probe
 -- naming all key columns, so the plan is the same whatever the table sizes were when
 -- a connection cached it. A pair whose queue or partition does not exist yet comes back
--- with a null partition_id (and no lock). Internal to store_messages.
+-- with a null partition_id (and no lock). dedup_after and dedup_since bound the partition's dedup scan
+-- (queen_internal.segment_duplicates), set by store_items. Internal to store_messages.
 CREATE TYPE queen.push_target AS (
   queue_name text,
   partition_name text,
@@ -68,7 +69,9 @@ CREATE TYPE queen.push_target AS (
   partition_id uuid,
   last_seq bigint,
   max_size integer,
-  encryption_enabled boolean
+  encryption_enabled boolean,
+  dedup_after bigint,
+  dedup_since timestamp with time zone
 );
 \endif
 
@@ -1920,8 +1923,18 @@ REVOKE ALL ON FUNCTION queen.prune_stats_history FROM PUBLIC, queen_broker, quee
 GRANT EXECUTE ON FUNCTION queen.prune_stats_history(p_keep_hours integer, p_limit integer, p_now timestamp with time zone) TO queen_admin, queen_broker;
 
 -- sql/queen/push_messages.sql
-DROP FUNCTION IF EXISTS queen.push_messages;  -- its arguments or result changed
-CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb DEFAULT NULL::jsonb)
+CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE sql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$
+  SELECT * FROM queen.push_with_dedup(p_items, p_producer_sub, p_tenant, NULL)
+$function$;
+
+COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window, 24 hours), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
+REVOKE ALL ON FUNCTION queen.push_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+GRANT EXECUTE ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) TO queen_admin, queen_broker;
+
+-- sql/queen/push_with_dedup.sql
+CREATE OR REPLACE FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 DECLARE
@@ -1933,7 +1946,7 @@ BEGIN
   PERFORM queen_internal.check_push_items(p_items);
   -- Most pushes name no deliverAt at all; telling so is one expression, no query.
   IF NOT jsonb_path_exists(p_items, '$[*].deliverAt') THEN
-    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
+    RETURN QUERY SELECT * FROM queen_internal.store_items(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
     RETURN;
   END IF;
 
@@ -1949,7 +1962,7 @@ BEGIN
                     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS x(e, ord)) t) r;
   IF NOT v_has_timers THEN
     -- only past (or null) deliverAt: a plain push
-    RETURN QUERY SELECT * FROM queen_internal.store_messages(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
+    RETURN QUERY SELECT * FROM queen_internal.store_items(p_items, p_producer_sub, NULL, p_tenant, p_dedup);
     RETURN;
   END IF;
 
@@ -1960,7 +1973,7 @@ BEGIN
   SELECT coalesce(array_agg(ROW(s.idx, r.status, r.message_id, r.transaction_id, r.partition_id, r.queue_name,
                                 r.partition_name, r.error, r.seq)::queen.push_result), '{}')
     INTO v_rows
-    FROM queen_internal.store_messages((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
+    FROM queen_internal.store_items((SELECT coalesce(jsonb_agg(s2.item ORDER BY s2.idx), '[]'::jsonb)
                                  FROM unnest(v_split) s2 WHERE NOT s2.is_timer), p_producer_sub, NULL, p_tenant, p_dedup) r
     JOIN unnest(v_split) s ON NOT s.is_timer AND s.sub_idx = r.idx;
 
@@ -1975,9 +1988,9 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. p_dedup (null = none) is {"windowMs": the dedup window (default 24 hours), "after": {partition id: seq}}: a caller that answers for every transaction id of a partition up to that seq (a broker''s cache, docs/storage.md) spares the scan of the segments up to it. 22023 on a malformed item.';
-REVOKE ALL ON FUNCTION queen.push_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
-GRANT EXECUTE ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) TO queen_admin, queen_broker;
+COMMENT ON FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) IS 'queen.push_messages with p_dedup (null = none), what a broker''s cache answers for: stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. p_dedup (null = none) is {"windowMs": the dedup window (default 24 hours), "after": {partition id: seq}}: a caller that answers for every transaction id of a partition up to that seq (a broker''s cache, docs/storage.md) spares the scan of the segments up to it. 22023 on a malformed item.';
+REVOKE ALL ON FUNCTION queen.push_with_dedup FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+GRANT EXECUTE ON FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) TO queen_admin, queen_broker;
 
 -- sql/queen/reconcile_stats.sql
 CREATE OR REPLACE FUNCTION queen.reconcile_stats(p_limit integer DEFAULT 100, p_max_age_ms bigint DEFAULT 0, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
@@ -3306,8 +3319,17 @@ COMMENT ON FUNCTION queen_internal.ack_item_error(p_seq bigint, p_status text, p
 REVOKE ALL ON FUNCTION queen_internal.ack_item_error FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_item_rows.sql
-DROP FUNCTION IF EXISTS queen_internal.ack_item_rows;  -- its arguments or result changed
-CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
+ RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
+ LANGUAGE sql STABLE AS $function$
+  SELECT * FROM queen_internal.ack_item_seqs(p_acks, queen_internal.queue_mode_group(), p_tenant, now())
+$function$;
+
+COMMENT ON FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text) IS 'queen_internal.ack_item_seqs for queue mode at now(): the signature release 1.1.0 verifies.';
+REVOKE ALL ON FUNCTION queen_internal.ack_item_rows FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/ack_item_seqs.sql
+CREATE OR REPLACE FUNCTION queen_internal.ack_item_seqs(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone)
  RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
  LANGUAGE plpgsql STABLE AS $function$
 #variable_conflict use_column
@@ -3346,8 +3368,8 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone) IS 'Internal to ack_messages: the ack items of group p_group with their message (partition, seq; null when not found in tenant p_tenant, see queen_internal.ack_seqs) and queue retry options, in partition id then seq order.';
-REVOKE ALL ON FUNCTION queen_internal.ack_item_rows FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+COMMENT ON FUNCTION queen_internal.ack_item_seqs(p_acks jsonb, p_group text, p_tenant text, p_now timestamp with time zone) IS 'Internal to ack_messages: the ack items of group p_group with their message (partition, seq; null when not found in tenant p_tenant, see queen_internal.ack_seqs) and queue retry options, in partition id then seq order.';
+REVOKE ALL ON FUNCTION queen_internal.ack_item_seqs FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_lease_group.sql
 -- The group of an ack that names none, found by its lease: one probe per ack item until one is found, whatever
@@ -3627,7 +3649,7 @@ CREATE OR REPLACE FUNCTION queen_internal.apply_acks(p_acks jsonb, p_group text,
  LANGUAGE plpgsql AS $function$
 #variable_conflict use_column
 DECLARE
-  r record;                       -- an item (ack_item_rows)
+  r record;                       -- an item (ack_item_seqs)
   c queen.consumers;              -- working copy of the locked cursor row
   v_partition_id uuid;            -- partition whose row is in c
   v_last_seq bigint;              -- its last seq as the item query read it
@@ -3640,8 +3662,8 @@ DECLARE
   v_action text;
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
-  -- One item at a time, partition by partition (ack_item_rows: the lock order).
-  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_group, p_tenant, p_now)
+  -- One item at a time, partition by partition (ack_item_seqs: the lock order).
+  FOR r IN SELECT * FROM queen_internal.ack_item_seqs(p_acks, p_group, p_tenant, p_now)
   LOOP
     IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
       -- next partition: store the previous one, lock and load this one
@@ -4441,8 +4463,7 @@ COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item
 REVOKE ALL ON FUNCTION queen_internal.insert_new_timers FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/insert_push_items.sql
-DROP FUNCTION IF EXISTS queen_internal.insert_push_items;  -- its arguments or result changed
-CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb)
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql AS $function$
 BEGIN
@@ -4476,9 +4497,9 @@ BEGIN
   ), stored AS (
     SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
       FROM probed pr
-     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids,
-                                                 (p_dedup -> 'after' ->> pr.partition_id::text)::bigint,
-                                                 p_created_at - queen_internal.dedup_window(p_dedup)) d
+      JOIN unnest(p_targets) t ON t.partition_id = pr.partition_id
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, t.dedup_after,
+                                                 coalesce(t.dedup_since, p_created_at - queen_internal.dedup_window(NULL))) d
   ), resolved AS (
     SELECT t.*, s.message_id AS stored_id
       FROM targeted t
@@ -4556,7 +4577,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within the window of p_dedup after the seqs it names, see queen.push_messages; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within each target''s dedup_since, after its dedup_after, 24 hours when unset; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
 REVOKE ALL ON FUNCTION queen_internal.insert_push_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/iso_millis.sql
@@ -4701,7 +4722,7 @@ CREATE OR REPLACE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_ten
  LANGUAGE plpgsql AS $function$
 BEGIN
   RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
-                       k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
+                       k.encryption_enabled, NULL, NULL)::queen.push_target ORDER BY k.partition_id NULLS LAST)
     FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
             FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen_internal.push_item_partition(x.e) AS partition_name
                     FROM jsonb_array_elements(p_items) AS x(e)) n
@@ -5837,9 +5858,8 @@ $function$;
 COMMENT ON FUNCTION queen_internal.store_ack_state(c queen.consumers, p_start_cursor bigint, p_now timestamp with time zone, p_last_seq bigint) IS 'Internal to ack_messages: writes back a cursor row (cursor, lease, retries, retryDelay gate) and counts the cursor movement as consumed messages. True when the pending row''s cursor moved up to p_last_seq (a row to settle).';
 REVOKE ALL ON FUNCTION queen_internal.store_ack_state FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
--- sql/queen_internal/store_messages.sql
-DROP FUNCTION IF EXISTS queen_internal.store_messages;  -- its arguments or result changed
-CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text, p_dedup jsonb DEFAULT NULL::jsonb)
+-- sql/queen_internal/store_items.sql
+CREATE OR REPLACE FUNCTION queen_internal.store_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
 DECLARE
@@ -5865,6 +5885,11 @@ BEGIN
   -- Per partition, seq order, created_at order and commit order agree: the timestamp is
   -- taken once the locks are held.
   v_created_at := clock_timestamp();
+  -- the bounds of each partition's dedup scan: p_dedup's window, and the seq its caller answers for
+  v_targets := ARRAY(SELECT ROW(t.queue_name, t.partition_name, t.queue_id, t.partition_id, t.last_seq, t.max_size,
+                                t.encryption_enabled, (p_dedup -> 'after' ->> t.partition_id::text)::bigint,
+                                v_created_at - queen_internal.dedup_window(p_dedup))::queen.push_target
+                       FROM unnest(v_targets) t);
 
   -- 2. Encryption's safety net; a push without keyHeld items (a broker without a key)
   --    pays one scan of the items.
@@ -5874,11 +5899,21 @@ BEGIN
 
   -- 3. Store them.
   RETURN QUERY SELECT * FROM queen_internal.insert_push_items(p_items, p_producer_sub, p_message_ids, v_targets,
-                                                     v_refused_partitions, v_created_at, p_dedup);
+                                                     v_refused_partitions, v_created_at);
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_messages, fire_locked_timers and requeue_dead_letters: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself.';
+COMMENT ON FUNCTION queen_internal.store_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_with_dedup and store_messages: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself. p_dedup as queen.push_with_dedup takes it (null: a 24-hour window, read whole).';
+REVOKE ALL ON FUNCTION queen_internal.store_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
+-- sql/queen_internal/store_messages.sql
+CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
+ RETURNS SETOF queen.push_result
+ LANGUAGE sql AS $function$
+  SELECT * FROM queen_internal.store_items(p_items, p_producer_sub, p_message_ids, p_tenant, NULL)
+$function$;
+
+COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text) IS 'Internal to fire_locked_timers and requeue_dead_letters: queen_internal.store_items without a caller''s dedup bounds (the whole 24-hour window is read).';
 REVOKE ALL ON FUNCTION queen_internal.store_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/stream_ack.sql

@@ -9,6 +9,8 @@ SET LOCAL check_function_bodies = off;  -- any order: a body is checked when it 
 
 DROP FUNCTION IF EXISTS queen.analytics_dead_letter_errors;
 DROP FUNCTION IF EXISTS queen.dedup_keys;
+DROP FUNCTION IF EXISTS queen.push_with_dedup;
+DROP FUNCTION IF EXISTS queen_internal.ack_item_seqs;
 DROP FUNCTION IF EXISTS queen_internal.ack_seqs;
 DROP FUNCTION IF EXISTS queen_internal.append_segment;
 DROP FUNCTION IF EXISTS queen_internal.dedup_window;
@@ -20,6 +22,7 @@ DROP FUNCTION IF EXISTS queen_internal.segment_duplicates;
 DROP FUNCTION IF EXISTS queen_internal.segment_head;
 DROP FUNCTION IF EXISTS queen_internal.segment_messages;
 DROP FUNCTION IF EXISTS queen_internal.segment_messages_desc;
+DROP FUNCTION IF EXISTS queen_internal.store_items;
 -- sql/queen/name_text.sql
 SELECT to_regtype('queen.name_text') IS NULL AS create_queen_name_text \gset
 \if :create_queen_name_text
@@ -1837,7 +1840,6 @@ REVOKE ALL ON FUNCTION queen.prune_stats_history FROM PUBLIC, queen_broker, quee
 GRANT EXECUTE ON FUNCTION queen.prune_stats_history(p_keep_hours integer, p_limit integer, p_now timestamp with time zone) TO queen_admin, queen_broker;
 
 -- sql/queen/push_messages.sql
-DROP FUNCTION IF EXISTS queen.push_messages;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$
@@ -3219,7 +3221,6 @@ COMMENT ON FUNCTION queen_internal.ack_item_error(p_seq bigint, p_status text, p
 REVOKE ALL ON FUNCTION queen_internal.ack_item_error FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/ack_item_rows.sql
-DROP FUNCTION IF EXISTS queen_internal.ack_item_rows;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen_internal.ack_item_rows(p_acks jsonb, p_tenant text)
  RETURNS TABLE(idx integer, txid text, lease_text text, status text, error_message text, partition_id uuid, seq bigint, last_seq bigint, partition_name text, queue_name text, retry_limit integer, retry_delay_ms integer)
  LANGUAGE plpgsql STABLE AS $function$
@@ -4198,7 +4199,6 @@ COMMENT ON FUNCTION queen_internal.insert_new_timers(p_items queen.schedule_item
 REVOKE ALL ON FUNCTION queen_internal.insert_new_timers FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/insert_push_items.sql
-DROP FUNCTION IF EXISTS queen_internal.insert_push_items;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql AS $function$
@@ -5428,7 +5428,6 @@ COMMENT ON FUNCTION queen_internal.store_ack_state(c queen.consumers, p_start_cu
 REVOKE ALL ON FUNCTION queen_internal.store_ack_state FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/store_messages.sql
-DROP FUNCTION IF EXISTS queen_internal.store_messages;  -- its arguments or result changed
 CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text DEFAULT NULL::text, p_message_ids uuid[] DEFAULT NULL::uuid[], p_tenant text DEFAULT ''::text)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' SET jit TO 'off' AS $function$

@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION queen_internal.apply_acks(p_acks jsonb, p_group text,
  LANGUAGE plpgsql AS $function$
 #variable_conflict use_column
 DECLARE
-  r record;                       -- an item (ack_item_rows)
+  r record;                       -- an item (ack_item_seqs)
   c queen.consumers;              -- working copy of the locked cursor row
   v_partition_id uuid;            -- partition whose row is in c
   v_last_seq bigint;              -- its last seq as the item query read it
@@ -16,8 +16,8 @@ DECLARE
   v_action text;
   v_drained uuid[] := '{}';       -- partitions whose cursor reached v_last_seq: settled at the end
 BEGIN
-  -- One item at a time, partition by partition (ack_item_rows: the lock order).
-  FOR r IN SELECT * FROM queen_internal.ack_item_rows(p_acks, p_group, p_tenant, p_now)
+  -- One item at a time, partition by partition (ack_item_seqs: the lock order).
+  FOR r IN SELECT * FROM queen_internal.ack_item_seqs(p_acks, p_group, p_tenant, p_now)
   LOOP
     IF r.seq IS NOT NULL AND r.partition_id IS DISTINCT FROM v_partition_id THEN
       -- next partition: store the previous one, lock and load this one

@@ -1,4 +1,4 @@
-CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb)
+CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone)
  RETURNS SETOF queen.push_result
  LANGUAGE plpgsql AS $function$
 BEGIN
@@ -32,9 +32,9 @@ BEGIN
   ), stored AS (
     SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
       FROM probed pr
-     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids,
-                                                 (p_dedup -> 'after' ->> pr.partition_id::text)::bigint,
-                                                 p_created_at - queen_internal.dedup_window(p_dedup)) d
+      JOIN unnest(p_targets) t ON t.partition_id = pr.partition_id
+     CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, t.dedup_after,
+                                                 coalesce(t.dedup_since, p_created_at - queen_internal.dedup_window(NULL))) d
   ), resolved AS (
     SELECT t.*, s.message_id AS stored_id
       FROM targeted t
@@ -112,4 +112,4 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone, p_dedup jsonb) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within the window of p_dedup after the seqs it names, see queen.push_messages; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within each target''s dedup_since, after its dedup_after, 24 hours when unset; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';

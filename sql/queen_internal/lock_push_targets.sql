@@ -3,7 +3,7 @@ CREATE OR REPLACE FUNCTION queen_internal.lock_push_targets(p_items jsonb, p_ten
  LANGUAGE plpgsql AS $function$
 BEGIN
   RETURN (SELECT array_agg(ROW(k.queue_name, k.partition_name, k.queue_id, k.partition_id, l.last_seq, k.max_size,
-                       k.encryption_enabled)::queen.push_target ORDER BY k.partition_id NULLS LAST)
+                       k.encryption_enabled, NULL, NULL)::queen.push_target ORDER BY k.partition_id NULLS LAST)
     FROM (SELECT n.queue_name, n.partition_name, q.id AS queue_id, q.max_size, q.encryption_enabled, pr.id AS partition_id
             FROM (SELECT DISTINCT x.e ->> 'queue' AS queue_name, queen_internal.push_item_partition(x.e) AS partition_name
                     FROM jsonb_array_elements(p_items) AS x(e)) n

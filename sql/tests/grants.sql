@@ -22,7 +22,7 @@ INSERT INTO expected VALUES
   ('queen.kv_set', 'B-A'), ('queen.lagging_consumer_groups', 'BRA'), ('queen.list_consumer_groups', 'BRA'),
   ('queen.list_dlq', 'BRA'), ('queen.list_messages', 'BRA'), ('queen.list_partitions', 'BRA'),
   ('queen.message_traces_of', 'BRA'), ('queen.metrics_snapshot', 'BRA'), ('queen.next_timer_due', 'BRA'), ('queen.pop_many', 'B-A'),
-  ('queen.pop_messages', 'B-A'), ('queen.prune_stats_history', 'B-A'), ('queen.push_messages', 'B-A'),
+  ('queen.pop_messages', 'B-A'), ('queen.prune_stats_history', 'B-A'), ('queen.push_messages', 'B-A'), ('queen.push_with_dedup', 'B-A'),
   ('queen.reconcile_stats', 'B-A'), ('queen.record_broker_minute', 'B-A'), ('queen.record_trace', 'B-A'),
   ('queen.refresh_stats', 'B-A'), ('queen.requeue_dead_letters', 'B-A'), ('queen.resources_namespaces', 'BRA'),
   ('queen.resources_overview', 'BRA'), ('queen.resources_queue', 'BRA'), ('queen.resources_queues', 'BRA'),

@@ -104,13 +104,13 @@ SELECT is((SELECT status FROM queen.push_messages(
 -- JIT code is compiled on every execution of a plan: procedures whose estimates grow with the tables carry jit=off.
 SELECT is(ARRAY(SELECT p.proname::text FROM pg_proc p
                  WHERE p.pronamespace::regnamespace::text IN ('queen', 'queen_internal')
-                   AND p.proname IN ('push_messages', 'store_messages', 'pop_messages', 'pop_many', 'ack_messages',
+                   AND p.proname IN ('push_with_dedup', 'store_items', 'pop_messages', 'pop_many', 'ack_messages',
                                      'ack_many', 'reconcile_stats', 'compute_queue_stats', 'expire_messages',
                                      'apply_retention')
                    AND 'jit=off' = ANY (p.proconfig)
                  ORDER BY 1),
           ARRAY['ack_many', 'ack_messages', 'apply_retention', 'compute_queue_stats', 'expire_messages', 'pop_many',
-                'pop_messages', 'push_messages', 'reconcile_stats', 'store_messages'],
+                'pop_messages', 'push_with_dedup', 'reconcile_stats', 'store_items'],
           'the hot and the sweeping procedures run without JIT');
 
 SELECT * FROM finish();

@@ -1,11 +1,11 @@
--- pgTAP: queen.push_messages' p_dedup (a caller answering for a partition up to a seq) and queen.dedup_keys.
+-- pgTAP: queen.push_with_dedup's p_dedup (a caller answering for a partition up to a seq) and queen.dedup_keys.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 SELECT plan(14);
 
 CREATE FUNCTION pg_temp.push(p_txids text[], p_dedup jsonb DEFAULT NULL) RETURNS text[] LANGUAGE sql AS $$
   SELECT array_agg(r.status || coalesce('@' || r.seq, '') ORDER BY r.idx)
-    FROM queen.push_messages((SELECT jsonb_agg(jsonb_build_object('queue', 't_dd', 'partition', 'P', 'transactionId', t))
+    FROM queen.push_with_dedup((SELECT jsonb_agg(jsonb_build_object('queue', 't_dd', 'partition', 'P', 'transactionId', t))
                                 FROM unnest(p_txids) t), NULL, '', p_dedup) r
 $$;
 SELECT is(pg_temp.push(ARRAY['a', 'b']), ARRAY['queued@1', 'queued@2'], 'a queued item answers its seq');
@@ -23,10 +23,10 @@ SELECT is(pg_temp.push(ARRAY['d', 'e']), ARRAY['duplicate', 'queued@6'], 'withou
 SELECT is(pg_temp.push(ARRAY['b'], '{"windowMs": 0}'), ARRAY['queued@7'], 'a window of 0: nothing is a duplicate any more');
 SELECT is(pg_temp.push(ARRAY['f'], jsonb_build_object('after', jsonb_build_object(gen_random_uuid()::text, 99))), ARRAY['queued@8'],
           'a seq for another partition is ignored');
-SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_dd", "partition": "P", "transactionId": "g", "deliverAt": "2999-01-01T00:00:00Z"}]',
+SELECT is((SELECT status FROM queen.push_with_dedup('[{"queue": "t_dd", "partition": "P", "transactionId": "g", "deliverAt": "2999-01-01T00:00:00Z"}]',
                                                    NULL, '', pg_temp.after(8))), 'queued', 'a timer has no seq');
 SELECT is((SELECT seq FROM queen.push_messages('[{"queue": "t_dd", "partition": "P", "transactionId": "h", "deliverAt": "2999-01-01T00:00:00Z"}]',
-                                                NULL, '')), NULL::bigint, '... as the row says');
+                                                NULL, '')), NULL::bigint, '... as the row of push_messages says');
 
 -- dedup_keys: what a broker loads to answer for a partition
 SELECT is((SELECT array_agg(k.transaction_id || '@' || k.seq ORDER BY k.seq) FROM queen.dedup_keys((SELECT id FROM part), NULL, 86400000, 100, '') k),

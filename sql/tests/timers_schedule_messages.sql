@@ -5,7 +5,7 @@ SELECT plan(27);
 
 -- result shape: the same columns as push_messages
 SELECT is(pg_get_function_result('queen_internal.schedule_messages(jsonb, text, text)'::regprocedure),
-          pg_get_function_result('queen.push_messages(jsonb, text, text, jsonb)'::regprocedure),
+          pg_get_function_result('queen.push_messages(jsonb, text, text)'::regprocedure),
           'schedule_messages answers with exactly the columns of push_messages');
 
 CREATE TEMP TABLE r1 AS

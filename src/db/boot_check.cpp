@@ -19,7 +19,7 @@ namespace {
 
 // The statements without which no push, pop or ack can be served.
 constexpr const char* kRequestPath[] = {
-    catalogue::PushMessages::statement,  catalogue::PopMessages::statement,   catalogue::AckMessages::statement,
+    catalogue::PushWithDedup::statement,  catalogue::PopMessages::statement,   catalogue::AckMessages::statement,
     catalogue::PopMany::statement,       catalogue::AckMany::statement,       catalogue::GetSystemFlag::statement,
     catalogue::SetSystemFlag::statement, catalogue::ConfigureQueue::statement, catalogue::ExtendLease::statement,
     catalogue::RunTransaction::statement,

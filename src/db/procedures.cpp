@@ -19,7 +19,7 @@ ConfiguredQueue Procedures::configure_queue(const std::string& queue, const std:
 
 std::vector<PushRow> Procedures::push_messages(const std::string& items_json, const PushOrigin& origin,
                                                const std::optional<std::string>& dedup_json) {
-  return call<PushMessages>(items_json, origin.producer_sub, origin.tenant, dedup_json);
+  return call<PushWithDedup>(items_json, origin.producer_sub, origin.tenant, dedup_json);
 }
 
 std::vector<DedupKeyRow> Procedures::dedup_keys(const std::string& partition_id, std::optional<std::int64_t> after_seq,

@@ -61,7 +61,7 @@ class FakeProcedures : public queen::testing::ProceduresFake {
     fail_if_needed();
     return "{\"queueId\":\"q\"}";
   }
-  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+  cat::Answer<cat::PushWithDedup> call(cat::PushWithDedup, const cat::Arguments<cat::PushWithDedup>& args) override {
     ++push_calls;
     fail_if_needed();
     const std::string& items_json = *std::get<0>(args);

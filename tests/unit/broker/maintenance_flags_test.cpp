@@ -72,7 +72,7 @@ class FlagsDb : public queen::testing::ProceduresFake {
   cat::Answer<cat::ConfigureQueue> call(cat::ConfigureQueue, const cat::Arguments<cat::ConfigureQueue>&) override {
     throw std::logic_error("not used");
   }
-  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>&) override {
+  cat::Answer<cat::PushWithDedup> call(cat::PushWithDedup, const cat::Arguments<cat::PushWithDedup>&) override {
     throw std::logic_error("not used");
   }
   cat::Answer<cat::PopMessages> call(cat::PopMessages, const cat::Arguments<cat::PopMessages>&) override {

@@ -67,7 +67,7 @@ class FakeDatabase : public queen::testing::ProceduresFake {
   }
 
   using ProceduresFake::call;
-  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+  cat::Answer<cat::PushWithDedup> call(cat::PushWithDedup, const cat::Arguments<cat::PushWithDedup>& args) override {
     const auto& [items_json, producer_sub, tenant, dedup] = args;
     if (down) throw db::DbError("connection refused", "");
     if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);

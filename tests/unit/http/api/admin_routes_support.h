@@ -105,7 +105,7 @@ class AdminFakeDb : public queen::testing::ProceduresFake {
     call_tenants.push_back(std::get<4>(args).name());
     return std::nullopt;
   }
-  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+  cat::Answer<cat::PushWithDedup> call(cat::PushWithDedup, const cat::Arguments<cat::PushWithDedup>& args) override {
     const auto& [items_json, producer_sub, tenant, dedup] = args;
     push_origins.push_back({tenant, producer_sub});
     last_push_items = *items_json;
