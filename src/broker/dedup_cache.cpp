@@ -180,7 +180,7 @@ void DedupCache::fill(const Gap& gap, const std::vector<db::DedupKeyRow>& keys, 
 std::vector<db::PushRow> push_with_dedup(db::Procedures& db, DedupCache& cache, const std::string& items_json,
                                          const db::PushOrigin& origin, const std::vector<DedupItem>& items) {
   const std::string& tenant = origin.tenant.name();
-  std::vector<db::PushRow> rows = db.push_messages(items_json, origin, cache.argument(tenant, items));
+  std::vector<db::PushRow> rows = db.push_with_dedup(items_json, origin, cache.argument(tenant, items));
   for (const auto& gap : cache.learn(tenant, rows)) {
     try {
       const auto keys = db.dedup_keys(gap.partition_id, gap.after, cache.window_ms(),

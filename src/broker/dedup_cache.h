@@ -96,7 +96,7 @@ class DedupCache {
   std::uint64_t next_epoch_ = 1;
 };
 
-// One push_messages call with what `cache` answers for, then the gaps its
+// One push_with_dedup call with what `cache` answers for, then the gaps its
 // answer shows filled (a failed fill leaves the partition unanswered for).
 std::vector<db::PushRow> push_with_dedup(db::Procedures& db, DedupCache& cache, const std::string& items_json,
                                          const db::PushOrigin& origin, const std::vector<DedupItem>& items);

@@ -442,6 +442,7 @@ struct KvRows {
 #define QUEEN_CATALOGUE(X)                                                                                        \
   /* The request path (Database). */                                                                             \
   X(ConfigureQueue, "configure_queue", Json, Text, Text, Text, Jsonb, TenantName)                                \
+  X(PushMessages, "push_messages", PushRows, Jsonb, Text, TenantName)                                            \
   X(PushWithDedup, "push_with_dedup", PushRows, Jsonb, Text, TenantName, Jsonb)                                  \
   X(DedupKeys, "dedup_keys", DedupKeyRows, Uuid, Int8, Int8, Int, TenantName)                                    \
   X(PopMessages, "pop_messages", PoppedRows, Text, Text, Text, Int, Int, Bool, Text, Text, Text, Text,           \

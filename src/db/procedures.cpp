@@ -17,8 +17,12 @@ ConfiguredQueue Procedures::configure_queue(const std::string& queue, const std:
       call<ConfigureQueue>(queue, namespace_name, task, options_json, tenant).value_or(std::string())};
 }
 
-std::vector<PushRow> Procedures::push_messages(const std::string& items_json, const PushOrigin& origin,
-                                               const std::optional<std::string>& dedup_json) {
+std::vector<PushRow> Procedures::push_messages(const std::string& items_json, const PushOrigin& origin) {
+  return call<PushMessages>(items_json, origin.producer_sub, origin.tenant);
+}
+
+std::vector<PushRow> Procedures::push_with_dedup(const std::string& items_json, const PushOrigin& origin,
+                                                 const std::string& dedup_json) {
   return call<PushWithDedup>(items_json, origin.producer_sub, origin.tenant, dedup_json);
 }
 

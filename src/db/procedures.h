@@ -50,10 +50,12 @@ class Procedures {
   // tenant); another tenant's queues, messages and leases do not exist for it.
   ConfiguredQueue configure_queue(const std::string& queue, const std::string& namespace_name,
                                   const std::string& task, const std::string& options_json, const Tenant& tenant);
-  // items_json: a JSON array of push items (procedures.md); dedup_json: what the
-  // caller answers for (queen.push_messages' p_dedup, broker/dedup_cache.h).
-  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin,
-                                     const std::optional<std::string>& dedup_json = std::nullopt);
+  // items_json: a JSON array of push items (procedures.md). push_messages reads
+  // each partition's whole dedup window (the spool's replay); push_with_dedup
+  // only what dedup_json's caller does not answer for (broker/dedup_cache.h).
+  std::vector<PushRow> push_messages(const std::string& items_json, const PushOrigin& origin);
+  std::vector<PushRow> push_with_dedup(const std::string& items_json, const PushOrigin& origin,
+                                       const std::string& dedup_json);
   // The transaction ids of a partition's dedup window after `after_seq` (all without).
   std::vector<DedupKeyRow> dedup_keys(const std::string& partition_id, std::optional<std::int64_t> after_seq,
                                       std::int64_t window_ms, int limit, const Tenant& tenant);

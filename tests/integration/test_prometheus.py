@@ -128,8 +128,8 @@ def test_request_and_database_call_histograms_and_process_series(client, queues)
     assert ("queen_http_request_duration_seconds_count",
             '{route="/api/v1/push",method="POST",status_class="2xx"}') in s
     assert any(n == "queen_http_requests_total" and 'route="/api/v1/pop/queue/:queue"' in l for n, l in s)
-    assert s[("queen_db_call_duration_seconds_count", '{procedure="push_messages"}')] >= 1
-    assert ("queen_db_call_duration_seconds_bucket", '{procedure="push_messages",le="+Inf"}') in s
+    assert s[("queen_db_call_duration_seconds_count", '{procedure="push_with_dedup"}')] >= 1
+    assert ("queen_db_call_duration_seconds_bucket", '{procedure="push_with_dedup",le="+Inf"}') in s
     for name in ("process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
                  "process_open_fds", "process_max_fds", "process_start_time_seconds", "queen_build_info"):
         assert name in names, name

@@ -67,8 +67,13 @@ class FakeDatabase : public queen::testing::ProceduresFake {
   }
 
   using ProceduresFake::call;
+  // A live push (the broker's dedup bounds make no difference here) stores as a replay does.
   cat::Answer<cat::PushWithDedup> call(cat::PushWithDedup, const cat::Arguments<cat::PushWithDedup>& args) override {
     const auto& [items_json, producer_sub, tenant, dedup] = args;
+    return call(cat::PushMessages{}, cat::Arguments<cat::PushMessages>{items_json, producer_sub, tenant});
+  }
+  cat::Answer<cat::PushMessages> call(cat::PushMessages, const cat::Arguments<cat::PushMessages>& args) override {
+    const auto& [items_json, producer_sub, tenant] = args;
     if (down) throw db::DbError("connection refused", "");
     if (!fail_sqlstate.empty()) throw db::DbError("rejected", fail_sqlstate);
     std::lock_guard lock(mutex_);

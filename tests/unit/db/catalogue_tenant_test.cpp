@@ -19,10 +19,12 @@ static_assert(!Text::accepts<Tenant>, "and a tenant is no text argument");
 
 static_assert(KvGet::accepts<std::string, Tenant>, "kv_get(key, tenant)");
 static_assert(!KvGet::accepts<std::string, std::string>, "kv_get refuses a string where the tenant is expected");
-static_assert(PushWithDedup::accepts<std::string, std::optional<std::string>, Tenant, std::optional<std::string>>,
+static_assert(PushMessages::accepts<std::string, std::optional<std::string>, Tenant>,
+              "push_messages(items, producer_sub, tenant)");
+static_assert(!PushMessages::accepts<std::string, std::optional<std::string>, std::string>,
+              "push_messages refuses a string tenant");
+static_assert(PushWithDedup::accepts<std::string, std::optional<std::string>, Tenant, std::string>,
               "push_with_dedup(items, producer_sub, tenant, dedup)");
-static_assert(!PushWithDedup::accepts<std::string, std::optional<std::string>, std::string, std::optional<std::string>>,
-              "push_with_dedup refuses a string tenant");
 static_assert(ResourcesOverview::accepts<Tenant, std::string>, "a view takes (tenant, params)");
 static_assert(!ResourcesOverview::accepts<std::string, std::string>, "a view refuses a string tenant");
 
