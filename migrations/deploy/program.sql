@@ -5263,29 +5263,54 @@ $function$;
 COMMENT ON FUNCTION queen_internal.segment_duplicates(p_partition_id uuid, p_transaction_ids text[], p_after_seq bigint, p_since timestamp with time zone) IS 'The dedup scan of the log engine: for each p_transaction_ids[idx] already stored in partition p_partition_id by a segment created at or after p_since that holds a message after p_after_seq (null = from the start), the first such message (seq, message_id). Reads only the segments of that window, newest first; p_after_seq is what the caller already knows to hold none of them (a broker''s vouched seq), so a call with p_after_seq at the partition''s last seq reads one segment head.';
 REVOKE ALL ON FUNCTION queen_internal.segment_duplicates FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
+-- sql/queen_internal/segment_head.sql
+CREATE OR REPLACE FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint)
+ RETURNS bigint
+ LANGUAGE sql STABLE AS $function$
+  SELECT coalesce((SELECT s.base_seq FROM queen.segments s
+                    WHERE s.partition_id = p_partition_id AND s.base_seq <= p_seq
+                    ORDER BY s.base_seq DESC LIMIT 1), 0)
+$function$;
+
+COMMENT ON FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint) IS 'The base_seq of the segment of partition p_partition_id that holds seq p_seq, or of the last one before it (0 when none): where a primary-key walk that wants the messages from p_seq on starts. One backward probe of the primary key.';
+REVOKE ALL ON FUNCTION queen_internal.segment_head FROM PUBLIC, queen_broker, queen_reader, queen_admin;
+
 -- sql/queen_internal/segment_messages.sql
 CREATE OR REPLACE FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer)
  RETURNS TABLE(seq bigint, message_id uuid, transaction_id text, payload text, trace_id uuid, producer_sub text, is_encrypted boolean, created_at timestamp with time zone)
- LANGUAGE sql STABLE AS $function$
-  SELECT s.base_seq + e.ord - 1, e.message_id, e.transaction_id, e.payload, e.trace_id, s.producer_sub,
-         coalesce(e.encrypted, false), s.created_at
-    FROM (SELECT s.* FROM queen.segments s
-           WHERE s.partition_id = p_partition_id AND s.payloads IS NOT NULL
-             -- from the segment that holds p_after_seq + 1 (a primary-key probe), in primary-key order
-             AND s.base_seq >= coalesce((SELECT h.base_seq FROM queen.segments h
-                                          WHERE h.partition_id = p_partition_id AND h.base_seq <= p_after_seq + 1
-                                          ORDER BY h.base_seq DESC LIMIT 1), 0)
-           ORDER BY s.base_seq
-           LIMIT p_max) s
-   -- one unnest of all arrays: each is detoasted once per segment, not once per element
-   CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.payloads, s.trace_ids, s.encrypted)
-                      WITH ORDINALITY AS e(message_id, transaction_id, payload, trace_id, encrypted, ord)
-   WHERE s.base_seq + e.ord - 1 > p_after_seq AND e.payload IS NOT NULL
-   ORDER BY s.base_seq, e.ord
-   LIMIT p_max
+ LANGUAGE plpgsql STABLE AS $function$
+DECLARE
+  v_left int := p_max;
+  v_taken int;
+  r record;
+BEGIN
+  IF coalesce(p_max, 0) <= 0 THEN
+    RETURN;
+  END IF;
+  -- Segment by segment from the one holding p_after_seq + 1, in primary-key order, until p_max messages: the
+  -- segments' heads first, then only the ones needed are unnested (each array detoasted once).
+  FOR r IN SELECT s.base_seq FROM queen.segments s
+            WHERE s.partition_id = p_partition_id AND s.payloads IS NOT NULL AND s.end_seq > p_after_seq
+              AND s.base_seq >= queen_internal.segment_head(p_partition_id, p_after_seq + 1)
+            ORDER BY s.base_seq LOOP
+    RETURN QUERY
+    SELECT s.base_seq + e.ord - 1, e.message_id, e.transaction_id, e.payload, e.trace_id, s.producer_sub,
+           coalesce(e.encrypted, false), s.created_at
+      FROM queen.segments s
+     CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.payloads, s.trace_ids, s.encrypted)
+                        WITH ORDINALITY AS e(message_id, transaction_id, payload, trace_id, encrypted, ord)
+     WHERE s.partition_id = p_partition_id AND s.base_seq = r.base_seq
+       AND s.base_seq + e.ord - 1 > p_after_seq AND e.payload IS NOT NULL
+     ORDER BY e.ord
+     LIMIT v_left;
+    GET DIAGNOSTICS v_taken = ROW_COUNT;
+    v_left := v_left - v_taken;
+    EXIT WHEN v_left <= 0;
+  END LOOP;
+END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer) IS 'The log engine''s read: up to p_max messages of partition p_partition_id after seq p_after_seq, in seq order, one row each (payload as the stored JSON text); deleted messages and segments emptied by retention are skipped. Reads at most p_max segments from the one holding p_after_seq + 1, in primary-key order.';
+COMMENT ON FUNCTION queen_internal.segment_messages(p_partition_id uuid, p_after_seq bigint, p_max integer) IS 'The log engine''s read: up to p_max messages of partition p_partition_id after seq p_after_seq, in seq order, one row each (payload as the stored JSON text); deleted messages and segments emptied by retention are skipped. Unnests only the segments that hold them, from the one holding p_after_seq + 1.';
 REVOKE ALL ON FUNCTION queen_internal.segment_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/select_dead_letters.sql

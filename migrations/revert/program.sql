@@ -12,6 +12,7 @@ DROP FUNCTION IF EXISTS queen_internal.append_segment;
 DROP FUNCTION IF EXISTS queen_internal.group_or_queue_mode;
 DROP FUNCTION IF EXISTS queen_internal.queue_mode_group;
 DROP FUNCTION IF EXISTS queen_internal.segment_duplicates;
+DROP FUNCTION IF EXISTS queen_internal.segment_head;
 DROP FUNCTION IF EXISTS queen_internal.segment_messages;
 -- sql/queen/name_text.sql
 SELECT to_regtype('queen.name_text') IS NULL AS create_queen_name_text \gset

@@ -167,6 +167,7 @@ SELECT 'queen_internal.requeued_transaction_id'::regproc;
 SELECT 'queen_internal.resources_groups'::regproc;
 SELECT 'queen_internal.schedule_messages'::regproc;
 SELECT 'queen_internal.segment_duplicates'::regproc;
+SELECT 'queen_internal.segment_head'::regproc;
 SELECT 'queen_internal.segment_messages'::regproc;
 SELECT 'queen_internal.select_dead_letters'::regproc;
 SELECT 'queen_internal.set_counted_bytes'::regproc;
