@@ -4,6 +4,30 @@
 -- their seq; partitions get retention's watermark.
 BEGIN;
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
+-- The tables this change alters are locked first, in one statement, in the order a push takes them: a broker's
+-- transaction that holds one of them finishes first, so the change never holds a lock that a broker waits for
+-- while it waits for that broker. A deadlock or a lock wait past 2 s (a long transaction) rolls the attempt back
+-- and tries again, 30 times at most; brokers queue behind the locks until the commit (docs/upgrading.md).
+SET LOCAL lock_timeout = '2s';
+DO $$
+DECLARE
+  v_attempt int := 0;
+BEGIN
+  LOOP
+    BEGIN
+      LOCK TABLE queen.partitions, queen.messages, queen.message_traces IN ACCESS EXCLUSIVE MODE;
+      RETURN;
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+      v_attempt := v_attempt + 1;
+      IF v_attempt >= 30 THEN
+        RAISE;
+      END IF;
+      PERFORM pg_sleep(0.05);
+    END;
+  END LOOP;
+END
+$$;
+SET LOCAL lock_timeout TO DEFAULT;
 
 -- Traces name their message by (partition, transactionId) without a foreign key: a message is an element of a
 -- segment; the deleters of segments delete their traces.

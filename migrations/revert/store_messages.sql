@@ -1,2 +1,1 @@
 -- Revert queen:store_messages from pg (release 2.0.0): nothing to undo (see its deploy script).
-SELECT 1;
