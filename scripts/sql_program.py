@@ -176,8 +176,9 @@ def render(program, previous=None):
 
 def scripts(program, label, previous):
     wrap = lambda what, body: f"-- {what}\n{GENERATED}\nBEGIN;\n\n{body}\nCOMMIT;\n"
-    deploy = wrap("Deploy queen:program to pg: every function and type of sql/queen and sql/queen_internal",
-                  render(program, previous))
+    # The label keeps two instances apart: sqitch refuses two changes with one script hash.
+    deploy = wrap(f"Deploy queen:program to pg: every function and type of sql/queen and sql/queen_internal, "
+                  f"after {label}", render(program, previous))
     revert = wrap(f"Revert queen:program from pg: back to {label}", render(previous, program))
     checks = [f"SELECT '{d.qualified}'::{'regproc' if d.kind == 'function' else 'regtype'};"
               for d in program.values()]
@@ -196,6 +197,36 @@ def needs_rework(plan):
         raise ProgramError(f"{release.PLAN} has no change {CHANGE}")
     last = instances[-1]
     return any(plan.tag_lines[t] > last.line_no for t in plan.order)
+
+
+def program_last_problem(plan):
+    """Why the newest `program` is not the plan's last change (None when it is). A table a new function reads
+    must exist when the function does: sqitch commits each change on its own, and a broker runs the program
+    between two commits, so the migrations of a release come before its program."""
+    newest = [c for c in plan.changes if c.name == CHANGE][-1]
+    later = [c.name for c in plan.changes if c.line_no > newest.line_no]
+    if not later:
+        return None
+    return (f"{release.PLAN}: {', '.join(later)} come after {CHANGE}; the program deploys last (sql/README.md): "
+            f"run `make sql`")
+
+
+def move_program_last(root=REPO_ROOT):
+    """Move the newest, unreleased `program` line to the end of the plan (no later change may require it)."""
+    plan = release.read_plan(root)
+    newest = [c for c in plan.changes if c.name == CHANGE][-1]
+    later = [c for c in plan.changes if c.line_no > newest.line_no]
+    requires = re.compile(r"\[([^\]]*)\]")
+    for change in later:
+        found = requires.search(plan.lines[change.line_no].split("#", 1)[0])
+        if found and CHANGE in found.group(1).split():
+            raise ProgramError(f"{release.PLAN}:{change.line_no + 1}: {change.name} requires {CHANGE}, which "
+                               f"deploys last: require the changes it needs instead")
+    lines = list(plan.lines)
+    line = lines.pop(newest.line_no)
+    lines.append(line)
+    with open(os.path.join(root, release.PLAN), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
 
 
 def wanted(root=REPO_ROOT):
@@ -221,9 +252,11 @@ def stale(root=REPO_ROOT):
 
 def generate(root=REPO_ROOT):
     plan = release.read_plan(root)
-    if needs_rework(plan) and stale(root):
+    if needs_rework(plan) and (stale(root) or program_last_problem(plan)):
         subprocess.run(["sqitch", "rework", CHANGE, "-n", "The program of the next release (sql/README.md)"],
                        cwd=root, check=True)
+    elif program_last_problem(plan):
+        move_program_last(root)
     expected = wanted(root)  # after a rework the baseline is the release just tagged
     for kind, path in script_paths(root).items():
         with open(path, "w", encoding="utf-8") as fh:
@@ -251,7 +284,10 @@ def main(argv):
             for path in problems:
                 print(f"sql program: {path} is not what sql/queen and sql/queen_internal make of it: run "
                       f"`make sql` and commit the result", file=sys.stderr)
-            if problems:
+            order = program_last_problem(release.read_plan(root))
+            if order:
+                print(f"sql program: {order}", file=sys.stderr)
+            if problems or order:
                 return 1
             print(f"sql program: {len(working_tree(root))} definitions, {CHANGE} scripts up to date: ok")
         elif command == "render":
