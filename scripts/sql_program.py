@@ -176,8 +176,9 @@ def render(program, previous=None):
 
 def scripts(program, label, previous):
     wrap = lambda what, body: f"-- {what}\n{GENERATED}\nBEGIN;\n\n{body}\nCOMMIT;\n"
-    deploy = wrap("Deploy queen:program to pg: every function and type of sql/queen and sql/queen_internal",
-                  render(program, previous))
+    # The label keeps two instances apart: sqitch refuses two changes with one script hash.
+    deploy = wrap(f"Deploy queen:program to pg: every function and type of sql/queen and sql/queen_internal, "
+                  f"after {label}", render(program, previous))
     revert = wrap(f"Revert queen:program from pg: back to {label}", render(previous, program))
     checks = [f"SELECT '{d.qualified}'::{'regproc' if d.kind == 'function' else 'regtype'};"
               for d in program.values()]

@@ -137,3 +137,47 @@ def test_a_file_must_define_the_function_it_is_named_after(project):
     project.write("sql/queen/greet.sql", function("queen", "welcome", "SELECT 'v1'::text"))
     result = project.program("check")
     assert result.returncode == 1 and "sql/queen/greet.sql: defines queen.welcome" in result.stderr, result.stderr
+
+
+def add_table_change(p, name, requires):
+    p.run("sqitch", "add", name, "--requires", requires, "-n", f"the table {name}")
+    p.write(f"migrations/deploy/{name}.sql", f"CREATE TABLE queen.{name} (id int);\n")
+    p.write(f"migrations/revert/{name}.sql", f"DROP TABLE queen.{name};\n")
+    p.write(f"migrations/verify/{name}.sql", f"SELECT 'queen.{name}'::regclass;\n")
+
+
+def last_change(p):
+    lines = [line for line in p.read("migrations/sqitch.plan").splitlines()
+             if line and not line.startswith(("%", "#", "@"))]
+    return lines[-1].split()[0]
+
+
+def test_the_program_deploys_after_the_migrations_of_its_release(project):
+    """sqitch commits change by change under running brokers: the tables a release's functions read exist before
+    the functions do, so a migration added after an unreleased program moves before it, and one added after a
+    released program makes the next program a rework that follows it."""
+    p = project
+    add_table_change(p, "widgets", "schema")
+    check = p.program("check")
+    assert check.returncode == 1 and "widgets come after program" in check.stderr, check.stderr
+    assert p.program("generate").returncode == 0
+    assert last_change(p) == "program" and p.program("check").returncode == 0
+    p.sqitch("deploy", "--verify")
+    p.commit("widgets before the program")
+
+    p.run("sqitch", "tag", "v1.1.0", "-n", "second release")
+    p.commit("release 1.1.0")
+    p.run("git", "tag", "v1.1.0")
+    add_table_change(p, "gadgets", "widgets")
+    assert p.program("check").returncode == 1
+    assert p.program("generate").returncode == 0
+    plan = p.read("migrations/sqitch.plan")
+    assert last_change(p) == "program" and plan.count("\nprogram ") == 2, plan
+    assert p.program("check").returncode == 0
+    p.commit("gadgets, then the next program")
+    p.sqitch("deploy", "--verify")
+    assert p.target.scalar("select to_regclass('queen.gadgets') is not null") is True
+
+    add_table_change(p, "gizmos", "program")
+    generate = p.program("generate")
+    assert generate.returncode == 1 and "gizmos requires program" in generate.stderr, generate.stderr
