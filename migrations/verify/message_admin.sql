@@ -1,4 +1,5 @@
 -- Verify queen:message_admin on pg (release 2.0.0)
+-- The signatures both 1.1.0's program and the log engine's have (this instance deploys nothing).
 SELECT has_function_privilege('queen.list_messages(text, text, text, text, text, timestamptz, timestamptz, int, int, text)', 'execute');
 SELECT has_function_privilege('queen.get_message(uuid, text, text)', 'execute');
 SELECT has_function_privilege('queen.delete_message(uuid, text, text)', 'execute');

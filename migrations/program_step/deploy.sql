@@ -1,11 +1,13 @@
--- Deploy queen:log_engine to pg
--- The switch to the log engine (docs/storage.md): the messages of the database move into queen.segments and
--- queen.messages becomes a view over them; traces lose their foreign key to the messages table; push rows carry
--- their seq; partitions get retention's watermark.
-BEGIN;
+-- The step of release 2.0.0, the log engine (docs/storage.md), in the program's transaction: the functions that read
+-- segments and the move of the messages into them commit together, so no broker ever runs a function against
+-- the other layout. The messages of the database move into queen.segments and queen.messages becomes a view over
+-- them; traces lose their foreign key to the messages table; push rows carry their seq; partitions get
+-- retention's watermark. Idempotent: a database that has it already skips it.
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
--- The tables this change alters are locked first, in one statement, in the order a push takes them: a broker's
--- transaction that holds one of them finishes first, so the change never holds a lock that a broker waits for
+SELECT (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('queen.messages')) = 'r' AS log_engine_step \gset
+\if :log_engine_step
+-- The tables this step alters are locked first, in one statement, in the order a push takes them: a broker's
+-- transaction that holds one of them finishes first, so the step never holds a lock that a broker waits for
 -- while it waits for that broker. A deadlock or a lock wait past 2 s (a long transaction) rolls the attempt back
 -- and tries again, 30 times at most; brokers queue behind the locks until the commit (docs/upgrading.md).
 SET LOCAL lock_timeout = '2s';
@@ -74,5 +76,4 @@ SELECT s.partition_id, s.base_seq + e.ord - 1 AS seq, e.message_id AS id, e.tran
  WHERE s.payloads IS NOT NULL AND e.payload IS NOT NULL;
 COMMENT ON VIEW queen.messages IS
   'Every stored message as a row (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub, is_encrypted, created_at), read from queen.segments.';
-
-COMMIT;
+\endif

@@ -1,10 +1,11 @@
--- Revert queen:log_engine from pg
--- The messages go back into a table of a row each (queen.segments stays, empty); a segment emptied by retention
--- leaves its transaction ids as dedup tombstones until its window (24 hours from its push) is over.
-BEGIN;
+-- The revert of release 2.0.0's step, in the transaction that puts back the program of 1.1.0: the messages go back
+-- into a table of a row each (queen.segments stays, empty); a segment emptied by retention leaves its
+-- transaction ids as dedup tombstones until its window (24 hours from its push) is over. Idempotent.
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
--- The tables this change alters are locked first, in one statement, in the order a push takes them: a broker's
--- transaction that holds one of them finishes first, so the change never holds a lock that a broker waits for
+SELECT (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('queen.messages')) = 'v' AS log_engine_step \gset
+\if :log_engine_step
+-- The tables this step alters are locked first, in one statement, in the order a push takes them: a broker's
+-- transaction that holds one of them finishes first, so the step never holds a lock that a broker waits for
 -- while it waits for that broker. A deadlock or a lock wait past 2 s (a long transaction) rolls the attempt back
 -- and tries again, 30 times at most; brokers queue behind the locks until the commit (docs/upgrading.md).
 SET LOCAL lock_timeout = '2s';
@@ -71,4 +72,4 @@ ALTER TABLE queen.message_traces ADD CONSTRAINT message_traces_message_fkey FORE
 ALTER TABLE queen.partitions DROP COLUMN removed_seq;
 ALTER TYPE queen.push_result DROP ATTRIBUTE seq;
 ALTER TYPE queen.push_target DROP ATTRIBUTE dedup_after, DROP ATTRIBUTE dedup_since;
-COMMIT;
+\endif
