@@ -107,7 +107,9 @@ class Traffic:
         popped_by = self.broker.name
         answer = self.request(lambda c: c.ack_batch(acks, consumer_group=group))
         assert answer.status == 200 and all(r.get("success") for r in answer.body), \
-            (group, popped_by, self.broker.name, [m["transactionId"] for m in messages], answer.body)
+            f"group {group}: ack through {self.broker.name} of a pop through {popped_by}: " \
+            f"{[(r.get('transactionId'), r.get('error')) for r in answer.body] if answer.status == 200 else answer}; " \
+            f"failed requests so far: {self.errors[-3:]}"
         with self.lock:
             self.delivered[group].extend(m["transactionId"] for m in messages)
         return len(messages)
