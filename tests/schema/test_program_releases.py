@@ -181,3 +181,37 @@ def test_the_program_deploys_after_the_migrations_of_its_release(project):
     add_table_change(p, "gizmos", "program")
     generate = p.program("generate")
     assert generate.returncode == 1 and "gizmos requires program" in generate.stderr, generate.stderr
+
+
+def test_the_release_step_commits_with_the_program_and_leaves_with_its_release(project):
+    """migrations/program_step: what the release's functions need of the data, in the program's transaction (a
+    broker never runs a function against the other layout); released with the program, then gone from the tree."""
+    p = project
+    p.write("migrations/program_step/deploy.sql", "CREATE TABLE IF NOT EXISTS queen.widgets (id int);\n"
+                                                  "INSERT INTO queen.widgets SELECT 1 WHERE NOT EXISTS (SELECT FROM queen.widgets);\n")
+    p.write("migrations/program_step/revert.sql", "DROP TABLE IF EXISTS queen.widgets;\n")
+    p.write("sql/queen/widgets.sql", function("queen", "widgets", "SELECT count(*) FROM queen.widgets", returns="bigint"))
+    assert p.program("check").returncode == 1, "a step is part of what the program's scripts are made of"
+    assert p.program("generate").returncode == 0
+    deploy = p.read("migrations/deploy/program.sql")
+    assert deploy.index("CREATE TABLE IF NOT EXISTS queen.widgets") < deploy.index("FUNCTION queen.widgets")
+    assert deploy.count("BEGIN;") == 1 and deploy.count("COMMIT;") == 1, "one transaction"
+    p.sqitch("deploy", "--verify")
+    assert p.target.scalar("select queen.widgets()") == 1
+    p.target.psql(p.read("migrations/deploy/program.sql"))
+    assert p.target.scalar("select queen.widgets()") == 1, "applied again (make db), the step changes nothing"
+    p.sqitch("revert", "-y", "--to", "@v1.0.0")
+    assert p.target.scalar("select to_regclass('queen.widgets') is null") is True
+    p.commit("a program with a step")
+
+    p.run("sqitch", "tag", "v1.1.0", "-n", "second release")
+    p.commit("release 1.1.0")
+    p.run("git", "tag", "v1.1.0")
+    p.write("sql/queen/greet.sql", function("queen", "greet", "SELECT 'v2'::text"))
+    assert p.program("generate").returncode == 0
+    assert not os.path.exists(os.path.join(p.root, "migrations/program_step/deploy.sql"))
+    assert "queen.widgets (id int)" in p.read("migrations/deploy/program@v1.1.0.sql")
+    assert "queen.widgets (id int)" not in p.read("migrations/deploy/program.sql")
+    p.commit("the next program")
+    p.sqitch("deploy", "--verify")
+    assert (p.target.scalar("select queen.widgets()"), p.target.scalar("select queen.greet()")) == (1, "v2")
