@@ -7,11 +7,12 @@ BEGIN;
 -- migrations/program_step/deploy.sql: the release's step
 -- The step of release 2.0.0, the log engine (docs/storage.md), in the program's transaction: the functions that read
 -- segments and the move of the messages into them commit together, so no broker ever runs a function against
--- the other layout. The messages of the database move into queen.segments and queen.messages becomes a view over
--- them; traces lose their foreign key to the messages table; push rows carry their seq; partitions get
+-- the other layout. The messages of the database move into queen.segments and queen.stored_messages, a view over
+-- them, shows them as rows (queen.messages is gone: a 1.1.0 call caught by the step's locks fails instead of reading
+-- a view of the table's name); traces lose their foreign key to the messages table; push rows carry their seq; partitions get
 -- retention's watermark. Idempotent: a database that has it already skips it.
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
-SELECT (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('queen.messages')) = 'r' AS log_engine_step \gset
+SELECT coalesce((SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('queen.messages')) = 'r', false) AS log_engine_step \gset
 \if :log_engine_step
 -- The tables this step alters are locked first, in one statement, in the order a push takes them: a broker's
 -- transaction that holds one of them finishes first, so the step never holds a lock that a broker waits for
@@ -74,14 +75,14 @@ SELECT r.partition_id, min(r.seq), max(r.seq), r.created_at, r.producer_sub,
 DROP TABLE queen.messages;
 
 -- What was the table is a view for readers: one row per message, as before.
-CREATE VIEW queen.messages AS
+CREATE VIEW queen.stored_messages AS
 SELECT s.partition_id, s.base_seq + e.ord - 1 AS seq, e.message_id AS id, e.transaction_id, e.payload::jsonb AS payload,
        e.trace_id, s.producer_sub, coalesce(e.encrypted, false) AS is_encrypted, s.created_at
   FROM queen.segments s
  CROSS JOIN LATERAL unnest(s.message_ids, s.transaction_ids, s.payloads, s.trace_ids, s.encrypted)
                     WITH ORDINALITY AS e(message_id, transaction_id, payload, trace_id, encrypted, ord)
  WHERE s.payloads IS NOT NULL AND e.payload IS NOT NULL;
-COMMENT ON VIEW queen.messages IS
+COMMENT ON VIEW queen.stored_messages IS
   'Every stored message as a row (partition_id, seq, id, transaction_id, payload, trace_id, producer_sub, is_encrypted, created_at), read from queen.segments.';
 \endif
 

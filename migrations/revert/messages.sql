@@ -1,4 +1,1 @@
--- Revert queen:messages from pg
-BEGIN;
-DROP TABLE queen.messages;
-COMMIT;
+-- Revert queen:messages from pg (release 2.0.0): nothing to undo (see its deploy script).

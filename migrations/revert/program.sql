@@ -9,7 +9,7 @@ BEGIN;
 -- into a table of a row each (queen.segments stays, empty); a segment emptied by retention leaves its
 -- transaction ids as dedup tombstones until its window (24 hours from its push) is over. Idempotent.
 SET LOCAL ROLE queen_owner;  -- the objects' owner (docs/procedures.md, Roles)
-SELECT (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('queen.messages')) = 'v' AS log_engine_step \gset
+SELECT to_regclass('queen.stored_messages') IS NOT NULL AS log_engine_step \gset
 \if :log_engine_step
 -- The tables this step alters are locked first, in one statement, in the order a push takes them: a broker's
 -- transaction that holds one of them finishes first, so the step never holds a lock that a broker waits for
@@ -35,7 +35,7 @@ BEGIN
 END
 $$;
 SET LOCAL lock_timeout TO DEFAULT;
-DROP VIEW queen.messages;
+DROP VIEW queen.stored_messages;
 CREATE TABLE queen.messages (
   partition_id   uuid        NOT NULL,
   seq            bigint      NOT NULL,

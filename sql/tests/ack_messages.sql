@@ -77,7 +77,7 @@ SELECT is(pg_temp.state('t_ack'), '(6,f,0)', 'cursor past them, lease released, 
 SELECT is((SELECT array_agg(transaction_id || ':' || error_message || ':' || retry_count || ':' || consumer_group ORDER BY transaction_id) FROM queen.dlq WHERE partition_id = (SELECT partition_id FROM batch LIMIT 1)),
           ARRAY['m5:smtp 451:2:__QUEUE_MODE__', 'm6:Retries exhausted:2:__QUEUE_MODE__'], 'DLQ rows: supplied error or the default, retry count');
 SELECT is((SELECT p.payload FROM queen.dlq d JOIN queen.dlq_payloads p ON p.message_id = d.message_id WHERE d.transaction_id = 'm5'), '{"i": 5}'::jsonb, 'the DLQ entry''s payload copy is stored once per message');
-SELECT is((SELECT count(*) FROM queen.messages m JOIN queen.dlq d ON d.message_id = m.id WHERE d.partition_id = (SELECT partition_id FROM batch LIMIT 1)), 2::bigint, 'the message rows stay');
+SELECT is((SELECT count(*) FROM queen.stored_messages m JOIN queen.dlq d ON d.message_id = m.id WHERE d.partition_id = (SELECT partition_id FROM batch LIMIT 1)), 2::bigint, 'the message rows stay');
 
 -- 5. retryLimit 0, dlq and retry statuses, per-group DLQ
 SELECT queen.configure_queue('t_ack0', NULL, NULL, '{"retryLimit": 0, "retryDelay": 0}', '');

@@ -13,7 +13,7 @@ SELECT queen_internal.dead_letter(m.partition_id, m.seq, x.grp, x.err, 0)
   FROM (VALUES ('a1', 'g1', repeat('x', 200) || ' id 1'), ('a2', 'g1', repeat('x', 200) || ' id 2'),
                ('a3', 'g1', 'timeout'), ('a4', '__QUEUE_MODE__', 'old'), ('b1', '__QUEUE_MODE__', 'timeout'),
                ('o1', 'g1', 'timeout')) x(txid, grp, err)
-  JOIN queen.messages m ON m.transaction_id = x.txid;
+  JOIN queen.stored_messages m ON m.transaction_id = x.txid;
 UPDATE queen.dlq SET failed_at = now() - interval '1 minute' WHERE transaction_id = 'a1';
 UPDATE queen.dlq SET failed_at = now() - interval '3 hours' WHERE transaction_id = 'a4';
 UPDATE queen.dlq SET failed_at = now() - interval '2 minutes' WHERE transaction_id = 'b1';

@@ -9,7 +9,7 @@ DELETE FROM queen.dedup_tombstones;
 
 \ir support/sweep_helpers.psql
 CREATE FUNCTION pg_temp.left_in(p_queue text) RETURNS text[] LANGUAGE sql AS $$
-  SELECT coalesce(array_agg(m.transaction_id ORDER BY m.seq), '{}') FROM queen.messages m
+  SELECT coalesce(array_agg(m.transaction_id ORDER BY m.seq), '{}') FROM queen.stored_messages m
     JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue
 $$;
 -- consume n messages of p_queue for p_group (pop + ack)
@@ -78,7 +78,7 @@ SELECT p.id, x.t, gen_random_uuid(), x.at FROM queen.partitions p JOIN queen.que
        (VALUES ('gone', now() - interval '1 second'), ('live', now() + interval '1 hour')) x(t, at)
  WHERE q.name = 't_ret';
 SELECT pg_temp.push('t_ret', 1, 'dead');
-SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.messages m
+SELECT queen_internal.dead_letter(m.partition_id, m.seq, 'g', 'boom', 0) FROM queen.stored_messages m
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_ret' AND m.transaction_id = 'dead1';
 UPDATE queen.dlq SET failed_at = now() - interval '2 hours' WHERE transaction_id = 'dead1';
 SELECT is((SELECT array_agg(status) FROM queen.push_messages('[{"queue": "t_ret", "transactionId": "live"}, {"queue": "t_ret", "transactionId": "gone"}]', NULL, '')),

@@ -24,7 +24,7 @@ CREATE FUNCTION pg_temp.violations() RETURNS bigint
 LANGUAGE sql AS $$
   SELECT count(*) FROM queen.consumers c
    WHERE NOT c.pending
-     AND EXISTS (SELECT 1 FROM queen.messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq)
+     AND EXISTS (SELECT 1 FROM queen.stored_messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq)
 $$;
 
 -- t_cg: Default holds m1, m2, m3 created at t0 + 1 h, + 2 h, + 3 h; p2 holds x1 at t0 + 1 h.
@@ -36,7 +36,7 @@ SELECT pg_temp.split_queue_segments('t_cg'), pg_temp.split_queue_segments('t_cg_
 UPDATE queen.segments s SET created_at = '2020-01-01T00:00:00Z'::timestamptz + x.hours * interval '1 hour'
   FROM (VALUES ('m1', 1), ('m2', 2), ('m3', 3), ('x1', 1), ('o1', 1)) x(txid, hours)
  WHERE x.txid = ANY (s.transaction_ids);
-UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.messages m WHERE m.partition_id = p.id)
+UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.stored_messages m WHERE m.partition_id = p.id)
  WHERE p.queue_id IN (SELECT id FROM queen.queues WHERE name IN ('t_cg', 't_cg_other'));
 
 -- group g consumes everything (autoAck), group h joins "new" and holds a lease on nothing yet

@@ -10,7 +10,7 @@ SELECT count(*) FROM queen.push_messages(jsonb_build_array(jsonb_build_object(
   'payload', jsonb_build_object('blob', (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 2048) i)))), NULL, '');
 SELECT count(*) FROM queen.push_messages('[{"queue": "t_dpo", "transactionId": "small", "payload": {"n": 1}}]', NULL, '');
 CREATE TEMP TABLE k AS
-  SELECT m.partition_id, m.transaction_id, m.id FROM queen.messages m
+  SELECT m.partition_id, m.transaction_id, m.id FROM queen.stored_messages m
     JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_dpo';
 
 -- 200 groups dead-letter the big message
@@ -22,7 +22,7 @@ SELECT is((SELECT count(*) FROM queen.dlq_payloads p JOIN k ON k.id = p.message_
 SELECT cmp_ok((SELECT sum(pg_column_size(p.payload)) FROM queen.dlq_payloads p JOIN k ON k.id = p.message_id)::bigint,
               '<', 70000::bigint, 'the stored payload bytes are one copy''s, not 200');
 SELECT is((SELECT p.payload_bytes FROM queen.dlq_payloads p JOIN k ON k.id = p.message_id),
-          (SELECT octet_length(m.payload::text)::bigint FROM queen.messages m JOIN k ON k.id = m.id WHERE k.transaction_id = 'big'),
+          (SELECT octet_length(m.payload::text)::bigint FROM queen.stored_messages m JOIN k ON k.id = m.id WHERE k.transaction_id = 'big'),
           'payload_bytes is the JSON text size');
 
 -- the byte budget: 150000 bytes hold two 65 KiB copies of the page, the rest are omitted

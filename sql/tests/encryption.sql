@@ -28,9 +28,9 @@ SELECT ok((SELECT bool_and(error LIKE 'queue t_enc has encryptionEnabled: plaint
             WHERE status = 'encryption_required'), 'the refusal names the queue');
 SELECT ok((SELECT bool_and(message_id IS NULL) FROM r1 WHERE status = 'encryption_required'),
           'a refused item has no message id');
-SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id IN ('e-1', 'e-2')), 0::bigint,
+SELECT is((SELECT count(*) FROM queen.stored_messages WHERE transaction_id IN ('e-1', 'e-2')), 0::bigint,
           'nothing of the refused partition is stored');
-SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id = 'e-4'), 0::bigint,
+SELECT is((SELECT count(*) FROM queen.stored_messages WHERE transaction_id = 'e-4'), 0::bigint,
           'plaintext without keyHeld (a broker without a key) is not stored either');
 SELECT is((SELECT error FROM r1 WHERE transaction_id = 'e-4'),
           'queue t_enc has encryptionEnabled: plaintext refused, and the caller holds no encryption key (the item is '
@@ -47,7 +47,7 @@ CREATE TEMP TABLE r2 AS SELECT * FROM queen.push_messages($$[
   {"queue": "t_enc", "payload": {"v": 1, "ct": "b"}, "transactionId": "e-2", "encrypted": true}
 ]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r2), ARRAY['queued', 'queued'], 'the encrypted re-send is stored');
-SELECT is((SELECT array_agg(transaction_id ORDER BY seq) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT array_agg(transaction_id ORDER BY seq) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_enc' AND p.name = 'Default'),
           ARRAY['e-1', 'e-2'], 'in its order');
 
@@ -81,7 +81,7 @@ CREATE TEMP TABLE r4 AS SELECT * FROM queen.push_messages($$[
 ]$$, NULL, '');
 SELECT is((SELECT array_agg(status ORDER BY idx) FROM r4), ARRAY['queued', 'encryption_required', 'encryption_required'],
           'plaintext without keyHeld is refused item by item');
-SELECT is((SELECT array_agg(is_encrypted) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT array_agg(is_encrypted) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_enc' AND p.name = 'k'), ARRAY[true],
           'only the encrypted item of that partition is stored');
 -- Every path through store_messages: a transaction rolls back.
@@ -89,13 +89,13 @@ SELECT is((queen.run_transaction('{"operations": [{"type": "push", "items": [
              {"queue": "t_enc_off", "payload": {"n": 1}, "transactionId": "rt-1"},
              {"queue": "t_enc", "payload": {"n": 2}, "transactionId": "rt-2"}]}]}'::jsonb, NULL, '', NULL)) ->> 'success',
           'false', 'a transaction pushing plaintext into an encrypted queue fails');
-SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id IN ('rt-1', 'rt-2')), 0::bigint,
+SELECT is((SELECT count(*) FROM queen.stored_messages WHERE transaction_id IN ('rt-1', 'rt-2')), 0::bigint,
           'and stores none of its items');
 -- A plaintext dead letter requeued into a queue that has wanted encryption since: it stays in the DLQ.
 SELECT queen.configure_queue('t_enc_later', '', '', '{"retryLimit": 0}'::jsonb, '');
 SELECT queen.push_messages('[{"queue": "t_enc_later", "payload": {"n": 1}, "transactionId": "l-1"}]', NULL, '');
 SELECT queen_internal.dead_letter(m.partition_id, m.seq, '__QUEUE_MODE__', 'test', 0)
-  FROM queen.messages m WHERE m.transaction_id = 'l-1';
+  FROM queen.stored_messages m WHERE m.transaction_id = 'l-1';
 SELECT queen.configure_queue('t_enc_later', '', '', '{"encryptionEnabled": true}'::jsonb, '');
 SELECT is(queen.requeue_dead_letters('t_enc_later', NULL, NULL, NULL, NULL, NULL, '') ->> 'requeued', '0',
           'a plaintext dead letter is not requeued into an encrypted queue');

@@ -23,7 +23,7 @@ SELECT is(pg_temp.dlq('t_exp1'), ARRAY['__QUEUE_MODE__:e1', '__QUEUE_MODE__:e2']
 SELECT is((SELECT DISTINCT error_message || '/' || retry_count FROM queen.dlq WHERE transaction_id IN ('e1', 'e2')), 'Message expired: ttl of 60 s exceeded/0',
           'the reason names ttl');
 SELECT is((SELECT array_agg(transaction_id) FROM queen.pop_messages('t_exp1', NULL, NULL, 10, 1, false, NULL, NULL, NULL, NULL, '')), ARRAY['young1'], 'only the young message is still delivered');
-SELECT is((SELECT count(*) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_exp1'),
+SELECT is((SELECT count(*) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_exp1'),
           3::bigint, 'expiry moves cursors, it deletes nothing');
 SELECT is(queen.expire_messages(100, pg_temp.after('t_exp1', 'young1', 60)), 0, 'nothing left to expire');
 UPDATE queen.queues SET ttl = 0 WHERE name = 't_exp1';

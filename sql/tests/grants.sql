@@ -123,7 +123,7 @@ SELECT is_empty($$SELECT r FROM unnest(ARRAY['queen_broker', 'queen_reader', 'qu
 SET LOCAL ROLE queen_broker;
 SELECT lives_ok($$SELECT * FROM queen.push_messages('[{"queue": "grants-q", "payload": {"n": 1}}]', NULL, '')$$,
                 'queen_broker pushes through queen.push_messages (SECURITY DEFINER reaches the tables)');
-SELECT throws_ok($$SELECT count(*) FROM queen.messages$$, '42501', NULL, 'queen_broker cannot read a table');
+SELECT throws_ok($$SELECT count(*) FROM queen.stored_messages$$, '42501', NULL, 'queen_broker cannot read a table');
 SELECT throws_ok($$SELECT * FROM queen_internal.store_messages('[]', NULL, NULL, '')$$, '42501', NULL,
                  'queen_broker cannot call store_messages, which trusts its items');
 RESET ROLE;

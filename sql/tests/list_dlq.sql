@@ -11,7 +11,7 @@ SELECT count(*) FROM queen.push_messages('[
 -- dead letters with controlled failure times: a1 (g1, oldest) ... b1 (g1, newest)
 SELECT queen_internal.dead_letter(m.partition_id, m.seq, x.grp, x.err, x.retries)
   FROM (VALUES ('a1', 'g1', 'boom', 2), ('a1', 'g2', 'Retries exhausted', 3), ('a2', 'g1', 'bad', 0), ('a3', 'g1', 'p2 failed', 1), ('b1', 'g1', 'other queue', 0)) x(txid, grp, err, retries)
-  JOIN queen.messages m ON m.transaction_id = x.txid
+  JOIN queen.stored_messages m ON m.transaction_id = x.txid
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id AND q.name IN ('t_dlq_a', 't_dlq_b');
 UPDATE queen.dlq d SET failed_at = now() - x.ago
   FROM (VALUES ('a1', 'g1', interval '5 minutes'), ('a1', 'g2', interval '4 minutes'), ('a2', 'g1', interval '3 minutes'),
@@ -26,7 +26,7 @@ SELECT is((SELECT row(queue_name, partition_name, error_message, retry_count, pa
              FROM queen.list_dlq('t_dlq_a', 'g1', NULL, NULL, NULL, 100, 0, '') WHERE transaction_id = 'a1'),
           '(t_dlq_a,Default,boom,2,"{""n"": 1}",carol,f)', 'entry fields: names, error, retries, payload copy, producer');
 SELECT is((SELECT created_at FROM queen.list_dlq('t_dlq_a', 'g1', NULL, NULL, NULL, 100, 0, '') WHERE transaction_id = 'a1'),
-          (SELECT m.created_at FROM queen.messages m JOIN queen.list_dlq('t_dlq_a', 'g1', NULL, NULL, NULL, 100, 0, '') d ON d.message_id = m.id WHERE d.transaction_id = 'a1'),
+          (SELECT m.created_at FROM queen.stored_messages m JOIN queen.list_dlq('t_dlq_a', 'g1', NULL, NULL, NULL, 100, 0, '') d ON d.message_id = m.id WHERE d.transaction_id = 'a1'),
           'created_at is the message''s');
 SELECT is((SELECT array_agg(transaction_id) FROM queen.list_dlq('t_dlq_a', 'g2', NULL, NULL, NULL, 100, 0, '')), ARRAY['a1'], 'filter by group');
 SELECT is((SELECT array_agg(transaction_id) FROM queen.list_dlq('t_dlq_a', NULL, 'p2', NULL, NULL, 100, 0, '')), ARRAY['a3'], 'filter by partition');

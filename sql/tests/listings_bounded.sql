@@ -38,7 +38,7 @@ SELECT pg_temp.split_segments(p.id) FROM queen.partitions p JOIN queen.queues q 
 UPDATE queen.segments s SET created_at = now() - interval '10 minutes' + s.base_seq * interval '1 millisecond'
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
  WHERE s.partition_id = p.id AND p.id <> (SELECT id FROM big);
-UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.messages m WHERE m.partition_id = p.id)
+UPDATE queen.partitions p SET last_message_at = (SELECT max(m.created_at) FROM queen.stored_messages m WHERE m.partition_id = p.id)
   FROM queen.queues q WHERE q.id = p.queue_id AND q.name = 't_lb';
 
 -- rows read by one listing of 10: the segments table's statistics of this transaction
@@ -54,18 +54,18 @@ SELECT cmp_ok(pg_temp.messages_rows_read() - (SELECT before FROM reads), '<', 20
               'a listing of 10 reads about 10 rows per partition, not the 15,000 of the window');
 SELECT is((SELECT array_agg(m ->> 'transactionId') FROM page, jsonb_array_elements(page.r -> 'messages') m),
           (SELECT array_agg(x.transaction_id) FROM (
-             SELECT m.transaction_id FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+             SELECT m.transaction_id FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
                JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
               ORDER BY m.created_at DESC, m.id DESC LIMIT 10) x),
           'the newest 10 over every partition, as a full sort would give');
 SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', p_limit => 3, p_offset => 2, p_partition => NULL, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_to => NULL, p_tenant => '') -> 'messages') m),
           (SELECT array_agg(x.transaction_id) FROM (
-             SELECT m.transaction_id FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+             SELECT m.transaction_id FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
                JOIN queen.queues q ON q.id = p.queue_id AND q.name = 't_lb'
               ORDER BY m.created_at DESC, m.id DESC LIMIT 3 OFFSET 2) x),
           'offset pages the merged order');
 SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(queen.list_messages('t_lb', 'Default',
-             p_to => (SELECT created_at FROM queen.messages WHERE transaction_id = 'n5000' AND partition_id = (SELECT id FROM big)),
+             p_to => (SELECT created_at FROM queen.stored_messages WHERE transaction_id = 'n5000' AND partition_id = (SELECT id FROM big)),
              p_limit => 2, p_namespace => NULL, p_task => NULL, p_status => NULL, p_from => NULL, p_offset => 0, p_tenant => '') -> 'messages') m),
           ARRAY['n5000', 'n4999'], 'a past p_to starts the page at that instant');
 
@@ -87,9 +87,9 @@ SELECT is((SELECT array_agg(m ->> 'transactionId') FROM jsonb_array_elements(que
 
 -- traces_by_name: three traces of one message, one of another
 SELECT queen.record_trace(m.partition_id, m.transaction_id, jsonb_build_object('k', g), ARRAY['flow'], 'info', '__QUEUE_MODE__', NULL, '')
-  FROM queen.messages m, generate_series(1, 3) g WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n10000';
+  FROM queen.stored_messages m, generate_series(1, 3) g WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n10000';
 SELECT queen.record_trace(m.partition_id, m.transaction_id, '{"k": 9}', ARRAY['flow'], 'info', '__QUEUE_MODE__', NULL, '')
-  FROM queen.messages m WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n9999';
+  FROM queen.stored_messages m WHERE m.partition_id = (SELECT id FROM big) AND m.transaction_id = 'n9999';
 SELECT is((SELECT array_agg((t ->> 'transaction_id') || '=' || coalesce(t -> 'message_payload' ->> 'i', 'omitted'))
              FROM jsonb_array_elements(queen.traces_by_name('flow', 100, 0, '') -> 'traces') t),
           ARRAY['n9999=9999', 'n10000=10000', 'n10000=omitted', 'n10000=omitted'],

@@ -24,7 +24,7 @@ $$;
 -- created_at of message p_txid of queue p_queue
 CREATE FUNCTION pg_temp.newest(p_queue text, p_txid text) RETURNS timestamptz
 LANGUAGE sql AS $$
-  SELECT m.created_at FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+  SELECT m.created_at FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
     JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue AND m.transaction_id = p_txid
 $$;
 

@@ -18,7 +18,7 @@ CREATE FUNCTION pg_temp.violations() RETURNS bigint
 LANGUAGE sql AS $$
   SELECT count(*) FROM queen.consumers c
    WHERE NOT c.pending
-     AND EXISTS (SELECT 1 FROM queen.messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq)
+     AND EXISTS (SELECT 1 FROM queen.stored_messages m WHERE m.partition_id = c.partition_id AND m.seq > c.cursor_seq)
 $$;
 -- ack everything a pop returned
 CREATE FUNCTION pg_temp.ack_all(p_popped jsonb, p_group text, p_status text DEFAULT 'completed') RETURNS bigint

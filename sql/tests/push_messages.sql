@@ -20,30 +20,30 @@ SELECT is((SELECT message_id FROM r1 WHERE idx = 1), (SELECT message_id FROM r1 
           'an in-batch duplicate reports the first occurrence''s message id');
 SELECT isnt((SELECT message_id FROM r1 WHERE idx = 2), (SELECT message_id FROM r1 WHERE idx = 0),
             'the same transactionId in another partition is another message');
-SELECT is((SELECT count(*) FROM queen.messages m JOIN r1 ON r1.partition_id = m.partition_id AND r1.message_id = m.id), 6::bigint,
+SELECT is((SELECT count(*) FROM queen.stored_messages m JOIN r1 ON r1.partition_id = m.partition_id AND r1.message_id = m.id), 6::bigint,
           'every queued/duplicate message id exists');
-SELECT is((SELECT payload FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)), '{"n": 1}'::jsonb,
+SELECT is((SELECT payload FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)), '{"n": 1}'::jsonb,
           'the first occurrence is stored, later ones are not');
-SELECT is((SELECT payload FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 2)), 'null'::jsonb,
+SELECT is((SELECT payload FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 2)), 'null'::jsonb,
           'JSON null payload stays null');
-SELECT is((SELECT payload FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 3)), '{}'::jsonb,
+SELECT is((SELECT payload FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 3)), '{}'::jsonb,
           'an absent payload becomes {}');
 SELECT ok((SELECT transaction_id FROM r1 WHERE idx = 4) ~ '^[0-9a-f]{8}-[0-9a-f]{4}-7', 'an absent transactionId is minted (UUIDv7)');
 SELECT ok((SELECT transaction_id FROM r1 WHERE idx = 5) ~ '^[0-9a-f]{8}-[0-9a-f]{4}-7', 'an empty transactionId is minted too');
-SELECT is((SELECT trace_id FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)),
+SELECT is((SELECT trace_id FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)),
           '0f8fad5b-d9cb-469f-a165-70867728950e'::uuid, 'traceId stored');
-SELECT is((SELECT array_agg(DISTINCT producer_sub) FROM queen.messages m JOIN r1 ON r1.message_id = m.id), ARRAY['alice'],
+SELECT is((SELECT array_agg(DISTINCT producer_sub) FROM queen.stored_messages m JOIN r1 ON r1.message_id = m.id), ARRAY['alice'],
           'producer_sub stamped from the argument');
-SELECT is((SELECT is_encrypted FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 5)), true, 'encrypted flag stored');
+SELECT is((SELECT is_encrypted FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 5)), true, 'encrypted flag stored');
 SELECT is((SELECT array_agg(DISTINCT partition_name) FROM r1 WHERE idx <> 2), ARRAY['Default'], 'partition defaults to Default');
-SELECT is((SELECT array_agg(m.seq ORDER BY r1.idx) FROM r1 JOIN queen.messages m ON m.id = r1.message_id WHERE r1.partition_name = 'Default' AND r1.status = 'queued'),
+SELECT is((SELECT array_agg(m.seq ORDER BY r1.idx) FROM r1 JOIN queen.stored_messages m ON m.id = r1.message_id WHERE r1.partition_name = 'Default' AND r1.status = 'queued'),
           ARRAY[1, 2, 3, 4]::bigint[], 'sequence numbers follow request order, from 1');
 SELECT is((SELECT last_seq FROM queen.partitions WHERE id = (SELECT partition_id FROM r1 WHERE idx = 0)), 4::bigint,
           'last_seq is the highest allocated seq');
-SELECT is((SELECT count(DISTINCT m.created_at) FROM queen.messages m JOIN r1 ON r1.message_id = m.id), 1::bigint,
+SELECT is((SELECT count(DISTINCT m.created_at) FROM queen.stored_messages m JOIN r1 ON r1.message_id = m.id), 1::bigint,
           'one call stamps one created_at');
 SELECT is((SELECT last_message_at FROM queen.partitions WHERE id = (SELECT partition_id FROM r1 WHERE idx = 0)),
-          (SELECT created_at FROM queen.messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)), 'last_message_at = newest created_at');
+          (SELECT created_at FROM queen.stored_messages WHERE id = (SELECT message_id FROM r1 WHERE idx = 0)), 'last_message_at = newest created_at');
 
 -- queue auto-creation with derived / explicit namespace and task
 SELECT is((SELECT namespace || '|' || task FROM queen.queues WHERE name = 't_push'), 't_push|', 'no dot: namespace = name, task empty');
@@ -58,7 +58,7 @@ SELECT is((SELECT lease_time FROM queen.queues WHERE name = 't_ns'), 300, 'auto-
 CREATE TEMP TABLE r2 AS SELECT * FROM queen.push_messages('[{"queue": "t_push", "transactionId": "tx-1"}, {"queue": "t_push", "transactionId": "tx-3"}]', NULL, '');
 SELECT is((SELECT status FROM r2 WHERE idx = 0), 'duplicate', 'a stored transactionId is a duplicate in a later call');
 SELECT is((SELECT message_id FROM r2 WHERE idx = 0), (SELECT message_id FROM r1 WHERE idx = 0), '... reporting the stored winner');
-SELECT is((SELECT m.seq FROM r2 JOIN queen.messages m ON m.id = r2.message_id WHERE r2.idx = 1), 5::bigint, 'a later call continues the sequence');
+SELECT is((SELECT m.seq FROM r2 JOIN queen.stored_messages m ON m.id = r2.message_id WHERE r2.idx = 1), 5::bigint, 'a later call continues the sequence');
 
 -- tombstones: a deleted message's key stays taken while its tombstone is live
 INSERT INTO queen.dedup_tombstones (partition_id, transaction_id, message_id, expires_at)

@@ -18,7 +18,7 @@ SELECT results_eq('SELECT idx, status, transaction_id, queue_name FROM mixed',
                   $$VALUES (0, 'queued', 'now-1', 'pd-q'), (1, 'queued', 'later-1', 'pd-q'),
                            (2, 'queued', 'past-1', 'pd-q'), (3, 'queued', 'later-2', 'pd-q2')$$,
                   'one row per item, in item order, whichever way each item went');
-SELECT results_eq($$SELECT m.transaction_id FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT results_eq($$SELECT m.transaction_id FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
                      JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'pd-q' ORDER BY m.seq$$,
                   $$VALUES ('now-1'), ('past-1')$$,
                   'items without deliverAt or with a past one are stored now, in item order');

@@ -28,12 +28,12 @@ CREATE TEMP TABLE rb AS SELECT * FROM dblink_get_result('b') AS x(status text, m
 SELECT is((SELECT count(*) FROM dblink_get_result('b') AS x(status text, message_id text)), 0::bigint, 'b has no further results');
 SELECT is((SELECT array_agg(status) FROM rb), ARRAY['queued', 'duplicate', 'queued'], 'b: the shared key is a duplicate, the rest queued');
 SELECT is((SELECT message_id FROM rb OFFSET 1 LIMIT 1), (SELECT message_id FROM ra LIMIT 1), 'b reports the winner''s message id');
-SELECT is((SELECT count(*) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues qq ON qq.id = p.queue_id
+SELECT is((SELECT count(*) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues qq ON qq.id = p.queue_id
             WHERE qq.name = (SELECT q FROM t) AND m.transaction_id = 'same'), 1::bigint, 'one stored row for the shared key');
-SELECT is((SELECT array_agg(m.transaction_id || '@' || m.seq ORDER BY m.seq) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT array_agg(m.transaction_id || '@' || m.seq ORDER BY m.seq) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues qq ON qq.id = p.queue_id WHERE qq.name = (SELECT q FROM t) AND p.name = 'P'),
           ARRAY['same@1', 'only-a@2', 'only-b@3'], 'partition P: gap-free sequence in commit order');
-SELECT ok((SELECT bool_and(m2.created_at > m1.created_at) FROM queen.messages m1 JOIN queen.messages m2 ON m2.partition_id = m1.partition_id AND m2.seq = 3
+SELECT ok((SELECT bool_and(m2.created_at > m1.created_at) FROM queen.stored_messages m1 JOIN queen.stored_messages m2 ON m2.partition_id = m1.partition_id AND m2.seq = 3
             WHERE m1.seq = 2 AND m1.transaction_id = 'only-a'), 'the later commit has the later created_at');
 
 -- 2. the first pops ever on a partition race to create the group's cursor row: the

@@ -108,7 +108,7 @@ SELECT lives_ok($$SELECT queen.configure_queue('qp_q', NULL, NULL, '{"leaseTime"
 
 SET LOCAL queen.tenant_max_partitions = '2';
 SELECT count(*) FROM queen.push_messages('[{"queue": "qp_q", "partition": "p2"}]', NULL, 'qp_acme');
-SELECT pg_temp.mark('queen.partitions', 'queen.messages', 'queen.consumers', 'queen.tenant_usage');
+SELECT pg_temp.mark('queen.partitions', 'queen.stored_messages', 'queen.consumers', 'queen.tenant_usage');
 SELECT throws_ok($$SELECT count(*) FROM queen.push_messages('[{"queue": "qp_q", "partition": "p3", "payload": {"n": 3}}]', NULL, 'qp_acme')$$,
                  'QQ429', 'partitions quota of tenant qp_acme reached (2 partitions, QUEEN_TENANT_MAX_PARTITIONS)',
                  'a push creating a partition past the quota');

@@ -25,9 +25,9 @@ SELECT is((SELECT jsonb_path_query_array(v, '$.results[*].index') FROM r1), '[0,
 SELECT is((SELECT v -> 'results' -> 0 FROM r1), '{"index": 0, "type": "ack", "success": true, "transactionId": "in1", "error": null, "dlq": false}'::jsonb,
           'the ack result');
 SELECT is((SELECT v -> 'results' -> 2 ->> 'transactionId' FROM r1), 'audit-1', 'push results carry the transactionId');
-SELECT is((SELECT m.id FROM queen.messages m WHERE m.transaction_id = 'audit-1'), (SELECT (v -> 'results' -> 2 ->> 'messageId')::uuid FROM r1),
+SELECT is((SELECT m.id FROM queen.stored_messages m WHERE m.transaction_id = 'audit-1'), (SELECT (v -> 'results' -> 2 ->> 'messageId')::uuid FROM r1),
           '... and the stored message id');
-SELECT is((SELECT count(*) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id WHERE p.name = 'p7' AND m.producer_sub = 'bob'),
+SELECT is((SELECT count(*) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id WHERE p.name = 'p7' AND m.producer_sub = 'bob'),
           1::bigint, 'pushes create queues/partitions and stamp producer_sub');
 SELECT is(pg_temp.cursor('worker'), 1::bigint, 'the ack moved the cursor');
 SELECT is((SELECT lease_id IS NOT NULL FROM queen.consumers WHERE partition_id = (SELECT partition_id FROM popped LIMIT 1) AND consumer_group = 'worker'),
@@ -40,7 +40,7 @@ CREATE TEMP TABLE r2 AS SELECT queen.run_transaction(jsonb_build_array(
 SELECT is((SELECT v -> 'success' FROM r2), 'false'::jsonb, 'a taken transactionId aborts the transaction');
 SELECT ok((SELECT v ->> 'error' LIKE '%duplicate transactionId audit-1%' FROM r2), 'the error names the transactionId');
 SELECT is((SELECT jsonb_array_length(v -> 'results') FROM r2), 2, 'results computed before the failure are listed');
-SELECT is((SELECT count(*) FROM queen.messages WHERE transaction_id = 'fresh-1'), 0::bigint, 'the other pushed item was rolled back');
+SELECT is((SELECT count(*) FROM queen.stored_messages WHERE transaction_id = 'fresh-1'), 0::bigint, 'the other pushed item was rolled back');
 SELECT is(pg_temp.cursor('worker'), 1::bigint, 'the ack was rolled back');
 
 SELECT is((SELECT queen.run_transaction(jsonb_build_array(jsonb_build_object('type', 'ack', 'transactionId', 'nope', 'partitionId', (SELECT partition_id FROM popped LIMIT 1))), NULL, '') ->> 'error'),

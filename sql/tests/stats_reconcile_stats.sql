@@ -20,7 +20,7 @@ SELECT p.id, 'g', p.queue_id, 2, gen_random_uuid(), now() - interval '1 minute',
   FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'stats-a' AND p.name = 'p1';
 INSERT INTO queen.dlq (message_id, consumer_group, partition_id, seq, transaction_id, error_message, message_created_at)
 SELECT m.id, 'g', m.partition_id, m.seq, m.transaction_id, 'boom', m.created_at
-  FROM queen.messages m
+  FROM queen.stored_messages m
   JOIN queen.partitions p ON p.id = m.partition_id
   JOIN queen.queues q ON q.id = p.queue_id AND q.name = 'stats-a'
  WHERE m.transaction_id = 'a1';

@@ -65,7 +65,7 @@ SELECT is((SELECT v -> 'push_results' -> 0 ->> 'trace_id' FROM c1), '7a4c9d42-3f
 SELECT is(pg_temp.state(), jsonb_build_object('t%_x', '{}'::jsonb, E'tumb:60\u001fA', '{"acc": 1, "windowEnd": 1000}'::jsonb,
                                               E'tumb:60\u001fB', '{"acc": 2, "windowEnd": 3000}'::jsonb),
           'state: upserts stored (no value: {}), upsert then delete leaves nothing');
-SELECT is((SELECT array_agg(m.payload ->> 'count' ORDER BY m.seq) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT array_agg(m.payload ->> 'count' ORDER BY m.seq) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_st_sink' AND m.producer_sub = 'alice'),
           ARRAY['1', '2'], 'the sink holds the pushes in order, stamped with the producer');
 SELECT is((SELECT cursor_seq FROM pg_temp.consumer()), 2::bigint, 'the source cursor moved to the acked message');
@@ -79,7 +79,7 @@ CREATE TEMP TABLE c2 AS SELECT pg_temp.cycle(jsonb_build_object(
 SELECT is((SELECT v ->> 'error' FROM c2), 'Invalid or expired lease', 'a retried cycle fails on its lease');
 SELECT is((SELECT v -> 'success' FROM c2), 'false'::jsonb, '... success false');
 SELECT is((SELECT pg_temp.state() -> E'tumb:60\u001fA'), '{"acc": 1, "windowEnd": 1000}'::jsonb, '... the state is unchanged');
-SELECT is((SELECT count(*) FROM queen.messages m WHERE m.payload ->> 'count' = '99'), 0::bigint, '... nothing pushed');
+SELECT is((SELECT count(*) FROM queen.stored_messages m WHERE m.payload ->> 'count' = '99'), 0::bigint, '... nothing pushed');
 
 -- a gate's partial ack keeps the lease
 DROP TABLE popped;
@@ -121,7 +121,7 @@ CREATE TEMP TABLE popped AS SELECT * FROM queen.pop_messages('t_st_src', NULL, '
                                                              now() + interval '122 seconds');
 SELECT is(pg_temp.cycle(jsonb_build_object('ack', jsonb_build_object('transactionId', 'm4', 'status', 'failed')), '') -> 'ack_result',
           '{"success": true, "count": 0, "lease_released": true, "dlq": true}'::jsonb, 'failed: dead-lettered, the lease cleared');
-SELECT is((SELECT error_message FROM queen.dlq d JOIN queen.messages m ON m.id = d.message_id WHERE m.transaction_id = 'm4'),
+SELECT is((SELECT error_message FROM queen.dlq d JOIN queen.stored_messages m ON m.id = d.message_id WHERE m.transaction_id = 'm4'),
           'Streaming cycle reported failure', '... with the default reason');
 
 -- duplicates are not an error
@@ -138,7 +138,7 @@ SELECT is(pg_temp.cycle(jsonb_build_object('idempotency_key', 'flush-1',
   'push_items', '[{"queue": "t_st_sink", "payload": {"flushed": "A"}}]'::jsonb)) - 'query_id' - 'partition_id',
   '{"success": true, "replayed": true, "queueName": "t_st_src", "state_ops_applied": 0, "push_results": [], "ack_result": null}'::jsonb,
   'its retry is answered replayed');
-SELECT is((SELECT count(*) FROM queen.messages m WHERE m.payload ->> 'flushed' = 'A'), 1::bigint, '... and pushed nothing again');
+SELECT is((SELECT count(*) FROM queen.stored_messages m WHERE m.payload ->> 'flushed' = 'A'), 1::bigint, '... and pushed nothing again');
 SELECT is(pg_temp.cycle('{"idempotency_key": "flush-2", "ack": {"transactionId": "nope"}}') -> 'success', 'false'::jsonb, 'a failed keyed cycle');
 SELECT is((SELECT count(*) FROM queen.stream_cycle_keys WHERE idempotency_key = 'flush-2'), 0::bigint, '... does not keep its key');
 

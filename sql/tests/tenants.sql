@@ -67,7 +67,7 @@ SELECT is((SELECT (queen.run_transaction(jsonb_build_object('requiredLeases', js
           'false', 'a required lease of another tenant is not held');
 SELECT is((SELECT (queen.run_transaction('{"operations": [{"type": "push", "items": [{"queue": "t_ten", "transactionId": "tx1"}]}]}', 'trent', 'acme') ->> 'success')),
           'true', 'acme pushes in a transaction');
-SELECT is((SELECT row(q.tenant, m.producer_sub)::text FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT row(q.tenant, m.producer_sub)::text FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
              JOIN queen.queues q ON q.id = p.queue_id WHERE m.transaction_id = 'tx1'), '(acme,trent)',
           '... into acme''s queue, stamped with the transaction''s producer');
 
@@ -97,7 +97,7 @@ SELECT is((SELECT status FROM queen.push_messages(jsonb_build_array(jsonb_build_
              'deliverAt', (now() + interval '1 hour')::text)), NULL, '')), 'queued', 'the default tenant''s timer of the same key is its own');
 SELECT is(queen.fire_timers('s1', ARRAY(SELECT c FROM queen.claim_due_timers('s1', 10, 60000, now() + interval '2 hours') c), now() + interval '2 hours'),
           2, 'both timers fire');
-SELECT is((SELECT array_agg(row(q.tenant, m.producer_sub)::text ORDER BY q.tenant) FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT array_agg(row(q.tenant, m.producer_sub)::text ORDER BY q.tenant) FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
              JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_tim'), ARRAY['("",)', '(acme,tina)'],
           '... each into its tenant''s queue with its producer');
 

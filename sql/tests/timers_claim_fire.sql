@@ -66,7 +66,7 @@ SELECT is(queen.fire_timers('broker-c', ARRAY(SELECT id FROM claimed_a), pg_temp
 -- fire
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT id FROM claimed_b), pg_temp.at(63)), 2, 'the holder fires both timers');
 CREATE TEMP TABLE fired AS
-SELECT m.*, q.namespace, q.task FROM queen.messages m
+SELECT m.*, q.namespace, q.task FROM queen.stored_messages m
   JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id
  WHERE q.name = 'tq-fire' AND p.name = 'p';
 SELECT is((SELECT count(*)::int FROM fired), 2, 'one message per fired timer');
@@ -82,7 +82,7 @@ SELECT results_eq($$SELECT DISTINCT namespace, task FROM fired$$, $$VALUES ('ns-
                   'the fire creates the queue like a push, with the item''s namespace and task');
 SELECT is((SELECT count(*)::int FROM queen.timers WHERE id IN (SELECT id FROM claimed_b)), 0, 'fired timers are deleted');
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT id FROM claimed_b), pg_temp.at(63)), 0, 'firing again does nothing');
-SELECT is((SELECT count(*)::int FROM queen.messages WHERE partition_id = (SELECT DISTINCT partition_id FROM fired)), 2,
+SELECT is((SELECT count(*)::int FROM queen.stored_messages WHERE partition_id = (SELECT DISTINCT partition_id FROM fired)), 2,
           'nothing was stored twice');
 SELECT is(queen.next_timer_due(), '2999-01-01T00:00:00Z'::timestamptz, 'the future timer is next');
 
@@ -93,7 +93,7 @@ SELECT * FROM queen.push_messages('[{"queue": "tq-fire", "partition": "p", "tran
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000, pg_temp.at(100))),
                             pg_temp.at(100)), 1,
           'a timer whose message already exists completes');
-SELECT results_eq($$SELECT count(*)::int, min(payload::text) FROM queen.messages WHERE transaction_id = 'dup'$$,
+SELECT results_eq($$SELECT count(*)::int, min(payload::text) FROM queen.stored_messages WHERE transaction_id = 'dup'$$,
                   $$VALUES (1, '"pushed"')$$, '... without storing a second message');
 
 -- A store the queue refuses (maxSize) keeps the timer, claimed, with the reason.
@@ -126,7 +126,7 @@ SET LOCAL client_min_messages = error;  -- the fallback's WARNING is expected he
 SELECT is(queen.fire_timers('broker-b', ARRAY(SELECT queen.claim_due_timers('broker-b', 10, 30000))), 1,
           'a timer the store raises on is set aside and the others fire');
 RESET client_min_messages;
-SELECT is((SELECT count(*)::int FROM queen.messages WHERE transaction_id = 'healthy'), 1, '... the healthy one is stored');
+SELECT is((SELECT count(*)::int FROM queen.stored_messages WHERE transaction_id = 'healthy'), 1, '... the healthy one is stored');
 SELECT results_eq($$SELECT claimed_by, fire_attempts, last_error IS NOT NULL FROM queen.timers WHERE transaction_id = 'poison'$$,
                   $$VALUES ('broker-b', 1, true)$$, '... the bad one keeps its claim and records the error');
 DELETE FROM queen.timers WHERE transaction_id = 'poison';

@@ -77,7 +77,7 @@ SELECT results_eq(
   'a transactionId inside the dedup window is a duplicate');
 
 -- nothing is a message before it fires
-SELECT is((SELECT count(*)::int FROM queen.messages m JOIN queen.partitions p ON p.id = m.partition_id
+SELECT is((SELECT count(*)::int FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 'tq-sched'), 1,
           'scheduled items are not messages (only the pushed one is)');
 

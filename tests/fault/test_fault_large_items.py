@@ -10,7 +10,7 @@ FILE_BUFFER_MAX_BATCH_BYTES (16 MiB), an event larger than that replays alone, a
 that bound (or one larger event) in calls at once. The test asserts:
   * the drain empties within a deadline (/status/buffers pending 0), including after a SIGKILL in the middle of the
     replay (boot recovery replays the rest and the broker serves again: no jam);
-  * every item is stored exactly once (the ledger against queen.messages: no loss, no duplicate, file order per
+  * every item is stored exactly once (the ledger against queen.stored_messages: no loss, no duplicate, file order per
     partition);
   * afterwards a push of another tenant is answered `queued` (stored directly, not spooled);
   * the broker's peak RSS while it drains stays under the documented bound: VmHWM is reset (clear_refs 5) when
@@ -77,7 +77,7 @@ def set_maintenance(client, enabled):
 
 
 def stored_count(database, queue):
-    return database.scalar("select count(*) from queen.messages m join queen.partitions p on p.id = m.partition_id "
+    return database.scalar("select count(*) from queen.stored_messages m join queen.partitions p on p.id = m.partition_id "
                            "join queen.queues q on q.id = p.queue_id where q.name = :'q'", q=queue)
 
 

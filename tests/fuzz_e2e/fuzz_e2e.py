@@ -12,7 +12,7 @@ reads as push results (a JSON array of items with a status) or as a successful t
 At the end:
 
 * the broker process is alive, GET /health answers 200, a push + pop + ack round-trips;
-* ledger: the messages stored (queen.messages plus pending queen.timers) are exactly the items answered
+* ledger: the messages stored (queen.stored_messages plus pending queen.timers) are exactly the items answered
   `queued` (matched by message id, with transactionId/queue/partition cross-checked) plus the `buffered`
   ones (matched by queue/partition/transactionId once the spool drained); no key stored twice, no item
   answered `queued` twice;
@@ -304,7 +304,7 @@ STORED_SQL = """
 select m.id::text, encode(convert_to(m.transaction_id, 'UTF8'), 'hex'),
        coalesce(encode(convert_to(q.name, 'UTF8'), 'hex'), '-'), coalesce(encode(convert_to(p.name, 'UTF8'), 'hex'), '-'),
        m.partition_id::text, 'message'
-  from queen.messages m
+  from queen.stored_messages m
   left join queen.partitions p on p.id = m.partition_id
   left join queen.queues q on q.id = p.queue_id
 union all

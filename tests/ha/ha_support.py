@@ -314,7 +314,7 @@ def stored_with_creation(pg, queue):
     """Every stored message of a queue: transaction_id and created_at (Unix us)."""
     return pg.query("""
         select m.transaction_id, (extract(epoch from m.created_at) * 1000000)::bigint as created_us
-          from queen.messages m
+          from queen.stored_messages m
           join queen.partitions p on p.id = m.partition_id
           join queen.queues q on q.id = p.queue_id
          where q.name = :'queue'""", queue=queue)

@@ -29,7 +29,7 @@ def test_configure_on_one_broker_reaches_the_others_list_over_the_mesh(mesh_fact
         assert c.drain(queue, 1, timeout=15)[0]["data"] == {"secret": "mesh-told-me"}
     assert "learned from the database" not in second.log_text(since=offset)
     [row] = ha_db.query("""
-        select m.payload::text as payload, m.is_encrypted from queen.messages m
+        select m.payload::text as payload, m.is_encrypted from queen.stored_messages m
           join queen.partitions p on p.id = m.partition_id join queen.queues q on q.id = p.queue_id
          where q.name = :'queue'""", queue=queue)
     assert row["is_encrypted"] is True and "mesh-told-me" not in row["payload"], row

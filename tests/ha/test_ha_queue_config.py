@@ -17,7 +17,7 @@ AT_ONCE_S = 5.0
 
 def stored_encrypted(pg, queue, transaction_id):
     rows = pg.query("""
-        select m.is_encrypted from queen.messages m
+        select m.is_encrypted from queen.stored_messages m
           join queen.partitions p on p.id = m.partition_id join queen.queues q on q.id = p.queue_id
          where q.name = :'queue' and m.transaction_id = :'txid'""", queue=queue, txid=transaction_id)
     return rows[0]["is_encrypted"] if rows else None

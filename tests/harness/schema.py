@@ -16,7 +16,7 @@ def message_count(pg, queue):
     """Stored messages of a queue (all partitions); 0 when the queue does not exist."""
     return pg.scalar("""
         select count(*) as n
-        from queen.messages m
+        from queen.stored_messages m
         join queen.partitions p on p.id = m.partition_id
         join queen.queues q on q.id = p.queue_id
         where q.name = :'queue'""", queue=queue)
@@ -31,7 +31,7 @@ def stored_messages(pg, queues):
         select q.name as queue, p.name as partition, m.transaction_id, m.id::text as message_id,
                (row_number() over (partition by m.partition_id order by {MESSAGE_ORDER_KEY}) - 1)::int
                    as position
-        from queen.messages m
+        from queen.stored_messages m
         join queen.partitions p on p.id = m.partition_id
         join queen.queues q on q.id = p.queue_id
         where q.name = any(:'names'::text[])""", names=names)
@@ -74,7 +74,7 @@ def stored_before(pg, queue, transaction_id, instant):
     message seen stored while the clock is still before `instant` was stored before it."""
     rows = pg.query("""
         select clock_timestamp() < :'instant'::timestamptz as early,
-               (select count(*) from queen.messages m
+               (select count(*) from queen.stored_messages m
                   join queen.partitions p on p.id = m.partition_id
                   join queen.queues q on q.id = p.queue_id
                  where q.name = :'queue' and m.transaction_id = :'txid') as copies""",
@@ -82,9 +82,9 @@ def stored_before(pg, queue, transaction_id, instant):
     return rows[0]["early"], rows[0]["copies"]
 
 
-# Views that stand where a table of an earlier release stood, with its columns: their rows are that table's rows
-# (queen.messages became a view over queen.segments when messages moved into segments).
-TABLE_VIEWS = ("messages",)
+# Views that show the rows of a table of an earlier release, by view name: the table they stand for (the messages
+# of queen.messages moved into queen.segments, which queen.stored_messages shows as the table's rows).
+TABLE_VIEWS = {"stored_messages": "messages"}
 
 
 def table_rows(pg, skip=()):
@@ -102,6 +102,6 @@ def table_rows(pg, skip=()):
         if table["name"] in skip:
             continue
         qualified = f'"{table["schema"]}"."{table["name"]}"'
-        rows[table["name"]] = pg.scalar(
+        rows[TABLE_VIEWS.get(table["name"], table["name"])] = pg.scalar(
             f"select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]') as rows from {qualified} t")
     return rows

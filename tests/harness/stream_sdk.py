@@ -228,7 +228,7 @@ def expected_windows(partitions, per_partition, window_ms, first_ts=0, step_ms=1
 def sink_windows(pg, sink):
     """Every window result in the sink: a list of ((partition, windowStart), count), duplicates kept."""
     rows = pg.query("""
-        select m.payload::text as payload from queen.messages m
+        select m.payload::text as payload from queen.stored_messages m
         join queen.partitions p on p.id = m.partition_id join queen.queues q on q.id = p.queue_id
         where q.name = :'sink'""", sink=sink)
     out = []

@@ -1,4 +1,4 @@
-"""Payload encryption at rest (docs/encryption.md): AES-256-GCM envelopes in queen.messages, the spool
+"""Payload encryption at rest (docs/encryption.md): AES-256-GCM envelopes in queen.stored_messages, the spool
 and the timers; plaintext on pop and in the DLQ listing; tamper detection; key rotation; a malformed key;
 the database refusing plaintext from a broker whose list of encrypted queues is stale (live pushes and
 spool replay); and two tenants' queues of the same name with their own encryptionEnabled.
@@ -78,7 +78,7 @@ def encrypted_queue(client, prefix):
 def stored_rows(db, queue, tenant=""):
     return db.query("""
         select m.transaction_id, m.payload::text as payload, m.is_encrypted
-          from queen.messages m
+          from queen.stored_messages m
           join queen.partitions p on p.id = m.partition_id
           join queen.queues q on q.id = p.queue_id
          where q.name = :'queue' and q.tenant = :'tenant'
@@ -202,7 +202,7 @@ def tamper(db, transaction_id):
           from (select x.partition_id, x.base_seq, array_position(x.transaction_ids, :'t') as i
                   from queen.segments x where :'t' = any (x.transaction_ids)) k
          where s.partition_id = k.partition_id and s.base_seq = k.base_seq""", t=transaction_id)
-    assert db.scalar("select count(*) from queen.messages where transaction_id = :'t'", t=transaction_id) == 1
+    assert db.scalar("select count(*) from queen.stored_messages where transaction_id = :'t'", t=transaction_id) == 1
 
 
 def prometheus_counter(client, name):

@@ -52,7 +52,7 @@ def configure_in_the_database(db, queue):
 
 def stored(db, queue):
     return db.query("""
-        select m.transaction_id, m.is_encrypted from queen.messages m
+        select m.transaction_id, m.is_encrypted from queen.stored_messages m
           join queen.partitions p on p.id = m.partition_id join queen.queues q on q.id = p.queue_id
          where q.name = :'queue' and q.tenant = '' order by m.seq""", queue=queue)
 

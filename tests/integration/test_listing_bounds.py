@@ -40,7 +40,7 @@ def test_one_large_dead_message_of_1000_groups_is_stored_once_and_listed_within_
     with broker.client() as client:
         pushed = client.push_one(queue, {"blob": blob}, transaction_id="big")
         assert pushed.status == 201, pushed
-        partition_id = db.scalar("select m.partition_id from queen.messages m where m.transaction_id = 'big'")
+        partition_id = db.scalar("select m.partition_id from queen.stored_messages m where m.transaction_id = 'big'")
     before = dlq_storage_bytes(db)
 
     def dead_letter(worker):
@@ -84,7 +84,7 @@ def test_one_large_dead_message_of_1000_groups_is_stored_once_and_listed_within_
         r = client.post("/api/v1/dlq/requeue", json={"queue": queue})
         assert r.status == 200 and r.body["requeued"] == DEAD_LETTERS, r
     assert db.scalar("select count(*) from queen.dlq_payloads") == 0
-    copy_md5 = db.scalar("select md5(m.payload ->> 'blob') from queen.messages m where m.transaction_id <> 'big'")
+    copy_md5 = db.scalar("select md5(m.payload ->> 'blob') from queen.stored_messages m where m.transaction_id <> 'big'")
     assert copy_md5 == hashlib.md5(blob.encode()).hexdigest()
 
 
@@ -110,7 +110,7 @@ def test_listing_1000_messages_of_a_300k_queue_answers_within_the_bound(broker_f
              where p.queue_id = (select id from queen.queues where name = 'big');
             analyze queen.segments;
             """, n=BIG_QUEUE_MESSAGES)
-        assert db.scalar("select count(*) from queen.messages") == BIG_QUEUE_MESSAGES + 1
+        assert db.scalar("select count(*) from queen.stored_messages") == BIG_QUEUE_MESSAGES + 1
         client.get("/api/v1/messages", params={"queue": "big", "limit": 1})  # a warm connection
         started = time.monotonic()
         r = client.get("/api/v1/messages", params={"queue": "big", "limit": 1000}, timeout=60)

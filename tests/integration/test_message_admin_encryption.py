@@ -37,6 +37,6 @@ def test_detail_traces_and_requeue_of_an_encrypted_queue(client, pg):
     assert client.post("/api/v1/dlq/requeue", {"queue": queue}).body == {"requeued": 1}
     again = poll_until(lambda: client.pop_messages(queue), what="requeued pop")[0]
     assert again["data"] == {"card": "4111"}
-    row = pg.query("select payload::text as payload, is_encrypted from queen.messages where transaction_id = :'t'",
+    row = pg.query("select payload::text as payload, is_encrypted from queen.stored_messages where transaction_id = :'t'",
                    t=again["transactionId"])[0]
     assert row["is_encrypted"] is True and "4111" not in row["payload"], "the requeued copy is encrypted at rest"

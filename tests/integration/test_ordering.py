@@ -39,7 +39,7 @@ def test_fifo_per_partition_with_four_concurrent_producers(broker, client, pg):
     ledger = Ledger()
     run_workers(PRODUCERS, lambda p: produce(broker, queue, partition, p, MESSAGES_PER_PRODUCER, ledger=ledger),
                 timeout=90)
-    # Stored exactly once each, in each producer's order, nothing else (checked in queen.messages).
+    # Stored exactly once each, in each producer's order, nothing else (checked in queen.stored_messages).
     ledger.assert_consistent(pg, timeout=5)
     total = PRODUCERS * MESSAGES_PER_PRODUCER
     got = client.drain(queue, total, timeout=30, batch=50, partition=partition)

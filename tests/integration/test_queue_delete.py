@@ -42,7 +42,7 @@ def test_deleting_a_queue_removes_everything_it_held(client, pg):
     assert schema.message_count(pg, queue) == 0
     assert schema.dlq_entries(pg, queue) == []
     leftovers = pg.query("""
-        select (select count(*) from queen.messages where partition_id = any(:'ids'::uuid[])) as messages,
+        select (select count(*) from queen.stored_messages where partition_id = any(:'ids'::uuid[])) as messages,
                (select count(*) from queen.consumers where partition_id = any(:'ids'::uuid[])) as consumers,
                (select count(*) from queen.dlq where partition_id = any(:'ids'::uuid[])) as dlq,
                (select count(*) from queen.dedup_tombstones where partition_id = any(:'ids'::uuid[])) as tombstones,

@@ -77,7 +77,7 @@ def test_a_gate_with_partial_acks_passes_every_message_once_in_order(client, pg)
     worker.register()
 
     def passed():
-        return len(pg.query("select 1 from queen.messages m join queen.partitions p on p.id = m.partition_id "
+        return len(pg.query("select 1 from queen.stored_messages m join queen.partitions p on p.id = m.partition_id "
                             "join queen.queues q on q.id = p.queue_id where q.name = :'s'", s=sink))
 
     # After a partial ack the lease is kept: pops skip the partition until it expires, then the rest of
@@ -87,7 +87,7 @@ def test_a_gate_with_partial_acks_passes_every_message_once_in_order(client, pg)
         worker.poll_once()
         assert time.monotonic() < deadline, worker.stats
     assert worker.poll_once() == 0, "nothing is left on the source"
-    rows = pg.query("""select (m.payload ->> 'seq')::int as seq from queen.messages m
+    rows = pg.query("""select (m.payload ->> 'seq')::int as seq from queen.stored_messages m
                        join queen.partitions p on p.id = m.partition_id join queen.queues q on q.id = p.queue_id
                        where q.name = :'s' order by m.seq""", s=sink)
     assert [r["seq"] for r in rows] == list(range(per_partition)), "every message passed once, in order"

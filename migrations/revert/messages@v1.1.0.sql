@@ -1,0 +1,4 @@
+-- Revert queen:messages from pg
+BEGIN;
+DROP TABLE queen.messages;
+COMMIT;
