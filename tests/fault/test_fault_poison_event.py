@@ -8,8 +8,8 @@ file, and the files behind it, are stored. Two poisons:
   * refused (permanent): a payload holding a \\u0000 escape, which jsonb cannot store (SQLSTATE 22P05). A push
     cannot carry it (the broker refuses it with 400), so the spool file is written by hand, as a spool damaged on
     disk, or written by an older broker, would look;
-  * suspect (transient while the database answers): a trigger on queen.stored_messages fails the insert of one
-    transactionId with SQLSTATE 08006, a connection failure as PostgreSQL reports it when it drops a call it
+  * suspect (transient while the database answers): a trigger on queen.segments fails the insert of a segment
+    holding one transactionId with SQLSTATE 08006, a connection failure as PostgreSQL reports it when it drops a call it
     cannot take (the 1 GB "invalid message length" case), while every other call and the broker's ping succeed.
     An outage would never quarantine; a call that fails alone with the database up must not block the drain
     forever either.
@@ -93,12 +93,12 @@ def test_an_event_failing_alone_while_the_database_answers_is_quarantined_and_ne
     database.execute(f"""
         create function public.drop_one_call() returns trigger language plpgsql as $$
         begin
-          if new.transaction_id = '{poison_txid}' then
+          if '{poison_txid}' = ANY (new.transaction_ids) then
             raise exception 'connection dropped for this call' using errcode = '08006';
           end if;
           return new;
         end $$;
-        create trigger drop_one_call before insert on queen.stored_messages
+        create trigger drop_one_call before insert on queen.segments
           for each row execute function public.drop_one_call();""")
     broker = broker_factory(start=False, pg=database, name="suspect-event", env={"FILE_BUFFER_FLUSH_MS": 50})
     queue = unique_name("suspect-event")
