@@ -2011,7 +2011,7 @@ CREATE OR REPLACE FUNCTION queen.push_messages(p_items jsonb, p_producer_sub tex
   SELECT * FROM queen.push_with_dedup(p_items, p_producer_sub, p_tenant, NULL)
 $function$;
 
-COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window, 24 hours), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
+COMMENT ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) IS 'Stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window (queen_internal.dedup_window: the session''s queen.dedup_window_ms, else 24 hours)), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. 22023 on a malformed item.';
 REVOKE ALL ON FUNCTION queen.push_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 GRANT EXECUTE ON FUNCTION queen.push_messages(p_items jsonb, p_producer_sub text, p_tenant text) TO queen_admin, queen_broker;
 
@@ -2070,7 +2070,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) IS 'queen.push_messages with p_dedup (null = none), what a broker''s cache answers for: stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. p_dedup (null = none) is {"windowMs": the dedup window (default 24 hours), "after": {partition id: seq}}: a caller that answers for every transaction id of a partition up to that seq (a broker''s cache, docs/storage.md) spares the scan of the segments up to it. 22023 on a malformed item.';
+COMMENT ON FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) IS 'queen.push_messages with p_dedup (null = none), what a broker''s cache answers for: stores into the queues of tenant p_tenant ('''' = default; another tenant''s queues are never touched) with producer p_producer_sub a batch of messages (JSON array of {queue, partition?, payload?, transactionId?, traceId?, namespace?, task?, encrypted?, keyHeld?, deliverAt?}) through store_messages; creates missing queues/partitions. Items whose deliverAt (ISO-8601 or epoch ms) is in the future are scheduled through schedule_messages instead (queued = scheduled; partition_id null until the partition exists); a past deliverAt is a plain push. One row per item (idx = 0-based position): queued (seq = its position in the partition), duplicate (message_id = the message pushed with that transactionId within the dedup window), failed (error, e.g. maxSize reached) or encryption_required (docs/encryption.md). Exact dedup under concurrency. p_dedup (null = none) is {"windowMs": the dedup window (default: the session''s queen.dedup_window_ms, else 24 hours), "after": {partition id: seq}}: a caller that answers for every transaction id of a partition up to that seq (a broker''s cache, docs/storage.md) spares the scan of the segments up to it. 22023 on a malformed item.';
 REVOKE ALL ON FUNCTION queen.push_with_dedup FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 GRANT EXECUTE ON FUNCTION queen.push_with_dedup(p_items jsonb, p_producer_sub text, p_tenant text, p_dedup jsonb) TO queen_admin, queen_broker;
 
@@ -2564,7 +2564,7 @@ GRANT EXECUTE ON FUNCTION queen.run_transaction(p_ops jsonb, p_producer_sub text
 -- sql/queen/schema_version.sql
 CREATE OR REPLACE FUNCTION queen.schema_version()
  RETURNS text
- LANGUAGE sql IMMUTABLE PARALLEL SAFE SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$ SELECT '1.1.0'::text $function$;
+ LANGUAGE sql IMMUTABLE PARALLEL SAFE SECURITY DEFINER SET search_path TO 'pg_catalog', 'queen', 'queen_internal', 'pg_temp' AS $function$ SELECT '2.0.0'::text $function$;
 
 COMMENT ON FUNCTION queen.schema_version() IS 'The release of the deployed queen schema (major.minor.patch); brokers refuse to start against an older one than they need.';
 REVOKE ALL ON FUNCTION queen.schema_version FROM PUBLIC, queen_broker, queen_reader, queen_admin;
@@ -4308,11 +4308,13 @@ REVOKE ALL ON FUNCTION queen_internal.dead_letter FROM PUBLIC, queen_broker, que
 -- sql/queen_internal/dedup_window.sql
 CREATE OR REPLACE FUNCTION queen_internal.dedup_window(p_dedup jsonb)
  RETURNS interval
- LANGUAGE sql IMMUTABLE AS $function$
-  SELECT coalesce((p_dedup ->> 'windowMs')::bigint * interval '1 millisecond', interval '24 hours')
+ LANGUAGE sql STABLE AS $function$
+  SELECT coalesce((p_dedup ->> 'windowMs')::bigint,
+                  nullif(current_setting('queen.dedup_window_ms', true), '')::bigint,
+                  86400000) * interval '1 millisecond'
 $function$;
 
-COMMENT ON FUNCTION queen_internal.dedup_window(p_dedup jsonb) IS 'How long after its push a transaction id makes a later push of the same (partition, transactionId) a duplicate: p_dedup''s windowMs (a broker''s QUEEN_DEDUP_WINDOW_MS, see queen.push_messages), else 24 hours (its default).';
+COMMENT ON FUNCTION queen_internal.dedup_window(p_dedup jsonb) IS 'How long after its push a transaction id makes a later push of the same (partition, transactionId) a duplicate: p_dedup''s windowMs (see queen.push_with_dedup), else the session setting queen.dedup_window_ms (a broker sets it from QUEEN_DEDUP_WINDOW_MS on every connection), else 24 hours (its default, a DBA''s session).';
 REVOKE ALL ON FUNCTION queen_internal.dedup_window FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/delete_partition_head.sql
@@ -4348,6 +4350,12 @@ BEGIN
     v_count := v_count + (r.end_seq - r.base_seq + 1)::int;
     v_removed := greatest(v_removed, r.end_seq);
   END LOOP;
+  -- Traces go with their messages, as they went with a message row: those of every segment this removes that still
+  -- held its messages (an emptied segment's went when it was emptied).
+  DELETE FROM queen.message_traces t
+   USING queen.segments s
+   WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_deleted || v_emptied) AND s.payloads IS NOT NULL
+     AND t.partition_id = p_partition_id AND t.transaction_id = ANY (s.transaction_ids);
   IF cardinality(v_deleted) > 0 THEN
     DELETE FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_deleted);
   END IF;
@@ -4360,7 +4368,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone) IS 'Internal to apply_retention: removes the oldest whole segments of a partition created before p_cutoff (and ending at or before p_max_seq when given), up to about p_batch messages: deleted when pushed before p_remember_since, else emptied (payloads gone, transaction ids kept for dedup); deletes emptied segments once pushed before p_remember_since; advances partitions.removed_seq. Returns the messages (and emptied segments) removed.';
+COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone) IS 'Internal to apply_retention: removes the oldest whole segments of a partition created before p_cutoff (and ending at or before p_max_seq when given), up to about p_batch messages: deleted when pushed before p_remember_since, else emptied (payloads gone, transaction ids kept for dedup); deletes emptied segments once pushed before p_remember_since; deletes the traces of the messages it removes; advances partitions.removed_seq. Returns the messages (and emptied segments) removed.';
 REVOKE ALL ON FUNCTION queen_internal.delete_partition_head FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/dlq_admin_max_per_call.sql
@@ -4659,7 +4667,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within each target''s dedup_since, after its dedup_after, 24 hours when unset; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
+COMMENT ON FUNCTION queen_internal.insert_push_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_targets queen.push_target[], p_refused_partitions uuid[], p_created_at timestamp with time zone) IS 'Internal to store_messages: stores the items into their locked targets at p_created_at (dedup within each target''s dedup_since, after its dedup_after, queen_internal.dedup_window(NULL) when unset; maxSize, seq allocation, one segment per partition, counters, pending flags) and returns one push_result per item; encryption_required for every item of p_refused_partitions and for every plaintext item of an encryptionEnabled queue.';
 REVOKE ALL ON FUNCTION queen_internal.insert_push_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/iso_millis.sql
@@ -5985,7 +5993,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.store_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_with_dedup and store_messages: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself. p_dedup as queen.push_with_dedup takes it (null: a 24-hour window, read whole).';
+COMMENT ON FUNCTION queen_internal.store_items(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text, p_dedup jsonb) IS 'Internal to push_with_dedup and store_messages: stores already validated push items (no deliverAt routing) into the queues of tenant p_tenant with producer p_producer_sub; p_message_ids[i], when given, is the id of the i-th item''s message (timers keep the id given at schedule time), else ids are minted in item order. Creates missing queues/partitions. One row per item: queued, duplicate (message_id = stored winner), failed (maxSize) or encryption_required: a plaintext item (without encrypted) for an encryptionEnabled queue is never stored; sent with keyHeld it refuses every item of its partition in the call (the broker seals and re-sends them), without keyHeld only itself. p_dedup as queen.push_with_dedup takes it (null: the session''s window (queen_internal.dedup_window), read whole).';
 REVOKE ALL ON FUNCTION queen_internal.store_items FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/store_messages.sql
@@ -5995,7 +6003,7 @@ CREATE OR REPLACE FUNCTION queen_internal.store_messages(p_items jsonb, p_produc
   SELECT * FROM queen_internal.store_items(p_items, p_producer_sub, p_message_ids, p_tenant, NULL)
 $function$;
 
-COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text) IS 'Internal to fire_locked_timers and requeue_dead_letters: queen_internal.store_items without a caller''s dedup bounds (the whole 24-hour window is read).';
+COMMENT ON FUNCTION queen_internal.store_messages(p_items jsonb, p_producer_sub text, p_message_ids uuid[], p_tenant text) IS 'Internal to fire_locked_timers and requeue_dead_letters: queen_internal.store_items without a caller''s dedup bounds (the whole dedup window, queen_internal.dedup_window(NULL), is read).';
 REVOKE ALL ON FUNCTION queen_internal.store_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 
 -- sql/queen_internal/stream_ack.sql

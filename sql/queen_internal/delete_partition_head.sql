@@ -29,6 +29,12 @@ BEGIN
     v_count := v_count + (r.end_seq - r.base_seq + 1)::int;
     v_removed := greatest(v_removed, r.end_seq);
   END LOOP;
+  -- Traces go with their messages, as they went with a message row: those of every segment this removes that still
+  -- held its messages (an emptied segment's went when it was emptied).
+  DELETE FROM queen.message_traces t
+   USING queen.segments s
+   WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_deleted || v_emptied) AND s.payloads IS NOT NULL
+     AND t.partition_id = p_partition_id AND t.transaction_id = ANY (s.transaction_ids);
   IF cardinality(v_deleted) > 0 THEN
     DELETE FROM queen.segments s WHERE s.partition_id = p_partition_id AND s.base_seq = ANY (v_deleted);
   END IF;
@@ -41,4 +47,4 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone) IS 'Internal to apply_retention: removes the oldest whole segments of a partition created before p_cutoff (and ending at or before p_max_seq when given), up to about p_batch messages: deleted when pushed before p_remember_since, else emptied (payloads gone, transaction ids kept for dedup); deletes emptied segments once pushed before p_remember_since; advances partitions.removed_seq. Returns the messages (and emptied segments) removed.';
+COMMENT ON FUNCTION queen_internal.delete_partition_head(p_partition_id uuid, p_cutoff timestamp with time zone, p_max_seq bigint, p_batch integer, p_remember_since timestamp with time zone) IS 'Internal to apply_retention: removes the oldest whole segments of a partition created before p_cutoff (and ending at or before p_max_seq when given), up to about p_batch messages: deleted when pushed before p_remember_since, else emptied (payloads gone, transaction ids kept for dedup); deletes emptied segments once pushed before p_remember_since; deletes the traces of the messages it removes; advances partitions.removed_seq. Returns the messages (and emptied segments) removed.';

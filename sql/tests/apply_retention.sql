@@ -1,7 +1,7 @@
 -- pgTAP: queen.apply_retention
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(31);
+SELECT plan(33);
 
 -- the sweep covers every queue: switch retention off for queues other tests left behind
 UPDATE queen.queues SET retention_enabled = false;
@@ -34,10 +34,19 @@ SELECT pg_temp.push('t_ret', 2, 'old');
 SELECT pg_temp.push('t_ret', 1, 'young');
 -- at young1's creation + 3600 s, the messages pushed before it are older than retentionSeconds
 CREATE TEMP TABLE t1 AS SELECT pg_temp.after('t_ret', 'young1', 3600) AS at;
+-- traces of a removed message and of a kept one
+CREATE FUNCTION pg_temp.traces_of(p_queue text) RETURNS text[] LANGUAGE sql AS $$
+  SELECT coalesce(array_agg(t.transaction_id ORDER BY t.transaction_id), '{}') FROM queen.message_traces t
+    JOIN queen.partitions p ON p.id = t.partition_id JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue
+$$;
+SELECT queen.record_trace(m.partition_id, m.transaction_id, '{"step": 1}', ARRAY['flow'], 'info', '__QUEUE_MODE__', NULL, '')
+  FROM queen.stored_messages m JOIN queen.partitions p ON p.id = m.partition_id JOIN queen.queues q ON q.id = p.queue_id
+ WHERE q.name = 't_ret' AND m.transaction_id IN ('old1', 'young1');
 SELECT is(queen.apply_retention(100, '1 hour', pg_temp.after('t_ret', 'old1', 3600)), 0, 'nothing is older than retentionSeconds yet');
 SELECT is(queen.apply_retention(100, '1 hour', (SELECT at FROM t1)), 2, 'two old messages removed');
 SELECT is(pg_temp.left_in('t_ret'), ARRAY['young1'], 'the young message stays');
 SELECT is(pg_temp.left_in('t_ret_off'), ARRAY['kept1'], 'retentionEnabled=false keeps everything');
+SELECT is(pg_temp.traces_of('t_ret'), ARRAY['young1'], 'the traces of a removed message go with it');
 SELECT is(pg_temp.segments_of('t_ret'), ARRAY['3'], 'pushed before the dedup window (1 hour before the sweep): their segment is deleted');
 SELECT is((SELECT removed_seq FROM queen.partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = 't_ret'), 2::bigint,
           'the partition records what retention removed');
@@ -47,6 +56,7 @@ CREATE TEMP TABLE t1b AS SELECT pg_temp.after('t_ret', 'young1', 7201) AS at;
 SELECT is(queen.apply_retention(100, '2 hours', pg_temp.after('t_ret', 'young1', 3601)), 1, 'young1 removed, inside a 2-hour window');
 SELECT is(pg_temp.left_in('t_ret'), '{}'::text[], 'no message left to deliver');
 SELECT is(pg_temp.segments_of('t_ret'), ARRAY['3 emptied'], 'its segment is emptied, not deleted');
+SELECT is(pg_temp.traces_of('t_ret'), '{}'::text[], 'an emptied segment''s messages lose their traces');
 SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_ret", "transactionId": "young1"}]', NULL, '')), 'duplicate',
           'a removed key is still a duplicate inside the window');
 SELECT is(queen.apply_retention(100, '2 hours', (SELECT at FROM t1b)), 1, 'once the window is over...');

@@ -1,7 +1,7 @@
 -- pgTAP: queen.push_with_dedup's p_dedup (a caller answering for a partition up to a seq) and queen.dedup_keys.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(14);
+SELECT plan(16);
 
 CREATE FUNCTION pg_temp.push(p_txids text[], p_dedup jsonb DEFAULT NULL) RETURNS text[] LANGUAGE sql AS $$
   SELECT array_agg(r.status || coalesce('@' || r.seq, '') ORDER BY r.idx)
@@ -39,5 +39,13 @@ SELECT is((SELECT count(*) FROM queen.dedup_keys((SELECT id FROM part), NULL, 86
           'another tenant''s partition holds nothing for it');
 SELECT throws_ok($$SELECT * FROM queen.dedup_keys((SELECT id FROM part), NULL, 86400000, 0, '')$$, '22023', NULL, 'a limit below 1 is refused');
 
+-- Without windowMs the session's queen.dedup_window_ms decides (a broker sets it from QUEEN_DEDUP_WINDOW_MS), so
+-- push_messages (the spool's replay), transactions and timers use the broker's window too.
+SET LOCAL queen.dedup_window_ms = '0';
+SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_dd", "partition": "P", "transactionId": "c"}]', NULL, '')),
+          'queued', 'a session window of 0: push_messages stores c again');
+RESET queen.dedup_window_ms;
+SELECT is((SELECT status FROM queen.push_messages('[{"queue": "t_dd", "partition": "P", "transactionId": "c"}]', NULL, '')),
+          'duplicate', 'without the setting the window is 24 hours');
 SELECT * FROM finish();
 ROLLBACK;

@@ -629,8 +629,6 @@ void read_tenant_quotas(EnvReader& r, Config& c) {
   s.partitions = r.integer("QUEEN_TENANT_MAX_PARTITIONS");
   s.consumer_groups = r.integer("QUEEN_TENANT_MAX_CONSUMER_GROUPS");
   s.stream_state_bytes = r.integer("QUEEN_TENANT_MAX_STREAM_STATE_BYTES");
-  c.db.session_settings = storage_quota_settings(q);
-  for (auto& setting : stream_limit_settings(c.limits)) c.db.session_settings.push_back(std::move(setting));
 }
 
 // One lane of the admission arbiter: QUEEN_FLOW_<LANE>_{SLOTS,QUEUE,WAIT_MS}.
@@ -732,6 +730,7 @@ LoadedConfig read_config(const EnvMap& env, const std::string& hostname) {
   read_background(r, c);
   read_limits(r, c);
   read_tenant_quotas(r, c);
+  c.db.session_settings = database_session_settings(c);
   read_jwt(r, c);
   read_flow(r, c);
   c.encryption_key = r.text("QUEEN_ENCRYPTION_KEY");
@@ -814,6 +813,15 @@ std::vector<std::pair<std::string, std::string>> storage_quota_settings(const Te
           {"queen.tenant_max_consumer_groups", std::to_string(s.consumer_groups)},
           {"queen.tenant_max_stream_state_bytes", std::to_string(s.stream_state_bytes)},
           {"queen.tenant_quota_overrides", q.overrides ? "on" : "off"}};
+}
+
+std::vector<std::pair<std::string, std::string>> database_session_settings(const Config& c) {
+  std::vector<std::pair<std::string, std::string>> settings = storage_quota_settings(c.tenant_quotas);
+  for (auto& setting : stream_limit_settings(c.limits)) settings.push_back(std::move(setting));
+  // As queen_internal.dedup_window reads it: every push, transaction, timer and ack of this broker's sessions
+  // deduplicates over the window its own pushes use.
+  settings.emplace_back("queen.dedup_window_ms", std::to_string(c.push.dedup_window_ms));
+  return settings;
 }
 
 std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& l) {

@@ -356,6 +356,10 @@ std::vector<std::string> describe_settings(const std::vector<Setting>& settings)
 // queen.tenant_quota_overrides (on/off).
 std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& quotas);
 
+// Every session setting a broker's connections carry: the storage quotas, the stream bounds and
+// queen.dedup_window_ms (QUEEN_DEDUP_WINDOW_MS).
+std::vector<std::pair<std::string, std::string>> database_session_settings(const Config& config);
+
 // The session settings that hand the stream bounds to the database:
 // queen.stream_max_<bound> (value_bytes, state_ops, push_items, read_keys).
 std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& limits);

@@ -189,7 +189,7 @@ std::vector<Variable> build_table() {
                       "item bytes per combined push call (a larger request goes alone)"));
   t.push_back(integer(kPush, "PUSH_MAX_CONCURRENT_CALLS", "2", 1, 10000, "", "push calls in flight per producer"));
   t.push_back(integer(kPush, "QUEEN_DEDUP_WINDOW_MS", "86400000", 0, kYearMs, "ms",
-                      "how long a transaction id is remembered for deduplication"));
+                      "how long after its push a transaction id makes a later push of it to its partition a duplicate"));
   t.push_back(integer(kPush, "QUEEN_DEDUP_CACHE_MB", "64", 0, 65536, "MiB",
                       "transaction ids this broker holds to spare pushes the dedup scan (0: every push scans)"));
   t.push_back(integer(kPush, "ACK_COMBINE_MAX_ITEMS", "100", 1, 1000000, "", "ack items per combined call"));

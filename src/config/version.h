@@ -8,11 +8,11 @@
 
 namespace queen::config {
 
-// "1.1.0": in the boot line, --version, GET /health and queen_build_info.
+// "2.0.0": in the boot line, --version, GET /health and queen_build_info.
 std::string_view broker_version();
 
 // Raised only when the broker starts calling something an older schema lacks.
-inline constexpr std::string_view kMinimumSchemaVersion = "1.1.0";
+inline constexpr std::string_view kMinimumSchemaVersion = "2.0.0";
 
 // "major.minor.patch" (digits only) or nullopt.
 std::optional<std::array<int, 3>> parse_version(std::string_view text);

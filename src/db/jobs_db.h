@@ -20,7 +20,7 @@ class JobsDb {
   bool finish_job_cycle(const std::string& job, const std::string& server_id, const std::string& result_json);
 
   // queen.apply_retention: deletes at most `batch` messages past their queue's
-  // retention, keeping dedup tombstones for dedup_window_ms. Rows deleted.
+  // retention, keeping the transaction ids of what it removes for dedup_window_ms. Rows deleted.
   int apply_retention(int batch, std::int64_t dedup_window_ms);
   // queen.expire_messages: dead-letters at most `batch` messages past ttl /
   // maxWaitTimeSeconds. DLQ entries written.

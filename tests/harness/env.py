@@ -3,11 +3,20 @@
 Everything a test needs from the environment is read here, so a test never calls os.environ itself.
 """
 import os
+import re
 import shutil
 import tempfile
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def project_version():
+    """The release this tree builds: CMake's project version (CMakeLists.txt), which the broker reports."""
+    with open(os.path.join(REPO_ROOT, "CMakeLists.txt"), encoding="utf-8") as cmake:
+        match = re.search(r"project\(queen VERSION (\d+\.\d+\.\d+)", cmake.read())
+    assert match, "CMakeLists.txt names no project version"
+    return match.group(1)
 
 
 def broker_binary():

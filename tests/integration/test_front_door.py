@@ -7,9 +7,9 @@ import subprocess
 import time
 
 from harness import Broker, TempDatabase, free_port, is_listening, poll_until, unique_name
-from harness.env import REPO_ROOT, broker_binary
+from harness.env import REPO_ROOT, broker_binary, project_version
 
-VERSION = "1.1.0"
+VERSION = project_version()
 FLAG_EXIT_S = 5  # a flag reads the environment and prints: no database, no listener
 
 
@@ -114,7 +114,7 @@ def test_a_schema_older_than_the_broker_needs_stops_the_boot(pg):
         assert status == 2, log
         lines = [line for line in log.splitlines() if "is release 0.9.0" in line]
         assert len(lines) == 1, log
-        assert "older than the 1.1.0 this broker (1.1.0) needs: deploy the migrations first" in lines[0]
+        assert f"older than the {VERSION} this broker ({VERSION}) needs: deploy the migrations first" in lines[0]
         assert "critical" in lines[0] and "listening on" not in log
 
         database.target.execute("DROP FUNCTION queen.schema_version();")

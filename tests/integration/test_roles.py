@@ -36,4 +36,4 @@ def test_reverting_one_database_leaves_another_on_the_cluster_working(broker_fac
         assert [m["data"] for m in client.pop_messages(queue, batch=1, wait=False)] == [{"n": 1}]
     # And a deploy on top of roles that exist works again.
     reverted.target.deploy()
-    assert reverted.target.scalar("select queen.schema_version() as v") == "1.1.0"
+    assert reverted.target.scalar("select queen.schema_version() as v") == harness_env.project_version()

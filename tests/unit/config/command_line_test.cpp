@@ -27,7 +27,7 @@ TEST(CommandLine, UnknownOrExtraArgumentsAreRefusedWithOneLine) {
 }
 
 TEST(Version, TheBrokerIsARelease) {
-  EXPECT_EQ(broker_version(), "1.1.0");
+  EXPECT_EQ(broker_version(), "2.0.0");
   EXPECT_TRUE(version_at_least(broker_version(), kMinimumSchemaVersion));
 }
 

@@ -61,7 +61,7 @@ TEST(TenantQuotaConfig, StorageQuotasAreOnByDefaultAndReachEveryConnection) {
       {"queen.tenant_max_consumer_groups", "10000"}, {"queen.tenant_max_stream_state_bytes", "1073741824"},
       {"queen.tenant_quota_overrides", "off"},     {"queen.stream_max_value_bytes", "1048576"},
       {"queen.stream_max_state_ops", "10000"},     {"queen.stream_max_push_items", "10000"},
-      {"queen.stream_max_read_keys", "10000"}};
+      {"queen.stream_max_read_keys", "10000"},    {"queen.dedup_window_ms", "86400000"}};
   EXPECT_EQ(c.db.session_settings, expected);
 }
 
