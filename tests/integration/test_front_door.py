@@ -126,8 +126,10 @@ def test_a_schema_older_than_the_broker_needs_stops_the_boot(pg):
 def test_a_newer_schema_is_accepted(pg):
     # Rolling upgrades deploy the schema first: a broker of the previous release keeps running against it.
     with TempDatabase(pg) as database:
+        major, minor, _ = VERSION.split(".")
+        newer = f"{major}.{int(minor) + 1}.0"
         database.target.execute("CREATE OR REPLACE FUNCTION queen.schema_version() RETURNS text "
-                                "LANGUAGE sql IMMUTABLE AS $$ SELECT '1.2.0'::text $$;")
+                                f"LANGUAGE sql IMMUTABLE AS $$ SELECT '{newer}'::text $$;")
         broker = Broker(pg=database.target, name=f"it-front-newer-{unique_name('b')}").start()
         try:
             with broker.client() as c:
