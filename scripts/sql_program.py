@@ -233,8 +233,10 @@ def program_last_problem(plan):
     """Why the newest `program` is not the plan's last change (None when it is). A table a new function reads
     must exist when the function does: sqitch commits each change on its own, and a broker runs the program
     between two commits, so the migrations of a release come before its program."""
-    newest = [c for c in plan.changes if c.name == CHANGE][-1]
-    later = [c.name for c in plan.changes if c.line_no > newest.line_no]
+    instances = [c for c in plan.changes if c.name == CHANGE]
+    if not instances:
+        return f"{release.PLAN} has no change {CHANGE}"
+    later = [c.name for c in plan.changes if c.line_no > instances[-1].line_no]
     if not later:
         return None
     return (f"{release.PLAN}: {', '.join(later)} come after {CHANGE}; the program deploys last (sql/README.md): "
