@@ -29,8 +29,8 @@ BACKOFF_S = 0.2
 LOAD_BEFORE_DEPLOY = 100     # items each producer pushes through the previous broker before the deploy starts
 LOAD_AFTER_SWITCH = 100      # items each producer pushes through the current broker before the producers stop
 DRAIN_TIMEOUT_S = 120
-# The deploy moves every message of the database in its transaction, so producers and consumers wait that long
-# (docs/upgrading.md states the pause per message); this database holds a few thousand.
+# Producers and consumers wait for the deploy's locks as long as it runs; with the few thousand messages of this
+# database it takes seconds.
 DEPLOY_PAUSE_BOUND_S = 30
 
 
@@ -107,7 +107,9 @@ class Traffic:
         popped_by = self.broker.name
         answer = self.request(lambda c: c.ack_batch(acks, consumer_group=group))
         assert answer.status == 200 and all(r.get("success") for r in answer.body), \
-            (group, popped_by, self.broker.name, [m["transactionId"] for m in messages], answer.body)
+            f"group {group}: ack through {self.broker.name} of a pop through {popped_by}: " \
+            f"{[(r.get('transactionId'), r.get('error')) for r in answer.body] if answer.status == 200 else answer}; " \
+            f"failed requests so far: {self.errors[-3:]}"
         with self.lock:
             self.delivered[group].extend(m["transactionId"] for m in messages)
         return len(messages)
