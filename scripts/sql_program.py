@@ -220,34 +220,34 @@ def script_paths(root=REPO_ROOT):
     return {kind: os.path.join(root, release.MIGRATIONS, kind, f"{CHANGE}.sql") for kind in release.SCRIPT_KINDS}
 
 
-def needs_rework(plan):
-    """The newest instance of `program` is in a release: an edit of the program is a rework."""
+def newest_program(plan):
+    """The newest instance of `program` in the plan, and the changes after it."""
     instances = [c for c in plan.changes if c.name == CHANGE]
     if not instances:
         raise ProgramError(f"{release.PLAN} has no change {CHANGE}")
-    last = instances[-1]
-    return any(plan.tag_lines[t] > last.line_no for t in plan.order)
+    return instances[-1], [c for c in plan.changes if c.line_no > instances[-1].line_no]
+
+
+def needs_rework(plan):
+    """The newest instance of `program` is in a release: an edit of the program is a rework."""
+    newest, _ = newest_program(plan)
+    return any(plan.tag_lines[t] > newest.line_no for t in plan.order)
 
 
 def program_last_problem(plan):
     """Why the newest `program` is not the plan's last change (None when it is). A table a new function reads
     must exist when the function does: sqitch commits each change on its own, and a broker runs the program
     between two commits, so the migrations of a release come before its program."""
-    instances = [c for c in plan.changes if c.name == CHANGE]
-    if not instances:
-        return f"{release.PLAN} has no change {CHANGE}"
-    later = [c.name for c in plan.changes if c.line_no > instances[-1].line_no]
+    _, later = newest_program(plan)
     if not later:
         return None
-    return (f"{release.PLAN}: {', '.join(later)} come after {CHANGE}; the program deploys last (sql/README.md): "
-            f"run `make sql`")
+    return (f"{release.PLAN}: {', '.join(c.name for c in later)} come after {CHANGE}; the program deploys last "
+            f"(sql/README.md): run `make sql`")
 
 
-def move_program_last(root=REPO_ROOT):
+def move_program_last(plan, root=REPO_ROOT):
     """Move the newest, unreleased `program` line to the end of the plan (no later change may require it)."""
-    plan = release.read_plan(root)
-    newest = [c for c in plan.changes if c.name == CHANGE][-1]
-    later = [c for c in plan.changes if c.line_no > newest.line_no]
+    newest, later = newest_program(plan)
     requires = re.compile(r"\[([^\]]*)\]")
     for change in later:
         found = requires.search(plan.lines[change.line_no].split("#", 1)[0])
@@ -255,8 +255,7 @@ def move_program_last(root=REPO_ROOT):
             raise ProgramError(f"{release.PLAN}:{change.line_no + 1}: {change.name} requires {CHANGE}, which "
                                f"deploys last: require the changes it needs instead")
     lines = list(plan.lines)
-    line = lines.pop(newest.line_no)
-    lines.append(line)
+    lines.append(lines.pop(newest.line_no))
     with open(os.path.join(root, release.PLAN), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
 
@@ -284,14 +283,15 @@ def stale(root=REPO_ROOT):
 
 def generate(root=REPO_ROOT):
     plan = release.read_plan(root)
-    if needs_rework(plan) and (stale(root) or program_last_problem(plan)):
+    out_of_order = program_last_problem(plan) is not None
+    if needs_rework(plan) and (out_of_order or stale(root)):
         subprocess.run(["sqitch", "rework", CHANGE, "-n", "The program of the next release (sql/README.md)"],
                        cwd=root, check=True)
         for path in step_paths(root).values():  # the released program@TAG.sql carries the step now
             if os.path.exists(path):
                 os.remove(path)
-    elif program_last_problem(plan):
-        move_program_last(root)
+    elif out_of_order:
+        move_program_last(plan, root)
     expected = wanted(root)  # after a rework the baseline is the release just tagged
     for kind, path in script_paths(root).items():
         with open(path, "w", encoding="utf-8") as fh:
