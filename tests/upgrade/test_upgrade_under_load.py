@@ -15,6 +15,7 @@ import pytest
 from harness import Broker, TempDatabase, poll_until
 from harness import env as harness_env
 from harness.api import ack_item
+from harness.waiting import Deadline
 
 QUEUE = "upgrade-load"
 PARTITIONS = ("p0", "p1", "p2", "p3")
@@ -26,6 +27,7 @@ POP_BATCH = 10
 LEASE_S = 30                 # a pop answered after its client gave up is redelivered after this
 REQUEST_TIMEOUT_S = 60.0
 BACKOFF_S = 0.2
+RETRY_FOR_S = 120            # a request still failing after this long fails the test
 LOAD_BEFORE_DEPLOY = 100     # items each producer pushes through the previous broker before the deploy starts
 LOAD_AFTER_SWITCH = 100      # items each producer pushes through the current broker before the producers stop
 DRAIN_TIMEOUT_S = 120
@@ -60,8 +62,10 @@ class Traffic:
         return self.broker.client(timeout=REQUEST_TIMEOUT_S, retry_stale=False)
 
     def request(self, send):
-        """send(client) until it answers below 500; connection errors and 5xx are retried with the same body."""
-        while True:
+        """send(client) until it answers below 500; connection errors and 5xx are retried with the same body, for
+        RETRY_FOR_S at most."""
+        deadline = Deadline(RETRY_FOR_S)
+        while not deadline.expired():
             try:
                 with self.client() as client:
                     response = send(client)
@@ -73,6 +77,7 @@ class Traffic:
             with self.lock:
                 self.errors.append(failure)
             time.sleep(BACKOFF_S)
+        raise AssertionError(f"a request failed for {RETRY_FOR_S} s; last failures: {self.errors[-3:]}")
 
     def push_items(self, partition, first, count):
         items = [{"queue": QUEUE, "partition": partition, "transactionId": txid(partition, n), "payload": {"n": n}}
@@ -80,11 +85,10 @@ class Traffic:
         response = self.request(lambda c: c.push(items))
         assert response.status == 201, response
         for item, result in zip(items, response.body):
-            status = result.get("status")
-            assert status in ("queued", "duplicate", "buffered"), (item, result)
-            with self.lock:
-                self.statuses[status] = self.statuses.get(status, 0) + 1
+            assert result.get("status") in ("queued", "duplicate", "buffered"), (item, result)
         with self.lock:
+            for result in response.body:
+                self.statuses[result["status"]] = self.statuses.get(result["status"], 0) + 1
             self.pushed[partition].extend(item["transactionId"] for item in items)
 
     def produce(self, partition, first):
