@@ -2878,7 +2878,7 @@ BEGIN
   END IF;
   RETURN (
     -- The newest limit+offset messages lie in the limit+offset partitions with the newest
-    -- last_message_at; of each, the newest limit+offset (messages_pkey backwards), then merged.
+    -- last_message_at; of each, the newest limit+offset (segment_messages_desc: segments backwards), then merged.
     WITH newest_partitions AS (
       SELECT p.id, p.name, p.last_seq FROM queen.partitions p
        WHERE p.queue_id = v_queue.id AND p.last_message_at IS NOT NULL
@@ -2912,7 +2912,7 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) IS 'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, through messages_pkey. Null when the tenant has no such queue.';
+COMMENT ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) IS 'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, from their newest segments back. Null when the tenant has no such queue.';
 REVOKE ALL ON FUNCTION queen.status_queue_messages FROM PUBLIC, queen_broker, queen_reader, queen_admin;
 GRANT EXECUTE ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) TO queen_admin, queen_broker, queen_reader;
 
@@ -4946,11 +4946,14 @@ REVOKE ALL ON FUNCTION queen_internal.name_problem FROM PUBLIC, queen_broker, qu
 -- sql/queen_internal/next_segment_at.sql
 CREATE OR REPLACE FUNCTION queen_internal.next_segment_at(p_partition_id uuid, p_after_seq bigint)
  RETURNS timestamp with time zone
- LANGUAGE sql STABLE AS $function$
-  SELECT s.created_at FROM queen.segments s
-   WHERE s.partition_id = p_partition_id AND s.base_seq >= queen_internal.segment_head(p_partition_id, p_after_seq + 1)
-     AND s.end_seq > p_after_seq AND s.payloads IS NOT NULL
-   ORDER BY s.base_seq LIMIT 1
+ LANGUAGE plpgsql STABLE AS $function$
+BEGIN
+  -- PL/pgSQL, not SQL: an SQL function that reads a table is planned again on every call.
+  RETURN (SELECT s.created_at FROM queen.segments s
+           WHERE s.partition_id = p_partition_id AND s.base_seq >= queen_internal.segment_head(p_partition_id, p_after_seq + 1)
+             AND s.end_seq > p_after_seq AND s.payloads IS NOT NULL
+           ORDER BY s.base_seq LIMIT 1);
+END;
 $function$;
 
 COMMENT ON FUNCTION queen_internal.next_segment_at(p_partition_id uuid, p_after_seq bigint) IS 'When the next message of partition p_partition_id after seq p_after_seq was pushed (null when there is none): the created_at of the first segment with a message after it that retention has not emptied. Reads segment heads only; a segment whose messages after p_after_seq were all deleted one by one still counts.';
@@ -5566,10 +5569,13 @@ REVOKE ALL ON FUNCTION queen_internal.segment_duplicates FROM PUBLIC, queen_brok
 -- sql/queen_internal/segment_head.sql
 CREATE OR REPLACE FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint)
  RETURNS bigint
- LANGUAGE sql STABLE AS $function$
-  SELECT coalesce((SELECT s.base_seq FROM queen.segments s
+ LANGUAGE plpgsql STABLE AS $function$
+BEGIN
+  -- PL/pgSQL, not SQL: an SQL function that reads a table is planned again on every call (about 90 us here).
+  RETURN coalesce((SELECT s.base_seq FROM queen.segments s
                     WHERE s.partition_id = p_partition_id AND s.base_seq <= p_seq
-                    ORDER BY s.base_seq DESC LIMIT 1), 0)
+                    ORDER BY s.base_seq DESC LIMIT 1), 0);
+END;
 $function$;
 
 COMMENT ON FUNCTION queen_internal.segment_head(p_partition_id uuid, p_seq bigint) IS 'The base_seq of the segment of partition p_partition_id that holds seq p_seq, or of the last one before it (0 when none): where a primary-key walk that wants the messages from p_seq on starts. One backward probe of the primary key.';

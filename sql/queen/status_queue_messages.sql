@@ -13,7 +13,7 @@ BEGIN
   END IF;
   RETURN (
     -- The newest limit+offset messages lie in the limit+offset partitions with the newest
-    -- last_message_at; of each, the newest limit+offset (messages_pkey backwards), then merged.
+    -- last_message_at; of each, the newest limit+offset (segment_messages_desc: segments backwards), then merged.
     WITH newest_partitions AS (
       SELECT p.id, p.name, p.last_seq FROM queen.partitions p
        WHERE p.queue_id = v_queue.id AND p.last_message_at IS NOT NULL
@@ -47,5 +47,5 @@ BEGIN
 END;
 $function$;
 
-COMMENT ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) IS 'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, through messages_pkey. Null when the tenant has no such queue.';
+COMMENT ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) IS 'GET /api/v1/status/queues/:queue/messages: the newest messages of the queue (limit 50, offset 0), each with its queue-mode status (completed, processing, pending, dead_letter); reads at most limit+offset rows of each of the limit+offset partitions with the newest messages, from their newest segments back. Null when the tenant has no such queue.';
 GRANT EXECUTE ON FUNCTION queen.status_queue_messages(p_tenant text, p_params jsonb) TO queen_admin, queen_broker, queen_reader;
