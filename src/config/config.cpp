@@ -799,8 +799,8 @@ void describe_jwt(std::ostringstream& s, const JwtConfig& j) {
     << " role_read_only=" << j.role_read_only << " tenant_claim=" << j.tenant_claim;
 }
 
-}  // namespace
-
+// The session settings that hand the storage quotas to the database: queen.tenant_max_<quota> for each quota it
+// enforces and queen.tenant_quota_overrides (on/off).
 std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& q) {
   const TenantStorageQuotas& s = q.storage;
   // Names as queen_internal.tenant_quota_limit reads them (sql/queen_internal/tenant_quota_limit.sql).
@@ -815,6 +815,17 @@ std::vector<std::pair<std::string, std::string>> storage_quota_settings(const Te
           {"queen.tenant_quota_overrides", q.overrides ? "on" : "off"}};
 }
 
+// The session settings that hand the stream bounds to the database: queen.stream_max_<bound>.
+std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& l) {
+  // Names as queen_internal.stream_limit reads them (sql/queen_internal/stream_limit.sql).
+  return {{"queen.stream_max_value_bytes", std::to_string(l.stream_max_value_bytes)},
+          {"queen.stream_max_state_ops", std::to_string(l.stream_max_state_ops)},
+          {"queen.stream_max_push_items", std::to_string(l.stream_max_push_items)},
+          {"queen.stream_max_read_keys", std::to_string(l.stream_max_read_keys)}};
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> database_session_settings(const Config& c) {
   std::vector<std::pair<std::string, std::string>> settings = storage_quota_settings(c.tenant_quotas);
   for (auto& setting : stream_limit_settings(c.limits)) settings.push_back(std::move(setting));
@@ -822,14 +833,6 @@ std::vector<std::pair<std::string, std::string>> database_session_settings(const
   // deduplicates over the window its own pushes use.
   settings.emplace_back("queen.dedup_window_ms", std::to_string(c.push.dedup_window_ms));
   return settings;
-}
-
-std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& l) {
-  // Names as queen_internal.stream_limit reads them (sql/queen_internal/stream_limit.sql).
-  return {{"queen.stream_max_value_bytes", std::to_string(l.stream_max_value_bytes)},
-          {"queen.stream_max_state_ops", std::to_string(l.stream_max_state_ops)},
-          {"queen.stream_max_push_items", std::to_string(l.stream_max_push_items)},
-          {"queen.stream_max_read_keys", std::to_string(l.stream_max_read_keys)}};
 }
 
 std::vector<std::string> describe_settings(const std::vector<Setting>& settings) {

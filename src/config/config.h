@@ -83,7 +83,7 @@ struct DbConfig {
   int keepalives_interval_s{};          // DB_KEEPALIVES_INTERVAL
   int keepalives_count{};               // DB_KEEPALIVES_COUNT
   // Settings every connection carries (`-c name=value`), e.g. the storage
-  // quotas the database enforces (storage_quota_settings).
+  // quotas the database enforces (database_session_settings).
   std::vector<std::pair<std::string, std::string>> session_settings;
 };
 
@@ -193,7 +193,7 @@ struct LimitsConfig {
   // skipped, so deep pages go by from/to instead (docs/limits.md, "Listings")
   int list_max_offset{};
   // Stream cycles and state reads (docs/streams.md, "Limits"): enforced by the stream procedures, which read
-  // them as the session settings queen.stream_max_* (stream_limit_settings); past one the answer is 400 naming it.
+  // them as the session settings queen.stream_max_* (database_session_settings); past one the answer is 400 naming it.
   std::int64_t stream_max_value_bytes{};            // QUEEN_STREAM_MAX_VALUE_BYTES: one state value, as JSON text
   int stream_max_state_ops{};                       // QUEEN_STREAM_MAX_STATE_OPS: state operations of one cycle
   int stream_max_push_items{};                      // QUEEN_STREAM_MAX_PUSH_ITEMS: sink pushes of one cycle
@@ -351,18 +351,9 @@ std::vector<std::string> describe_config(const Config& config);
 // "(refused)" where its value was refused: the output of --check-config.
 std::vector<std::string> describe_settings(const std::vector<Setting>& settings);
 
-// The session settings that hand the storage quotas to the database:
-// queen.tenant_max_<quota> for each quota it enforces and
-// queen.tenant_quota_overrides (on/off).
-std::vector<std::pair<std::string, std::string>> storage_quota_settings(const TenantQuotaConfig& quotas);
-
 // Every session setting a broker's connections carry: the storage quotas, the stream bounds and
 // queen.dedup_window_ms (QUEEN_DEDUP_WINDOW_MS).
 std::vector<std::pair<std::string, std::string>> database_session_settings(const Config& config);
-
-// The session settings that hand the stream bounds to the database:
-// queen.stream_max_<bound> (value_bytes, state_ops, push_items, read_keys).
-std::vector<std::pair<std::string, std::string>> stream_limit_settings(const LimitsConfig& limits);
 
 const char* to_string(FsyncMode mode) noexcept;
 
