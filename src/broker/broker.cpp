@@ -45,7 +45,7 @@ Broker::Broker(const config::Config& config, db::Procedures& db, wake::PopWaiter
       system_admin_(flags, spool, db, reads_, cluster, metrics) {
   encryption_.start();
   if (spool_ != nullptr) {
-    spool_->seal_replays_with(&encryption_);
+    spool_->replay_with(&encryption_, &dedup_);
     spool_->admit_replays_through(&arbiter_);
   }
 }
@@ -54,7 +54,7 @@ Broker::~Broker() {
   begin_shutdown();
   if (spool_ != nullptr) {
     spool_->admit_replays_through(nullptr);
-    spool_->seal_replays_with(nullptr);
+    spool_->replay_with(nullptr, nullptr);
   }
 }
 

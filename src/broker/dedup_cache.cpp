@@ -31,6 +31,13 @@ std::uint64_t hash_of(const std::string& transaction_id) { return std::hash<std:
 
 }  // namespace
 
+std::vector<DedupItem> dedup_items_of(const std::vector<PushItem>& items) {
+  std::vector<DedupItem> keys;
+  keys.reserve(items.size());
+  for (const auto& item : items) keys.push_back(DedupItem{item.queue, item.partition, item.transaction_id});
+  return keys;
+}
+
 DedupCache::DedupCache(std::chrono::milliseconds window, std::size_t max_keys)
     : window_(window), max_keys_(max_keys) {}
 

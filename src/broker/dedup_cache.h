@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "broker/types.h"
 #include "db/procedure_types.h"
 #include "db/procedures.h"
 
@@ -33,6 +34,9 @@ struct DedupItem {
   std::string partition;
   std::string transaction_id;
 };
+
+// The dedup identities of `items`, in order.
+std::vector<DedupItem> dedup_items_of(const std::vector<PushItem>& items);
 
 // The transaction ids a budget of `megabytes` holds (a hash, its count, its
 // place in the expiry list: about 64 bytes each).

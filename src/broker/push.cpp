@@ -142,15 +142,10 @@ std::vector<PushItemResult> Pushes::unstored_results(const std::vector<PushItem>
 std::optional<std::vector<db::PushRow>> Pushes::store_push(const std::vector<PushItem>& items,
                                                            const PushOrigin& origin) {
   std::vector<std::string> encoded;
-  std::vector<DedupItem> keys;
   encoded.reserve(items.size());
-  keys.reserve(items.size());
-  for (const auto& item : items) {
-    encoded.push_back(encode_push_item(item));
-    keys.push_back(DedupItem{item.queue, item.partition, item.transaction_id});
-  }
+  for (const auto& item : items) encoded.push_back(encode_push_item(item));
   try {
-    return combiner_.submit(encoded, keys, origin);
+    return combiner_.submit(encoded, dedup_items_of(items), origin);
   } catch (const db::DbError& e) {
     // Only a lost connection sends pushes to the spool. Anything else is this
     // request's own failure (a quota, a statement or lock timeout on a contended

@@ -160,6 +160,16 @@ std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std
   return out;
 }
 
+std::vector<DedupItem> replay_dedup_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
+                                          std::size_t end) {
+  std::vector<DedupItem> keys;
+  keys.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) {
+    keys.push_back(DedupItem{batch[i].queue, batch[i].partition, batch[i].transaction_id});
+  }
+  return keys;
+}
+
 spool::ReplayOutcome replay_outcome_of(const db::DbError& error) {
   std::string message = error.what();
   if (!error.sqlstate().empty()) message = "SQLSTATE " + error.sqlstate() + ": " + message;
@@ -294,9 +304,10 @@ SpoolStatus SpoolBridge::status() const {
   return out;
 }
 
-void SpoolBridge::seal_replays_with(PayloadEncryption* encryption) {
-  std::lock_guard lock(encryption_mutex_);
+void SpoolBridge::replay_with(PayloadEncryption* encryption, DedupCache* dedup) {
+  std::lock_guard lock(lent_mutex_);
   encryption_ = encryption;
+  dedup_ = dedup;
 }
 
 void SpoolBridge::admit_replays_through(flow::Arbiter* arbiter) {
@@ -328,11 +339,18 @@ std::unique_ptr<spool::ReplayPermit> SpoolBridge::admit() {
   return std::make_unique<ReplaySlot>(std::move(lock), std::move(slot));
 }
 
+std::vector<db::PushRow> SpoolBridge::push(const std::string& items, const std::vector<DedupItem>& keys,
+                                           const PushOrigin& origin) {
+  if (dedup_ == nullptr) return db_.push_messages(items, origin);
+  return push_with_dedup(db_, *dedup_, items, origin, keys);
+}
+
 std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::SpoolEvent>& batch,
                                                        std::size_t begin, std::size_t end) {
   const PushOrigin origin = origin_of(batch[begin]);
   if (encryption_ == nullptr || !encryption_->enabled()) {
-    std::vector<db::PushRow> rows = db_.push_messages(encode_replay_items(batch, begin, end), origin);
+    std::vector<db::PushRow> rows =
+        push(encode_replay_items(batch, begin, end), replay_dedup_items(batch, begin, end), origin);
     // Without a key a refused record cannot be sealed: it fails, and the
     // drain's rule for refused events quarantines it (docs/encryption.md).
     if (encryption_ != nullptr) encryption_->fail_refused(origin.tenant, rows);
@@ -345,21 +363,23 @@ std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::
   items.reserve(end - begin);
   for (std::size_t i = begin; i < end; ++i) items.push_back(push_item_of(batch[i]));
   encryption_->seal_items(origin.tenant, items);
-  std::vector<db::PushRow> rows = db_.push_messages(encode_push_items(items), origin);
+  std::vector<db::PushRow> rows = push(encode_push_items(items), dedup_items_of(items), origin);
   const RefusedPlaintext refused = encryption_->seal_refused(origin.tenant, items, rows, "push_messages (replay)");
   if (!refused.rows.empty()) {
-    take_resent_answers(rows, refused.rows, db_.push_messages(encode_push_items(refused.resend), origin));
+    take_resent_answers(rows, refused.rows,
+                        push(encode_push_items(refused.resend), dedup_items_of(refused.resend), origin));
   }
   return rows;
 }
 
 spool::ReplayOutcome SpoolBridge::replay(const std::vector<spool::SpoolEvent>& batch) {
-  // Straight to push_messages, past the push combiner: one call per batch (per
-  // run of one tenant and producer subject; a call stores many partitions), called concurrently by the drain's lanes for
-  // batches of different partitions, original transactionIds kept, so a batch an earlier
-  // attempt committed comes back `duplicate` and writes nothing. There is no
-  // in-memory dedup cache to bypass: the database always decides.
-  std::shared_lock encryption_lock(encryption_mutex_);
+  // Past the push combiner: one call per batch (per run of one tenant and
+  // producer subject; a call stores many partitions), called concurrently by
+  // the drain's lanes for batches of different partitions, original
+  // transactionIds kept, so a batch an earlier attempt committed comes back
+  // `duplicate` and writes nothing. The dedup cache only spares the database
+  // the scan of what it vouches for; the database decides.
+  std::shared_lock lent_lock(lent_mutex_);
   std::set<std::string> stored_queues;
   std::string rejected;
   for (const auto& [begin, end] : origin_runs(batch)) {

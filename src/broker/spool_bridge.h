@@ -7,8 +7,8 @@
 //     overtakes them, and is spooled behind them when the wait runs out;
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
-//   * replay: the spool's ReplayStore over push_messages (one call per batch,
-//     per tenant and producer subject), failures classified by SQLSTATE, a
+//   * replay: the spool's ReplayStore over push_with_dedup (one call per batch,
+//     per tenant and producer subject, through the broker's dedup cache), failures classified by SQLSTATE, a
 //     transient one followed by a ping so the drain tells an outage from a
 //     batch the database will not take (spool/poison_policy.h); with
 //     an encryption key, plaintext records of queues that want encryption are
@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/dedup_cache.h"
 #include "broker/payload_encryption.h"
 #include "broker/types.h"
 #include "config/config.h"
@@ -90,6 +91,10 @@ std::vector<std::pair<std::size_t, std::size_t>> origin_runs(const std::vector<s
 // The p_items JSON array of push_messages for events [begin, end), each item
 // encoded by encode_push_item (the original transactionId kept).
 std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end);
+
+// The dedup identities of events [begin, end), in the order of encode_replay_items.
+std::vector<DedupItem> replay_dedup_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
+                                          std::size_t end);
 
 // A failed replay call: transient (retry later, keep the file) or permanent
 // (the same bytes fail again), by db::classify_sqlstate.
@@ -166,10 +171,11 @@ class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
   // the last one followed is ignored (0: unordered, always followed).
   void follow_maintenance(bool enabled, std::uint64_t generation = 0);
 
-  // The broker's payload encryption, used by replay from now on (nullptr: none).
-  // Set by the broker that owns it, and cleared before it goes away: waits for
-  // a replay in progress.
-  void seal_replays_with(PayloadEncryption* encryption);
+  // The broker's payload encryption and push dedup cache, used by replay from
+  // now on (nullptr: none; without a cache every replayed push scans its
+  // partitions' whole dedup window). Set by the broker that owns them, and
+  // cleared before they go away: waits for a replay in progress.
+  void replay_with(PayloadEncryption* encryption, DedupCache* dedup);
   // The arbiter whose Maint lane admits each replayed file (nullptr: every
   // file is admitted). Set by the broker that owns it, and cleared before it
   // goes away: waits for a file's replay in progress.
@@ -193,18 +199,22 @@ class SpoolBridge final : public spool::ReplayStore, public spool::ReplayGate {
   bool database_answers();
   void notify_committed(const std::set<std::string>& queues) const;
   PushRoute current_route() const;
-  // push_messages for the events [begin, end) of one origin (replay holds encryption_mutex_ shared).
+  // Stores the events [begin, end) of one origin (replay holds lent_mutex_ shared).
   std::vector<db::PushRow> store_replay_run(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
                                             std::size_t end);
+  // One push call of `items` (the encoded p_items of `keys`), through dedup_ when set.
+  std::vector<db::PushRow> push(const std::string& items, const std::vector<DedupItem>& keys,
+                                const PushOrigin& origin);
 
   db::Procedures& db_;
   const SpoolBridgeOptions options_;
   const CommittedHook on_committed_;  // set at construction only: read without a lock
 
   // Held (shared: the drain's lanes replay concurrently) by replay for its whole
-  // call, so the broker can take its encryption back safely.
-  std::shared_mutex encryption_mutex_;
-  PayloadEncryption* encryption_ = nullptr;  // guarded by encryption_mutex_
+  // call, so the broker can take its encryption and dedup cache back safely.
+  std::shared_mutex lent_mutex_;
+  PayloadEncryption* encryption_ = nullptr;  // guarded by lent_mutex_
+  DedupCache* dedup_ = nullptr;              // guarded by lent_mutex_
 
   // Held (shared) by every replay permit, so the broker can take its arbiter back safely.
   std::shared_mutex arbiter_mutex_;

@@ -379,6 +379,21 @@ TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
   EXPECT_EQ(nlohmann::json::parse(encode_replay_items(batch, 1, 2)).size(), 1u);
 }
 
+TEST(ReplayDedupItems, NameEachEventOfTheRunInTheOrderOfItsItems) {
+  std::vector<spool::SpoolEvent> batch = {event("q1", "t-1"), event("q2", "t-2"), event("q1", "t-3")};
+  batch[1].partition = "p-7";
+  const std::vector<DedupItem> keys = replay_dedup_items(batch, 1, 3);
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0].queue, "q2");
+  EXPECT_EQ(keys[0].partition, "p-7");
+  EXPECT_EQ(keys[0].transaction_id, "t-2");
+  EXPECT_EQ(keys[1].queue, "q1");
+  EXPECT_EQ(keys[1].partition, "Default");
+  EXPECT_EQ(keys[1].transaction_id, "t-3");
+  const nlohmann::json items = nlohmann::json::parse(encode_replay_items(batch, 1, 3));
+  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(items[i]["transactionId"], keys[i].transaction_id);
+}
+
 TEST(ReplayOutcomeOf, ClassifiesBySqlstate) {
   using Kind = spool::ReplayOutcome::Kind;
   EXPECT_EQ(replay_outcome_of(db::DbError("connection refused", "")).kind, Kind::Transient);
