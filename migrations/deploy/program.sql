@@ -4559,10 +4559,10 @@ CREATE OR REPLACE FUNCTION queen_internal.insert_push_items(p_items jsonb, p_pro
 BEGIN
   RETURN QUERY
   WITH items AS (
+    -- payloads stay in p_items until the insert: every step between copies its rows
     SELECT (x.ord - 1)::int AS idx,
            x.e ->> 'queue' AS queue_name,
            queen_internal.push_item_partition(x.e) AS partition_name,
-           coalesce(x.e -> 'payload', '{}'::jsonb)::text AS payload,
            coalesce(nullif(x.e ->> 'transactionId', ''), queen_internal.uuid_v7()::text) AS transaction_id,
            nullif(x.e ->> 'traceId', '')::uuid AS trace_id,
            coalesce((x.e ->> 'encrypted')::bool, false) AS is_encrypted,
@@ -4585,9 +4585,11 @@ BEGIN
     SELECT t.partition_id, array_agg(t.transaction_id ORDER BY t.idx) AS transaction_ids
       FROM targeted t WHERE t.occurrence = 1 AND NOT t.refused GROUP BY t.partition_id
   ), stored AS (
+    -- no scan of a partition whose caller vouches for every seq up to its last (a broker's cache)
     SELECT pr.partition_id, pr.transaction_ids[d.idx] AS transaction_id, d.message_id
       FROM probed pr
       JOIN unnest(p_targets) t ON t.partition_id = pr.partition_id
+                              AND (t.dedup_after IS NULL OR t.dedup_after < t.last_seq)
      CROSS JOIN LATERAL queen_internal.segment_duplicates(pr.partition_id, pr.transaction_ids, t.dedup_after,
                                                  coalesce(t.dedup_since, p_created_at - queen_internal.dedup_window(NULL))) d
   ), resolved AS (
@@ -4621,7 +4623,7 @@ BEGIN
                                 payloads, trace_ids, encrypted)
     SELECT n.partition_id, min(n.seq), max(n.seq), p_created_at, p_producer_sub,
            array_agg(n.candidate_id ORDER BY n.seq), array_agg(n.transaction_id ORDER BY n.seq),
-           array_agg(n.payload ORDER BY n.seq),
+           array_agg(coalesce(p_items -> n.idx -> 'payload', '{}'::jsonb)::text ORDER BY n.seq),
            CASE WHEN bool_or(n.trace_id IS NOT NULL) THEN array_agg(n.trace_id ORDER BY n.seq) END,
            CASE WHEN bool_or(n.is_encrypted) THEN array_agg(n.is_encrypted ORDER BY n.seq) END
       FROM numbered n
