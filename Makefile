@@ -14,7 +14,7 @@ BUILD ?= $(ROOT)/build
 # The previous release's broker (scripts/build-previous.sh), for tests/upgrade.
 BUILD_PREV ?= $(ROOT)/build-prev
 JOBS ?= $(shell nproc)
-# Sanitizer builds (README "Sanitizers"): every report aborts the process, so ctest and pytest fail on it.
+# Sanitizer builds (docs/testing.md "Sanitizers"): every report aborts the process, so ctest and pytest fail on it.
 ASAN_BUILD ?= $(ROOT)/build-asan
 TSAN_BUILD ?= $(ROOT)/build-tsan
 SANITIZER_FILES := $(ROOT)/tests/sanitizers
