@@ -1,6 +1,6 @@
 #pragma once
-// The settings the broker reads from the environment (README.md
-// "Configuration" and the settings tables of docs/*.md). Their defaults and
+// The settings the broker reads from the environment (docs/configuration.md
+// and the settings tables of docs/*.md). Their defaults and
 // ranges are declared once, in the variable table (config/variables.cpp):
 // no field here has a default of its own, a Config is made by load_config,
 // and Config::defaults() is the one made from an empty environment. The

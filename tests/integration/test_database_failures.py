@@ -1,4 +1,4 @@
-"""Database failures by class (docs/operations-spool.md, "Which failures spool"; README "Probes"):
+"""Database failures by class (docs/operations-spool.md, "Which failures spool"; docs/operations.md, "Probes"):
 
 - one tenant's statement or lock timeout on its contended partition answers that push 503 and nothing else: other
   tenants' pushes right after are stored (`queued`, not `buffered`), the spool stays empty (issue 20, item 5);

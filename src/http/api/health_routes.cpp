@@ -1,4 +1,4 @@
-// GET /health (liveness) and GET /health/ready (readiness); README.md "Probes".
+// GET /health (liveness) and GET /health/ready (readiness); docs/operations.md "Probes".
 #include <nlohmann/json.hpp>
 
 #include "config/version.h"
