@@ -8,7 +8,8 @@
 //   * spooling a push: PushItem -> SpoolEvent, in-request duplicates share the
 //     spool write of their first occurrence, per-item `buffered`/`failed`;
 //   * replay: the spool's ReplayStore over push_with_dedup (one call per batch,
-//     per tenant and producer subject, through the broker's dedup cache), failures classified by SQLSTATE, a
+//     per tenant and producer subject, through the broker's dedup cache),
+//     failures classified by SQLSTATE, a
 //     transient one followed by a ping so the drain tells an outage from a
 //     batch the database will not take (spool/poison_policy.h); with
 //     an encryption key, plaintext records of queues that want encryption are
