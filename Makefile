@@ -28,7 +28,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # falsely (maybe-uninitialized, stringop-overflow), so the sanitizer builds report warnings without failing.
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
-.PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-fault test-ha test-failover bench deps-bench stop clean web \
+.PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover bench deps-bench stop clean web \
 	build-previous test-upgrade test-tagged \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
@@ -60,7 +60,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: deps-test db build
-	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade
+	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script); tests/schema proves that
 # a database deployed, upgraded from every release or reverted to one holds exactly the program files.
@@ -103,6 +103,11 @@ test-contract:
 # directory under .test-tmp (docs/dashboard.md, "Tests").
 test-dashboard:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/dashboard
+
+# Every curl and psql example of README.md and docs/*.md, extracted from the Markdown and run in document order
+# against a broker and database of each file's own (docs/testing.md, "Documentation examples").
+test-docs:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/docs_examples
 
 # Re-vendors the dashboard's charting library from npm (web/package-lock.json). Not part of `make run`: the
 # vendored files are committed, and the broker compiles web/ in (docs/dashboard.md, "Assets").

@@ -13,10 +13,11 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback);
 # git: tests/upgrade and make test-tagged read the release's commit (util-linux's flock serialises build-previous);
 # prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests.
+# curl, jq, openssl and python3-jwt: tests/docs_examples runs the documentation's examples, which use them.
 TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache git
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
            chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server
-           prometheus)
+           prometheus curl jq openssl python3-jwt)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
 # node of the bench's own, and the anchor client is built against librabbitmq-c.
 BENCH_PKGS=(rabbitmq-server librabbitmq-dev)
