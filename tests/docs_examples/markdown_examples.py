@@ -258,6 +258,13 @@ class ExampleSession:
                 return self.results[block.id]
         raise ValueError(f"{block.id} is not a runnable example of {self.doc.path}")
 
+    def check(self, block):
+        """Run `block` (run_through) and raise AssertionError with its report when it failed: what each
+        example's test does."""
+        result = self.run_through(block)
+        assert result.ok, result.report()
+        return result
+
     def _run(self, block):
         failed_before = [b for b, r in self.results.items() if not r.ok]
         text = substitute(block.text, self.addresses)

@@ -29,8 +29,7 @@ MIN_EXAMPLES = {
 def test_example_runs(doc, block, example_sessions):
     if block.skip_reason:
         pytest.skip(f"{block.id}: {block.skip_reason}")
-    result = example_sessions.session_for(doc).run_through(block)
-    assert result.ok, result.report()
+    example_sessions.session_for(doc).check(block)
 
 
 def test_markers_and_fences_are_well_formed():
