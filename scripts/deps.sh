@@ -12,11 +12,12 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
 # harnesses; Chromium and selenium for tests/dashboard; iproute2, util-linux and e2fsprogs for tests/fault;
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback);
 # git: tests/upgrade and make test-tagged read the release's commit (util-linux's flock serialises build-previous);
-# prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests.
+# prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests;
+# openssl: tests/managed makes the CA and the server certificate of its TLS cluster.
 TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache git
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
            chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server
-           prometheus)
+           prometheus openssl)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
 # node of the bench's own, and the anchor client is built against librabbitmq-c.
 BENCH_PKGS=(rabbitmq-server librabbitmq-dev)
