@@ -224,6 +224,9 @@ def test_without_any_statement_of_the_preparation_the_deploy_stops(managed, dbna
     assert deploy.returncode == 1, deploy.stdout + deploy.stderr
     assert error in deploy.stderr, deploy.stderr
     assert "db-deploy: sqitch could not deploy to " + dbname in deploy.stderr
+    # sqitch reverts what the failed run deployed: the database is left as the preparation made it.
+    assert managed.superuser.with_db(dbname).scalar(
+        "select count(*) as n from pg_namespace where nspname in ('queen', 'queen_internal')") == 0
 
 
 def test_the_page_shows_the_preparation_as_it_runs():
