@@ -29,7 +29,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
 .PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover bench deps-bench stop clean web \
-	build-previous test-upgrade test-tagged \
+	build-previous test-upgrade test-tagged test-managed \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 # `make run` installs only what running needs; `make test` (deps-test) adds the test toolchain (scripts/deps.sh).
@@ -60,7 +60,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: deps-test db build
-	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade
+	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade test-managed
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script); tests/schema proves that
 # a database deployed, upgraded from every release or reverted to one holds exactly the program files.
@@ -86,6 +86,12 @@ build-previous: deps
 # filled with every kind of state, sqitch deploy under that broker, this tree's broker serving it, revert, deploy.
 test-upgrade: build-previous
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_PREV=$(BUILD_PREV) /usr/bin/python3 -m pytest -q tests/upgrade
+
+# The schema deployed, served and upgraded on a PostgreSQL set up as a managed one (tests/managed,
+# docs/deploy-managed-postgres.md): TLS with a CA of the suite's own, a deploying login that is no superuser and
+# holds no role attribute, the previous release's broker before the upgrade.
+test-managed: build-previous
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_PREV=$(BUILD_PREV) /usr/bin/python3 -m pytest -q tests/managed
 
 # clang-tidy with the agreed check list of .clang-tidy over src/ and bench/ (the build is -Werror already).
 .PHONY: lint

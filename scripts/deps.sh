@@ -13,7 +13,8 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
 # patroni and etcd-server: tests/failover runs a real Patroni failover (patronictl failover, etcd on loopback);
 # git: tests/upgrade and make test-tagged read the release's commit (util-linux's flock serialises build-previous);
 # prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests.
-# curl, jq, openssl and python3-jwt: tests/docs_examples runs the documentation's examples, which use them.
+# curl, jq, openssl and python3-jwt: tests/docs_examples runs the documentation's examples, which use them;
+# openssl also makes tests/managed's CA and the server certificate of its TLS cluster.
 TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache git
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
            chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server

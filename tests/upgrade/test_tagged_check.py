@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from release_tools import sqitch_release
 from harness import env as harness_env
+from harness.release import sqitch_release
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@queen.local", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@queen.local", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
