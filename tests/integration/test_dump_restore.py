@@ -16,7 +16,7 @@ from harness.assertions import assert_no_content
 
 # Long enough that the restored leases are usually still held when the new broker starts (the test then sees them
 # honoured), short enough to wait for.
-LEASE_S = 12
+LEASE_S = 20
 # Clock reading of the test against the database's lease expiry (both on this host).
 CLOCK_MARGIN_S = 0.05
 CONSUME_TIMEOUT_S = LEASE_S + 90
