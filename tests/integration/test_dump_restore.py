@@ -10,7 +10,7 @@ leased ones only after their leases expire, and nothing acked comes back.
 import datetime
 import os
 
-from harness import BackgroundWorker, Broker, Deadline, QUEUE_MODE, ack_item, poll_until, unique_name
+from harness import BackgroundWorker, Deadline, QUEUE_MODE, ack_item, poll_until, unique_name
 from harness import schema
 from harness.assertions import assert_no_content
 
@@ -33,7 +33,7 @@ def now_epoch():
 def push_partition(client, queue, partition, prefix, sizes):
     """Pushes len(sizes) requests (one segment each) to one partition; returns the transaction ids in order."""
     ids = []
-    for request, size in enumerate(sizes):
+    for size in sizes:
         items = [{"queue": queue, "partition": partition, "payload": {"n": len(ids) + i},
                   "transactionId": f"{prefix}-{partition}-{len(ids) + i}"} for i in range(size)]
         resp = client.push(items)
@@ -165,37 +165,34 @@ def test_a_dump_taken_while_the_broker_runs_restores_and_serves_every_unacked_me
         (queued_before_dump, len(live_restored), queued_after_dump)
     assert live_restored == live_queued[:len(live_restored)]
 
-    new = Broker(pg=fresh, name="dump-restored").start()
-    try:
-        expected = {
-            (orders, "g1"): unacked({p: ids for (q, p), ids in pushed.items() if q == orders}, acked[(orders, "g1")]),
-            (orders, "g2"): unacked({p: ids for (q, p), ids in pushed.items() if q == orders}, acked[(orders, "g2")]),
-            (events, QUEUE_MODE): unacked({p: ids for (q, p), ids in pushed.items() if q == events},
-                                          acked[(events, QUEUE_MODE)]),
-            (live, QUEUE_MODE): {"l0": live_restored},
-        }
-        deadline = Deadline(CONSUME_TIMEOUT_S)
-        with new.client() as c:
-            for (queue, group), per_partition in expected.items():
-                count = sum(len(ids) for ids in per_partition.values())
-                wire_group = None if group == QUEUE_MODE else group
-                got = consume(c, queue, wire_group, count, deadline)
-                delivered = [t for _, t, _ in got]
-                assert len(delivered) == len(set(delivered)), f"{queue}/{group}: delivered twice: {delivered}"
-                assert set(delivered) == {t for ids in per_partition.values() for t in ids}, \
-                    f"{queue}/{group}: delivered {sorted(delivered)}, expected {per_partition}"
-                for partition, ids in per_partition.items():
-                    assert [t for p, t, _ in got if p == partition] == ids, f"{queue}/{group}/{partition}: order"
-                    expiry = lease_expiry.get((queue, group, partition))
-                    if expiry is not None:
-                        early = [(t, at) for p, t, at in got if p == partition and at < expiry - CLOCK_MARGIN_S]
-                        assert not early, f"{queue}/{group}/{partition}: delivered before its lease expired at " \
-                                          f"{expiry}: {early}"
-                assert_no_content(c.pop(queue, consumer_group=wire_group))
-            # The dead letter of before the dump is there and was never delivered again.
-            dlq = c.dlq(queue=events)
-            assert dlq.status == 200, dlq
-            assert [(m["transactionId"], m["consumerGroup"], m["errorMessage"]) for m in dlq.body["messages"]] == \
-                [(qm_first[0]["transactionId"], QUEUE_MODE, "poison before the dump")]
-    finally:
-        new.stop()
+    new = broker_factory(pg=fresh, name="dump-restored")
+    expected = {
+        (orders, "g1"): unacked({p: ids for (q, p), ids in pushed.items() if q == orders}, acked[(orders, "g1")]),
+        (orders, "g2"): unacked({p: ids for (q, p), ids in pushed.items() if q == orders}, acked[(orders, "g2")]),
+        (events, QUEUE_MODE): unacked({p: ids for (q, p), ids in pushed.items() if q == events},
+                                      acked[(events, QUEUE_MODE)]),
+        (live, QUEUE_MODE): {"l0": live_restored},
+    }
+    deadline = Deadline(CONSUME_TIMEOUT_S)
+    with new.client() as c:
+        for (queue, group), per_partition in expected.items():
+            count = sum(len(ids) for ids in per_partition.values())
+            wire_group = None if group == QUEUE_MODE else group
+            got = consume(c, queue, wire_group, count, deadline)
+            delivered = [t for _, t, _ in got]
+            assert len(delivered) == len(set(delivered)), f"{queue}/{group}: delivered twice: {delivered}"
+            assert set(delivered) == {t for ids in per_partition.values() for t in ids}, \
+                f"{queue}/{group}: delivered {sorted(delivered)}, expected {per_partition}"
+            for partition, ids in per_partition.items():
+                assert [t for p, t, _ in got if p == partition] == ids, f"{queue}/{group}/{partition}: order"
+                expiry = lease_expiry.get((queue, group, partition))
+                if expiry is not None:
+                    early = [(t, at) for p, t, at in got if p == partition and at < expiry - CLOCK_MARGIN_S]
+                    assert not early, f"{queue}/{group}/{partition}: delivered before its lease expired at " \
+                                      f"{expiry}: {early}"
+            assert_no_content(c.pop(queue, consumer_group=wire_group))
+        # The dead letter of before the dump is there and was never delivered again.
+        dlq = c.dlq(queue=events)
+        assert dlq.status == 200, dlq
+        assert [(m["transactionId"], m["consumerGroup"], m["errorMessage"]) for m in dlq.body["messages"]] == \
+            [(qm_first[0]["transactionId"], QUEUE_MODE, "poison before the dump")]
