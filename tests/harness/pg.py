@@ -123,6 +123,32 @@ class PgTarget:
             raise PgError(f"sqitch {command} {' '.join(args)} on {self.url()} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc.stdout
 
+    def dump(self, path):
+        """pg_dump of this database to `path` in the custom format, as docs/lifecycle.md takes a backup."""
+        self._run_client_tool([f"{PGBIN}/pg_dump", "--format=custom", f"--file={path}"] + self._client_args())
+
+    def restore(self, path):
+        """pg_restore of a custom-format dump into this database (created, empty), as docs/lifecycle.md
+        restores one: owners and privileges kept, the first error stops it."""
+        self._run_client_tool([f"{PGBIN}/pg_restore", "--exit-on-error", "--single-transaction"]
+                              + self._client_args() + [path])
+
+    def create_roles(self):
+        """The roles of the queen schema on this server, created by the deploy's own script when missing
+        (migrations/deploy/roles.sql): what a fresh cluster needs before a dump is restored into it."""
+        with open(os.path.join(env.REPO_ROOT, "migrations", "deploy", "roles.sql"), encoding="utf-8") as script:
+            self.with_db("postgres").execute(script.read())
+
+    def _client_args(self):
+        return ["-h", self.host, "-p", str(self.port), "-U", self.user, "-d", self.dbname]
+
+    def _run_client_tool(self, cmd):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PSQL_TIMEOUT_S * 5,
+                              env=self._client_env())
+        if proc.returncode != 0 or proc.stderr.strip():
+            raise PgError(f"{os.path.basename(cmd[0])} failed ({proc.returncode}) on {self}: {proc.stderr.strip()}")
+        return proc.stdout
+
     def __repr__(self):
         return f"PgTarget({self.host}:{self.port}/{self.dbname})"
 

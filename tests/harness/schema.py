@@ -49,6 +49,19 @@ def dlq_entries(pg, queue):
         order by d.failed_at""", queue=queue)
 
 
+def leases(pg, queue):
+    """The cursor rows of a queue that hold a lease (expired or not: no sweep clears them, docs/procedures.md):
+    partition, consumer_group, lease_id, cursor_seq and lease_expires_at as epoch seconds."""
+    return pg.query("""
+        select p.name as partition, c.consumer_group, c.lease_id::text as lease_id, c.cursor_seq,
+               extract(epoch from c.lease_expires_at)::float8 as lease_expires_at
+        from queen.consumers c
+        join queen.partitions p on p.id = c.partition_id
+        join queen.queues q on q.id = p.queue_id
+        where q.name = :'queue' and c.lease_id is not null
+        order by p.name, c.consumer_group""", queue=queue)
+
+
 def system_flag(pg, key):
     """Persisted maintenance flag (`maintenance` or `pop_maintenance`), None when never set."""
     return pg.scalar("select queen.get_system_flag(:'key') as enabled", key=key)
