@@ -38,7 +38,17 @@ BEGIN
            ORDER BY q.priority DESC, c.last_claimed_at NULLS FIRST, c.partition_id
            LIMIT p_scan
         ) w
-        CROSS JOIN LATERAL (SELECT queen_internal.next_segment_at(w.partition_id, w.cursor_seq) AS created_at) next_message
+        -- the first segment with a message after the cursor: a backward probe of the primary key for the
+        -- segment holding cursor + 1, then a forward one (next_segment_at's reads, inline: no call per row)
+        CROSS JOIN LATERAL (
+          SELECT coalesce((SELECT s.base_seq FROM queen.segments s
+                            WHERE s.partition_id = w.partition_id AND s.base_seq <= w.cursor_seq + 1
+                            ORDER BY s.base_seq DESC LIMIT 1), 0) AS base_seq) head
+        LEFT JOIN LATERAL (
+          SELECT s.created_at FROM queen.segments s
+           WHERE s.partition_id = w.partition_id AND s.base_seq >= head.base_seq
+             AND s.end_seq > w.cursor_seq AND s.payloads IS NOT NULL
+           ORDER BY s.base_seq LIMIT 1) next_message ON true
        WHERE next_message.created_at IS NULL OR w.delayed_processing = 0
           OR next_message.created_at <= p_now - w.delayed_processing * interval '1 second'
     ) x;
