@@ -21,6 +21,16 @@ FILE_BROKER_SETTINGS = {
     "docs/auth.md": lambda: {"JWT_ENABLED": "true", "JWT_SECRET": secrets.token_hex(32)},
 }
 
+# The source tree's folders an example may name by a path relative to the root (`psql -f migrations/deploy/roles.sql`),
+# linked into each file's working directory: documented paths work, and what an example writes stays in the run's
+# directory.
+SOURCE_FOLDERS = ("migrations", "scripts", "sql", "deploy", "docker")
+
+
+def link_source_folders(workdir):
+    for name in SOURCE_FOLDERS:
+        os.symlink(os.path.join(harness_env.REPO_ROOT, name), os.path.join(workdir, name))
+
 
 class ExampleSessions:
     """The ExampleSession of the file being run, made on its first block; moving on to another file stops
@@ -41,6 +51,7 @@ class ExampleSessions:
         database = self._cluster.target
         self._broker = Broker(pg=database, env=settings, name=f"docs-{slug}").start()
         workdir = harness_env.new_tmp_dir(f"examples-{slug}")
+        link_source_folders(workdir)
         self.current = markdown_examples.ExampleSession(
             doc, workdir, markdown_examples.documented_addresses(self._broker.port, database),
             markdown_examples.shell_environment(database, extra=settings))

@@ -1,7 +1,8 @@
 """The examples of the user documentation: found in its Markdown, run as a reader would type them.
 
 An example is a fenced block a reader is meant to run:
-  * a ```sh (or bash, shell) block with a command that runs `curl` or `psql`;
+  * a ```sh (or bash, shell) block with a command that runs `curl`, `psql`, `pg_dump`, `pg_restore`, `createdb` or
+    `dropdb`;
   * a ```sql block, which a reader runs in psql (here: `psql -f`, as the database superuser).
 Other blocks (```text output, ```json bodies, `make run`, client code) are not examples.
 
@@ -30,8 +31,10 @@ DOCUMENTATION = ("README.md", "CONTRIBUTING.md", "sql/README.md", "tests/harness
 
 SHELL_LANGUAGES = {"sh", "bash", "shell"}
 SQL_LANGUAGES = {"sql"}
-# A command line that runs curl or psql: at the start of a line, after ; & | ( or in $( ... ).
-EXAMPLE_COMMAND = re.compile(r"(?:^|[;&|(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:curl|psql)(?:\s|$)")
+# A command line that runs curl, psql or one of PostgreSQL's dump and database tools: at the start of a line, after
+# ; & | ( or in $( ... ).
+EXAMPLE_COMMAND = re.compile(r"(?:^|[;&|(]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*"
+                             r"(?:curl|psql|pg_dump|pg_restore|createdb|dropdb)(?:\s|$)")
 FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*example:\s*(?P<directive>.*?)\s*-->\s*$")
 SKIP = re.compile(r"^skip(?:\s*\((?P<reason>.*)\))?$")

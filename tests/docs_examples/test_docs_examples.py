@@ -18,6 +18,7 @@ MIN_EXAMPLES = {
     "README.md": 2,
     "docs/auth.md": 1,
     "docs/encryption.md": 1,
+    "docs/lifecycle.md": 14,
     "docs/operations-ha.md": 1,
     "docs/operations-logs.md": 1,
     "docs/procedures.md": 1,
