@@ -110,9 +110,11 @@ test-dashboard:
 # The deployment files (docs/deploy.md, "How these files are tested"): the systemd unit checked by systemd-analyze
 # and run as written, the Kubernetes manifests against the API's schemas and types (npm packages of
 # tests/deploy_files, installed by deps-test) and against the broker, and docker/Dockerfile's stages carried out
-# into $(BUILD_DOCKER) (its build stage compiles a Release broker; ccache keeps reruns short).
+# into $(BUILD_DOCKER) (its build stage compiles a Release broker; ccache keeps reruns short, and a cold compile
+# outlasts pytest.ini's 300 s stack-dump timer, hence the longer one).
 test-deploy-files:
-	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_DOCKER=$(BUILD_DOCKER) /usr/bin/python3 -m pytest -q tests/deploy_files
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_DOCKER=$(BUILD_DOCKER) \
+	  /usr/bin/python3 -m pytest -q -o faulthandler_timeout=1800 tests/deploy_files
 
 # Re-vendors the dashboard's charting library from npm (web/package-lock.json). Not part of `make run`: the
 # vendored files are committed, and the broker compiles web/ in (docs/dashboard.md, "Assets").

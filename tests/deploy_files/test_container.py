@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from deploy_paths import KUBERNETES_DIR
-from dockerfile import DockerfileError, StageRoot, package_closure, parse, split_chain
+from dockerfile import DockerfileError, StageRoot, package_closure, parse
 from harness import Broker, HttpClient, poll_until, unique_name
 from harness.env import REPO_ROOT, new_tmp_dir, project_version
 
@@ -93,14 +93,19 @@ def test_the_runtime_packages_hold_every_library_the_broker_loads(images):
     assert not missing, f"libraries of packages the runtime stage does not install: {missing}"
 
 
-def test_the_executor_refuses_what_it_cannot_map():
-    """A RUN step it does not know is refused, never skipped (the executor maps `&&` chains only)."""
-    with pytest.raises(DockerfileError, match="only `&&` chains"):
-        split_chain("make install; rm -rf /")
-    stage = parse()["runtime"]
-    runner = StageRoot(stage, new_tmp_dir("dockerfile-refusal"), {})
-    with pytest.raises(DockerfileError, match="names an absolute path"):
-        runner._run_command(stage.find("RUN")[0], "ln -s /etc/passwd x", {}, ["ln", "-s", "/etc/passwd", "x"])
+@pytest.mark.parametrize("step, refusal", [
+    ("RUN make install; rm -rf /", "only `&&` chains"),
+    ("RUN ls /etc", "names an absolute path"),
+    ("RUN useradd --system queen", "a fixed id is required"),
+    ("COPY no-such-file ./", "does not exist"),
+])
+def test_the_executor_refuses_what_it_cannot_map(step, refusal, tmp_path):
+    """A step the executor cannot carry out faithfully fails the test, never passes unexamined."""
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(f"FROM debian:12-slim AS runtime\nWORKDIR /x\n{step}\n")
+    (stage,) = parse(str(dockerfile)).values()
+    with pytest.raises(DockerfileError, match=re.escape(refusal)):
+        StageRoot(stage, str(tmp_path / "root"), {}).carry_out()
 
 
 def schema_job_env(pg, database):
