@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Checks Kubernetes manifests offline, against the API of the Kubernetes release that kubernetes-models was
-// generated from (its README names it):
+// generated from (4.5.1, the last major that runs on Node.js before 22, has the fields of Kubernetes 1.33):
 //   1. YAML: every file parses, without duplicate keys;
 //   2. schema: each document's apiVersion and kind name a resource of that API, and the document passes that
 //      resource's OpenAPI schema (required fields, types, formats, enums: kubernetes-models' validate());
