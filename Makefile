@@ -13,6 +13,9 @@ export PG_PASSWORD ?= queen_broker
 BUILD ?= $(ROOT)/build
 # The previous release's broker (scripts/build-previous.sh), for tests/upgrade.
 BUILD_PREV ?= $(ROOT)/build-prev
+# docker/Dockerfile carried out without an engine (tests/deploy_files): one directory per stage, the build
+# stage's compile kept between runs like any build directory.
+BUILD_DOCKER ?= $(ROOT)/build-docker
 JOBS ?= $(shell nproc)
 # Sanitizer builds (docs/testing.md "Sanitizers"): every report aborts the process, so ctest and pytest fail on it.
 ASAN_BUILD ?= $(ROOT)/build-asan
@@ -29,7 +32,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
 .PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover bench deps-bench stop clean web \
-	build-previous test-upgrade test-tagged test-managed \
+	build-previous test-upgrade test-tagged test-managed test-deploy-files \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 # `make run` installs only what running needs; `make test` (deps-test) adds the test toolchain (scripts/deps.sh).
@@ -60,7 +63,7 @@ run: db build
 	exec $(BUILD)/queen-broker
 
 test: deps-test db build
-	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover test-fuzz-e2e fuzz-smoke test-upgrade test-managed
+	$(MAKE) -k --no-print-directory test-sql test-tagged test-unit lint test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover test-deploy-files test-fuzz-e2e fuzz-smoke test-upgrade test-managed
 
 # pgTAP runs on the round trip's freshly deployed scratch database (see the script); tests/schema proves that
 # a database deployed, upgraded from every release or reverted to one holds exactly the program files.
@@ -114,6 +117,15 @@ test-dashboard:
 # against a broker and database of each file's own (docs/testing.md, "Documentation examples").
 test-docs:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker /usr/bin/python3 -m pytest -q tests/docs_examples
+
+# The deployment files (docs/deploy.md, "How these files are tested"): the systemd unit checked by systemd-analyze
+# and run as written, the Kubernetes manifests against the API's schemas and types (npm packages of
+# tests/deploy_files, installed by deps-test) and against the broker, and docker/Dockerfile's stages carried out
+# into $(BUILD_DOCKER) (its build stage compiles a Release broker; ccache keeps reruns short, and a cold compile
+# outlasts pytest.ini's 300 s stack-dump timer, hence the longer one).
+test-deploy-files:
+	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_DOCKER=$(BUILD_DOCKER) \
+	  /usr/bin/python3 -m pytest -q -o faulthandler_timeout=1800 tests/deploy_files
 
 # Re-vendors the dashboard's charting library from npm (web/package-lock.json). Not part of `make run`: the
 # vendored files are committed, and the broker compiles web/ in (docs/dashboard.md, "Assets").
@@ -197,4 +209,4 @@ stop:
 	@scripts/pg.sh stop
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD_PREV)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD_PREV) $(BUILD_DOCKER)

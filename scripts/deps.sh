@@ -15,10 +15,13 @@ RUN_PKGS=(postgresql-15 sqitch libdbd-pg-perl
 # prometheus for promtool: tests/integration/test_prometheus.py checks /metrics, the alert rules and their tests.
 # curl, jq, openssl and python3-jwt: tests/docs_examples runs the documentation's examples, which use them;
 # openssl also makes tests/managed's CA and the server certificate of its TLS cluster.
+# tests/deploy_files (docs/deploy.md): systemd for systemd-analyze (it checks the unit; systemd need not be the
+# init system), strace to hold the broker to the unit's sandbox, binutils for readelf; Node.js for the Kubernetes
+# manifests' checker, whose npm packages (tests/deploy_files/package-lock.json) are installed below.
 TEST_PKGS=(postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libgtest-dev libgmock-dev googletest ccache git
            clang-14 clang-tidy-14 libclang-rt-14-dev python3 python3-pytest python3-yaml python3-jsonschema
            chromium chromium-driver python3-selenium iproute2 util-linux e2fsprogs patroni etcd-server
-           prometheus curl jq openssl python3-jwt)
+           prometheus curl jq openssl python3-jwt systemd strace binutils)
 # The RabbitMQ anchor of the bench (bench/rabbitmq/, scripts/bench-rabbitmq.sh): the server runs as a
 # node of the bench's own, and the anchor client is built against librabbitmq-c.
 BENCH_PKGS=(rabbitmq-server librabbitmq-dev)
@@ -34,7 +37,23 @@ missing=()
 for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+# Node.js and npm by command: a machine may have them from another Debian package (one that bundles npm).
+if [ "${1:-}" = test ] && ! { command -v node && command -v npm; } >/dev/null; then missing+=(nodejs npm); fi
+
+# The npm packages of tests/deploy_files, as its lock file pins them; again only when the lock file changed.
+npm_packages() {
+  local dir
+  dir=$(cd "$(dirname "$0")/../tests/deploy_files" && pwd)
+  if ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-package-lock.json"; then
+    echo "deps: npm ci in tests/deploy_files"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$dir/node_modules/.installed-package-lock.json"
+  fi
+}
+if [ ${#missing[@]} -eq 0 ]; then
+  if [ "${1:-}" = test ]; then npm_packages; fi
+  exit 0
+fi
 echo "deps: installing ${missing[*]}"
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
@@ -61,3 +80,5 @@ if [ "${1:-}" = bench ] && command -v systemctl >/dev/null && [ -d /run/systemd/
   # With systemd, policy-rc.d does not stop the unit from being enabled for the next boot.
   $SUDO systemctl disable --now rabbitmq-server >/dev/null 2>&1 || true
 fi
+
+if [ "${1:-}" = test ]; then npm_packages; fi
