@@ -121,8 +121,8 @@ test-docs:
 # The deployment files (docs/deploy.md, "How these files are tested"): the systemd unit checked by systemd-analyze
 # and run as written, the Kubernetes manifests against the API's schemas and types (npm packages of
 # tests/deploy_files, installed by deps-test) and against the broker, and docker/Dockerfile's stages carried out
-# into $(BUILD_DOCKER) (its build stage compiles a Release broker; ccache keeps reruns short, and a cold compile
-# outlasts pytest.ini's 300 s stack-dump timer, hence the longer one).
+# into $(BUILD_DOCKER) (its build stage compiles the broker as `make build` does, so ccache serves it from that
+# build; a cold compile outlasts pytest.ini's 300 s stack-dump timer, hence the longer one).
 test-deploy-files:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_DOCKER=$(BUILD_DOCKER) \
 	  /usr/bin/python3 -m pytest -q -o faulthandler_timeout=1800 tests/deploy_files
