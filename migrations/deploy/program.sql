@@ -1924,8 +1924,11 @@ BEGIN
            CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
       FROM unnest(v_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
       JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group
-      JOIN queen.partitions p ON p.id = u.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
+      -- probes of the keys, whatever plan a connection cached while the tables were small (a join could walk
+      -- every partition)
+      CROSS JOIN LATERAL (SELECT p.name, p.queue_id FROM queen.partitions p WHERE p.id = u.partition_id LIMIT 1) p
+      CROSS JOIN LATERAL (SELECT q.name, q.delayed_processing, q.lease_time FROM queen.queues q
+                           WHERE q.id = p.queue_id LIMIT 1) q
      WHERE c.partition_id = ANY (v_claimed)
   ), picked AS (
     SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
@@ -1966,7 +1969,8 @@ BEGIN
   -- autoAck consumed its partitions up to their last message: settle them.
   IF p_auto_ack THEN
     PERFORM queen_internal.settle_drained(v_group, ARRAY(
-      SELECT c.partition_id FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
+      SELECT c.partition_id FROM queen.consumers c
+       CROSS JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = c.partition_id LIMIT 1) p
        WHERE c.partition_id = ANY (v_claimed) AND c.consumer_group = v_group AND c.cursor_seq >= p.last_seq));
   END IF;
 END;
@@ -5108,7 +5112,9 @@ BEGIN
         FROM (
           SELECT c.partition_id, c.cursor_seq, q.priority, q.delayed_processing
             FROM unnest(p_queue_ids) AS u(queue_id)
-            JOIN queen.queues q ON q.id = u.queue_id
+            -- a probe of the queue's key, whatever plan a connection cached while the table was small
+            CROSS JOIN LATERAL (SELECT q.id, q.priority, q.delayed_processing, q.retry_delay_ms, q.window_buffer
+                                  FROM queen.queues q WHERE q.id = u.queue_id LIMIT 1) q
             CROSS JOIN LATERAL (
              (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
                 FROM queen.consumers c
@@ -5168,8 +5174,9 @@ BEGIN
     EXIT WHEN cardinality(v_claimed) >= p_max;
     PERFORM 1
        FROM queen.consumers c
-       JOIN queen.partitions p ON p.id = c.partition_id
-       JOIN queen.queues q ON q.id = c.queue_id
+       -- probes of the keys, whatever plan a connection cached while the tables were small
+       CROSS JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = c.partition_id LIMIT 1) p
+       CROSS JOIN LATERAL (SELECT q.retry_delay_ms FROM queen.queues q WHERE q.id = c.queue_id LIMIT 1) q
       WHERE c.partition_id = v_partition_id AND c.consumer_group = p_group
         AND p.last_seq > c.cursor_seq
         AND queen_internal.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, p_now)
@@ -5702,11 +5709,13 @@ BEGIN
   SELECT array_agg(x.partition_id) INTO v_locked
     FROM (SELECT c.partition_id
             FROM queen.consumers c
-            JOIN queen.partitions p ON p.id = c.partition_id
+            -- a probe of the partition's key per row, whatever plan a connection cached while the table was small
+            -- (a join could walk every partition)
+            CROSS JOIN LATERAL (SELECT p.id FROM queen.partitions p WHERE p.id = c.partition_id
+                                   FOR SHARE SKIP LOCKED) p
            WHERE c.partition_id = ANY (p_partition_ids) AND c.consumer_group = p_group AND c.pending
            ORDER BY c.partition_id
-             FOR UPDATE OF c SKIP LOCKED
-             FOR SHARE OF p SKIP LOCKED) x;
+             FOR UPDATE OF c SKIP LOCKED) x;
   IF v_locked IS NULL THEN
     RETURN 0;
   END IF;

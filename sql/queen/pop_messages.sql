@@ -98,8 +98,11 @@ BEGIN
            CASE WHEN q.lease_time = 0 THEN 60 ELSE q.lease_time END AS lease_seconds
       FROM unnest(v_claimed) WITH ORDINALITY AS u(partition_id, claim_rank)
       JOIN queen.consumers c ON c.partition_id = u.partition_id AND c.consumer_group = v_group
-      JOIN queen.partitions p ON p.id = u.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
+      -- probes of the keys, whatever plan a connection cached while the tables were small (a join could walk
+      -- every partition)
+      CROSS JOIN LATERAL (SELECT p.name, p.queue_id FROM queen.partitions p WHERE p.id = u.partition_id LIMIT 1) p
+      CROSS JOIN LATERAL (SELECT q.name, q.delayed_processing, q.lease_time FROM queen.queues q
+                           WHERE q.id = p.queue_id LIMIT 1) q
      WHERE c.partition_id = ANY (v_claimed)
   ), picked AS (
     SELECT cl.partition_id, cl.partition_name, cl.queue_name, cl.retry_count, cl.lease_seconds,
@@ -140,7 +143,8 @@ BEGIN
   -- autoAck consumed its partitions up to their last message: settle them.
   IF p_auto_ack THEN
     PERFORM queen_internal.settle_drained(v_group, ARRAY(
-      SELECT c.partition_id FROM queen.consumers c JOIN queen.partitions p ON p.id = c.partition_id
+      SELECT c.partition_id FROM queen.consumers c
+       CROSS JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = c.partition_id LIMIT 1) p
        WHERE c.partition_id = ANY (v_claimed) AND c.consumer_group = v_group AND c.cursor_seq >= p.last_seq));
   END IF;
 END;

@@ -14,7 +14,9 @@ BEGIN
         FROM (
           SELECT c.partition_id, c.cursor_seq, q.priority, q.delayed_processing
             FROM unnest(p_queue_ids) AS u(queue_id)
-            JOIN queen.queues q ON q.id = u.queue_id
+            -- a probe of the queue's key, whatever plan a connection cached while the table was small
+            CROSS JOIN LATERAL (SELECT q.id, q.priority, q.delayed_processing, q.retry_delay_ms, q.window_buffer
+                                  FROM queen.queues q WHERE q.id = u.queue_id LIMIT 1) q
             CROSS JOIN LATERAL (
              (SELECT c.partition_id, c.cursor_seq, c.last_claimed_at
                 FROM queen.consumers c

@@ -9,8 +9,9 @@ BEGIN
     EXIT WHEN cardinality(v_claimed) >= p_max;
     PERFORM 1
        FROM queen.consumers c
-       JOIN queen.partitions p ON p.id = c.partition_id
-       JOIN queen.queues q ON q.id = c.queue_id
+       -- probes of the keys, whatever plan a connection cached while the tables were small
+       CROSS JOIN LATERAL (SELECT p.last_seq FROM queen.partitions p WHERE p.id = c.partition_id LIMIT 1) p
+       CROSS JOIN LATERAL (SELECT q.retry_delay_ms FROM queen.queues q WHERE q.id = c.queue_id LIMIT 1) q
       WHERE c.partition_id = v_partition_id AND c.consumer_group = p_group
         AND p.last_seq > c.cursor_seq
         AND queen_internal.cursor_is_free(c.lease_id, c.lease_expires_at, c.available_at, q.retry_delay_ms, p_now)

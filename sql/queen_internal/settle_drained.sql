@@ -11,11 +11,13 @@ BEGIN
   SELECT array_agg(x.partition_id) INTO v_locked
     FROM (SELECT c.partition_id
             FROM queen.consumers c
-            JOIN queen.partitions p ON p.id = c.partition_id
+            -- a probe of the partition's key per row, whatever plan a connection cached while the table was small
+            -- (a join could walk every partition)
+            CROSS JOIN LATERAL (SELECT p.id FROM queen.partitions p WHERE p.id = c.partition_id
+                                   FOR SHARE SKIP LOCKED) p
            WHERE c.partition_id = ANY (p_partition_ids) AND c.consumer_group = p_group AND c.pending
            ORDER BY c.partition_id
-             FOR UPDATE OF c SKIP LOCKED
-             FOR SHARE OF p SKIP LOCKED) x;
+             FOR UPDATE OF c SKIP LOCKED) x;
   IF v_locked IS NULL THEN
     RETURN 0;
   END IF;
