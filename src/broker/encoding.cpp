@@ -51,7 +51,11 @@ void append_push_item(std::string& out, const PushItem& item) {
 }
 
 std::string encode_push_items(const std::vector<PushItem>& items) {
+  constexpr std::size_t kItemOverheadBytes = 160;  // keys, quotes, ids: a reserve hint, not a bound
+  std::size_t size = 2;
+  for (const auto& item : items) size += item.payload_json.size() + kItemOverheadBytes;
   std::string out;
+  out.reserve(size);  // one allocation, however large the payloads (a spool replay of 40 MB items)
   append_push_items(out, items);
   return out;
 }

@@ -145,29 +145,11 @@ std::vector<std::pair<std::size_t, std::size_t>> origin_runs(const std::vector<s
   return runs;
 }
 
-std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end) {
-  constexpr std::size_t kItemOverheadBytes = 160;  // keys, quotes, ids: a reserve hint, not a bound
-  std::size_t size = 2;
-  for (std::size_t i = begin; i < end; ++i) size += batch[i].payload_json.size() + kItemOverheadBytes;
-  std::string out;
-  out.reserve(size);
-  out += '[';
-  for (std::size_t i = begin; i < end; ++i) {
-    if (i != begin) out += ',';
-    append_push_item(out, push_item_of(batch[i]));
-  }
-  out += ']';
-  return out;
-}
-
-std::vector<DedupItem> replay_dedup_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
-                                          std::size_t end) {
-  std::vector<DedupItem> keys;
-  keys.reserve(end - begin);
-  for (std::size_t i = begin; i < end; ++i) {
-    keys.push_back(DedupItem{batch[i].queue, batch[i].partition, batch[i].transaction_id});
-  }
-  return keys;
+std::vector<PushItem> replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end) {
+  std::vector<PushItem> items;
+  items.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) items.push_back(push_item_of(batch[i]));
+  return items;
 }
 
 spool::ReplayOutcome replay_outcome_of(const db::DbError& error) {
@@ -348,9 +330,9 @@ std::vector<db::PushRow> SpoolBridge::push(const std::string& items, const std::
 std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::SpoolEvent>& batch,
                                                        std::size_t begin, std::size_t end) {
   const PushOrigin origin = origin_of(batch[begin]);
+  std::vector<PushItem> items = replay_items(batch, begin, end);
   if (encryption_ == nullptr || !encryption_->enabled()) {
-    std::vector<db::PushRow> rows =
-        push(encode_replay_items(batch, begin, end), replay_dedup_items(batch, begin, end), origin);
+    std::vector<db::PushRow> rows = push(encode_push_items(items), dedup_items_of(items), origin);
     // Without a key a refused record cannot be sealed: it fails, and the
     // drain's rule for refused events quarantines it (docs/encryption.md).
     if (encryption_ != nullptr) encryption_->fail_refused(origin.tenant, rows);
@@ -359,9 +341,6 @@ std::vector<db::PushRow> SpoolBridge::store_replay_run(const std::vector<spool::
   // A record spooled in plaintext while this broker's encrypted queue set was
   // stale is sealed now, before the database: by the set, or (keyHeld) after
   // the database refused it, as on a live push.
-  std::vector<PushItem> items;
-  items.reserve(end - begin);
-  for (std::size_t i = begin; i < end; ++i) items.push_back(push_item_of(batch[i]));
   encryption_->seal_items(origin.tenant, items);
   std::vector<db::PushRow> rows = push(encode_push_items(items), dedup_items_of(items), origin);
   const RefusedPlaintext refused = encryption_->seal_refused(origin.tenant, items, rows, "push_messages (replay)");

@@ -89,13 +89,9 @@ std::vector<PushItemResult> spooled_push_results(const std::vector<PushItem>& it
 // [begin, end) pairs.
 std::vector<std::pair<std::size_t, std::size_t>> origin_runs(const std::vector<spool::SpoolEvent>& batch);
 
-// The p_items JSON array of push_messages for events [begin, end), each item
-// encoded by encode_push_item (the original transactionId kept).
-std::string encode_replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end);
-
-// The dedup identities of events [begin, end), in the order of encode_replay_items.
-std::vector<DedupItem> replay_dedup_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin,
-                                          std::size_t end);
+// The push items of events [begin, end) (push_item_of each, the original transactionId kept): a replay
+// encodes and dedups them as a live push does (encode_push_items, dedup_items_of).
+std::vector<PushItem> replay_items(const std::vector<spool::SpoolEvent>& batch, std::size_t begin, std::size_t end);
 
 // A failed replay call: transient (retry later, keep the file) or permanent
 // (the same bytes fail again), by db::classify_sqlstate.

@@ -256,8 +256,8 @@ TEST(SpoolRoundTrip, EveryPushItemFieldSurvivesTheRecordOnDisk) {
   const PushItem replayed = push_item_of(decoded.events[0]);
   EXPECT_TRUE(same_push_item(replayed, original));
   // The replay call carries the same JSON item as the live call would.
-  EXPECT_EQ(encode_replay_items(decoded.events, 0, 1), "[" + encode_push_item(original) + "]");
-  const auto parsed = nlohmann::json::parse(encode_replay_items(decoded.events, 0, 1)).at(0);
+  EXPECT_EQ(encode_push_items(replay_items(decoded.events, 0, 1)), "[" + encode_push_item(original) + "]");
+  const auto parsed = nlohmann::json::parse(encode_push_items(replay_items(decoded.events, 0, 1))).at(0);
   EXPECT_EQ(parsed.at("namespace"), "billing");
   EXPECT_EQ(parsed.at("task"), "render");
   EXPECT_EQ(parsed.at("deliverAt"), 1'900'000'000'123);
@@ -307,7 +307,7 @@ TEST(PlanSpoolAppends, ScheduledItemsAreSpooledWithTheirDeliveryTime) {
   const spool::SpoolEvent event = to_spool_event(items[1], PushOrigin{Tenant::default_tenant(), std::nullopt});
   ASSERT_TRUE(event.deliver_at_ms.has_value());
   EXPECT_EQ(*event.deliver_at_ms, 1'900'000'000'000);
-  const std::string replayed = encode_replay_items({event}, 0, 1);
+  const std::string replayed = encode_push_items(replay_items({event}, 0, 1));
   EXPECT_NE(replayed.find("\"deliverAt\":1900000000000"), std::string::npos) << replayed;
 }
 
@@ -359,12 +359,12 @@ TEST(OriginRuns, CutsWhereTheTenantChanges) {
   EXPECT_EQ(origin_of(batch[2]), (PushOrigin{Tenant("acme"), std::string("a")}));
 }
 
-TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
+TEST(ReplayItems, KeepTransactionIdTraceEncryptedAndPayloadVerbatim) {
   std::vector<spool::SpoolEvent> batch = {event("q\"x", "t-1"), event("q\"x", "t-2")};
   batch[0].trace_id = "0f8fad5b-d9cb-469f-a165-70867728950e";
   batch[1].encrypted = true;
   batch[1].payload_json = R"({"iv":"abc","data":"xyz"})";
-  const nlohmann::json items = nlohmann::json::parse(encode_replay_items(batch, 0, 2));
+  const nlohmann::json items = nlohmann::json::parse(encode_push_items(replay_items(batch, 0, 2)));
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0]["queue"], "q\"x");
   EXPECT_EQ(items[0]["partition"], "Default");
@@ -376,13 +376,13 @@ TEST(EncodeReplayItems, KeepsTransactionIdTraceEncryptedAndPayloadVerbatim) {
   EXPECT_EQ(items[1]["encrypted"], true);
   EXPECT_EQ(items[1]["payload"]["iv"], "abc");
 
-  EXPECT_EQ(nlohmann::json::parse(encode_replay_items(batch, 1, 2)).size(), 1u);
+  EXPECT_EQ(replay_items(batch, 1, 2).size(), 1u);
 }
 
-TEST(ReplayDedupItems, NameEachEventOfTheRunInTheOrderOfItsItems) {
+TEST(ReplayItems, DedupKeysNameEachEventOfTheRunInTheOrderOfItsItems) {
   std::vector<spool::SpoolEvent> batch = {event("q1", "t-1"), event("q2", "t-2"), event("q1", "t-3")};
   batch[1].partition = "p-7";
-  const std::vector<DedupItem> keys = replay_dedup_items(batch, 1, 3);
+  const std::vector<DedupItem> keys = dedup_items_of(replay_items(batch, 1, 3));
   ASSERT_EQ(keys.size(), 2u);
   EXPECT_EQ(keys[0].queue, "q2");
   EXPECT_EQ(keys[0].partition, "p-7");
@@ -390,7 +390,7 @@ TEST(ReplayDedupItems, NameEachEventOfTheRunInTheOrderOfItsItems) {
   EXPECT_EQ(keys[1].queue, "q1");
   EXPECT_EQ(keys[1].partition, "Default");
   EXPECT_EQ(keys[1].transaction_id, "t-3");
-  const nlohmann::json items = nlohmann::json::parse(encode_replay_items(batch, 1, 3));
+  const nlohmann::json items = nlohmann::json::parse(encode_push_items(replay_items(batch, 1, 3)));
   for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(items[i]["transactionId"], keys[i].transaction_id);
 }
 
