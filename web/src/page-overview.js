@@ -91,7 +91,7 @@ function brokersSection(health, shared, status) {
       {label: 'Broker', key: 'name'},
       {label: 'Role', key: 'kind'},
       {label: 'State', key: 'state', render: (row) => badge(row.state, row.level)},
-      {label: 'Detail', key: 'detail'},
+      {label: 'Detail', key: 'detail', class: 'wrap'},
     ], rows, {rowAttrs: (row) => ({'data-test': 'broker-row', 'data-level': row.level})}),
     gone.length ? h('details', {class: 'muted gone', 'data-test': 'brokers-gone', 'data-count': gone.length},
       h('summary', {}, `${num(gone.length)} broker${gone.length === 1 ? '' : 's'} stopped reporting in the last hour`),

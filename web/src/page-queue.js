@@ -109,9 +109,9 @@ export function create(params) {
       // as a reader): a message is completed once every group has consumed it (docs/operations-stats.md).
       clear(totals,
         stat('Total', num(t.total), 'queue-total'),
-        stat('Pending (slowest group)', num(t.pending), 'queue-pending', 'not yet consumed by the slowest group'),
+        stat('Pending', num(t.pending), 'queue-pending', 'for the slowest consumer group'),
         stat('Processing', num(t.processing), 'queue-processing', 'leased now'),
-        stat('Completed (every group)', num(t.completed), 'queue-completed', 'consumed by every group'),
+        stat('Completed', num(t.completed), 'queue-completed', 'by every consumer group'),
         stat('Dead letters', num(t.deadLetter), 'queue-dlq'));
       clear(partitions, table([
         {label: 'Partition', key: 'name'},
