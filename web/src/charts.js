@@ -180,9 +180,16 @@ export class TimeChart {
         },
       }, {...axis, size: 60}],
       scales: {
-        x: {time: true, range: (u, min, max) => this.range || [min, max]},
+        // The window asked for whenever the scale takes in every point (uPlot's own fit, padded around a lone
+        // point); a narrower range the user dragged out (a zoom) as it is.
+        x: {time: true, range: (u, min, max) => {
+          const times = u.data[0] || [];
+          const wholeData = times.length === 0 || (min <= times[0] && max >= times[times.length - 1]);
+          return wholeData && this.range ? this.range : [min, max];
+        }},
         y: {range: (u, min, max) => [0, Math.max(1, max)]},
       },
+      // What the axis shows, as data attributes (the browser tests read them).
       hooks: {setScale: [(u, key) => {
         if (key !== 'x') return;
         this.el.dataset.xMin = String(u.scales.x.min);
