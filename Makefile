@@ -32,7 +32,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 SANITIZER_CMAKE := -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DQUEEN_WERROR=OFF -DQUEEN_UNITY_BUILD=ON
 
 .PHONY: run test deps deps-test pg db sql build test-sql test-unit test-integration test-contract test-dashboard test-docs test-fault test-ha test-failover bench deps-bench stop clean web \
-	build-previous test-upgrade test-tagged test-managed test-deploy-files \
+	build-previous test-upgrade test-tagged test-managed test-deploy-files dashboard-screenshots \
 	build-asan build-tsan test-asan test-asan-unit test-asan-integration test-tsan
 
 # `make run` installs only what running needs; `make test` (deps-test) adds the test toolchain (scripts/deps.sh).
@@ -126,6 +126,13 @@ test-docs:
 test-deploy-files:
 	QUEEN_BROKER_BIN=$(BUILD)/queen-broker BUILD_DOCKER=$(BUILD_DOCKER) \
 	  /usr/bin/python3 -m pytest -q -o faulthandler_timeout=1800 tests/deploy_files
+
+# Copies the screenshots docs/dashboard.md shows from the newest `make test-dashboard` run into docs/img (commit
+# them with the change they show).
+dashboard-screenshots:
+	@shots=$$(ls -d $${QUEEN_TEST_TMP:-.test-tmp}/run-*/dashboard-screenshots/docs 2>/dev/null | sort | tail -n 1); \
+	if [ -z "$$shots" ]; then echo "no dashboard screenshots: run make test-dashboard first" >&2; exit 1; fi; \
+	cp -v "$$shots"/dashboard-*.png docs/img/
 
 # Re-vendors the dashboard's charting library from npm (web/package-lock.json). Not part of `make run`: the
 # vendored files are committed, and the broker compiles web/ in (docs/dashboard.md, "Assets").

@@ -56,6 +56,7 @@ def test_the_spool_page_shows_the_drain_state(page):
     page.wait_text("[data-test=spool-pending-value]", lambda t: t == "0", "an empty spool")
     page.wait_text("[data-test=spool-drain-value]", lambda t: t.startswith("idle"), "an idle drain")
     page.wait_for("[data-test=flag-row-push][data-state=false]", "the push flag read as off")
+    page.shot("system-spool", doc="system")
 
 
 def test_without_a_token_the_page_says_one_is_needed_and_the_token_form_fixes_it(auth_page):

@@ -22,7 +22,7 @@ def test_the_overview_shows_the_statistics_and_the_throughput_charts(page, stati
         assert int(page.wait_for(f"[data-test={chart}]").get_attribute("data-points")) > 0
     legend = page.wait_for("[data-test=chart-hour] .u-legend").text
     assert all(name in legend for name in ("pushed", "popped", "acked", "dead-lettered")), legend
-    page.shot("overview-data")
+    page.shot("overview-data", doc="overview")
 
 
 def test_the_queues_page_lists_sorts_and_searches(page, statistics):
@@ -32,6 +32,7 @@ def test_the_queues_page_lists_sorts_and_searches(page, statistics):
     assert "8" in row.text  # messages in total
     page.click("th[data-sort='messages.total']")
     page.wait_for("th[data-sort='messages.total']")
+    page.shot("queues-sorted", doc="queues")
     page.wait_for("[data-test=queue-search]").send_keys(seeded["dead"])
     page.wait_text("[data-test=queue-count]", lambda t: t.startswith("1 of"), "one queue left by the search")
     assert [r.get_attribute("data-queue") for r in page.all("[data-test=queue-row]")] == [seeded["dead"]]
@@ -47,7 +48,7 @@ def test_the_queue_page_shows_partitions_lag_groups_and_options(page, seeded):
     assert "leaseTime" in options and "60" in options, options
     page.wait_text("[data-test=queue-group-row]", lambda t: seeded["group"] in t, "the consumer group")
     page.wait_text("[data-test=lag-row]", lambda t: seeded["group"] in t, "the group's lag per partition")
-    page.shot("queue-data")
+    page.shot("queue-data", doc="queue")
 
 
 def test_a_seek_to_the_end_through_the_page_moves_the_group_past_every_message(page, seeded, broker):
@@ -56,7 +57,7 @@ def test_a_seek_to_the_end_through_the_page_moves_the_group_past_every_message(p
     assert sum(p["offsetLag"] for p in detail.body[orders]["partitions"]) > 0, detail
     page.open(f"groups?queue={quote(orders)}")
     row = page.wait_for(f"[data-test=group-row][data-group='{group}'][data-queue='{orders}']")
-    page.shot("groups-data")
+    page.shot("groups-data", doc="groups")
     page.click("[data-test=group-seek]", within=row)
     page.click("dialog[open] [data-test=seek-end]")
     page.confirm()
@@ -74,7 +75,7 @@ def test_messages_are_filtered_and_shown_with_their_payload(page, seeded):
     page.click("[data-test=message-row][data-transaction='order-5']")
     payload = page.wait_text("[data-test=message-payload]", lambda t: '"amount": 50' in t, "the payload")
     assert '"order": 5' in payload
-    page.shot("messages-data")
+    page.shot("messages-data", doc="message-detail")
 
 
 def test_a_dead_letter_requeued_through_the_page_leaves_the_dlq_and_is_delivered_again(page, seeded, broker):
@@ -85,7 +86,7 @@ def test_a_dead_letter_requeued_through_the_page_leaves_the_dlq_and_is_delivered
     page.click("[data-test=dlq-row][data-transaction='inv-1']")
     page.wait_text("[data-test=dlq-payload]", lambda t: '"invoice": 1' in t, "the dead letter's payload")
     page.wait_text("[data-test=dlq-fields]", lambda t: "card declined (1)" in t, "the error")
-    page.shot("dlq-data")
+    page.shot("dlq-data", doc="dlq")
     page.click("[data-test=dlq-detail-requeue]")
     page.confirm()
     assert "Requeued 1" in page.banner("ok")

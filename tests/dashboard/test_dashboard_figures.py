@@ -117,7 +117,7 @@ def test_the_traces_page_lists_names_traces_by_name_and_a_messages_traces(page, 
     page.click("[data-test=traces-by-name] [data-test=trace-message-link]")
     page.wait_text("[data-test=traces-of-message-title]", lambda t: seeded["traced"] in t, "the message's traces")
     assert "charged" in page.wait_for("[data-test=traces-of-message] [data-test=trace-row]").text
-    page.shot("traces")
+    page.shot("traces", doc="traces")
 
 
 def test_a_message_detail_links_to_its_traces(page, seeded):
@@ -137,7 +137,7 @@ def test_the_analytics_page_draws_queues_brokers_jobs_and_the_database(page, sta
     assert statistics["orders"] in legend or "quieter" in page.wait_for("[data-test=analytics-queue-note]").text, legend
     page.wait_for("[data-test=job-row]", "a maintenance job's runs")
     assert page.all("[data-test=database-row]")
-    page.shot("analytics")
+    page.shot("analytics", doc="analytics")
     page.open(f"analytics?span=7d&queue={quote(statistics['orders'])}")
     week = page.wait_for("[data-test=chart-queues-pushed]")
     page.until(lambda d: week.get_attribute("data-bucket-minutes") == "60", "hour buckets over a week")
@@ -160,7 +160,7 @@ def test_the_kv_page_lists_the_keys_looked_up_in_natural_order_with_their_expiry
     page.shot("kv-empty")
     try:
         Select(page.wait_for("[data-test=zone-select]")).select_by_value(zone)
-        page.wait_text("[data-test=zone-label]", lambda t: zone in t, f"the zone shown as {zone}")
+        page.wait_for(f"[data-test=zone-label][data-zone='{zone}']", f"the zone shown as {zone}")
         for key in (f"{kv}-10", f"{kv}-2", f"{kv}-missing"):
             field = page.wait_for("[data-test=kv-key-input]")
             field.clear()
@@ -186,7 +186,7 @@ def test_the_kv_page_lists_the_keys_looked_up_in_natural_order_with_their_expiry
         page.wait_text("[data-test=kv-value]", lambda t: '"seats": 12' in t, "the value in the side panel")
         assert page.in_viewport(page.wait_for("[data-test=kv-detail-title]"))
         assert expected in page.wait_for("[data-test=kv-fields]").text
-        page.shot("kv")
+        page.shot("kv", doc="kv")
     finally:
         page.browser.execute_script("localStorage.removeItem('queen.dashboard.timeZone')")
 
@@ -224,4 +224,4 @@ def test_the_timers_page_shows_the_sweeper_of_the_broker_that_fired_the_seeded_t
     title = view.wait_text("[data-test=timer-detail-title]", lambda t: t == "Timers fired", "the counter's detail")
     assert title and view.in_viewport(view.wait_for("[data-test=timer-detail-title]"))
     assert "queen_sweeper_timers_fired_total" in view.wait_for("[data-test=timer-fields]").text
-    view.shot("timers")
+    view.shot("timers", doc="timers")

@@ -23,7 +23,7 @@ def test_a_banner_says_when_the_database_or_the_broker_is_down(browser, pg_clust
     page.until(lambda d: outage_state(page) == "down", "the database outage in the banner", timeout=OUTAGE_SEEN_S)
     text = page.wait_for("[data-test=outage]").text
     assert "database is unreachable" in text, text
-    page.shot("outage-database")
+    page.shot("outage-database", doc="outage")
     page.open("queues")  # every page shows it, not only the overview
     page.until(lambda d: outage_state(page) == "down", "the banner on another page", timeout=OUTAGE_SEEN_S)
 

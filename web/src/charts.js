@@ -97,14 +97,33 @@ function chartWidth(el) {
   return Math.max(280, Math.floor(el.getBoundingClientRect().width || el.parentElement?.clientWidth || 600) - 8);
 }
 
+// The x range a chart draws: the window the page asked for ({from, to} as windowOf gives them), widened to the
+// points it got (a bucket starts at its whole minute or hour, which may be a little before `from`). A young
+// queue's single point then sits at the right of an hour-wide axis instead of filling a range of its own.
+export function xRangeOf(span, times) {
+  const from = span ? Date.parse(span.from) / 1000 : NaN;
+  const to = span ? Date.parse(span.to) / 1000 : NaN;
+  if (!Number.isFinite(from) || !Number.isFinite(to) || to <= from) return null;
+  const first = times.length ? times[0] : from;
+  const last = times.length ? times[times.length - 1] : to;
+  return [Math.min(from, first), Math.max(to, last)];
+}
+
+// The x axis' labels: times as every table writes them (24-hour, the chosen zone), with the date when the
+// axis spans more than a day, with seconds under two minutes.
+function tickFormat(spanSeconds) {
+  return spanSeconds > 86400 ? [5, 16] : spanSeconds < 120 ? [11, 19] : [11, 16];
+}
+
 // A chart that keeps its uPlot instance and swaps the data on refresh. Its title is
 // `${title} (${bucketPhrase(bucketMinutes)})` once an answer said its bucket width, so it cannot claim a
-// resolution the series does not have.
+// resolution the series does not have. Its x axis is the window the page asked for (update's `span`).
 export class TimeChart {
   constructor(title, test) {
     this.title = title;
     this.plot = null;
     this.labels = null;
+    this.range = null;
     this.body = h('div', {class: 'chart-body'});
     this.heading = h('h3', {'data-test': 'chart-title'}, title);
     this.el = h('div', {class: 'chart', 'data-test': test}, this.heading, this.body);
@@ -112,8 +131,10 @@ export class TimeChart {
     window.addEventListener('resize', this.onResize);
   }
 
-  update({labels, data}, bucketMinutes) {
+  // span: the window the series was asked for ({from, to}, ISO 8601), drawn whatever the points cover.
+  update({labels, data}, bucketMinutes, span) {
     this.el.dataset.points = String(data[0].length);
+    this.range = xRangeOf(span, data[0]);
     if (isNumber(bucketMinutes)) {
       this.el.dataset.bucketMinutes = String(bucketMinutes);
       this.heading.textContent = `${this.title} (${bucketPhrase(bucketMinutes)})`;
@@ -147,12 +168,33 @@ export class TimeChart {
       // Times as every table writes them (24-hour, the chosen zone), the date only when the span needs it.
       series: [{value: (u, ts) => (ts === null || ts === undefined ? '–' : wallText(ts * 1000, zone))},
         ...labels.map((label, i) => ({label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true}))],
-      axes: [{...axis, values: (u, splits) => {
-        const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
-        const [start, end] = span > 86400 ? [5, 16] : span < 120 ? [11, 19] : [11, 16];
-        return splits.map((ts) => wallText(ts * 1000, zone).slice(start, end));
-      }}, {...axis, size: 60}],
-      scales: {y: {range: (u, min, max) => [0, Math.max(1, max)]}},
+      axes: [{
+        ...axis,
+        // Room for a label: 'MM-DD HH:MM' needs about twice the width of 'HH:MM'.
+        space: (u, i, min, max) => (max - min > 86400 ? 110 : 60),
+        values: (u, splits) => {
+          const [start, end] = tickFormat(u.scales.x.max - u.scales.x.min);
+          const texts = splits.map((ts) => wallText(ts * 1000, zone).slice(start, end));
+          this.el.dataset.xTicks = texts.join('|');
+          return texts;
+        },
+      }, {...axis, size: 60}],
+      scales: {
+        // The window asked for whenever the scale takes in every point (uPlot's own fit, padded around a lone
+        // point); a narrower range the user dragged out (a zoom) as it is.
+        x: {time: true, range: (u, min, max) => {
+          const times = u.data[0] || [];
+          const wholeData = times.length === 0 || (min <= times[0] && max >= times[times.length - 1]);
+          return wholeData && this.range ? this.range : [min, max];
+        }},
+        y: {range: (u, min, max) => [0, Math.max(1, max)]},
+      },
+      // What the axis shows, as data attributes (the browser tests read them).
+      hooks: {setScale: [(u, key) => {
+        if (key !== 'x') return;
+        this.el.dataset.xMin = String(u.scales.x.min);
+        this.el.dataset.xMax = String(u.scales.x.max);
+      }]},
       legend: {live: true},
     }, data, this.body);
   }

@@ -60,16 +60,39 @@ export function text(value) {
   return String(value);
 }
 
+// Queue mode's consumer group: the API names it __QUEUE_MODE__, every page shows it as 'queue mode'.
+export const QUEUE_MODE_GROUP = '__QUEUE_MODE__';
+export const QUEUE_MODE_LABEL = 'queue mode';
+
+export function groupLabel(name) {
+  return name === QUEUE_MODE_GROUP ? QUEUE_MODE_LABEL : text(name);
+}
+
+// What a user typed for a group (a filter) as the API names it: 'queue mode' is queue mode's group.
+export function groupName(typed) {
+  return typed.trim().toLowerCase() === QUEUE_MODE_LABEL ? QUEUE_MODE_GROUP : typed.trim();
+}
+
 export function bool(value, yes = 'on', no = 'off') {
   if (value === true) return yes;
   if (value === false) return no;
   return DASH;
 }
 
+// A duration in milliseconds with the digits that matter: '0.42 ms' (a local database ping is well under a
+// millisecond, which rounding to whole ones would show as 0), '3.5 ms', '120 ms'.
+export function milliseconds(value) {
+  if (typeof value === 'string' && value.trim() !== '') value = Number(value);
+  if (!isNumber(value)) return DASH;
+  if (value === 0) return '0 ms';
+  if (value < 0.01) return '<0.01 ms';
+  return `${num(value, value < 1 ? 2 : value < 10 ? 1 : 0)} ms`;
+}
+
 export function seconds(value) {
   if (typeof value === 'string' && value.trim() !== '') value = Number(value);
   if (!isNumber(value)) return DASH;
-  if (value < 1) return `${Math.round(value * 1000)} ms`;
+  if (value < 1) return milliseconds(value * 1000);
   if (value < 120) return `${value.toFixed(value < 10 ? 1 : 0)} s`;
   if (value < 7200) return `${Math.round(value / 60)} min`;
   if (value < 172800) return `${(value / 3600).toFixed(1)} h`;
@@ -143,13 +166,18 @@ export function instantOfWallText(value, zone = timeZone()) {
 // A label for the zone: 'UTC', or the zone's name with its current offset ('Asia/Tokyo, UTC+9').
 export function zoneLabel(zone = timeZone()) {
   if (zone === 'UTC' || zone === 'Etc/UTC') return 'UTC';
+  return `${zone}, ${zoneOffset(zone)}`;
+}
+
+// The zone's current offset from UTC ('UTC+9', 'UTC-3:30'), '' for UTC itself.
+export function zoneOffset(zone = timeZone()) {
+  if (zone === 'UTC' || zone === 'Etc/UTC') return '';
   const now = Date.now();
   const w = wallTime(now, zone);
   const minutes = Math.round((Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(now / 1000) * 1000) / 60000);
   const sign = minutes < 0 ? '-' : '+';
   const abs = Math.abs(minutes);
-  const offset = `UTC${sign}${Math.floor(abs / 60)}${abs % 60 ? `:${String(abs % 60).padStart(2, '0')}` : ''}`;
-  return `${zone}, ${offset}`;
+  return `UTC${sign}${Math.floor(abs / 60)}${abs % 60 ? `:${String(abs % 60).padStart(2, '0')}` : ''}`;
 }
 
 export function time(value) {

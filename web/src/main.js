@@ -3,7 +3,7 @@
 // poll: true re-read their statistics every POLL_INTERVAL_MS while the tab is visible, and never two reads
 // at once. The outage banner reads /health on the same beat on every page.
 import {setToken, token, tokenClaims} from './api.js';
-import {h, clear, setTimeZone, timeZoneChoice, zoneLabel} from './dom.js';
+import {h, clear, setTimeZone, timeZone, timeZoneChoice, zoneOffset} from './dom.js';
 import {notifyError} from './ui.js';
 import {checkOutage} from './outage.js';
 import * as overview from './page-overview.js';
@@ -133,13 +133,22 @@ function zoneForm() {
     zones.filter((zone) => zone !== 'UTC').map((zone) => h('option', {value: zone}, zone)));
   select.value = choice;
   if (select.value !== choice) select.value = 'UTC';
-  const shown = h('span', {'data-test': 'zone-label'}, zoneLabel());
+  // Beside the zone's name, its offset from UTC ('UTC+9'); nothing for UTC itself, which the select names.
+  const shown = h('span', {'data-test': 'zone-offset'});
+  const showOffset = () => {
+    shown.textContent = zoneOffset();
+    shown.hidden = !shown.textContent;
+    shown.parentElement?.setAttribute('data-zone', timeZone());
+  };
   select.addEventListener('change', () => {
     setTimeZone(select.value);
-    shown.textContent = zoneLabel();
+    showOffset();
     show();
   });
-  return h('label', {class: 'zone', title: 'Every time on the dashboard is shown and typed in this zone'}, 'Times in ', select, shown);
+  const label = h('label', {class: 'zone', 'data-test': 'zone-label', title: 'Every time on the dashboard is shown and typed in this zone'},
+    'Times in ', select, shown);
+  showOffset();
+  return label;
 }
 
 function layout() {

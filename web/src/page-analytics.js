@@ -73,18 +73,18 @@ export function create(params) {
     ]);
     clear(queueErrors, ops.error ? sectionError(ops.error) : lags.error ? sectionError(lags.error) : null);
     const pushedSeries = seriesPerEntity(queuesOf(ops), 'pushedPerSecond');
-    pushed.update(pushedSeries, pick(ops.data, 'bucketMinutes'));
-    acked.update(seriesPerEntity(queuesOf(ops), 'ackedPerSecond'), pick(ops.data, 'bucketMinutes'));
-    pending.update(seriesPerEntity(queuesOf(lags), 'pending'), pick(lags.data, 'bucketMinutes'));
-    lag.update(seriesPerEntity(queuesOf(lags), 'lagSeconds'), pick(lags.data, 'bucketMinutes'));
+    pushed.update(pushedSeries, pick(ops.data, 'bucketMinutes'), bounds);
+    acked.update(seriesPerEntity(queuesOf(ops), 'ackedPerSecond'), pick(ops.data, 'bucketMinutes'), bounds);
+    pending.update(seriesPerEntity(queuesOf(lags), 'pending'), pick(lags.data, 'bucketMinutes'), bounds);
+    lag.update(seriesPerEntity(queuesOf(lags), 'lagSeconds'), pick(lags.data, 'bucketMinutes'), bounds);
     queueNotes.textContent = `${num(queuesOf(ops).length)} queues with activity in the window${omittedNote(pushedSeries)}. Buckets without a statistics refresh are left out.`;
 
     clear(brokerErrors, system.error ? sectionError(system.error) : parkedAnswer.error ? sectionError(parkedAnswer.error) : null);
     const brokers = (pick(system.data, 'replicas') || []).map((r) => ({name: r.workerId || r.hostname, points: r.timeSeries}));
-    cpu.update(seriesPerEntity(brokers, 'metrics.cpu.percent'), pick(system.data, 'bucketMinutes'));
-    requests.update(seriesPerEntity(brokers, 'metrics.requestsPerSecond'), pick(system.data, 'bucketMinutes'));
+    cpu.update(seriesPerEntity(brokers, 'metrics.cpu.percent'), pick(system.data, 'bucketMinutes'), bounds);
+    requests.update(seriesPerEntity(brokers, 'metrics.requestsPerSecond'), pick(system.data, 'bucketMinutes'), bounds);
     parked.update(seriesPerEntity((pick(parkedAnswer.data, 'replicas') || []).map((r) => ({name: r.workerId, points: r.series})), 'parkedPops'),
-      pick(parkedAnswer.data, 'bucketMinutes'));
+      pick(parkedAnswer.data, 'bucketMinutes'), bounds);
 
     if (!slow) return;
     clear(jobs, retention.error ? sectionError(retention.error) : table([

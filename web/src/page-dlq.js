@@ -1,7 +1,7 @@
 // Dead letters: filter, inspect (payload and error), requeue or delete one, or every match of a queue.
 import {api, read, segment} from './api.js';
-import {button, h, clear, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader, timeInput,
-  zoneLabel} from './dom.js';
+import {button, h, clear, groupLabel, groupName, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader,
+  timeInput, zoneLabel} from './dom.js';
 import {confirmed, drawer, notifyError, sectionError} from './ui.js';
 
 const PAGE_SIZE = 100;
@@ -30,7 +30,7 @@ export function create(params) {
     const data = new FormData(form);
     const all = {
       queue: data.get('queue').trim(),
-      consumerGroup: data.get('consumerGroup').trim(),
+      consumerGroup: groupName(data.get('consumerGroup')),
       partition: data.get('partition').trim(),
       from: isoFromWallInput(data.get('from'), 'Failed from'),
       to: isoFromWallInput(data.get('to'), 'to'),
@@ -49,7 +49,7 @@ export function create(params) {
   function requeueOne(entry) {
     return confirmed({
       title: `Requeue ${entry.transactionId}?`,
-      body: [h('p', {}, `A copy goes back onto ${entry.queue} / ${entry.partition} as a new message; the dead letter of group ${entry.consumerGroup} leaves the DLQ.`)],
+      body: [h('p', {}, `A copy goes back onto ${entry.queue} / ${entry.partition} as a new message; the dead letter of ${entry.consumerGroup === null || entry.consumerGroup === undefined ? 'the queue' : `group ${groupLabel(entry.consumerGroup)}`} leaves the DLQ.`)],
       confirmLabel: 'Requeue',
     }, () => api('POST', `api/v1/dlq/${segment(entry.id)}/requeue`, {body: {consumerGroup: entry.consumerGroup}}),
     (answer) => `Requeued ${num(pick(answer, 'requeued'))} dead letter.`).then(after);
@@ -95,7 +95,7 @@ export function create(params) {
       kvTable([
         ['Error', text(entry.errorMessage)],
         ['Retries', num(entry.retryCount)],
-        ['Consumer group', text(entry.consumerGroup)],
+        ['Consumer group', groupLabel(entry.consumerGroup)],
         [timeHeader('Failed at'), time(entry.failedAt)],
         [timeHeader('Created at'), time(entry.createdAt)],
         ['Message id', text(entry.id)],
@@ -132,11 +132,11 @@ export function create(params) {
         {label: timeHeader('Failed at'), key: 'failedAt', render: (d) => time(d.failedAt)},
         {label: 'Queue', key: 'queue'},
         {label: 'Partition', key: 'partition'},
-        {label: 'Group', key: 'consumerGroup'},
+        {label: 'Group', key: 'consumerGroup', render: (d) => groupLabel(d.consumerGroup)},
         {label: 'Transaction id', key: 'transactionId'},
         {label: 'Error', key: 'errorMessage', class: 'clip'},
         {label: 'Retries', key: 'retryCount', class: 'n', render: (d) => num(d.retryCount)},
-        {label: '', key: null, render: (d) => [
+        {label: '', key: null, class: 'actions', render: (d) => [
           button('Requeue…', () => requeueOne(d), {'data-test': 'dlq-requeue'}), ' ',
           button('Delete…', () => deleteOne(d), {class: 'danger', 'data-test': 'dlq-delete'}),
         ]},

@@ -1,11 +1,9 @@
 // Consumer groups: one row per (group, queue) with its lag; seek a group's cursors on a queue to a time or
 // to the end, or delete them, each after a confirmation.
 import {api, read, segment} from './api.js';
-import {badge, button, h, clear, isoFromWallInput, naturalCompare, num, pick, seconds, sortBy, sortRows, table, text, time, timeHeader,
-  timeInput, wallText, zoneLabel} from './dom.js';
+import {badge, button, h, clear, groupLabel, isoFromWallInput, naturalCompare, num, pick, seconds, sortBy, sortRows, table, text, time,
+  timeHeader, timeInput, wallText, zoneLabel} from './dom.js';
 import {confirmed, drawer, sectionError} from './ui.js';
-
-const QUEUE_MODE = '__QUEUE_MODE__';
 
 // What the dashboard calls a group's state. The route's `Dead` means "never consumed": on a queue with
 // nothing to read that is an idle group, not a dead one; only with messages waiting is it not consuming.
@@ -30,10 +28,6 @@ export function groupStateBadge(group) {
 export function partitionLagRows(detailAnswer, queue) {
   const forQueue = detailAnswer.data && typeof detailAnswer.data === 'object' ? detailAnswer.data[queue] : undefined;
   return [...((forQueue && forQueue.partitions) || [])].sort((a, b) => naturalCompare(a.partition, b.partition));
-}
-
-function groupLabel(name) {
-  return name === QUEUE_MODE ? 'queue mode' : name;
 }
 
 function seekDialog(group, refresh) {
@@ -101,7 +95,7 @@ export function create(params) {
 
   function render() {
     const needle = filter.value.trim().toLowerCase();
-    const shown = sortRows(rows.filter((g) => !needle || `${g.name} ${g.queueName}`.toLowerCase().includes(needle)), sortState);
+    const shown = sortRows(rows.filter((g) => !needle || `${groupLabel(g.name)} ${g.queueName}`.toLowerCase().includes(needle)), sortState);
     clear(listing, table([
       {label: 'Group', key: 'name', render: (g) => groupLabel(g.name)},
       {label: 'Queue', key: 'queueName', render: (g) => h('a', {href: `#/queues/${encodeURIComponent(g.queueName)}`}, g.queueName)},
@@ -112,7 +106,7 @@ export function create(params) {
       {label: 'Offset lag', key: 'totalLag', class: 'n', render: (g) => num(g.totalLag)},
       {label: 'Time lag', key: 'maxTimeLag', class: 'n', render: (g) => seconds(g.maxTimeLag)},
       {label: 'Subscription', key: 'subscriptionMode', render: (g) => [text(g.subscriptionMode), g.subscriptionTimestamp ? ` from ${time(g.subscriptionTimestamp)}` : '']},
-      {label: '', key: null, render: (g) => [
+      {label: '', key: null, class: 'actions', render: (g) => [
         button('Seek…', () => seekDialog(g, refresh), {'data-test': 'group-seek'}),
         ' ',
         button('Delete…', () => deleteDialog(g, refresh), {class: 'danger', 'data-test': 'group-delete'}),

@@ -2,7 +2,7 @@
 // payload and traces, and deletion. The listing reads the message log, so it runs when asked, not on the
 // refresh loop.
 import {api, read, segment} from './api.js';
-import {badge, button, h, clear, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader, timeInput,
+import {badge, button, h, clear, groupLabel, isoFromWallInput, json, kvTable, num, pick, section, table, text, time, timeHeader, timeInput,
   wallText, zoneLabel} from './dom.js';
 import {confirmed, drawer, notifyError, sectionError} from './ui.js';
 import {traceTable} from './page-traces.js';
@@ -13,6 +13,14 @@ const PAGE_SIZE = 100;
 function statusBadge(status) {
   const kind = {completed: 'ok', pending: 'info', processing: 'info', dead_letter: 'bad'}[status] || '';
   return badge(text(status), kind);
+}
+
+// What the listing says of its matches: how many when they fit in this page, else which ones it shows.
+export function matchCount(shown, offset, more) {
+  const noun = (n) => `${num(n)} message${n === 1 ? '' : 's'}`;
+  if (!more && offset === 0) return `${noun(shown)} match${shown === 1 ? 'es' : ''}`;
+  if (!more) return `${noun(offset + shown)} match: #${num(offset + 1)} to #${num(offset + shown)} shown`;
+  return `More than ${noun(offset + shown)} match: #${num(offset + 1)} to #${num(offset + shown)} shown, newest first`;
 }
 
 export function create(params) {
@@ -69,7 +77,7 @@ export function create(params) {
         ['Producer', text(m.producerSub)],
         ['Error', text(m.errorMessage)],
         ['Retries', num(m.retryCount)],
-        ['Consumer groups', (m.consumerGroups || []).map((g) => `${g.name}: ${g.consumed ? 'consumed' : 'not yet'}`).join(', ') || '–'],
+        ['Consumer groups', (m.consumerGroups || []).map((g) => `${groupLabel(g.name)}: ${g.consumed ? 'consumed' : 'not yet'}`).join(', ') || '–'],
       ], 'message-fields'),
       section('Payload', h('div', {'data-test': 'message-payload'}, json(m.payload))),
       section('Traces', traces.error ? sectionError(traces.error) : traceTable(pick(traces.data, 'traces') || []),
@@ -91,16 +99,19 @@ export function create(params) {
       partition: data.get('partition').trim(),
       status: data.get('status'),
       ...bounds,
-      limit: PAGE_SIZE,
+      // One more than a page: whether more match is known without counting them (the route has no total).
+      limit: PAGE_SIZE + 1,
       offset,
     });
     if (answer.error) {
       clear(listing, sectionError(answer.error));
       return;
     }
-    const rows = pick(answer.data, 'messages') || [];
+    const all = pick(answer.data, 'messages') || [];
+    const more = all.length > PAGE_SIZE;
+    const rows = all.slice(0, PAGE_SIZE);
     clear(listing,
-      h('p', {class: 'muted', 'data-test': 'message-count'}, `${rows.length} messages${offset ? ` from #${offset + 1}` : ''}; mode ${text(pick(answer.data, 'mode.type'))}`),
+      h('p', {class: 'muted', 'data-test': 'message-count', 'data-more': String(more)}, `${matchCount(rows.length, offset, more)}; mode ${text(pick(answer.data, 'mode.type'))}`),
       table([
         {label: timeHeader('Created'), key: 'createdAt', render: (m) => time(m.createdAt)},
         {label: 'Queue', key: 'queue'},
@@ -116,7 +127,7 @@ export function create(params) {
       }),
       h('div', {class: 'toolbar'},
         button('← newer', () => { offset = Math.max(0, offset - PAGE_SIZE); search(); }, {disabled: offset === 0 ? true : null}),
-        button('older →', () => { offset += PAGE_SIZE; search(); }, {disabled: rows.length < PAGE_SIZE ? true : null})));
+        button('older →', () => { offset += PAGE_SIZE; search(); }, {disabled: more ? null : true})));
   }
 
   form.addEventListener('submit', (event) => {

@@ -7,8 +7,10 @@ import {sectionError} from './ui.js';
 
 // The week chart changes slowly: re-read it every WEEK_EVERY_REFRESHES refreshes (about a minute).
 const WEEK_EVERY_REFRESHES = 12;
-// A broker flushes its figures every minute (BROKER_STATS_FLUSH_INTERVAL_MS): silent after a few missed ones.
-const WORKER_SILENT_AFTER_S = 180;
+// A broker flushes its figures every minute (BROKER_STATS_FLUSH_INTERVAL_MS) and its newest minute reads as
+// seen at that minute's end: one whose newest figures are older than this has stopped (a clean stop, a
+// restart under a new id, a rolling deploy or a crash; the figures cannot tell which).
+export const WORKER_GONE_AFTER_S = 180;
 
 export const THROUGHPUT_SERIES = [
   {label: 'pushed', keys: ['pushed', 'ingested', 'push', 'pushes', 'messagesPushed', 'ingestedCount']},
@@ -31,12 +33,18 @@ function dlqSize(overview, status) {
   return pick(overview, 'messages.deadLetter') ?? pick(dlq, 'total', 'count', 'messages', 'size');
 }
 
-function brokersTable(health, shared, status) {
+// The brokers of the cell: this one, its mesh links, and the brokers whose figures reach the statistics. Only
+// the live ones are rows; brokers that stopped reporting within the window are a muted count under the table,
+// not alarms: a rolling deploy stops every broker once. An outage of this broker or the database is the
+// banner's (outage.js).
+export function brokerRows(health, shared, status, now = Date.now()) {
   const mesh = shared.data || pick(health.data, 'shared_state') || {};
+  const self = pick(health.data, 'server_id');
   const rows = [{
     kind: 'this broker',
-    name: pick(health.data, 'server_id') ?? DASH,
+    name: self ?? DASH,
     state: health.error ? 'unreachable' : `${text(pick(health.data, 'status'))}, database ${text(pick(health.data, 'database'))}`,
+    level: health.error || pick(health.data, 'status') !== 'healthy' || pick(health.data, 'database') !== 'connected' ? 'bad' : 'ok',
     detail: `version ${text(pick(health.data, 'version'))}${mesh.enabled === false ? ', mesh off' : ''}`,
   }];
   for (const peer of mesh.peers || []) {
@@ -44,6 +52,7 @@ function brokersTable(health, shared, status) {
       kind: 'mesh peer (outbound link)',
       name: peer.address,
       state: peer.connected ? 'connected' : 'disconnected',
+      level: peer.connected ? 'ok' : 'bad',
       detail: peer.last_error ? `last error: ${peer.last_error}` : (peer.frames_sent !== undefined ? `${num(peer.frames_sent)} frames sent` : ''),
     });
   }
@@ -52,27 +61,44 @@ function brokersTable(health, shared, status) {
       kind: 'mesh sender (inbound link)',
       name: sender.server_id,
       state: sender.alive ? 'alive' : 'silent',
+      level: sender.alive ? 'ok' : 'warn',
       detail: sender.last_frame_age_ms !== undefined ? `last frame ${seconds(sender.last_frame_age_ms / 1000)} ago` : '',
     });
   }
-  // Brokers that flushed figures to the statistics in the last hour (each broker does once a minute).
+  const gone = [];
   const workers = pick(status.data, 'workers');
   for (const worker of Array.isArray(workers) ? workers : []) {
+    const name = text(pick(worker, 'workerId', 'serverId', 'hostname'));
     const lastSeen = pick(worker, 'lastSeen');
-    const ageSeconds = lastSeen ? (Date.now() - Date.parse(lastSeen)) / 1000 : undefined;
-    rows.push({
-      kind: 'broker (statistics)',
-      name: text(pick(worker, 'workerId', 'serverId', 'hostname')),
-      state: ageSeconds === undefined ? DASH : ageSeconds <= WORKER_SILENT_AFTER_S ? 'reporting' : 'silent',
-      detail: `seen ${time(lastSeen)}, ${num(pick(worker, 'requests'))} requests, pool ${num(pick(worker, 'poolInUse'))}/${num(pick(worker, 'poolSize'))}`,
-    });
+    const ageSeconds = lastSeen ? (now - Date.parse(lastSeen)) / 1000 : undefined;
+    const figures = `${num(pick(worker, 'requests'))} requests in the hour, pool ${num(pick(worker, 'poolInUse'))}/${num(pick(worker, 'poolSize'))}`;
+    if (ageSeconds !== undefined && ageSeconds > WORKER_GONE_AFTER_S) {
+      gone.push({name, lastSeen});
+    } else if (name === self) {
+      rows[0].detail += `; ${figures}`;
+    } else {
+      rows.push({kind: 'broker (statistics)', name, state: 'reporting', level: 'ok', detail: `seen ${time(lastSeen)}, ${figures}`});
+    }
   }
-  return table([
-    {label: 'Broker', key: 'name'},
-    {label: 'Role', key: 'kind'},
-    {label: 'State', key: 'state', render: (row) => badge(row.state, /^(healthy, database connected|connected|alive|reporting)$/.test(row.state) ? 'ok' : 'bad')},
-    {label: 'Detail', key: 'detail'},
-  ], rows, {rowAttrs: () => ({'data-test': 'broker-row'})});
+  gone.sort((a, b) => Date.parse(b.lastSeen) - Date.parse(a.lastSeen));
+  return {rows, gone};
+}
+
+function brokersSection(health, shared, status) {
+  const {rows, gone} = brokerRows(health, shared, status);
+  return [
+    table([
+      {label: 'Broker', key: 'name'},
+      {label: 'Role', key: 'kind'},
+      {label: 'State', key: 'state', render: (row) => badge(row.state, row.level)},
+      {label: 'Detail', key: 'detail', class: 'wrap'},
+    ], rows, {rowAttrs: (row) => ({'data-test': 'broker-row', 'data-level': row.level})}),
+    gone.length ? h('details', {class: 'muted gone', 'data-test': 'brokers-gone', 'data-count': gone.length},
+      h('summary', {}, `${num(gone.length)} broker${gone.length === 1 ? '' : 's'} stopped reporting in the last hour`),
+      h('p', {}, `Stopped, restarted under another id, or replaced (a broker writes its figures every minute; no figures for ${WORKER_GONE_AFTER_S / 60} minutes is gone). A broker that should be running is in this list only if it also vanished from the rows above.`),
+      h('ul', {}, gone.map((g) => h('li', {'data-test': 'broker-gone'}, `${g.name}, last figures ${time(g.lastSeen)}`))))
+      : null,
+  ];
 }
 
 export function create() {
@@ -96,14 +122,16 @@ export function create() {
     const now = Date.now();
     const readWeek = refreshes % WEEK_EVERY_REFRESHES === 0;
     refreshes++;
+    const hourSpan = windowOf(HOUR_MS, now);
+    const weekSpan = windowOf(WEEK_MS, now);
     const [status, overview, health, buffers, maintenance, shared, week] = await Promise.all([
-      read('api/v1/status', windowOf(HOUR_MS, now)),
+      read('api/v1/status', hourSpan),
       read('api/v1/resources/overview'),
       read('health'),
       read('api/v1/status/buffers'),
       read('api/v1/system/maintenance'),
       read('api/v1/system/shared-state'),
-      readWeek ? read('api/v1/status', windowOf(WEEK_MS, now)) : null,
+      readWeek ? read('api/v1/status', weekSpan) : null,
     ]);
     const o = overview.data;
     const s = status.data;
@@ -114,16 +142,19 @@ export function create() {
       // The resources route's messages.failed is the dead letters again, so the two cards count different
       // things: what was dead-lettered in the hour (it stays counted after a requeue) and what is in the
       // dead-letter queue now.
-      stat('Dead-lettered, last hour', num(pick(s, 'deadLetterQueue.addedInRange')), 'stat-dead-lettered',
-        `${num(pick(s, 'errors.total'))} errors (database, acks)`),
+      stat('Dead-lettered, last hour', num(pick(s, 'deadLetterQueue.addedInRange')), 'stat-dead-lettered'),
       stat('Dead letters', num(dlqSize(o, s)), 'stat-dlq', 'in the dead-letter queue now'),
+      // The brokers' own failures in the hour: failed database calls, and acknowledgements refused (an expired
+      // or wrong lease, an unknown message, an invalid status). Not about dead letters.
+      stat('Broker errors, last hour', num(pick(s, 'errors.total')), 'stat-errors',
+        `${num(pick(s, 'errors.dbErrors'))} database, ${num(pick(s, 'errors.ackFailed'))} acks refused`),
       stat('Time lag (max)', seconds(pick(o, 'lag.time.max')), 'stat-lag', `avg ${seconds(pick(o, 'lag.time.avg'))}`),
       stat('Offset lag (max)', num(pick(o, 'lag.offset.max')), 'stat-offset-lag', `avg ${num(pick(o, 'lag.offset.avg'), 1)}`),
       stat('Buffered events', num(pick(buffers.data, 'pending')), 'stat-buffered', `${num(pick(buffers.data, 'failed'))} failed`),
       stat('Queues', num(pick(o, 'queues')), 'stat-queues', `${num(pick(o, 'partitions'))} partitions`),
       stat('Statistics age', seconds(pick(o, 'statsAge') ?? pick(s, 'statsAge')), 'stat-age'));
-    hourChart.update(seriesOf(throughputPoints(s), THROUGHPUT_SERIES), pick(s, 'bucketMinutes'));
-    if (week) weekChart.update(seriesOf(throughputPoints(week.data), THROUGHPUT_SERIES), pick(week.data, 'bucketMinutes'));
+    hourChart.update(seriesOf(throughputPoints(s), THROUGHPUT_SERIES), pick(s, 'bucketMinutes'), hourSpan);
+    if (week) weekChart.update(seriesOf(throughputPoints(week.data), THROUGHPUT_SERIES), pick(week.data, 'bucketMinutes'), weekSpan);
 
     const failures = [status, overview, buffers].filter((r) => r.error).map((r) => r.error);
     clear(errors, failures.length ? sectionError(failures[0]) : null);
@@ -132,7 +163,7 @@ export function create() {
       stat('Pop maintenance', bool(pick(maintenance.data, 'popMaintenanceMode')), 'flag-pop'),
       stat('Spool healthy', bool(pick(maintenance.data, 'bufferHealthy'), 'yes', 'no'), 'flag-spool')),
     h('p', {}, h('a', {href: '#/system'}, 'Spool & maintenance →')));
-    clear(brokers, brokersTable(health, shared, status));
+    clear(brokers, brokersSection(health, shared, status));
   }
 
   return {

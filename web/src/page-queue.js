@@ -2,7 +2,7 @@
 // of every consumer group, the queue's options and its consumer groups.
 import {read, segment} from './api.js';
 import {HOUR_MS, TimeChart, seriesOf, windowOf} from './charts.js';
-import {h, clear, isNumber, naturalCompare, num, pick, section, seconds, stat, table, text, time, timeHeader} from './dom.js';
+import {h, clear, groupLabel, isNumber, naturalCompare, num, pick, section, seconds, stat, table, text, time, timeHeader} from './dom.js';
 import {groupStateBadge, partitionLagRows} from './page-groups.js';
 import {sectionError} from './ui.js';
 
@@ -74,13 +74,15 @@ export function create(params) {
       h('a', {href: `#/dlq?queue=${encodeURIComponent(queue)}`}, 'Dead letters of this queue')),
     totals,
     section('Activity', chartErrors, h('div', {class: 'charts'}, ratesChart.el, depthChart.el, lagChart.el)),
-    section('Partitions', partitions),
+    section('Partitions', h('p', {class: 'muted'}, 'Pending and completed, as in the cards above, are counted at the slowest consumer group\'s cursor (queue mode included).'),
+      partitions),
     section('Consumer groups', groupsEl),
     section('Lag per partition and group', lag),
     section('Options', options));
 
   async function refresh() {
-    const span = {...windowOf(HOUR_MS), queue};
+    const hour = windowOf(HOUR_MS);
+    const span = {...hour, queue};
     const [detail, status, groups, ops, lagSeries] = await Promise.all([
       read(`api/v1/resources/queues/${segment(queue)}`),
       read(`api/v1/status/queues/${segment(queue)}`),
@@ -92,22 +94,24 @@ export function create(params) {
     ratesChart.update(seriesOf(queueSeries(ops, queue), [
       {label: 'pushed/s', keys: ['pushedPerSecond']},
       {label: 'acked/s', keys: ['ackedPerSecond']},
-    ]), pick(ops.data, 'bucketMinutes'));
+    ]), pick(ops.data, 'bucketMinutes'), hour);
     depthChart.update(seriesOf(queueSeries(lagSeries, queue), [
       {label: 'pending', keys: ['pending']},
       {label: 'processing', keys: ['processing']},
-    ]), pick(lagSeries.data, 'bucketMinutes'));
+    ]), pick(lagSeries.data, 'bucketMinutes'), hour);
     lagChart.update(seriesOf(queueSeries(lagSeries, queue), [{label: 'lag (s)', keys: ['lagSeconds']}]),
-      pick(lagSeries.data, 'bucketMinutes'));
+      pick(lagSeries.data, 'bucketMinutes'), hour);
     if (detail.error) {
       clear(partitions, sectionError(detail.error));
     } else {
       const t = pick(detail.data, 'totals') || {};
+      // Pending and completed are counted at the slowest reader's cursor on each partition (queue mode counts
+      // as a reader): a message is completed once every group has consumed it (docs/operations-stats.md).
       clear(totals,
         stat('Total', num(t.total), 'queue-total'),
-        stat('Pending', num(t.pending), 'queue-pending'),
-        stat('Processing', num(t.processing), 'queue-processing'),
-        stat('Completed', num(t.completed), 'queue-completed'),
+        stat('Pending', num(t.pending), 'queue-pending', 'for the slowest consumer group'),
+        stat('Processing', num(t.processing), 'queue-processing', 'leased now'),
+        stat('Completed', num(t.completed), 'queue-completed', 'by every consumer group'),
         stat('Dead letters', num(t.deadLetter), 'queue-dlq'));
       clear(partitions, table([
         {label: 'Partition', key: 'name'},
@@ -138,7 +142,7 @@ export function create(params) {
     }
     const mine = (Array.isArray(groups.data) ? groups.data : []).filter((g) => g.queueName === queue);
     clear(groupsEl, table([
-      {label: 'Group', key: 'name'},
+      {label: 'Group', key: 'name', render: (g) => groupLabel(g.name)},
       {label: 'State', key: 'state', render: groupStateBadge},
       {label: 'Partitions lagging', key: 'partitionsWithLag', class: 'n', render: (g) => num(g.partitionsWithLag)},
       {label: 'Offset lag', key: 'totalLag', class: 'n', render: (g) => num(g.totalLag)},
@@ -150,10 +154,10 @@ export function create(params) {
     details.forEach((answer, i) => {
       for (const p of partitionLagRows(answer, queue)) lagRows.push({group: mine[i].name, ...p});
     });
-    lagRows.sort((a, b) => naturalCompare(a.partition, b.partition) || naturalCompare(a.group, b.group));
+    lagRows.sort((a, b) => naturalCompare(a.partition, b.partition) || naturalCompare(groupLabel(a.group), groupLabel(b.group)));
     clear(lag, table([
       {label: 'Partition', key: 'partition'},
-      {label: 'Group', key: 'group'},
+      {label: 'Group', key: 'group', render: (r) => groupLabel(r.group)},
       {label: 'Offset lag', key: 'offsetLag', class: 'n', render: (r) => num(r.offsetLag)},
       {label: 'Time lag', key: 'timeLagSeconds', class: 'n', render: (r) => seconds(r.timeLagSeconds)},
       {label: 'Consumed', key: 'totalConsumed', class: 'n', render: (r) => num(r.totalConsumed)},

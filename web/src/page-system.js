@@ -1,7 +1,7 @@
 // Spool & maintenance: this broker's spool (pending and failed files, whether it drains), the cluster-wide
 // maintenance flags with their toggles (admin only, confirmed), the mesh links and a statistics refresh.
 import {api, read} from './api.js';
-import {badge, bool, button, bytes, h, clear, kvTable, num, pick, section, seconds, stat, table, text} from './dom.js';
+import {DASH, badge, bool, button, bytes, h, clear, kvTable, milliseconds, num, pick, section, seconds, stat, table, text} from './dom.js';
 import {confirmed, notify, notifyError, sectionError} from './ui.js';
 
 // What the spool is doing, from the flags and its counts (docs/operations-spool.md).
@@ -62,7 +62,8 @@ export function create() {
         stat('Drain', drainState(b, m), 'spool-drain')),
       kvTable([
         ['Database reachable', bool(pick(b, 'database.reachable'), 'yes', 'no')],
-        ['Database latency', seconds(pick(b, 'database.latencyMs') / 1000)],
+        // The ping's round trip as measured now; none when the database did not answer.
+        ['Database latency', pick(b, 'database.reachable') === false ? DASH : milliseconds(pick(b, 'database.latencyMs'))],
         ['Database error', text(pick(b, 'database.error'))],
         ['Spool files', num(pick(m, 'bufferStats.files'))],
         ['Spool bytes', bytes(pick(m, 'bufferStats.bytes'))],

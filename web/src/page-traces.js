@@ -1,7 +1,7 @@
 // Traces: the trace names in use, the traces recorded under one name (across messages), and the traces of
 // one message. Each read is bounded by a page (names 50, traces 100) and runs when asked.
 import {read, segment} from './api.js';
-import {button, h, clear, num, pick, section, table, text, time, timeHeader} from './dom.js';
+import {button, h, clear, groupLabel, num, pick, section, table, text, time, timeHeader} from './dom.js';
 import {sectionError} from './ui.js';
 
 const NAMES_PAGE = 50;
@@ -22,7 +22,7 @@ export function traceTable(traces, withMessage = false) {
     withMessage ? {label: 'Partition', key: 'partition_name'} : null,
     withMessage ? {label: 'Transaction id', key: 'transaction_id', render: messageLink} : null,
     {label: 'Event', key: 'event_type'},
-    {label: 'Group', key: 'consumer_group'},
+    {label: 'Group', key: 'consumer_group', render: (t) => groupLabel(t.consumer_group)},
     {label: 'Names', key: 'trace_names', render: (t) => (t.trace_names || []).join(', ')},
     {label: 'Data', key: 'data', class: 'clip', render: (t) => text(t.data)},
   ].filter(Boolean), traces, {rowAttrs: () => ({'data-test': 'trace-row'}), empty: 'No traces.'});
