@@ -96,7 +96,7 @@ std::vector<Variable> build_table() {
   t.push_back(boolean(kProcess, "ACCESS_LOG", "false",
                       "one access-log line per answered request (method, route, status, duration, request id)"));
   t.push_back(integer(kProcess, "METRICS_MAX_QUEUES", "100", 0, 10000, "",
-                      "queues with /metrics series of their own (the deepest; the rest are summed under queue=\"_other\")"));
+                      "queues with /metrics/prometheus series of their own (the deepest; the rest are summed under queue=\"_other\")"));
   t.push_back(integer(kProcess, "METRICS_REFRESH_INTERVAL_MS", "15000", 1000, 3600000, "ms",
                       "how often the queue depth and consumer lag of /metrics are re-read (one bounded query)"));
 
